@@ -1,0 +1,6 @@
+package registry
+
+import "github.com/pocketeval/pocketeval/evals"
+
+// ifevalTasks returns the ifeval family's tasks.
+func ifevalTasks() []evals.Task { return nil }

@@ -1,0 +1,108 @@
+// Package registry lists every task pocketeval knows. Each benchmark family
+// contributes its tasks from its own file here, so adding a family never
+// touches another's code.
+package registry
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/pocketeval/pocketeval/evals"
+)
+
+// All returns every known task, sorted by name.
+func All() []evals.Task {
+	var all []evals.Task
+	for _, family := range [][]evals.Task{
+		mathTasks(), ifevalTasks(), codeTasks(), knowledgeTasks(),
+	} {
+		all = append(all, family...)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Info().Name < all[j].Info().Name })
+	return all
+}
+
+// UnknownTaskError names a task that does not exist, with suggestions.
+type UnknownTaskError struct {
+	Name        string
+	Suggestions []string
+}
+
+func (e *UnknownTaskError) Error() string {
+	msg := fmt.Sprintf("unknown task %q", e.Name)
+	if len(e.Suggestions) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(e.Suggestions, ", "))
+	}
+	return msg + "; `pocketeval tasks` lists them"
+}
+
+// Lookup finds tasks by name from a list.
+func Lookup(tasks []evals.Task, names []string) ([]evals.Task, error) {
+	byName := map[string]evals.Task{}
+	for _, t := range tasks {
+		byName[t.Info().Name] = t
+	}
+	var out []evals.Task
+	seen := map[string]bool{}
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if n == "" || seen[n] {
+			continue
+		}
+		seen[n] = true
+		t, ok := byName[n]
+		if !ok {
+			return nil, &UnknownTaskError{Name: n, Suggestions: suggest(n, tasks)}
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func suggest(name string, tasks []evals.Task) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	for _, t := range tasks {
+		n := t.Info().Name
+		d := levenshtein(strings.ToLower(name), n)
+		if d <= 3 || strings.Contains(n, strings.ToLower(name)) || strings.Contains(strings.ToLower(name), n) {
+			cs = append(cs, cand{n, d})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].d != cs[j].d {
+			return cs[i].d < cs[j].d
+		}
+		return cs[i].name < cs[j].name
+	})
+	var out []string
+	for i := 0; i < len(cs) && i < 3; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,180 @@
+// Package evals defines the Task contract that every benchmark adapter
+// implements, and the values that flow through an evaluation:
+//
+//	dataset record → Sample (stable ID) → runtime.Request → runtime.Response
+//	→ Output → Score (metric name → value) → metrics → task summary.
+//
+// Sample IDs are stable and documented: the dataset's own id where it has one
+// (IFEval `key`, HumanEval/MBPP `task_id`), otherwise the 0-based record index
+// in the dataset file, as `subject/index` for per-subject files.
+package evals
+
+import (
+	"context"
+	"io"
+
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// Task is one benchmark adapter. Implementations are stateless values safe
+// for concurrent use: Prompt and Score are called from many goroutines.
+type Task interface {
+	// Info describes the task; it must not do I/O.
+	Info() TaskInfo
+	// Load reads the dataset and returns its samples in dataset order.
+	// A missing file yields an error naming the expected path and the
+	// official source; a malformed record an error naming file, line and
+	// field.
+	Load(ctx context.Context, cfg LoadConfig) (*Dataset, error)
+	// Prompt renders the request for one sample.
+	Prompt(d *Dataset, s Sample, cfg PromptConfig) (runtime.Request, error)
+	// Score judges one response. Errors are for failures of the scorer
+	// itself (e.g. the sandbox could not start), not for wrong answers.
+	Score(ctx context.Context, s Sample, out Output) (Score, error)
+}
+
+// TaskInfo describes a task for `pocketeval tasks` and the manifest.
+type TaskInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"` // bump when prompts or scoring change
+	// DatasetFiles are paths relative to the data directory, e.g.
+	// "gsm8k/test.jsonl". The first is the primary file.
+	DatasetFiles []string `json:"dataset_files"`
+	// Source says where the data officially comes from (shown when a file
+	// is missing).
+	Source        string   `json:"source,omitempty"`
+	PrimaryMetric string   `json:"primary_metric"`
+	Metrics       []string `json:"metrics"` // every metric Score returns
+	Description   string   `json:"description,omitempty"`
+	// FewShot reports whether --num-fewshot applies.
+	FewShot bool `json:"fewshot,omitempty"`
+	// DefaultMaxTokens is the generation limit when the user sets none.
+	DefaultMaxTokens int `json:"default_max_tokens,omitempty"`
+}
+
+// LoadConfig says where and how to read the data.
+type LoadConfig struct {
+	DataDir string // root data directory (--data-dir / POCKETEVAL_DATA)
+	// DatasetFile, when set, replaces the task's primary file (e.g. a
+	// private IFEval-zh in the public schema).
+	DatasetFile string
+	NumFewshot  int   // -1 means the task's default
+	Seed        int64 // for deterministic few-shot draws
+}
+
+// Dataset is what Load returns: the samples plus anything the task needs to
+// render prompts (few-shot exemplars, BBH prompt files...).
+type Dataset struct {
+	Samples []Sample
+	// Files are the files actually read, with their sha256, for the
+	// manifest: path (as given) → hex digest.
+	Files map[string]string
+	// Extra is task-private state for Prompt (exemplars etc.).
+	Extra any
+	// Warnings are non-fatal problems (a malformed upstream record that was
+	// skipped, with file:line); the run reports them.
+	Warnings []string
+}
+
+// Sample is one dataset record.
+type Sample struct {
+	ID     string `json:"id"`
+	Input  string `json:"input"`            // the question/prompt text
+	Target string `json:"target,omitempty"` // reference answer as text
+	// Choices for multiple-choice tasks.
+	Choices []string `json:"choices,omitempty"`
+	// Group is the subject / sub-task used for breakdowns ("" if none).
+	Group string `json:"group,omitempty"`
+	// Meta holds task-specific fields (IFEval kwargs, HumanEval test code…).
+	Meta map[string]any `json:"meta,omitempty"`
+}
+
+// PromptConfig carries the run's generation settings into Prompt.
+type PromptConfig struct {
+	Gen        runtime.GenConfig
+	NumFewshot int  // -1: task default
+	Chat       bool // true unless the runtime or user asks for raw prompts
+}
+
+// Output is a runtime's response as the scorer sees it.
+type Output struct {
+	// Text is the response after post-processing (thinking removed when
+	// --strip-thinking is on).
+	Text string
+	// Raw is the unmodified response.
+	Raw          string
+	FinishReason string
+	// Prompt is the rendered prompt text (completion-mode tasks such as
+	// HumanEval need it to rebuild the program).
+	Prompt string
+	// Loglik holds per-choice log-likelihood results in log-likelihood mode.
+	Loglik []runtime.LoglikResult
+}
+
+// Score is a scorer's verdict on one sample.
+type Score struct {
+	// Values maps metric name → value (1/0 for accuracy-like metrics).
+	Values map[string]float64 `json:"scores"`
+	// Extracted is the answer the scorer took from the response.
+	Extracted string `json:"extracted,omitempty"`
+	// ExtractionFailed is set when no answer could be extracted.
+	ExtractionFailed bool `json:"extraction_failed,omitempty"`
+	// Details are scorer specifics kept for audit (IFEval per-instruction
+	// verdicts, sandbox verdicts...).
+	Details map[string]any `json:"details,omitempty"`
+}
+
+// Aggregator is implemented by tasks whose headline numbers are not plain
+// means over samples (per-subject macro averages, category averages,
+// pass@k). It receives every scored sample of the task in dataset order.
+type Aggregator interface {
+	Aggregate(results []SampleResult) Aggregates
+}
+
+// SampleResult pairs a sample with its score, for aggregation.
+type SampleResult struct {
+	Sample Sample
+	Score  Score
+	// Repeat is the 0-based repetition (n samples per task for pass@k).
+	Repeat int
+}
+
+// Aggregates are task-level numbers beyond per-metric means.
+type Aggregates struct {
+	// Metrics override or add task-level metric values (e.g. "acc_macro",
+	// "pass@10"); each becomes an entry in summary.json.
+	Metrics map[string]float64 `json:"metrics,omitempty"`
+	// Breakdown: group name (subject, category, sub-task) → metric → value.
+	Breakdown map[string]map[string]float64 `json:"breakdown,omitempty"`
+	// Notes say how the numbers were computed ("macro over 57 subjects").
+	Notes []string `json:"notes,omitempty"`
+}
+
+// LoglikTask is implemented by multiple-choice tasks that can be scored by
+// the log-likelihood of each option.
+type LoglikTask interface {
+	// LoglikRequests returns one request per choice, in choice order.
+	LoglikRequests(d *Dataset, s Sample, cfg PromptConfig) ([]runtime.LoglikRequest, error)
+}
+
+// Setupper is implemented by tasks that need run-wide resources before
+// scoring (a sandbox worker pool). The runner calls Setup once and uses the
+// returned Task for the run, closing the Closer at the end.
+type Setupper interface {
+	Setup(ctx context.Context, env Env) (Task, io.Closer, error)
+}
+
+// Env carries run-wide settings to Setup.
+type Env struct {
+	// UnsafeNoSandbox allows running model-written code without isolation
+	// (--unsafe-no-sandbox).
+	UnsafeNoSandbox bool
+	// Workers bounds parallel scoring work such as code execution; 0 means
+	// the number of CPUs.
+	Workers int
+	// Record adds a fact to the run manifest's "environment" object
+	// (e.g. the sandbox's active isolation layers). Never nil.
+	Record func(key string, value any)
+	// Warn reports a non-fatal problem to the user. Never nil.
+	Warn func(format string, args ...any)
+}

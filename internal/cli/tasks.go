@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pocketeval/pocketeval/evals"
+)
+
+// TasksOptions are the options of `pocketeval tasks`.
+type TasksOptions struct {
+	IO    *IOStreams
+	Tasks []evals.Task
+	JSON  bool
+}
+
+// NewCmdTasks lists the known tasks.
+func NewCmdTasks(f *Factory, runF func(*TasksOptions) error) *cobra.Command {
+	opts := &TasksOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "tasks",
+		Short: "List the benchmark tasks",
+		Long:  "List every task with its dataset file, task version and primary metric.",
+		Example: `  $ pocketeval tasks
+  $ pocketeval tasks --json | jq -r '.[].name'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Tasks = f.Tasks()
+			if runF != nil {
+				return runF(opts)
+			}
+			return tasksRun(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "machine-readable output")
+	return cmd
+}
+
+func tasksRun(opts *TasksOptions) error {
+	infos := make([]evals.TaskInfo, 0, len(opts.Tasks))
+	for _, t := range opts.Tasks {
+		infos = append(infos, t.Info())
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(opts.IO.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(infos)
+	}
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tDATASET\tVERSION\tPRIMARY METRIC")
+	for _, in := range infos {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", in.Name, strings.Join(in.DatasetFiles, ","), in.Version, in.PrimaryMetric)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,149 @@
+// Package runtime defines the one small interface every inference engine
+// implements — MNN through cgo, llama.cpp in process, any OpenAI-compatible
+// server, replay of saved predictions — and the values that cross it.
+//
+// The package intentionally knows nothing about benchmarks: a Runtime turns a
+// Request into a Response and nothing more. Scoring lives in scorers/, task
+// logic in evals/.
+package runtime
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Runtime generates text. Implementations must be safe for concurrent use by
+// several goroutines (one engine context per worker, or a pool, or a mutex);
+// the runner calls Generate from up to --concurrency goroutines at once.
+type Runtime interface {
+	// Generate runs one request to completion. It honours ctx: when ctx
+	// ends it stops generating and returns ctx.Err().
+	Generate(ctx context.Context, req Request) (Response, error)
+	// Close releases the engine. It is idempotent.
+	Close() error
+}
+
+// Describer is implemented by runtimes that can say what they are; the run
+// manifest records it.
+type Describer interface {
+	Describe() Info
+}
+
+// Info identifies a runtime and its model for the run manifest.
+type Info struct {
+	Name    string `json:"name"`              // "llamacpp", "openai", "mnn", "replay"
+	Version string `json:"version,omitempty"` // engine version, e.g. llama.cpp release
+	Model   string `json:"model,omitempty"`   // model path, URL or name
+	// Settings are engine settings worth recording (threads, backend,
+	// context size, precision...).
+	Settings map[string]any `json:"settings,omitempty"`
+}
+
+// LogLikelihooder is implemented by runtimes that can score continuations
+// token by token (llama.cpp in process, MNN, OpenAI completions with echo +
+// logprobs). Multiple-choice tasks use it in log-likelihood mode.
+type LogLikelihooder interface {
+	// LogLikelihood returns, for each request, the summed log-probability of
+	// Continuation given Context, and whether the continuation is the greedy
+	// choice at every position.
+	LogLikelihood(ctx context.Context, reqs []LoglikRequest) ([]LoglikResult, error)
+}
+
+// LoglikRequest asks for log P(Continuation | Context).
+type LoglikRequest struct {
+	Context      string `json:"context"`
+	Continuation string `json:"continuation"`
+}
+
+// LoglikResult is the answer to one LoglikRequest.
+type LoglikResult struct {
+	LogProb  float64 `json:"logprob"`
+	IsGreedy bool    `json:"is_greedy"`
+	// Tokens is the number of continuation tokens scored (for
+	// length-normalised accuracy).
+	Tokens int `json:"tokens"`
+}
+
+// Message is one chat turn.
+type Message struct {
+	Role    string `json:"role"` // "system", "user", "assistant"
+	Content string `json:"content"`
+}
+
+// Request is one generation request. Exactly one of Messages (chat: the
+// runtime applies the model's chat template) and Prompt (raw text, no
+// template) is set.
+type Request struct {
+	// ID is the sample id the request belongs to; runtimes that replay
+	// saved predictions use it, engines ignore it.
+	ID string `json:"id,omitempty"`
+	// Task is the task name; used by replay only.
+	Task     string    `json:"task,omitempty"`
+	Messages []Message `json:"messages,omitempty"`
+	Prompt   string    `json:"prompt,omitempty"`
+	Gen      GenConfig `json:"gen"`
+}
+
+// IsChat reports whether the request is a chat request.
+func (r Request) IsChat() bool { return len(r.Messages) > 0 }
+
+// GenConfig holds generation settings. The zero value means greedy decoding
+// with the runtime's default token limit.
+type GenConfig struct {
+	MaxTokens   int      `json:"max_tokens,omitempty"`
+	Temperature float64  `json:"temperature"`
+	TopP        float64  `json:"top_p,omitempty"` // 0 means 1.0 (disabled)
+	Seed        int64    `json:"seed"`
+	Stop        []string `json:"stop,omitempty"`
+}
+
+// Finish reasons.
+const (
+	FinishStop   = "stop"   // end-of-sequence token or a stop string
+	FinishLength = "length" // MaxTokens reached
+)
+
+// Response is what a runtime produced for one Request.
+type Response struct {
+	Text             string  `json:"text"`
+	FinishReason     string  `json:"finish_reason"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	Timings          Timings `json:"timings"`
+}
+
+// Timings are what the runtime measured; zero means unknown.
+type Timings struct {
+	TimeToFirstToken time.Duration `json:"ttft_ns,omitempty"`
+	Total            time.Duration `json:"total_ns,omitempty"`
+	PrefillTokPerSec float64       `json:"prefill_tps,omitempty"`
+	DecodeTokPerSec  float64       `json:"decode_tps,omitempty"`
+}
+
+// ErrNotSupported is returned (wrapped) for a capability a runtime lacks,
+// e.g. log-likelihood on a chat-only server.
+var ErrNotSupported = errors.New("not supported by this runtime")
+
+// Bencher is implemented by in-process runtimes that can run MNN's
+// llm_bench-style synthetic measurements: a prompt of NPrompt copies of one
+// token, then NGen decoded tokens on the same KV cache.
+type Bencher interface {
+	Bench(ctx context.Context, req BenchRequest) (BenchResult, error)
+}
+
+// BenchRequest is one synthetic measurement.
+type BenchRequest struct {
+	NPrompt int // prompt tokens (0: skip prefill, decode from a 1-token context)
+	NGen    int // generated tokens (0: prefill only)
+}
+
+// BenchResult is what one synthetic measurement took.
+type BenchResult struct {
+	PromptTokens  int
+	GenTokens     int
+	PrefillTime   time.Duration
+	DecodeTime    time.Duration
+	LoadTime      time.Duration // set once by the runtime on the first call, if known
+	FirstTokenLag time.Duration
+}
