@@ -1,27 +1,355 @@
 package cli
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/evals/registry"
+	"github.com/pocketeval/pocketeval/evals/runner"
+	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/runtime"
 )
 
 // RunOptions are the options of `pocketeval run`.
 type RunOptions struct {
 	IO      *IOStreams
+	Factory *Factory
 	Runtime RuntimeOptions
+
+	Tasks           []string
+	Suite           string
+	Limit           int
+	Out             string
+	DataDir         string
+	DatasetFile     string
+	MaxTokens       int
+	Temperature     float64
+	TopP            float64
+	Seed            int64
+	NumFewshot      int
+	StripThinking   bool
+	Raw             bool
+	Concurrency     int
+	Force           bool
+	SamplesPerTask  int
+	Shard           string
+	Mode            string
+	UnsafeNoSandbox bool
+	JSON            bool
 }
 
 // NewCmdRun evaluates a model on tasks.
 func NewCmdRun(f *Factory, runF func(*RunOptions) error) *cobra.Command {
-	opts := &RunOptions{IO: f.IO}
+	opts := &RunOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
-		Use:   "run",
+		Use:   "run --runtime R --model M --tasks T[,T...] --out DIR",
 		Short: "Evaluate a model on benchmark tasks",
+		Long: `Run evaluates a model on one or more tasks and writes a result directory:
+manifest.json (how the run was made), samples/<task>.jsonl (every prompt,
+response and score) and summary.json (metrics with 95% intervals).
+
+Running the same command again into the same --out resumes: finished samples
+are kept, missing and failed ones are run. A different configuration is
+refused; --force starts over.
+
+Datasets are read from --data-dir (or $POCKETEVAL_DATA); nothing is downloaded
+silently — a missing dataset fails with the command that fetches it.`,
+		Example: `  # A GGUF model in process through llama.cpp, 50 GSM8K questions
+  $ pocketeval run --runtime llamacpp --model stories260K.gguf --tasks gsm8k --limit 50 --out runs/s260k
+
+  # Any OpenAI-compatible server (key read from $OPENAI_API_KEY)
+  $ pocketeval run --runtime openai --base-url http://127.0.0.1:8080/v1 --model pocket --tasks ifeval --out runs/srv
+
+  # Score predictions made elsewhere
+  $ pocketeval run --runtime replay --predictions preds.jsonl --tasks ifeval --out runs/replay
+
+  # Split across 3 machines, then merge
+  $ pocketeval run ... --shard 0/3 --out shard0`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return errors.New("not implemented yet")
+			if len(opts.Tasks) == 0 && opts.Suite == "" {
+				return FlagErrorf("--tasks or --suite is required (see `pocketeval tasks`)")
+			}
+			if opts.Out == "" {
+				return FlagErrorf("--out is required")
+			}
+			if opts.Limit < 0 {
+				return FlagErrorf("--limit must be >= 0")
+			}
+			if opts.Concurrency < 1 {
+				return FlagErrorf("--concurrency must be >= 1")
+			}
+			if opts.SamplesPerTask < 1 {
+				return FlagErrorf("--samples-per-task must be >= 1")
+			}
+			if opts.Temperature < 0 {
+				return FlagErrorf("--temperature must be >= 0")
+			}
+			if opts.Mode != "gen" && opts.Mode != "loglik" {
+				return FlagErrorf("--mode must be gen or loglik")
+			}
+			if _, err := ParseShard(opts.Shard); err != nil {
+				return &FlagError{err: err}
+			}
+			if opts.DataDir == "" {
+				opts.DataDir = DefaultDataDir()
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runRun(cmd.Context(), opts)
 		},
 	}
-	opts.Runtime.AddFlags(cmd.Flags())
+	fl := cmd.Flags()
+	opts.Runtime.AddFlags(fl)
+	fl.StringSliceVar(&opts.Tasks, "tasks", nil, "comma-separated task names (see `pocketeval tasks`)")
+	fl.StringVar(&opts.Suite, "suite", "", "run a named suite of tasks (e.g. pocket11)")
+	fl.IntVar(&opts.Limit, "limit", 0, "evaluate only the first N samples of each task (0 = all)")
+	fl.StringVar(&opts.Out, "out", "", "result directory (resumed if it exists)")
+	fl.StringVar(&opts.DataDir, "data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory (default $POCKETEVAL_DATA, else the pocketeval cache)")
+	fl.StringVar(&opts.DatasetFile, "dataset-file", "", "replace the task's dataset file (one task only), e.g. a private IFEval-zh in the public schema")
+	fl.IntVar(&opts.MaxTokens, "max-tokens", 0, "maximum new tokens per response (0 = the task's default)")
+	fl.Float64Var(&opts.Temperature, "temperature", 0, "sampling temperature (0 = greedy)")
+	fl.Float64Var(&opts.TopP, "top-p", 0, "nucleus sampling (0 = off)")
+	fl.Int64Var(&opts.Seed, "seed", 1234, "seed for sampling and few-shot selection")
+	fl.IntVar(&opts.NumFewshot, "num-fewshot", -1, "few-shot examples for tasks that support them (-1 = task default)")
+	fl.BoolVar(&opts.StripThinking, "strip-thinking", true, "remove <think>…</think> before scoring (recorded in the manifest)")
+	fl.BoolVar(&opts.Raw, "raw", false, "send raw prompts instead of chat messages (completion mode)")
+	fl.IntVar(&opts.Concurrency, "concurrency", 1, "requests in flight (also engine contexts for in-process runtimes)")
+	fl.BoolVar(&opts.Force, "force", false, "discard an existing result directory and start over")
+	fl.IntVar(&opts.SamplesPerTask, "samples-per-task", 1, "responses per sample (n for pass@k; use with --temperature > 0)")
+	fl.StringVar(&opts.Shard, "shard", "", "run only shard i of N (i/N, 0-based), for splitting across machines")
+	fl.StringVar(&opts.Mode, "mode", "gen", "multiple-choice scoring: gen (generate and extract) or loglik (option log-likelihood)")
+	fl.BoolVar(&opts.UnsafeNoSandbox, "unsafe-no-sandbox", false, "run model-written code WITHOUT isolation (dangerous)")
+	fl.BoolVar(&opts.JSON, "json", false, "print summary.json to stdout instead of a table")
 	return cmd
+}
+
+// ParseShard parses "i/N".
+func ParseShard(s string) (results.Shard, error) {
+	if s == "" {
+		return results.Shard{}, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return results.Shard{}, fmt.Errorf("--shard %q: want i/N with 0 <= i < N", s)
+	}
+	return results.Shard{Index: i, Count: n}, nil
+}
+
+// DefaultDataDir is $POCKETEVAL_DATA, else $XDG_CACHE_HOME/pocketeval/datasets.
+func DefaultDataDir() string {
+	if d := os.Getenv("POCKETEVAL_DATA"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "pocketeval", "datasets")
+	}
+	return "datasets"
+}
+
+func selectTasks(f *Factory, opts *RunOptions) ([]evals.Task, error) {
+	names := opts.Tasks
+	if opts.Suite != "" {
+		suiteTasks, err := suiteTaskNames(opts.Suite)
+		if err != nil {
+			return nil, &FlagError{err: err}
+		}
+		names = append(append([]string(nil), suiteTasks...), names...)
+	}
+	tasks, err := registry.Lookup(f.Tasks(), names)
+	if err != nil {
+		return nil, &FlagError{err: err}
+	}
+	return tasks, nil
+}
+
+// suiteTaskNames resolves a suite name; suites are defined in suites.go.
+var suiteTaskNames = func(name string) ([]string, error) {
+	return nil, fmt.Errorf("unknown suite %q", name)
+}
+
+func runRun(ctx context.Context, opts *RunOptions) error {
+	f := opts.Factory
+	tasks, err := selectTasks(f, opts)
+	if err != nil {
+		return err
+	}
+	shard, _ := ParseShard(opts.Shard)
+	ro := opts.Runtime
+	ro.Workers = opts.Concurrency
+	model, err := describeModel(ro)
+	if err != nil {
+		return err
+	}
+	rt, err := OpenRuntime(ctx, ro)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	if opts.Temperature > 0 && ro.Name == "mnn" {
+		fmt.Fprintln(opts.IO.ErrOut, "warning: MNN's sampler has no seed: sampled runs are not reproducible")
+	}
+	bi := ReadBuildInfo()
+	progress := newProgress(opts.IO)
+	o := runner.Options{
+		Tasks: tasks, Runtime: rt, RuntimeName: ro.Name, Model: model, OutDir: opts.Out,
+		DataDir: opts.DataDir, DatasetFile: opts.DatasetFile, Limit: opts.Limit,
+		Concurrency: opts.Concurrency,
+		Gen:         runtime.GenConfig{MaxTokens: opts.MaxTokens, Temperature: opts.Temperature, TopP: opts.TopP, Seed: opts.Seed},
+		NumFewshot:  opts.NumFewshot, Chat: !opts.Raw, StripThinking: opts.StripThinking, Mode: opts.Mode,
+		SamplesPerTask: opts.SamplesPerTask, Shard: shard, Force: opts.Force,
+		UnsafeNoSandbox: opts.UnsafeNoSandbox, Command: f.Args,
+		Build:    results.BuildInfo{Version: bi.Version, Revision: bi.Revision, Modified: bi.Modified, GoVersion: bi.GoVersion},
+		Progress: progress,
+		Warn:     func(format string, args ...any) { progress.Warn(fmt.Sprintf(format, args...)) },
+		Now:      f.Now,
+	}
+	res, err := runner.Run(ctx, o)
+	if err != nil {
+		var mm *runner.ConfigMismatchError
+		if errors.As(err, &mm) {
+			return &ExitCodeError{Code: ExitUsage, Err: err}
+		}
+		if res != nil && (errors.Is(err, context.Canceled) || ctx.Err() != nil) {
+			done := 0
+			for _, ts := range res.Summary.Tasks {
+				done += ts.Scored + ts.Errors
+			}
+			fmt.Fprintf(opts.IO.ErrOut, "interrupted: %d samples are saved in %s; run the same command again to resume\n", done, opts.Out)
+			return &ExitCodeError{Code: ExitCancelled}
+		}
+		return err
+	}
+	if res.Resumed {
+		fmt.Fprintf(opts.IO.ErrOut, "resumed %s: %d samples reused, %d generated\n", opts.Out, res.Reused, res.Generated)
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(opts.IO.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res.Summary)
+	}
+	PrintSummary(opts.IO.Out, res.Summary)
+	if res.Errors > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %d samples failed (see \"error\" in %s); run the same command again to retry them\n", res.Errors, filepath.Join(opts.Out, "samples"))
+	}
+	return nil
+}
+
+// PrintSummary renders a summary as an aligned table.
+func PrintSummary(w io.Writer, s *results.Summary) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TASK\tMETRIC\tVALUE\t95% CI\tN\tEXTRACT FAIL\tTRUNCATED\tDECODE TOK/S")
+	for _, name := range s.Order {
+		ts := s.Tasks[name]
+		m := ts.Metrics[ts.PrimaryMetric]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, ts.PrimaryMetric,
+			pct(m.Mean), "["+pct(m.Lo)+", "+pct(m.Hi)+"]", m.N, optPct(ts.ExtractionFailureRate),
+			optPct(ts.TruncationRate), decodeTPS(ts.Timing))
+		others := make([]string, 0, len(ts.Metrics))
+		for k := range ts.Metrics {
+			if k != ts.PrimaryMetric {
+				others = append(others, k)
+			}
+		}
+		sort.Strings(others)
+		for _, k := range others {
+			m := ts.Metrics[k]
+			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t\t\t\n", k, pct(m.Mean), "["+pct(m.Lo)+", "+pct(m.Hi)+"]", m.N)
+		}
+	}
+	tw.Flush()
+	if !s.Complete {
+		fmt.Fprintln(w, "INCOMPLETE: some samples are missing or failed; these numbers are partial")
+	}
+}
+
+func pct(x float64) string {
+	if math.IsNaN(x) {
+		return "?"
+	}
+	return strconv.FormatFloat(100*x, 'f', 2, 64)
+}
+
+func optPct(x *float64) string {
+	if x == nil {
+		return "-"
+	}
+	return pct(*x) + "%"
+}
+
+func decodeTPS(t *results.Timing) string {
+	if t == nil || t.DecodeTPSMedian == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(t.DecodeTPSMedian, 'f', 1, 64)
+}
+
+// describeModel identifies the model and hashes its files.
+func describeModel(o RuntimeOptions) (results.Model, error) {
+	path := o.Model
+	if o.Name == "replay" {
+		path = o.Predictions
+	}
+	m := results.Model{Path: path}
+	if path == "" || o.Name == "openai" {
+		return m, nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return m, fmt.Errorf("model %s: %w", path, err)
+	}
+	m.Files = map[string]string{}
+	if !st.IsDir() {
+		h, err := hashFile(path)
+		if err != nil {
+			return m, err
+		}
+		m.Files[filepath.Base(path)] = h
+		return m, nil
+	}
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		h, err := hashFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(path, p)
+		m.Files[rel] = h
+		return nil
+	})
+	return m, err
+}
+
+func hashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

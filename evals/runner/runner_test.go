@@ -1,0 +1,400 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// fakeTask has n samples; sample i asks "q<i>" and expects digit i%10.
+type fakeTask struct {
+	name string
+	n    int
+}
+
+func (t fakeTask) Info() evals.TaskInfo {
+	return evals.TaskInfo{Name: t.name, Version: "1", PrimaryMetric: "acc", Metrics: []string{"acc"}, DatasetFiles: []string{"fake.jsonl"}}
+}
+
+func (t fakeTask) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, error) {
+	d := &evals.Dataset{Files: map[string]string{"fake.jsonl": "00"}}
+	for i := 0; i < t.n; i++ {
+		d.Samples = append(d.Samples, evals.Sample{ID: strconv.Itoa(i), Input: fmt.Sprintf("q%d", i), Target: strconv.Itoa(i % 10)})
+	}
+	return d, nil
+}
+
+func (t fakeTask) Prompt(d *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) (runtime.Request, error) {
+	return runtime.Request{Messages: []runtime.Message{{Role: "user", Content: s.Input}}, Gen: cfg.Gen}, nil
+}
+
+func (t fakeTask) Score(ctx context.Context, s evals.Sample, out evals.Output) (evals.Score, error) {
+	ans := strings.TrimPrefix(out.Text, "answer ")
+	v := 0.0
+	if ans == s.Target {
+		v = 1
+	}
+	return evals.Score{Values: map[string]float64{"acc": v}, Extracted: ans}, nil
+}
+
+// fakeRuntime answers deterministically from the prompt; it can be slowed
+// down and made to fail some requests.
+type fakeRuntime struct {
+	delay time.Duration
+	calls atomic.Int64
+	fail  func(prompt string) bool
+}
+
+func (r *fakeRuntime) Generate(ctx context.Context, req runtime.Request) (runtime.Response, error) {
+	r.calls.Add(1)
+	if r.delay > 0 {
+		select {
+		case <-time.After(r.delay):
+		case <-ctx.Done():
+			return runtime.Response{}, ctx.Err()
+		}
+	}
+	p := req.Messages[len(req.Messages)-1].Content
+	if r.fail != nil && r.fail(p) {
+		return runtime.Response{}, errors.New("injected failure")
+	}
+	h := fnv.New32a()
+	h.Write([]byte(p))
+	text := fmt.Sprintf("<think>hmm</think>answer %d", h.Sum32()%10)
+	return runtime.Response{Text: text, FinishReason: runtime.FinishStop, PromptTokens: 3, CompletionTokens: 2,
+		Timings: runtime.Timings{Total: time.Millisecond, DecodeTokPerSec: 100}}, nil
+}
+
+func (r *fakeRuntime) Close() error { return nil }
+
+func baseOptions(dir string, rt runtime.Runtime) Options {
+	return Options{
+		Tasks: []evals.Task{fakeTask{"alpha", 40}, fakeTask{"beta", 25}}, Runtime: rt, RuntimeName: "fake",
+		OutDir: dir, Concurrency: 4, StripThinking: true, Chat: true, NumFewshot: -1,
+	}
+}
+
+// stripTimings returns the summary and sample files with timing fields
+// removed, for byte comparisons.
+func stripTimings(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	sum, err := os.ReadFile(filepath.Join(dir, results.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	json.Unmarshal(sum, &m)
+	for _, ts := range m["tasks"].(map[string]any) {
+		delete(ts.(map[string]any), "timing")
+	}
+	out, _ := json.Marshal(m)
+	b.Write(out)
+	for _, task := range []string{"alpha", "beta"} {
+		recs, _, err := results.ReadSamples(results.SamplesPath(dir, task))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			r.Timings = nil
+			line, _ := json.Marshal(r)
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+func TestRunIndependentOfConcurrency(t *testing.T) {
+	t.Parallel()
+	var outs []string
+	for _, c := range []int{1, 4, 16} {
+		dir := t.TempDir()
+		o := baseOptions(dir, &fakeRuntime{})
+		o.Concurrency = c
+		res, err := Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Summary.Complete || res.Generated != 65 {
+			t.Fatalf("concurrency %d: complete=%v generated=%d", c, res.Summary.Complete, res.Generated)
+		}
+		outs = append(outs, stripTimings(t, dir))
+	}
+	for i := 1; i < len(outs); i++ {
+		if outs[i] != outs[0] {
+			t.Errorf("results at different concurrency differ:\n%s\n---\n%s", outs[0], outs[i])
+		}
+	}
+}
+
+func TestSummaryValues(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	o := baseOptions(dir, &fakeRuntime{})
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Recompute the expected accuracy independently.
+	for _, task := range []fakeTask{{"alpha", 40}, {"beta", 25}} {
+		correct := 0
+		for i := 0; i < task.n; i++ {
+			h := fnv.New32a()
+			h.Write([]byte(fmt.Sprintf("q%d", i)))
+			if int(h.Sum32()%10) == i%10 {
+				correct++
+			}
+		}
+		got := res.Summary.Tasks[task.name]
+		want := float64(correct) / float64(task.n)
+		if got.Primary != want || got.Metrics["acc"].N != task.n {
+			t.Errorf("%s: primary %v n %d, want %v n %d", task.name, got.Primary, got.Metrics["acc"].N, want, task.n)
+		}
+		if got.TruncationRate == nil || *got.TruncationRate != 0 {
+			t.Errorf("%s: truncation rate %v", task.name, got.TruncationRate)
+		}
+	}
+	recs, _, _ := results.ReadSamples(results.SamplesPath(dir, "alpha"))
+	if recs[0].Scored == nil || strings.Contains(*recs[0].Scored, "think") || !strings.Contains(recs[0].Response, "<think>") {
+		t.Errorf("thinking not stripped and recorded: %+v", recs[0])
+	}
+	m, err := results.ReadManifest(dir)
+	if err != nil || m.Status != results.StatusComplete || len(m.Config.Tasks) != 2 || m.Config.Tasks[0].PromptHash == "" {
+		t.Errorf("manifest: %+v, %v", m, err)
+	}
+}
+
+func TestResumeSkipsFinishedAndRetriesErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rt := &fakeRuntime{fail: func(p string) bool { return p == "q7" || p == "q13" }}
+	res, err := Run(context.Background(), baseOptions(dir, rt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors != 4 || res.Summary.Tasks["alpha"].Errors != 2 { // q7, q13 in both tasks
+		t.Fatalf("errors = %d (alpha %d), want 4 (2)", res.Errors, res.Summary.Tasks["alpha"].Errors)
+	}
+	rt2 := &fakeRuntime{}
+	res2, err := Run(context.Background(), baseOptions(dir, rt2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt2.calls.Load() != 4 || !res2.Resumed || res2.Reused != 61 || res2.Errors != 0 {
+		t.Fatalf("resume: calls %d resumed %v reused %d errors %d", rt2.calls.Load(), res2.Resumed, res2.Reused, res2.Errors)
+	}
+	fresh := t.TempDir()
+	if _, err := Run(context.Background(), baseOptions(fresh, &fakeRuntime{})); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := stripTimings(t, dir), stripTimings(t, fresh); a != b {
+		t.Errorf("resumed run differs from a fresh one:\n%s\n---\n%s", a, b)
+	}
+}
+
+func TestDifferentConfigRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), baseOptions(dir, &fakeRuntime{})); err != nil {
+		t.Fatal(err)
+	}
+	o := baseOptions(dir, &fakeRuntime{})
+	o.Gen.MaxTokens = 77
+	_, err := Run(context.Background(), o)
+	var mm *ConfigMismatchError
+	if !errors.As(err, &mm) || !strings.Contains(err.Error(), "generation") || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("err = %v, want a configuration mismatch naming generation", err)
+	}
+	o.Force = true
+	rt := &fakeRuntime{}
+	o.Runtime = rt
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if rt.calls.Load() != 65 {
+		t.Errorf("--force regenerated %d samples, want 65", rt.calls.Load())
+	}
+}
+
+func TestTornLineAndDuplicates(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), baseOptions(dir, &fakeRuntime{})); err != nil {
+		t.Fatal(err)
+	}
+	want := stripTimings(t, dir)
+	// Simulate a crash: duplicate the first line, drop the last two lines
+	// and leave half a line.
+	path := results.SamplesPath(dir, "alpha")
+	data, _ := os.ReadFile(path)
+	lines := strings.SplitAfter(string(data), "\n")
+	lines = lines[:len(lines)-1] // trailing empty
+	broken := lines[0] + strings.Join(lines[:len(lines)-2], "") + lines[len(lines)-2][:10]
+	os.WriteFile(path, []byte(broken), 0o644)
+	var warned []string
+	o := baseOptions(dir, &fakeRuntime{})
+	o.Warn = func(f string, a ...any) { warned = append(warned, fmt.Sprintf(f, a...)) }
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Generated != 2 {
+		t.Errorf("generated %d, want 2", res.Generated)
+	}
+	if len(warned) == 0 || !strings.Contains(warned[0], "incomplete last line") {
+		t.Errorf("no warning about the torn line: %v", warned)
+	}
+	if got := stripTimings(t, dir); got != want {
+		t.Errorf("after repair:\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestInterruptKeepsFinished(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	rt := &fakeRuntime{delay: 2 * time.Millisecond}
+	o := baseOptions(dir, rt)
+	o.Progress = &cancelAfter{n: 10, cancel: cancel}
+	res, err := Run(ctx, o)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if res.Summary.Complete {
+		t.Error("an interrupted run's summary says complete")
+	}
+	m, _ := results.ReadManifest(dir)
+	if m.Status != results.StatusInterrupted {
+		t.Errorf("status %q", m.Status)
+	}
+	rt2 := &fakeRuntime{}
+	res2, err := Run(context.Background(), baseOptions(dir, rt2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int(rt2.calls.Load())+res2.Reused != 65 || res2.Reused < 10 {
+		t.Errorf("resume after interrupt: generated %d reused %d", rt2.calls.Load(), res2.Reused)
+	}
+}
+
+type cancelAfter struct {
+	n      int32
+	seen   atomic.Int32
+	cancel func()
+}
+
+func (c *cancelAfter) Start(int, int) {}
+func (c *cancelAfter) Done(string) {
+	if c.seen.Add(1) == c.n {
+		c.cancel()
+	}
+}
+func (c *cancelAfter) Finish() {}
+
+func TestShardsCoverEverythingOnce(t *testing.T) {
+	t.Parallel()
+	seen := map[string]int{}
+	for i := 0; i < 3; i++ {
+		dir := t.TempDir()
+		o := baseOptions(dir, &fakeRuntime{})
+		o.Shard = results.Shard{Index: i, Count: 3}
+		if _, err := Run(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range []string{"alpha", "beta"} {
+			recs, _, _ := results.ReadSamples(results.SamplesPath(dir, task))
+			for _, r := range recs {
+				seen[task+"/"+r.ID]++
+			}
+		}
+	}
+	if len(seen) != 65 {
+		t.Errorf("shards covered %d samples, want 65", len(seen))
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("%s in %d shards", k, n)
+		}
+	}
+}
+
+// TestKill9 runs the runner in a child process, kills it with SIGKILL in
+// the middle, and checks that a second run produces the same result as an
+// uninterrupted one with no duplicate lines.
+func TestKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	dir := t.TempDir()
+	for attempt := 0; attempt < 3; attempt++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+		cmd.Env = append(os.Environ(), "RUNNER_HELPER_DIR="+dir)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Wait until some lines exist, then kill.
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			b, _ := os.ReadFile(results.SamplesPath(dir, "alpha"))
+			if bytes.Count(b, []byte("\n")) >= 5+attempt*5 {
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+	}
+	if _, err := os.Stat(filepath.Join(dir, results.SummaryFile)); err == nil {
+		b, _ := os.ReadFile(filepath.Join(dir, results.SummaryFile))
+		var s results.Summary
+		json.Unmarshal(b, &s)
+		if s.Complete {
+			// Only possible if the child finished before the kill.
+			t.Log("child finished before it was killed")
+		}
+	}
+	if _, err := Run(context.Background(), baseOptions(dir, &fakeRuntime{})); err != nil {
+		t.Fatal(err)
+	}
+	fresh := t.TempDir()
+	if _, err := Run(context.Background(), baseOptions(fresh, &fakeRuntime{})); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := stripTimings(t, dir), stripTimings(t, fresh); a != b {
+		t.Errorf("after kill -9 and resume:\n%s\nwant\n%s", a, b)
+	}
+	data, _ := os.ReadFile(results.SamplesPath(dir, "alpha"))
+	if n := bytes.Count(data, []byte("\n")); n != 40 {
+		t.Errorf("alpha has %d lines, want 40 (no duplicates)", n)
+	}
+}
+
+func TestHelperProcess(t *testing.T) {
+	dir := os.Getenv("RUNNER_HELPER_DIR")
+	if dir == "" {
+		return
+	}
+	o := baseOptions(dir, &fakeRuntime{delay: 3 * time.Millisecond})
+	o.Concurrency = 3
+	Run(context.Background(), o)
+	os.Exit(0)
+}

@@ -1,0 +1,181 @@
+package results
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// Run statuses recorded in the manifest.
+const (
+	StatusRunning     = "running"
+	StatusInterrupted = "interrupted"
+	StatusComplete    = "complete"
+	StatusFailed      = "failed"
+)
+
+// Manifest records how a run was made.
+type Manifest struct {
+	SchemaVersion int       `json:"schema_version"`
+	Pocketeval    BuildInfo `json:"pocketeval"`
+	Command       []string  `json:"command"`
+	// Config is everything that determines the scores; resuming requires
+	// an identical Config.
+	Config Config `json:"config"`
+	// Runtime as the engine describes itself (version, settings).
+	Runtime runtime.Info `json:"runtime"`
+	Host    Host         `json:"host"`
+	// Environment holds facts about the evaluation environment, e.g. the
+	// sandbox's active isolation layers.
+	Environment map[string]any `json:"environment,omitempty"`
+	Status      string         `json:"status"`
+	Start       time.Time      `json:"start"`
+	End         *time.Time     `json:"end,omitempty"`
+	// Resumes counts how many times the run was continued.
+	Resumes int `json:"resumes,omitempty"`
+}
+
+// BuildInfo identifies the pocketeval binary.
+type BuildInfo struct {
+	Version   string `json:"version"`
+	Revision  string `json:"vcs_revision,omitempty"`
+	Modified  bool   `json:"vcs_modified,omitempty"`
+	GoVersion string `json:"go_version"`
+}
+
+// Config is the part of a run that determines its scores.
+type Config struct {
+	Runtime string `json:"runtime"`
+	Model   Model  `json:"model"`
+	// Tasks in run order.
+	Tasks          []TaskConfig      `json:"tasks"`
+	Generation     runtime.GenConfig `json:"generation"`
+	Seed           int64             `json:"seed"`
+	NumFewshot     int               `json:"num_fewshot"` // -1: task defaults
+	Chat           bool              `json:"chat"`
+	StripThinking  bool              `json:"strip_thinking"`
+	Mode           string            `json:"mode,omitempty"` // "gen" or "loglik"
+	SamplesPerTask int               `json:"samples_per_task"`
+	Limit          int               `json:"limit,omitempty"`
+	Shard          Shard             `json:"shard"`
+}
+
+// Model identifies the model evaluated.
+type Model struct {
+	Path string `json:"path"`
+	// Files maps each model file (relative to Path when Path is a
+	// directory, else the base name) to its sha256.
+	Files map[string]string `json:"files,omitempty"`
+}
+
+// TaskConfig identifies a task and its data.
+type TaskConfig struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	// DatasetFiles maps each dataset file read to its sha256.
+	DatasetFiles map[string]string `json:"dataset_files"`
+	// PromptHash is the sha256 of the task's rendering of its first
+	// sample under the run's settings: it changes when the template does.
+	PromptHash string `json:"prompt_template_hash"`
+	Samples    int    `json:"samples"` // selected samples (after limit and shard)
+}
+
+// Shard selects a deterministic subset of samples: those whose key hashes
+// to Index modulo Count. The zero value (Count 0 or 1) selects everything.
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+// Active reports whether the shard selects a strict subset.
+func (s Shard) Active() bool { return s.Count > 1 }
+
+// String formats the shard as i/N.
+func (s Shard) String() string {
+	if !s.Active() {
+		return "0/1"
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+// Host describes the machine.
+type Host struct {
+	CPU      string  `json:"cpu"`
+	Cores    int     `json:"cores"`
+	OS       string  `json:"os"`
+	Arch     string  `json:"arch"`
+	Kernel   string  `json:"kernel,omitempty"`
+	MemoryMB int     `json:"memory_mb,omitempty"`
+	LoadAvg  float64 `json:"load_average_1m,omitempty"`
+}
+
+// Fingerprint is a stable hash of a Config, ignoring fields that do not
+// change the scores of finished samples (the limit: a resumed run may
+// extend it).
+func (c Config) Fingerprint() string {
+	c.Limit = 0
+	for i := range c.Tasks {
+		c.Tasks[i].Samples = 0
+	}
+	data, _ := json.Marshal(c)
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// Diff lists human-readable differences between two configs (for the
+// "different configuration" refusal).
+func (c Config) Diff(o Config) []string {
+	var out []string
+	add := func(what string, a, b any) {
+		aj, _ := json.Marshal(a)
+		bj, _ := json.Marshal(b)
+		if string(aj) != string(bj) {
+			out = append(out, fmt.Sprintf("%s: %s (existing) vs %s (now)", what, aj, bj))
+		}
+	}
+	add("runtime", c.Runtime, o.Runtime)
+	add("model", c.Model, o.Model)
+	add("generation", c.Generation, o.Generation)
+	add("seed", c.Seed, o.Seed)
+	add("num_fewshot", c.NumFewshot, o.NumFewshot)
+	add("chat", c.Chat, o.Chat)
+	add("strip_thinking", c.StripThinking, o.StripThinking)
+	add("mode", c.Mode, o.Mode)
+	add("samples_per_task", c.SamplesPerTask, o.SamplesPerTask)
+	add("shard", c.Shard, o.Shard)
+	ct := map[string]TaskConfig{}
+	for _, t := range c.Tasks {
+		t.Samples = 0
+		ct[t.Name] = t
+	}
+	for _, t := range o.Tasks {
+		t.Samples = 0
+		old, ok := ct[t.Name]
+		if !ok {
+			out = append(out, fmt.Sprintf("task %s: not in the existing run", t.Name))
+			continue
+		}
+		add("task "+t.Name, old, t)
+	}
+	return out
+}
+
+// ReadManifest reads dir/manifest.json.
+func ReadManifest(dir string) (*Manifest, error) {
+	var m Manifest
+	if err := readJSON(filepath.Join(dir, ManifestFile), &m); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// WriteManifest writes dir/manifest.json atomically.
+func WriteManifest(dir string, m *Manifest) error {
+	m.SchemaVersion = SchemaVersion
+	return WriteJSONAtomic(filepath.Join(dir, ManifestFile), m)
+}

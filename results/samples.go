@@ -1,0 +1,221 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// Record is one line of samples/<task>.jsonl. Timing fields live in
+// Timings, last, so that two runs can be compared byte for byte apart from
+// them.
+type Record struct {
+	Task   string `json:"task"`
+	ID     string `json:"id"`
+	Repeat int    `json:"repeat,omitempty"`
+	// Index is the sample's position in the dataset (for ordering).
+	Index int `json:"index"`
+	// Prompt is the exact rendered request: chat messages or a raw prompt.
+	Messages []runtime.Message `json:"messages,omitempty"`
+	Prompt   string            `json:"prompt,omitempty"`
+	// Loglik holds the log-likelihood requests in log-likelihood mode.
+	Loglik []runtime.LoglikRequest `json:"loglik_requests,omitempty"`
+	// Response is the raw model output; Scored is what the scorer saw
+	// after post-processing (omitted when identical).
+	Response         string                 `json:"response"`
+	Scored           *string                `json:"scored_text,omitempty"`
+	LoglikResults    []runtime.LoglikResult `json:"loglik_results,omitempty"`
+	Extracted        string                 `json:"extracted,omitempty"`
+	ExtractionFailed bool                   `json:"extraction_failed,omitempty"`
+	Target           string                 `json:"target,omitempty"`
+	Scores           map[string]float64     `json:"scores"`
+	Details          map[string]any         `json:"details,omitempty"`
+	FinishReason     string                 `json:"finish_reason,omitempty"`
+	PromptTokens     int                    `json:"prompt_tokens,omitempty"`
+	CompletionTokens int                    `json:"completion_tokens,omitempty"`
+	Error            string                 `json:"error,omitempty"`
+	Timings          *runtime.Timings       `json:"timings,omitempty"`
+}
+
+// Key identifies a record within a task.
+type Key struct {
+	ID     string
+	Repeat int
+}
+
+// Key returns the record's key.
+func (r *Record) Key() Key { return Key{r.ID, r.Repeat} }
+
+// SamplesPath returns the samples file of task in dir.
+func SamplesPath(dir, task string) string {
+	return filepath.Join(dir, SamplesDir, task+".jsonl")
+}
+
+// ReadReport describes what ReadSamples found besides good records.
+type ReadReport struct {
+	// TornBytes is the size of an incomplete last line that was ignored.
+	TornBytes int
+	// Duplicates counts lines whose key was seen before: the first
+	// record without an error is kept, else the last one.
+	Duplicates int
+	// GoodBytes is the length of the prefix made of complete lines.
+	GoodBytes int64
+}
+
+// ReadSamples reads a samples file. A missing file yields no records. An
+// incomplete (torn) last line is ignored and reported; a malformed complete
+// line is an error naming the file and line.
+func ReadSamples(path string) ([]Record, ReadReport, error) {
+	var rep ReadReport
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil, rep, nil
+	}
+	if err != nil {
+		return nil, rep, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	var recs []Record
+	seen := map[Key]int{}
+	line := 0
+	for {
+		b, err := r.ReadBytes('\n')
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			// Torn tail: written partially before a crash.
+			rep.TornBytes = len(b)
+			break
+		}
+		if len(b) > 0 {
+			line++
+			rep.GoodBytes += int64(len(b))
+			if len(bytes.TrimSpace(b)) == 0 {
+				continue
+			}
+			var rec Record
+			if jerr := json.Unmarshal(b, &rec); jerr != nil {
+				return nil, rep, fmt.Errorf("%s:%d: malformed sample line: %w", path, line, jerr)
+			}
+			if rec.ID == "" {
+				return nil, rep, fmt.Errorf("%s:%d: field \"id\": missing", path, line)
+			}
+			if i, ok := seen[rec.Key()]; ok {
+				// A retried sample: keep the first success, else the latest error.
+				rep.Duplicates++
+				if recs[i].Error != "" {
+					recs[i] = rec
+				}
+				continue
+			}
+			seen[rec.Key()] = len(recs)
+			recs = append(recs, rec)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, rep, fmt.Errorf("read %s: %w", path, err)
+		}
+	}
+	return recs, rep, nil
+}
+
+// SampleWriter appends records to one samples file. It is safe for
+// concurrent use; concurrent appends share fsyncs (group commit).
+type SampleWriter struct {
+	f    *os.File
+	path string
+
+	mu      sync.Mutex // guards writes and seq
+	seq     uint64
+	syncMu  sync.Mutex // guards synced
+	synced  uint64
+	lastErr error
+}
+
+// OpenSampleWriter opens path for appending, first cutting off a torn tail
+// of goodBytes (from ReadSamples) so the next line starts clean.
+func OpenSampleWriter(path string, goodBytes int64) (*SampleWriter, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Truncate(goodBytes); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("truncate torn tail of %s: %w", path, err)
+	}
+	if _, err := f.Seek(goodBytes, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &SampleWriter{f: f, path: path}, nil
+}
+
+// Append writes one record as one line and returns once it is on disk.
+func (w *SampleWriter) Append(rec *Record) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("encode sample %s: %w", rec.ID, err)
+	}
+	data = append(data, '\n')
+	w.mu.Lock()
+	_, err = w.f.Write(data) // one write(2): a crash leaves at most a torn tail
+	w.seq++
+	mine := w.seq
+	w.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", w.path, err)
+	}
+	w.syncMu.Lock()
+	defer w.syncMu.Unlock()
+	if w.synced >= mine {
+		return nil // someone else's fsync covered this line
+	}
+	w.mu.Lock()
+	upto := w.seq
+	w.mu.Unlock()
+	if err := w.f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", w.path, err)
+	}
+	w.synced = upto
+	return nil
+}
+
+// Close closes the file.
+func (w *SampleWriter) Close() error { return w.f.Close() }
+
+// RewriteSorted atomically rewrites path with recs ordered by (Index,
+// Repeat), one line each.
+func RewriteSorted(path string, recs []Record) error {
+	sorted := append([]Record(nil), recs...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].Index != sorted[j].Index {
+			return sorted[i].Index < sorted[j].Index
+		}
+		if sorted[i].ID != sorted[j].ID {
+			return sorted[i].ID < sorted[j].ID
+		}
+		return sorted[i].Repeat < sorted[j].Repeat
+	})
+	var buf bytes.Buffer
+	for i := range sorted {
+		data, err := json.Marshal(&sorted[i])
+		if err != nil {
+			return err
+		}
+		buf.Write(data)
+		buf.WriteByte('\n')
+	}
+	return WriteFileAtomic(path, buf.Bytes())
+}

@@ -1,0 +1,72 @@
+package results
+
+import (
+	"path/filepath"
+
+	"github.com/pocketeval/pocketeval/scorers/stats"
+)
+
+// Summary is summary.json.
+type Summary struct {
+	SchemaVersion int `json:"schema_version"`
+	// Complete is false when some selected samples are missing or errored;
+	// such a summary is never presented as a finished result.
+	Complete bool                    `json:"complete"`
+	Tasks    map[string]*TaskSummary `json:"tasks"`
+	// Order lists the task names in run order.
+	Order []string `json:"order"`
+}
+
+// TaskSummary holds one task's numbers.
+type TaskSummary struct {
+	Version       string `json:"version"`
+	PrimaryMetric string `json:"primary_metric"`
+	// Primary is the primary metric's value (copied for convenience).
+	Primary float64 `json:"primary"`
+	// Metrics maps metric name → summary over samples. Task-level metrics
+	// from an aggregator (macro averages, pass@k) have N = number of
+	// samples and no interval unless the aggregator gives one.
+	Metrics map[string]stats.Summary `json:"metrics"`
+	// Samples is the number of selected samples; Scored how many have a
+	// score (no error); Errors how many failed.
+	Samples int `json:"samples"`
+	Scored  int `json:"scored"`
+	Errors  int `json:"errors"`
+	// ExtractionFailureRate and TruncationRate, where they apply.
+	ExtractionFailureRate *float64 `json:"extraction_failure_rate,omitempty"`
+	TruncationRate        *float64 `json:"truncation_rate,omitempty"`
+	// Breakdown: group → metric → value (subjects, categories, sub-tasks).
+	Breakdown map[string]map[string]float64 `json:"breakdown,omitempty"`
+	Notes     []string                      `json:"notes,omitempty"`
+	Warnings  []string                      `json:"warnings,omitempty"`
+	// Timing holds speed figures; they vary between runs and are kept
+	// apart from the scores.
+	Timing *Timing `json:"timing,omitempty"`
+}
+
+// Timing is the per-task speed summary (medians over samples that report
+// them).
+type Timing struct {
+	TTFTMsMedian      float64 `json:"ttft_ms_median,omitempty"`
+	PrefillTPSMedian  float64 `json:"prefill_tps_median,omitempty"`
+	DecodeTPSMedian   float64 `json:"decode_tps_median,omitempty"`
+	LatencyMsMedian   float64 `json:"latency_ms_median,omitempty"`
+	CompletionTokens  int     `json:"completion_tokens"`
+	PromptTokens      int     `json:"prompt_tokens"`
+	SamplesWithTiming int     `json:"samples_with_timing"`
+}
+
+// ReadSummary reads dir/summary.json.
+func ReadSummary(dir string) (*Summary, error) {
+	var s Summary
+	if err := readJSON(filepath.Join(dir, SummaryFile), &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// WriteSummary writes dir/summary.json atomically.
+func WriteSummary(dir string, s *Summary) error {
+	s.SchemaVersion = SchemaVersion
+	return WriteJSONAtomic(filepath.Join(dir, SummaryFile), s)
+}

@@ -1,0 +1,90 @@
+// Package stats provides the statistics pocketeval reports: means with
+// standard errors and 95% intervals, computed the same way everywhere.
+//
+// It is deliberately small and opinionated: a metric over n samples is
+// summarised by its mean, the standard error of the mean (sample standard
+// deviation / sqrt(n), as lm-evaluation-harness reports it), and a 95%
+// interval. For metrics bounded in [0,1] whose values are all 0 or 1 the
+// interval is Wilson's score interval, which behaves at 0%, 100% and small n;
+// otherwise it is the normal interval mean ± 1.96·stderr.
+package stats
+
+import (
+	"math"
+	"sort"
+)
+
+// Summary describes one metric over a set of samples.
+type Summary struct {
+	Mean   float64 `json:"value"`
+	Stderr float64 `json:"stderr"`
+	Lo     float64 `json:"ci_lo"`
+	Hi     float64 `json:"ci_hi"`
+	N      int     `json:"n"`
+}
+
+// z95 is the two-sided 95% normal quantile.
+const z95 = 1.959963984540054
+
+// Summarize computes the Summary of xs. An empty slice gives a zero Summary
+// with N=0.
+func Summarize(xs []float64) Summary {
+	n := len(xs)
+	if n == 0 {
+		return Summary{}
+	}
+	var sum float64
+	binary := true
+	for _, x := range xs {
+		sum += x
+		if x != 0 && x != 1 {
+			binary = false
+		}
+	}
+	mean := sum / float64(n)
+	var ss float64
+	for _, x := range xs {
+		d := x - mean
+		ss += d * d
+	}
+	var se float64
+	if n > 1 {
+		se = math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
+	}
+	s := Summary{Mean: mean, Stderr: se, N: n}
+	if binary {
+		s.Lo, s.Hi = Wilson(sum, n)
+	} else {
+		s.Lo, s.Hi = mean-z95*se, mean+z95*se
+	}
+	return s
+}
+
+// Wilson returns the 95% Wilson score interval for k successes in n trials.
+func Wilson(k float64, n int) (lo, hi float64) {
+	if n == 0 {
+		return 0, 0
+	}
+	nf := float64(n)
+	p := k / nf
+	z2 := z95 * z95
+	den := 1 + z2/nf
+	center := (p + z2/(2*nf)) / den
+	half := z95 * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf)) / den
+	return math.Max(0, center-half), math.Min(1, center+half)
+}
+
+// Median returns the median of xs (0 for an empty slice). xs is not
+// modified.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	c := append([]float64(nil), xs...)
+	sort.Float64s(c)
+	m := len(c) / 2
+	if len(c)%2 == 1 {
+		return c[m]
+	}
+	return (c[m-1] + c[m]) / 2
+}
