@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# setup.sh prepares a fresh Debian machine (run as root, or with sudo
+# available) for building and testing pocketeval: Debian packages, Go
+# modules, and the prebuilt llama.cpp libraries from npm. It is idempotent
+# and cheap when everything is already there.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then
+	sudo_cmd=(sudo)
+fi
+
+# Debian packages: a system Python for the code sandbox (world-readable,
+# fast start), Node.js/npm for the llama.cpp packages, Chromium for the
+# leaderboard rendering test, gcc for cgo (MNN build tag only).
+need=()
+command -v /usr/bin/python3 >/dev/null 2>&1 || need+=(python3)
+command -v npm >/dev/null 2>&1 || need+=(npm)
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v gcc >/dev/null 2>&1 || need+=(gcc)
+command -v git >/dev/null 2>&1 || need+=(git)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+if [[ ${#need[@]} -gt 0 ]]; then
+	echo "setup: installing Debian packages: ${need[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	"${sudo_cmd[@]}" apt-get update -qq
+	"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+	if [[ -x /usr/local/go/bin/go ]]; then
+		export PATH=/usr/local/go/bin:$PATH
+	else
+		echo "setup: Go 1.26 or newer is required (https://go.dev/dl/)" >&2
+		exit 1
+	fi
+fi
+
+echo "setup: downloading Go modules" >&2
+(cd "$root" && go mod download)
+
+echo "setup: installing llama.cpp libraries" >&2
+"$here/setup-llamacpp.sh" >/dev/null

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# test.sh sets up a fresh machine (scripts/setup.sh) and runs every test:
+# formatting and vet checks, the whole Go test suite against the shared
+# datasets, models and conformance material, and the MNN tests when an
+# installed MNN is found (they are skipped, with a message, otherwise).
+#
+# Datasets: $POCKETEVAL_DATA, default ../shared/datasets next to the repo.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+cd "$root"
+
+"$here/setup.sh"
+export PATH=$PATH:/usr/local/go/bin:$(go env GOPATH)/bin
+export POCKETEVAL_DATA=${POCKETEVAL_DATA:-$(cd "$root/.." && pwd)/shared/datasets}
+export POCKETEVAL_LLAMA_LIB=${POCKETEVAL_LLAMA_LIB:-$("$here/setup-llamacpp.sh")}
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*'))
+if [[ -n "$unformatted" ]]; then
+	echo "gofmt needed on:"; echo "$unformatted"; exit 1
+fi
+echo "== go vet"
+go vet ./...
+
+echo "== go test"
+go test -count=1 -timeout 30m ./...
+
+echo "== determinism (second pass)"
+go test -count=1 -run 'Determinism' ./...
+
+if [[ -x "$here/ci-mnn.sh" ]]; then
+	echo "== MNN"
+	"$here/ci-mnn.sh"
+fi
