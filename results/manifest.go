@@ -38,6 +38,18 @@ type Manifest struct {
 	End         *time.Time     `json:"end,omitempty"`
 	// Resumes counts how many times the run was continued.
 	Resumes int `json:"resumes,omitempty"`
+	// Resources are the process's memory figures for in-process runtimes.
+	Resources *Resources `json:"resources,omitempty"`
+}
+
+// Resources records memory use of the evaluating process, measured as in
+// the MNN-Pocket report: the peak resident set over the pre-load baseline.
+// Only meaningful for in-process runtimes (InProcess).
+type Resources struct {
+	InProcess      bool    `json:"in_process"`
+	BaselineRSSMB  float64 `json:"baseline_rss_mb"`
+	PeakRSSMB      float64 `json:"peak_rss_mb"`
+	PeakIncreaseMB float64 `json:"peak_rss_increase_mb"`
 }
 
 // BuildInfo identifies the pocketeval binary.

@@ -54,3 +54,28 @@ func LoadAverage() float64 {
 	v, _ := strconv.ParseFloat(f[0], 64)
 	return v
 }
+
+// CurrentRSS returns the process's resident set size in bytes (VmRSS), or 0.
+func CurrentRSS() int64 { return statusKB("VmRSS:") * 1024 }
+
+// PeakRSS returns the process's peak resident set size in bytes (VmHWM), or 0.
+func PeakRSS() int64 { return statusKB("VmHWM:") * 1024 }
+
+func statusKB(field string) int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, field) {
+			f := strings.Fields(line)
+			if len(f) >= 2 {
+				v, _ := strconv.ParseInt(f[1], 10, 64)
+				return v
+			}
+		}
+	}
+	return 0
+}
+
+func mb(b int64) float64 { return float64(b*100/(1<<20)) / 100 }

@@ -80,6 +80,11 @@ type Options struct {
 	Warn func(format string, args ...any)
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// BaselineRSS is the process's resident set (bytes) before the model
+	// was loaded; when set, the manifest records the peak increase.
+	BaselineRSS int64
+	// InProcess reports whether the runtime runs inside this process.
+	InProcess bool
 }
 
 // Progress is told about progress; implementations must be safe for
@@ -364,6 +369,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	end := o.Now().UTC()
 	man.End = &end
+	if o.BaselineRSS > 0 {
+		if peak := PeakRSS(); peak > 0 {
+			man.Resources = &results.Resources{
+				InProcess:      o.InProcess,
+				BaselineRSSMB:  mb(o.BaselineRSS),
+				PeakRSSMB:      mb(peak),
+				PeakIncreaseMB: mb(peak - o.BaselineRSS),
+			}
+		}
+	}
 	man.Environment = env
 	switch {
 	case fatal != nil:

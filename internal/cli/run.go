@@ -200,6 +200,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	baseline := runner.CurrentRSS()
 	rt, err := OpenRuntime(ctx, ro)
 	if err != nil {
 		return err
@@ -218,10 +219,12 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		NumFewshot:  opts.NumFewshot, Chat: !opts.Raw, StripThinking: opts.StripThinking, Mode: opts.Mode,
 		SamplesPerTask: opts.SamplesPerTask, Shard: shard, Force: opts.Force,
 		UnsafeNoSandbox: opts.UnsafeNoSandbox, Command: f.Args,
-		Build:    results.BuildInfo{Version: bi.Version, Revision: bi.Revision, Modified: bi.Modified, GoVersion: bi.GoVersion},
-		Progress: progress,
-		Warn:     func(format string, args ...any) { progress.Warn(fmt.Sprintf(format, args...)) },
-		Now:      f.Now,
+		Build:       results.BuildInfo{Version: bi.Version, Revision: bi.Revision, Modified: bi.Modified, GoVersion: bi.GoVersion},
+		Progress:    progress,
+		Warn:        func(format string, args ...any) { progress.Warn(fmt.Sprintf(format, args...)) },
+		Now:         f.Now,
+		BaselineRSS: baseline,
+		InProcess:   ro.Name == "llamacpp" || ro.Name == "mnn",
 	}
 	res, err := runner.Run(ctx, o)
 	if err != nil {
@@ -248,6 +251,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return enc.Encode(res.Summary)
 	}
 	PrintSummary(opts.IO.Out, res.Summary)
+	if opts.Suite != "" {
+		if err := printSuite(opts.IO.Out, opts.Suite, opts.Out); err != nil {
+			return err
+		}
+	}
 	if res.Errors > 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %d samples failed (see \"error\" in %s); run the same command again to retry them\n", res.Errors, filepath.Join(opts.Out, "samples"))
 	}

@@ -1,0 +1,98 @@
+// Package suite defines named sets of tasks (suites) with the numbers a
+// model's authors published for them, and computes a suite's headline
+// average: the unweighted mean of the tasks' primary metrics ×100, with a
+// bootstrap interval, next to the reported table.
+//
+// Suites are embedded YAML files in suites/; see pocket11.yaml.
+package suite
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+//go:embed suites/*.yaml
+var files embed.FS
+
+// Suite is a named list of tasks.
+type Suite struct {
+	Name        string `yaml:"name" json:"name"`
+	Description string `yaml:"description" json:"description"`
+	Model       string `yaml:"model" json:"model,omitempty"`
+	// ReportedAverage is the published suite average (×100), if any.
+	ReportedAverage *float64 `yaml:"reported_average" json:"reported_average,omitempty"`
+	ReportedSource  string   `yaml:"reported_source" json:"reported_source,omitempty"`
+	Tasks           []Entry  `yaml:"tasks" json:"tasks"`
+}
+
+// Entry is one task of a suite.
+type Entry struct {
+	Task string `yaml:"task" json:"task"`
+	// Metric overrides the task's primary metric ("" = primary).
+	Metric string `yaml:"metric" json:"metric,omitempty"`
+	// Reported is the published score ×100, if known.
+	Reported *float64 `yaml:"reported" json:"reported,omitempty"`
+	Note     string   `yaml:"note" json:"note,omitempty"`
+}
+
+// TaskNames returns the suite's task names in order.
+func (s *Suite) TaskNames() []string {
+	out := make([]string, len(s.Tasks))
+	for i, e := range s.Tasks {
+		out[i] = e.Task
+	}
+	return out
+}
+
+// Names lists the embedded suites.
+func Names() []string {
+	entries, _ := fs.ReadDir(files, "suites")
+	var out []string
+	for _, e := range entries {
+		out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Get returns the embedded suite called name.
+func Get(name string) (*Suite, error) {
+	data, err := files.ReadFile(path.Join("suites", name+".yaml"))
+	if err != nil {
+		return nil, fmt.Errorf("unknown suite %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return Parse(name+".yaml", data)
+}
+
+// Parse reads a suite definition.
+func Parse(file string, data []byte) (*Suite, error) {
+	var s Suite
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("suite %s: %w", file, err)
+	}
+	if s.Name == "" {
+		return nil, fmt.Errorf("suite %s: field \"name\": missing", file)
+	}
+	seen := map[string]bool{}
+	for i, e := range s.Tasks {
+		if e.Task == "" {
+			return nil, fmt.Errorf("suite %s: tasks[%d]: field \"task\": missing", file, i)
+		}
+		if seen[e.Task] {
+			return nil, fmt.Errorf("suite %s: tasks[%d]: task %q listed twice", file, i, e.Task)
+		}
+		seen[e.Task] = true
+	}
+	if len(s.Tasks) == 0 {
+		return nil, fmt.Errorf("suite %s: no tasks", file)
+	}
+	return &s, nil
+}

@@ -1,0 +1,286 @@
+package leaderboard
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Policy is a release gate's configuration (gate.yaml).
+//
+//	alpha: 0.05                  # significance level for require_significance
+//	defaults:
+//	  max_drop: 2.0              # points (score ×100) the candidate may lose
+//	  require_significance: true # a drop fails only if it is significant
+//	tasks:
+//	  ifeval: {max_drop: 1.0, min_score: 70}
+//	suite_average_floor: 48.0    # mean of primary metrics ×100 over gated tasks
+//	fail_on_errors: true         # failed samples in the candidate fail its task
+type Policy struct {
+	Alpha             float64              `yaml:"alpha"`
+	Defaults          Rule                 `yaml:"defaults"`
+	Tasks             map[string]Rule      `yaml:"tasks"`
+	SuiteAverageFloor *float64             `yaml:"suite_average_floor"`
+	FailOnErrors      *bool                `yaml:"fail_on_errors"`
+	RequireTasks      []string             `yaml:"require_tasks"`
+	Extra             map[string]yaml.Node `yaml:",inline"`
+}
+
+// Rule is the policy for one task. Nil fields inherit the defaults.
+type Rule struct {
+	MaxDrop             *float64 `yaml:"max_drop"`
+	MinScore            *float64 `yaml:"min_score"`
+	RequireSignificance *bool    `yaml:"require_significance"`
+}
+
+// ReadPolicy reads and validates a policy file.
+func ReadPolicy(path string) (*Policy, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read policy: %w", err)
+	}
+	return ParsePolicy(path, data)
+}
+
+// ParsePolicy parses a policy; unknown fields are errors naming the line.
+func ParsePolicy(file string, data []byte) (*Policy, error) {
+	var p Policy
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("policy %s: %w", file, err)
+	}
+	for k, n := range p.Extra {
+		return nil, fmt.Errorf("policy %s:%d: unknown field %q", file, n.Line, k)
+	}
+	if p.Alpha == 0 {
+		p.Alpha = 0.05
+	}
+	if p.Alpha <= 0 || p.Alpha >= 1 {
+		return nil, fmt.Errorf("policy %s: field \"alpha\": must be in (0,1), got %v", file, p.Alpha)
+	}
+	check := func(where string, r Rule) error {
+		if r.MaxDrop != nil && *r.MaxDrop < 0 {
+			return fmt.Errorf("policy %s: %s.max_drop: must be >= 0", file, where)
+		}
+		if r.MinScore != nil && (*r.MinScore < 0 || *r.MinScore > 100) {
+			return fmt.Errorf("policy %s: %s.min_score: must be in [0,100] (scores are ×100)", file, where)
+		}
+		return nil
+	}
+	if err := check("defaults", p.Defaults); err != nil {
+		return nil, err
+	}
+	for t, r := range p.Tasks {
+		if err := check("tasks."+t, r); err != nil {
+			return nil, err
+		}
+	}
+	return &p, nil
+}
+
+func (p *Policy) rule(task string) (maxDrop *float64, minScore *float64, requireSig bool) {
+	r := p.Tasks[task]
+	maxDrop, minScore = p.Defaults.MaxDrop, p.Defaults.MinScore
+	requireSig = p.Defaults.RequireSignificance != nil && *p.Defaults.RequireSignificance
+	if r.MaxDrop != nil {
+		maxDrop = r.MaxDrop
+	}
+	if r.MinScore != nil {
+		minScore = r.MinScore
+	}
+	if r.RequireSignificance != nil {
+		requireSig = *r.RequireSignificance
+	}
+	return
+}
+
+// TaskVerdict is the gate's decision on one task.
+type TaskVerdict struct {
+	Task      string   `json:"task"`
+	Metric    string   `json:"metric"`
+	Baseline  float64  `json:"baseline"`  // ×100
+	Candidate float64  `json:"candidate"` // ×100
+	Delta     float64  `json:"delta"`     // points
+	CILo      float64  `json:"delta_ci_lo"`
+	CIHi      float64  `json:"delta_ci_hi"`
+	P         float64  `json:"p"`
+	Test      string   `json:"test"`
+	Pass      bool     `json:"pass"`
+	Reasons   []string `json:"reasons,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
+}
+
+// GateResult is the whole verdict.
+type GateResult struct {
+	Pass      bool          `json:"pass"`
+	Tasks     []TaskVerdict `json:"tasks"`
+	Average   *float64      `json:"suite_average,omitempty"`
+	AvgFloor  *float64      `json:"suite_average_floor,omitempty"`
+	Failures  []string      `json:"failures,omitempty"`
+	Alpha     float64       `json:"alpha"`
+	Baseline  string        `json:"baseline"`
+	Candidate string        `json:"candidate"`
+}
+
+// Gate applies the policy to candidate vs baseline.
+func Gate(baseline, candidate *Run, p *Policy, seed uint64) (*GateResult, error) {
+	cmp, err := Compare(baseline, candidate, CompareOptions{Alpha: p.Alpha, Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	g := &GateResult{Pass: true, Alpha: p.Alpha, Baseline: baseline.Dir, Candidate: candidate.Dir, AvgFloor: p.SuiteAverageFloor}
+	failOnErrors := p.FailOnErrors == nil || *p.FailOnErrors
+	var sum float64
+	for _, tc := range cmp.Tasks {
+		v := TaskVerdict{Task: tc.Task, Metric: tc.Metric,
+			Baseline: 100 * tc.AggregateA, Candidate: 100 * tc.AggregateB,
+			Delta: 100 * (tc.AggregateB - tc.AggregateA), CILo: 100 * tc.Lo, CIHi: 100 * tc.Hi, P: tc.P, Test: tc.Test, Pass: true}
+		maxDrop, minScore, requireSig := p.rule(tc.Task)
+		if minScore != nil && v.Candidate < *minScore {
+			v.Pass = false
+			v.Reasons = append(v.Reasons, fmt.Sprintf("score %.2f is below the minimum %.2f", v.Candidate, *minScore))
+		}
+		if maxDrop != nil && -v.Delta > *maxDrop {
+			sig := tc.Significant
+			if requireSig && !sig {
+				v.Notes = append(v.Notes, fmt.Sprintf("drop of %.2f points exceeds %.2f but is not significant (p=%.3g ≥ %g): allowed", -v.Delta, *maxDrop, tc.P, p.Alpha))
+			} else {
+				v.Pass = false
+				v.Reasons = append(v.Reasons, fmt.Sprintf("drop of %.2f points exceeds the allowed %.2f (p=%.3g)", -v.Delta, *maxDrop, tc.P))
+			}
+		}
+		if ts := candidate.Summary.Tasks[tc.Task]; failOnErrors && ts.Errors > 0 {
+			v.Pass = false
+			v.Reasons = append(v.Reasons, fmt.Sprintf("%d samples failed in the candidate run", ts.Errors))
+		}
+		if !v.Pass {
+			g.Pass = false
+			g.Failures = append(g.Failures, tc.Task+": "+strings.Join(v.Reasons, "; "))
+		}
+		sum += v.Candidate
+		g.Tasks = append(g.Tasks, v)
+	}
+	have := map[string]bool{}
+	for _, v := range g.Tasks {
+		have[v.Task] = true
+	}
+	var missing []string
+	for _, t := range p.RequireTasks {
+		if !have[t] {
+			missing = append(missing, t)
+		}
+	}
+	for t := range p.Tasks {
+		if !have[t] {
+			missing = append(missing, t)
+		}
+	}
+	sort.Strings(missing)
+	for i, t := range missing {
+		if i > 0 && missing[i-1] == t {
+			continue
+		}
+		g.Pass = false
+		g.Failures = append(g.Failures, t+": required by the policy but missing from the baseline or candidate")
+		g.Tasks = append(g.Tasks, TaskVerdict{Task: t, Pass: false, Reasons: []string{"missing from the baseline or candidate run"}})
+	}
+	if len(cmp.Tasks) > 0 {
+		avg := sum / float64(len(cmp.Tasks))
+		g.Average = &avg
+		if p.SuiteAverageFloor != nil && avg < *p.SuiteAverageFloor {
+			g.Pass = false
+			g.Failures = append(g.Failures, fmt.Sprintf("suite average %.2f is below the floor %.2f", avg, *p.SuiteAverageFloor))
+		}
+	}
+	return g, nil
+}
+
+// JUnit renders the verdict as JUnit XML: one test case per task.
+func (g *GateResult) JUnit() ([]byte, error) {
+	type failure struct {
+		Message string `xml:"message,attr"`
+		Text    string `xml:",chardata"`
+	}
+	type testcase struct {
+		Name      string   `xml:"name,attr"`
+		Classname string   `xml:"classname,attr"`
+		Failure   *failure `xml:"failure,omitempty"`
+		SystemOut string   `xml:"system-out,omitempty"`
+	}
+	type suite struct {
+		XMLName  xml.Name   `xml:"testsuite"`
+		Name     string     `xml:"name,attr"`
+		Tests    int        `xml:"tests,attr"`
+		Failures int        `xml:"failures,attr"`
+		Cases    []testcase `xml:"testcase"`
+	}
+	s := suite{Name: "pocketeval gate"}
+	for _, v := range g.Tasks {
+		tc := testcase{Name: v.Task, Classname: "pocketeval.gate",
+			SystemOut: fmt.Sprintf("%s: baseline %.2f, candidate %.2f, delta %+.2f [%.2f, %.2f], p=%.3g (%s) %s",
+				v.Metric, v.Baseline, v.Candidate, v.Delta, v.CILo, v.CIHi, v.P, v.Test, strings.Join(v.Notes, "; "))}
+		if !v.Pass {
+			s.Failures++
+			tc.Failure = &failure{Message: strings.Join(v.Reasons, "; "), Text: tc.SystemOut}
+		}
+		s.Cases = append(s.Cases, tc)
+	}
+	if g.AvgFloor != nil && g.Average != nil {
+		tc := testcase{Name: "suite_average", Classname: "pocketeval.gate",
+			SystemOut: fmt.Sprintf("average %.2f, floor %.2f", *g.Average, *g.AvgFloor)}
+		if *g.Average < *g.AvgFloor {
+			s.Failures++
+			tc.Failure = &failure{Message: "suite average below floor", Text: tc.SystemOut}
+		}
+		s.Cases = append(s.Cases, tc)
+	}
+	s.Tests = len(s.Cases)
+	out, err := xml.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(xml.Header), append(out, '\n')...), nil
+}
+
+// Markdown renders the verdict for a CI step summary.
+func (g *GateResult) Markdown() string {
+	var b strings.Builder
+	if g.Pass {
+		b.WriteString("## ✅ pocketeval gate: pass\n\n")
+	} else {
+		b.WriteString("## ❌ pocketeval gate: regression\n\n")
+	}
+	b.WriteString("| task | metric | baseline | candidate | Δ (points) | 95% CI of Δ | p | verdict |\n|---|---|---:|---:|---:|---|---:|---|\n")
+	for _, v := range g.Tasks {
+		verdict := "pass"
+		if !v.Pass {
+			verdict = "**FAIL**: " + strings.Join(v.Reasons, "; ")
+		} else if len(v.Notes) > 0 {
+			verdict = "pass (" + strings.Join(v.Notes, "; ") + ")"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %.2f | %.2f | %+.2f | [%+.2f, %+.2f] | %s | %s |\n",
+			v.Task, v.Metric, v.Baseline, v.Candidate, v.Delta, v.CILo, v.CIHi, fmtP(v.P), verdict)
+	}
+	if g.Average != nil {
+		fmt.Fprintf(&b, "\nSuite average (candidate): **%.2f**", *g.Average)
+		if g.AvgFloor != nil {
+			fmt.Fprintf(&b, " (floor %.2f)", *g.AvgFloor)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "\nSignificance level α = %g; paired tests: exact McNemar for pass/fail metrics, paired bootstrap otherwise.\n", g.Alpha)
+	return b.String()
+}
+
+func fmtP(p float64) string {
+	if p < 0.001 {
+		return "<0.001"
+	}
+	return fmt.Sprintf("%.3f", p)
+}

@@ -1,0 +1,326 @@
+package leaderboard
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/scorers/stats"
+)
+
+// fakeRun writes a result directory with one task per entry of scores:
+// task → per-sample 0/1 values of metric "acc".
+func fakeRun(t *testing.T, model string, scores map[string][]float64, tps float64, peakMB float64) string {
+	t.Helper()
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, results.SamplesDir), 0o755)
+	m := &results.Manifest{Status: results.StatusComplete, Start: time.Unix(0, 0).UTC(),
+		Config: results.Config{Runtime: "llamacpp", Model: results.Model{Path: "/models/" + model}}}
+	if peakMB > 0 {
+		m.Resources = &results.Resources{InProcess: true, PeakIncreaseMB: peakMB}
+	}
+	sum := &results.Summary{Complete: true, Tasks: map[string]*results.TaskSummary{}}
+	for _, task := range sortedTaskNames(scores) {
+		vals := scores[task]
+		m.Config.Tasks = append(m.Config.Tasks, results.TaskConfig{Name: task, Version: "1", DatasetFiles: map[string]string{task + ".jsonl": "abc"}})
+		var recs []results.Record
+		for i, v := range vals {
+			recs = append(recs, results.Record{Task: task, ID: fmt.Sprint(i), Index: i, Scores: map[string]float64{"acc": v}})
+		}
+		if err := results.RewriteSorted(results.SamplesPath(dir, task), recs); err != nil {
+			t.Fatal(err)
+		}
+		st := stats.Summarize(vals)
+		sum.Tasks[task] = &results.TaskSummary{Version: "1", PrimaryMetric: "acc", Primary: st.Mean,
+			Metrics: map[string]stats.Summary{"acc": st}, Samples: len(vals), Scored: len(vals),
+			Timing: &results.Timing{DecodeTPSMedian: tps}}
+		sum.Order = append(sum.Order, task)
+	}
+	if err := results.WriteManifest(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := results.WriteSummary(dir, sum); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func sortedTaskNames(m map[string][]float64) []string {
+	var out []string
+	for _, k := range []string{"ifeval", "gsm8k", "humaneval"} {
+		if _, ok := m[k]; ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// pattern returns n 0/1 values with k ones, spread deterministically.
+func pattern(n, k int) []float64 {
+	out := make([]float64, n)
+	for i := 0; i < k; i++ {
+		out[(i*7)%n] = 1
+	}
+	return out
+}
+
+func mustLoad(t *testing.T, dir string) *Run {
+	t.Helper()
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestCompareMcNemar(t *testing.T) {
+	t.Parallel()
+	base := pattern(200, 120)
+	cand := append([]float64(nil), base...)
+	// Candidate loses 30 items and gains 2.
+	lost := 0
+	for i := range cand {
+		if cand[i] == 1 && lost < 30 {
+			cand[i] = 0
+			lost++
+		}
+	}
+	gained := 0
+	for i := range cand {
+		if base[i] == 0 && gained < 2 {
+			cand[i] = 1
+			gained++
+		}
+	}
+	a := mustLoad(t, fakeRun(t, "a.gguf", map[string][]float64{"gsm8k": base}, 100, 200))
+	b := mustLoad(t, fakeRun(t, "b.gguf", map[string][]float64{"gsm8k": cand}, 120, 150))
+	c, err := Compare(a, b, CompareOptions{Seed: 1, Resamples: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := c.Tasks[0]
+	if tc.Test != "mcnemar-exact" || tc.OnlyA != 30 || tc.OnlyB != 2 || !tc.Significant {
+		t.Errorf("comparison: %+v", tc)
+	}
+	if want := stats.McNemarExact(30, 2); tc.P != want {
+		t.Errorf("p = %v, want %v", tc.P, want)
+	}
+	if !(tc.Hi < 0) {
+		t.Errorf("interval [%v,%v] should be below 0", tc.Lo, tc.Hi)
+	}
+}
+
+func TestCompareRefusesMisaligned(t *testing.T) {
+	t.Parallel()
+	a := mustLoad(t, fakeRun(t, "a", map[string][]float64{"gsm8k": pattern(50, 20)}, 0, 0))
+	b := mustLoad(t, fakeRun(t, "b", map[string][]float64{"gsm8k": pattern(40, 20)}, 0, 0))
+	_, err := Compare(a, b, CompareOptions{})
+	var ae *AlignmentError
+	if err == nil || !strings.Contains(err.Error(), "only in A") {
+		t.Fatalf("err = %v", err)
+	}
+	if !asAlignment(err, &ae) {
+		t.Errorf("not an AlignmentError: %T", err)
+	}
+	// A different dataset hash is refused too.
+	c := fakeRun(t, "c", map[string][]float64{"gsm8k": pattern(50, 20)}, 0, 0)
+	m, _ := results.ReadManifest(c)
+	m.Config.Tasks[0].DatasetFiles["gsm8k.jsonl"] = "def"
+	results.WriteManifest(c, m)
+	if _, err := Compare(a, mustLoad(t, c), CompareOptions{}); err == nil || !strings.Contains(err.Error(), "different dataset") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func asAlignment(err error, ae **AlignmentError) bool {
+	e, ok := err.(*AlignmentError)
+	*ae = e
+	return ok
+}
+
+func gatePolicy(t *testing.T, text string) *Policy {
+	t.Helper()
+	p, err := ParsePolicy("gate.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestGateRegressionAndWobble(t *testing.T) {
+	t.Parallel()
+	base := map[string][]float64{"ifeval": pattern(300, 200), "gsm8k": pattern(300, 150)}
+	// Regression: ifeval loses 40 items.
+	reg := map[string][]float64{"ifeval": pattern(300, 160), "gsm8k": pattern(300, 150)}
+	// Wobble: gsm8k loses 3 items net (within noise), ifeval equal.
+	wob := map[string][]float64{"ifeval": pattern(300, 200), "gsm8k": pattern(300, 147)}
+	a := mustLoad(t, fakeRun(t, "base", base, 0, 0))
+	policy := gatePolicy(t, "alpha: 0.05\ndefaults:\n  max_drop: 0.5\n  require_significance: true\n")
+
+	g, err := Gate(a, mustLoad(t, fakeRun(t, "reg", reg, 0, 0)), policy, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Pass || len(g.Failures) != 1 || !strings.HasPrefix(g.Failures[0], "ifeval") {
+		t.Fatalf("regression not caught: %+v", g)
+	}
+	x, err := g.JUnit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suite struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Cases    []struct {
+			Name    string    `xml:"name,attr"`
+			Failure *struct{} `xml:"failure"`
+		} `xml:"testcase"`
+	}
+	if err := xml.Unmarshal(x, &suite); err != nil {
+		t.Fatal(err)
+	}
+	if suite.Tests != 2 || suite.Failures != 1 {
+		t.Errorf("junit: %+v\n%s", suite, x)
+	}
+	for _, c := range suite.Cases {
+		if (c.Failure != nil) != (c.Name == "ifeval") {
+			t.Errorf("junit case %s failure=%v", c.Name, c.Failure != nil)
+		}
+	}
+	if md := g.Markdown(); !strings.Contains(md, "regression") || !strings.Contains(md, "**FAIL**") {
+		t.Errorf("markdown:\n%s", md)
+	}
+
+	g, err = Gate(a, mustLoad(t, fakeRun(t, "wob", wob, 0, 0)), policy, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.Pass {
+		t.Fatalf("non-significant wobble failed: %+v", g.Failures)
+	}
+	// Without the significance requirement the same wobble fails.
+	strict := gatePolicy(t, "defaults:\n  max_drop: 0.5\n")
+	g, _ = Gate(a, mustLoad(t, fakeRun(t, "wob2", wob, 0, 0)), strict, 1)
+	if g.Pass {
+		t.Error("wobble passed a policy that does not ask for significance")
+	}
+	// Minimum score and suite floor.
+	floor := gatePolicy(t, "tasks:\n  gsm8k: {min_score: 60}\nsuite_average_floor: 90\n")
+	g, _ = Gate(a, mustLoad(t, fakeRun(t, "wob3", wob, 0, 0)), floor, 1)
+	if g.Pass || len(g.Failures) != 2 {
+		t.Errorf("min score / floor: %+v", g.Failures)
+	}
+}
+
+func TestPolicyErrors(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ text, want string }{
+		{"alpha: 2\n", "alpha"},
+		{"defaults:\n  max_drop: -1\n", "max_drop"},
+		{"tasks:\n  x: {min_score: 130}\n", "min_score"},
+		{"bogus: 1\n", "unknown field \"bogus\""},
+		{"defaults: [1, 2]\n", "gate.yaml"},
+	} {
+		if _, err := ParsePolicy("gate.yaml", []byte(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParsePolicy(%q) = %v, want error mentioning %q", c.text, err, c.want)
+		}
+	}
+}
+
+func TestSuiteReport(t *testing.T) {
+	t.Parallel()
+	dir := fakeRun(t, "m", map[string][]float64{"ifeval": pattern(100, 70), "gsm8k": pattern(100, 40)}, 0, 0)
+	r := mustLoad(t, dir)
+	rep70 := 73.2
+	spec := SuiteSpec{Name: "two", ReportedAverage: nil, Tasks: []SuiteTaskSpec{{Task: "ifeval", Reported: &rep70}, {Task: "gsm8k"}}}
+	rep, err := SuiteOf(r, spec, 1000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Average == nil || math.Abs(*rep.Average-55) > 1e-9 || !(rep.AvgLo < 55 && rep.AvgHi > 55) {
+		t.Fatalf("average %v [%v,%v]", *rep.Average, rep.AvgLo, rep.AvgHi)
+	}
+	if d := *rep.Rows[0].Delta; d < -3.21 || d > -3.19 {
+		t.Errorf("delta = %v, want -3.2", d)
+	}
+	var buf bytes.Buffer
+	rep.Print(&buf)
+	if !strings.Contains(buf.String(), "AVERAGE") || !strings.Contains(buf.String(), "55.00") {
+		t.Errorf("table:\n%s", buf.String())
+	}
+	// A missing task leaves the average undefined, says so.
+	spec.Tasks = append(spec.Tasks, SuiteTaskSpec{Task: "mmlu"})
+	rep, _ = SuiteOf(r, spec, 100, 1)
+	buf.Reset()
+	rep.Print(&buf)
+	if rep.Average != nil || !strings.Contains(buf.String(), "missing: mmlu") {
+		t.Errorf("missing task:\n%s", buf.String())
+	}
+}
+
+func TestBoardHTML(t *testing.T) {
+	t.Parallel()
+	runs := []*Run{
+		mustLoad(t, fakeRun(t, "pocket.mnn", map[string][]float64{"ifeval": pattern(50, 35), "gsm8k": pattern(50, 20)}, 466, 228)),
+		mustLoad(t, fakeRun(t, "qwen3-0.6b.gguf", map[string][]float64{"ifeval": pattern(50, 27), "gsm8k": pattern(50, 25)}, 286, 427)),
+		mustLoad(t, fakeRun(t, "smol.gguf", map[string][]float64{"ifeval": pattern(50, 20)}, 0, 0)),
+	}
+	b := NewBoard("test board", runs)
+	h, err := b.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(h)
+	for _, want := range []string{"<table id=\"board\"", "pocket.mnn", "qwen3-0.6b.gguf", "Score vs decode speed", "Score vs peak memory", "<circle", "data-ready"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"http://", "https://", "src=\""} {
+		if strings.Contains(strings.ReplaceAll(s, `xmlns="http://www.w3.org/2000/svg"`, ""), bad) {
+			t.Errorf("HTML refers to an external resource (%q)", bad)
+		}
+	}
+	if md := b.Markdown(); !strings.Contains(md, "| pocket.mnn |") || !strings.Contains(md, "n/a") {
+		t.Errorf("markdown:\n%s", md)
+	}
+	chromiumCheck(t, h)
+}
+
+// chromiumCheck renders the page in headless Chromium (Debian's chromium
+// package) and checks the script ran and the table and plots are in the DOM.
+func chromiumCheck(t *testing.T, page []byte) {
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium is not installed; scripts/setup.sh installs it")
+		}
+		t.Skip("chromium not installed")
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "board.html")
+	os.WriteFile(file, page, 0o644)
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--virtual-time-budget=2000", "--dump-dom", "file://"+file)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, errb.String())
+	}
+	dom := out.String()
+	if !strings.Contains(dom, `data-ready="1"`) {
+		t.Errorf("the page's script did not run to completion in Chromium:\n%s", errb.String())
+	}
+	if strings.Count(dom, "<svg") != 2 || !strings.Contains(dom, "<tbody>") || strings.Count(dom, "<circle") != 4 {
+		t.Errorf("rendered DOM lacks the table or plots")
+	}
+}

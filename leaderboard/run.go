@@ -1,0 +1,101 @@
+// Package leaderboard reads result directories and turns them into
+// decisions: suite reports against published numbers, paired comparisons
+// of two runs, release gates with a policy, and leaderboards (HTML with SVG
+// plots, Markdown).
+//
+// It never re-scores anything: it reads summary.json and the per-sample
+// scores in samples/<task>.jsonl as the runs wrote them.
+package leaderboard
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"github.com/pocketeval/pocketeval/results"
+)
+
+// Run is one result directory, loaded.
+type Run struct {
+	Dir      string
+	Name     string // display name: the model file's base name, else the dir
+	Manifest *results.Manifest
+	Summary  *results.Summary
+	records  map[string][]results.Record // lazily loaded per task
+}
+
+// Load reads a result directory's manifest and summary. It refuses a
+// directory without a summary (a run in progress or killed) and says so.
+func Load(dir string) (*Run, error) {
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load run %s: %w", dir, err)
+	}
+	s, err := results.ReadSummary(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load run %s: no readable summary.json (is the run finished? status %q): %w", dir, m.Status, err)
+	}
+	name := filepath.Base(filepath.Clean(dir))
+	if m.Config.Model.Path != "" && m.Config.Runtime != "replay" {
+		name = filepath.Base(m.Config.Model.Path)
+	}
+	return &Run{Dir: dir, Name: name, Manifest: m, Summary: s, records: map[string][]results.Record{}}, nil
+}
+
+// Records returns the task's sample records (read once).
+func (r *Run) Records(task string) ([]results.Record, error) {
+	if recs, ok := r.records[task]; ok {
+		return recs, nil
+	}
+	recs, _, err := results.ReadSamples(results.SamplesPath(r.Dir, task))
+	if err != nil {
+		return nil, err
+	}
+	r.records[task] = recs
+	return recs, nil
+}
+
+// TaskConfig returns the manifest's config of task.
+func (r *Run) TaskConfig(task string) (results.TaskConfig, bool) {
+	for _, t := range r.Manifest.Config.Tasks {
+		if t.Name == task {
+			return t, true
+		}
+	}
+	return results.TaskConfig{}, false
+}
+
+// Tasks returns the run's task names in run order.
+func (r *Run) Tasks() []string { return r.Summary.Order }
+
+// perSample returns metric values keyed by (id, repeat) for scored records.
+func (r *Run) perSample(task, metric string) (map[results.Key]float64, error) {
+	recs, err := r.Records(task)
+	if err != nil {
+		return nil, err
+	}
+	out := map[results.Key]float64{}
+	for _, rec := range recs {
+		if rec.Error != "" {
+			continue
+		}
+		if v, ok := rec.Scores[metric]; ok {
+			out[rec.Key()] = v
+		}
+	}
+	return out, nil
+}
+
+func sortedKeys(m map[results.Key]float64) []results.Key {
+	ks := make([]results.Key, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		if ks[i].ID != ks[j].ID {
+			return ks[i].ID < ks[j].ID
+		}
+		return ks[i].Repeat < ks[j].Repeat
+	})
+	return ks
+}
