@@ -516,7 +516,6 @@ func runOne(ctx context.Context, o Options, wi workItem) (*results.Record, error
 			return rec, nil
 		}
 		rec.Loglik = reqs
-		start := time.Now()
 		lls, err := o.Runtime.(runtime.LogLikelihooder).LogLikelihood(ctx, reqs)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -525,7 +524,6 @@ func runOne(ctx context.Context, o Options, wi workItem) (*results.Record, error
 			rec.Error = "runtime: " + err.Error()
 			return rec, nil
 		}
-		rec.Timings = &runtime.Timings{Total: time.Since(start)}
 		rec.LoglikResults = lls
 		out.Loglik = lls
 	} else {
@@ -539,7 +537,6 @@ func runOne(ctx context.Context, o Options, wi workItem) (*results.Record, error
 		if req.Gen.MaxTokens == 0 {
 			req.Gen.MaxTokens = wi.p.info.DefaultMaxTokens
 		}
-		start := time.Now()
 		resp, err := o.Runtime.Generate(ctx, req)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -548,11 +545,11 @@ func runOne(ctx context.Context, o Options, wi workItem) (*results.Record, error
 			rec.Error = "runtime: " + err.Error()
 			return rec, nil
 		}
-		if resp.Timings.Total == 0 {
-			resp.Timings.Total = time.Since(start)
+		// Only what the runtime measured is recorded (replayed predictions
+		// have no timings, so their result files are fully deterministic).
+		if t := resp.Timings; t != (runtime.Timings{}) {
+			rec.Timings = &t
 		}
-		t := resp.Timings
-		rec.Timings = &t
 		rec.Response = resp.Text
 		rec.FinishReason = resp.FinishReason
 		rec.PromptTokens, rec.CompletionTokens = resp.PromptTokens, resp.CompletionTokens

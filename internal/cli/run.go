@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pocketeval/pocketeval/datasets"
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/evals/runner"
@@ -52,6 +53,8 @@ type RunOptions struct {
 	Mode            string
 	UnsafeNoSandbox bool
 	JSON            bool
+
+	cmd *cobra.Command
 }
 
 // NewCmdRun evaluates a model on tasks.
@@ -110,6 +113,7 @@ silently — a missing dataset fails with the command that fetches it.`,
 			if opts.DataDir == "" {
 				opts.DataDir = DefaultDataDir()
 			}
+			opts.cmd = cmd
 			if runF != nil {
 				return runF(opts)
 			}
@@ -156,15 +160,7 @@ func ParseShard(s string) (results.Shard, error) {
 }
 
 // DefaultDataDir is $POCKETEVAL_DATA, else $XDG_CACHE_HOME/pocketeval/datasets.
-func DefaultDataDir() string {
-	if d := os.Getenv("POCKETEVAL_DATA"); d != "" {
-		return d
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "pocketeval", "datasets")
-	}
-	return "datasets"
-}
+func DefaultDataDir() string { return datasets.DefaultDir() }
 
 func selectTasks(f *Factory, opts *RunOptions) ([]evals.Task, error) {
 	names := opts.Tasks
@@ -195,6 +191,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	shard, _ := ParseShard(opts.Shard)
 	ro := opts.Runtime
+	if err := resolveModel(opts.cmd, f, &ro); err != nil {
+		return err
+	}
 	ro.Workers = opts.Concurrency
 	model, err := describeModel(ro)
 	if err != nil {
@@ -228,6 +227,15 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	res, err := runner.Run(ctx, o)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			for _, t := range tasks {
+				if strings.Contains(err.Error(), t.Info().Name) {
+					if hint := datasets.MissingHint(t.Info().Name, opts.DataDir); hint != "" {
+						return fmt.Errorf("%w\n%s", err, hint)
+					}
+				}
+			}
+		}
 		var mm *runner.ConfigMismatchError
 		if errors.As(err, &mm) {
 			return &ExitCodeError{Code: ExitUsage, Err: err}
