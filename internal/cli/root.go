@@ -17,6 +17,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
+	"github.com/pocketeval/pocketeval/runtime"
 )
 
 // Factory holds the dependencies commands share. Tests build their own.
@@ -28,11 +29,13 @@ type Factory struct {
 	Now func() time.Time
 	// Args is the full command line, recorded in manifests.
 	Args []string
+	// OpenRuntime opens a runtime (OpenRuntime by default).
+	OpenRuntime func(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error)
 }
 
 // NewFactory returns the production factory.
 func NewFactory() *Factory {
-	return &Factory{IO: System(), Tasks: registry.All, Now: time.Now, Args: os.Args}
+	return &Factory{IO: System(), Tasks: registry.All, Now: time.Now, Args: os.Args, OpenRuntime: OpenRuntime}
 }
 
 // Main runs pocketeval with os.Args and returns the process exit code.

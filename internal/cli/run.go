@@ -200,7 +200,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	baseline := runner.CurrentRSS()
-	rt, err := OpenRuntime(ctx, ro)
+	rt, err := f.OpenRuntime(ctx, ro)
 	if err != nil {
 		return err
 	}
