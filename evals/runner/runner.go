@@ -125,6 +125,13 @@ func (e *ConfigMismatchError) Error() string {
 		e.Dir, strings.Join(e.Diffs, "\n  "))
 }
 
+// ModeSetter is implemented by tasks with more than one scoring mode
+// (multiple choice: "gen" and "loglik"); the returned task's Info carries
+// the mode's metrics and version.
+type ModeSetter interface {
+	WithMode(mode string) (evals.Task, error)
+}
+
 // prepared is one task ready to run.
 type prepared struct {
 	task     evals.Task
@@ -453,6 +460,13 @@ func prepare(ctx context.Context, t evals.Task, o Options, env evals.Env) (*prep
 		if _, ok := p.task.(evals.LoglikTask); ok {
 			if _, ok := o.Runtime.(runtime.LogLikelihooder); !ok {
 				return nil, fmt.Errorf("task %s: --mode loglik needs a runtime that scores tokens: %w", p.info.Name, runtime.ErrNotSupported)
+			}
+			if m, ok := p.task.(ModeSetter); ok {
+				nt, err := m.WithMode("loglik")
+				if err != nil {
+					return nil, fmt.Errorf("task %s: %w", p.info.Name, err)
+				}
+				p.task, p.info = nt, nt.Info()
 			}
 			p.loglik = true
 		} else {

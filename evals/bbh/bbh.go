@@ -1,0 +1,458 @@
+// Package bbh provides BIG-Bench Hard (Suzgun et al. 2022) as one
+// evals.Task over its 27 sub-tasks (6,511 examples): 3-shot
+// chain-of-thought with the official prompt files, scored by exact match of
+// the answer after "the answer is", per sub-task and averaged.
+//
+// Prompts reproduce the official ones byte for byte: the prompt file with
+// its canary header removed, then "\n\nQ: <input>\nA: Let's think step by
+// step." Raw prompts are exactly that text; chat prompts split the three
+// exemplars into user/assistant turns.
+//
+// Scoring reproduces the official evaluation (checked against the
+// published code-davinci-002 outputs, whose per-task accuracies it matches
+// on all 27 tasks): the response is cut at the first "\n\nQ:" (a model
+// that keeps going starts a new question there), the text after the FIRST
+// "the answer is " up to the end of its line is the answer, a final period
+// is dropped, and it must equal the target exactly. exact_match_flexible
+// additionally forgives case, markdown, "A" for "(A)", an option's text for
+// its letter, a one-line answer-only response, and a missing "the answer
+// is" on multiple-choice tasks when the response names an option last.
+//
+// The package intentionally offers no log-likelihood mode: BBH is defined
+// by chain-of-thought generation.
+package bbh
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// Metric names.
+const (
+	MetricExact       = "exact_match"          // official extraction and comparison
+	MetricFlexible    = "exact_match_flexible" // normalised comparison, fallbacks
+	MetricExtractFail = "extraction_failed"    // no "the answer is" in the response
+)
+
+// ModeGen is the only scoring mode.
+const ModeGen = "gen"
+
+const (
+	taskVersion      = "1+gen"
+	defaultMaxTokens = 512
+	numTasks         = 27
+	source           = "https://github.com/suzgunmirac/BIG-Bench-Hard (bbh/*.json, cot-prompts/*.txt)"
+)
+
+// Task is the bbh task. It is immutable and safe for concurrent use.
+type Task struct{}
+
+var (
+	_ evals.Task       = Task{}
+	_ evals.Aggregator = Task{}
+)
+
+// New returns the bbh task.
+func New() Task { return Task{} }
+
+// Modes lists the scoring modes the task supports.
+func (Task) Modes() []string { return []string{ModeGen} }
+
+// WithMode accepts only "gen" (or ""): BBH has no log-likelihood variant.
+func (t Task) WithMode(mode string) (evals.Task, error) {
+	if mode == "" || mode == ModeGen {
+		return t, nil
+	}
+	return nil, fmt.Errorf("task bbh: mode %q not supported; BBH is scored by chain-of-thought generation only (mode %q)", mode, ModeGen)
+}
+
+// Info describes the task.
+func (Task) Info() evals.TaskInfo {
+	return evals.TaskInfo{
+		Name:             "bbh",
+		Version:          taskVersion,
+		DatasetFiles:     []string{"bbh/bbh", "bbh/cot-prompts"},
+		Source:           source,
+		PrimaryMetric:    MetricExact,
+		Metrics:          []string{MetricExact, MetricFlexible, MetricExtractFail},
+		Description:      "BIG-Bench Hard: 27 tasks, 6,511 examples, 3-shot chain-of-thought with the official prompts; exact match after \"the answer is\"; headline is the macro average over the 27 tasks.",
+		DefaultMaxTokens: defaultMaxTokens,
+		FewShot:          true, // 3 (default) or 0
+	}
+}
+
+// prompt is one parsed CoT prompt file.
+type prompt struct {
+	text        string // the official few-shot text, canary removed
+	description string
+	shots       []shot
+}
+
+type shot struct{ question, answer string }
+
+type extra struct {
+	prompts map[string]*prompt // sub-task → prompt
+}
+
+// Load reads bbh/bbh/<task>.json and bbh/cot-prompts/<task>.txt for the
+// 27 tasks under the data directory (or under cfg.DatasetFile, taken as
+// the BBH root holding bbh/ and cot-prompts/).
+func (Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, error) {
+	root := cfg.DatasetFile
+	if root == "" {
+		root = filepath.Join(cfg.DataDir, "bbh")
+	}
+	if cfg.NumFewshot > 0 && cfg.NumFewshot != 3 {
+		return nil, fmt.Errorf("load bbh: %d-shot requested; the official CoT prompts are 3-shot (use --num-fewshot 3, 0 or the default)", cfg.NumFewshot)
+	}
+	dataDir := filepath.Join(root, "bbh")
+	promptDir := filepath.Join(root, "cot-prompts")
+	files, err := filepath.Glob(filepath.Join(dataDir, "*.json"))
+	if err != nil {
+		return nil, fmt.Errorf("load bbh: %w", err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("load bbh: no task files in %s (official source: %s)", dataDir, source)
+	}
+	sort.Strings(files)
+	d := &evals.Dataset{Files: map[string]string{}}
+	ex := &extra{prompts: map[string]*prompt{}}
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		name := strings.TrimSuffix(filepath.Base(f), ".json")
+		samples, err := readTask(f, name, d)
+		if err != nil {
+			return nil, fmt.Errorf("load bbh: %w", err)
+		}
+		pf := filepath.Join(promptDir, name+".txt")
+		raw, err := os.ReadFile(pf)
+		if err != nil {
+			return nil, fmt.Errorf("load bbh: prompt for %s: %w (official source: %s)", name, err, source)
+		}
+		d.Files[pf] = digest(raw)
+		p, err := parsePrompt(string(raw))
+		if err != nil {
+			return nil, fmt.Errorf("load bbh: %s: %w", pf, err)
+		}
+		ex.prompts[name] = p
+		d.Samples = append(d.Samples, samples...)
+	}
+	if len(files) != numTasks {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %d tasks, BBH has %d", dataDir, len(files), numTasks))
+	}
+	d.Extra = ex
+	return d, nil
+}
+
+func digest(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func readTask(path, name string, d *evals.Dataset) ([]evals.Sample, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	d.Files[path] = digest(raw)
+	var file struct {
+		Examples []struct {
+			Input  *string `json:"input"`
+			Target *string `json:"target"`
+		} `json:"examples"`
+	}
+	if err := json.Unmarshal(raw, &file); err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	if len(file.Examples) == 0 {
+		return nil, fmt.Errorf("%s: examples: empty", path)
+	}
+	out := make([]evals.Sample, 0, len(file.Examples))
+	for i, e := range file.Examples {
+		if e.Input == nil || e.Target == nil {
+			return nil, fmt.Errorf("%s: examples[%d]: input or target missing", path, i)
+		}
+		out = append(out, evals.Sample{
+			ID:     name + "/" + strconv.Itoa(i),
+			Input:  *e.Input,
+			Target: *e.Target,
+			Group:  name,
+		})
+	}
+	return out, nil
+}
+
+// canarySep ends the canary header of every prompt file; the official
+// inputs start right after it.
+const canarySep = "-----\n"
+
+// parsePrompt strips the canary header and splits the few-shot text into
+// the task description and its question/answer exemplars.
+func parsePrompt(raw string) (*prompt, error) {
+	raw = strings.ReplaceAll(raw, "\r\n", "\n")
+	_, text, ok := strings.Cut(raw, canarySep)
+	if !ok {
+		return nil, fmt.Errorf("no %q line after the canary header", strings.TrimSpace(canarySep))
+	}
+	p := &prompt{text: text}
+	parts := strings.Split(text, "\n\nQ: ")
+	p.description = parts[0]
+	for i, part := range parts[1:] {
+		q, a, ok := strings.Cut(part, "\nA: ")
+		if !ok {
+			return nil, fmt.Errorf("exemplar %d has no \"\\nA: \" line", i+1)
+		}
+		p.shots = append(p.shots, shot{question: q, answer: strings.TrimRight(a, "\n")})
+	}
+	if len(p.shots) == 0 {
+		return nil, fmt.Errorf("no exemplars")
+	}
+	return p, nil
+}
+
+const cotCue = "Let's think step by step."
+
+// Prompt renders the official 3-shot CoT prompt (or 0-shot with
+// --num-fewshot 0: the task description, the question and the CoT cue).
+func (t Task) Prompt(d *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) (runtime.Request, error) {
+	ex, _ := d.Extra.(*extra)
+	if ex == nil || ex.prompts[s.Group] == nil {
+		return runtime.Request{}, fmt.Errorf("prompt bbh %s: no CoT prompt loaded for task %q", s.ID, s.Group)
+	}
+	p := ex.prompts[s.Group]
+	zeroShot := cfg.NumFewshot == 0
+	req := runtime.Request{ID: s.ID, Task: "bbh", Gen: cfg.Gen}
+	if req.Gen.MaxTokens == 0 {
+		req.Gen.MaxTokens = defaultMaxTokens
+	}
+	if !cfg.Chat {
+		text := p.text
+		if zeroShot {
+			text = p.description
+		}
+		req.Prompt = text + "\n\nQ: " + s.Input + "\nA: " + cotCue
+		if len(req.Gen.Stop) == 0 {
+			req.Gen.Stop = []string{"\n\nQ:"}
+		}
+		return req, nil
+	}
+	var shots []shot
+	if !zeroShot {
+		shots = p.shots
+	}
+	for i, sh := range shots {
+		content := "Q: " + sh.question
+		if i == 0 {
+			content = p.description + "\n\n" + content
+		}
+		req.Messages = append(req.Messages,
+			runtime.Message{Role: "user", Content: content},
+			runtime.Message{Role: "assistant", Content: sh.answer},
+		)
+	}
+	final := "Q: " + s.Input
+	if len(shots) == 0 {
+		final = p.description + "\n\n" + final + "\n\nAnswer step by step (start with \"" + cotCue + "\") and end with \"So the answer is <answer>.\""
+	}
+	req.Messages = append(req.Messages, runtime.Message{Role: "user", Content: final})
+	return req, nil
+}
+
+// ExtractAnswer is the official BBH answer extraction: cut the response at
+// the first "\n\nQ:", take the text after the first "the answer is " up to
+// the end of that line, trim it and drop one final period. ok is false when
+// the response has no "the answer is ".
+func ExtractAnswer(response string) (answer string, ok bool) {
+	response, _, _ = strings.Cut(response, "\n\nQ:")
+	_, after, found := strings.Cut(response, "the answer is ")
+	if !found {
+		return "", false
+	}
+	after, _, _ = strings.Cut(after, "\n")
+	after = strings.TrimSpace(after)
+	after = strings.TrimSuffix(after, ".")
+	return after, true
+}
+
+var (
+	reAnswerIs   = regexp.MustCompile(`(?i)the\s+(?:final\s+)?answer\s+is\s*:?\s*`)
+	reOptionLine = regexp.MustCompile(`(?m)^\(([A-R])\)\s*(.+?)\s*$`)
+	reMCLetter   = regexp.MustCompile(`^\(?([A-R])\)?$`)
+	reLastOption = regexp.MustCompile(`\(([A-R])\)`)
+)
+
+// extractFlexible is the lenient variant: case-insensitive "the answer
+// is"; else, for multiple-choice targets, the last "(X)" of the response;
+// else a one-line response taken whole (answer-only output).
+func extractFlexible(response string, mc bool) (string, bool) {
+	response, _, _ = strings.Cut(response, "\n\nQ:")
+	if loc := reAnswerIs.FindStringIndex(response); loc != nil {
+		after := response[loc[1]:]
+		after, _, _ = strings.Cut(after, "\n")
+		return after, true
+	}
+	if mc {
+		if m := reLastOption.FindAllStringSubmatch(response, -1); m != nil {
+			return "(" + m[len(m)-1][1] + ")", true
+		}
+	}
+	// An answer-only response ("False", "B") is its own answer.
+	if r := strings.TrimSpace(response); r != "" && !strings.Contains(r, "\n") && len(r) <= maxBareAnswer {
+		return r, true
+	}
+	return "", false
+}
+
+// maxBareAnswer bounds a one-line response taken whole as the answer; the
+// longest BBH targets (word_sorting, dyck_languages) fit.
+const maxBareAnswer = 400
+
+// normalize folds the superficial differences exact_match_flexible
+// forgives: surrounding space, markdown emphasis, quotes, a final period,
+// case, and inner runs of white space.
+func normalize(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.Trim(s, "*`\"'“”")
+	s = strings.TrimSpace(s)
+	s = strings.TrimSuffix(s, ".")
+	s = strings.Trim(s, "*`\"'“”")
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+}
+
+// options parses the "(A) text" lines of a multiple-choice input.
+func options(input string) map[string]string {
+	out := map[string]string{}
+	for _, m := range reOptionLine.FindAllStringSubmatch(input, -1) {
+		out[m[1]] = m[2]
+	}
+	return out
+}
+
+func flexibleMatch(answer string, s evals.Sample) bool {
+	got, want := normalize(answer), normalize(s.Target)
+	if got == want {
+		return true
+	}
+	tm := reMCLetter.FindStringSubmatch(strings.TrimSpace(s.Target))
+	if tm == nil || !strings.HasPrefix(strings.TrimSpace(s.Target), "(") {
+		return false
+	}
+	letter := tm[1]
+	// "A", "(A)", "(A) option text", or the option text itself.
+	if g := strings.ToUpper(got); g == letter || g == "("+letter+")" || strings.HasPrefix(g, "("+letter+") ") {
+		return true
+	}
+	if text, ok := options(s.Input)[letter]; ok && got == normalize(text) {
+		return true
+	}
+	return false
+}
+
+// Score applies the official extraction and exact match, and the flexible
+// variant.
+func (Task) Score(ctx context.Context, s evals.Sample, out evals.Output) (evals.Score, error) {
+	ans, ok := ExtractAnswer(out.Text)
+	exact := ok && ans == s.Target
+	mc := strings.HasPrefix(strings.TrimSpace(s.Target), "(")
+	flexAns, flexOK := ans, ok
+	if !exact {
+		if a, found := extractFlexible(out.Text, mc); found {
+			flexAns, flexOK = a, true
+		}
+	}
+	flex := exact || (flexOK && flexibleMatch(flexAns, s))
+	sc := evals.Score{
+		Values: map[string]float64{
+			MetricExact:       b2f(exact),
+			MetricFlexible:    b2f(flex),
+			MetricExtractFail: b2f(!ok),
+		},
+		Extracted:        ans,
+		ExtractionFailed: !ok,
+	}
+	if flexAns != ans {
+		sc.Details = map[string]any{"flexible_extracted": strings.TrimSpace(flexAns)}
+	}
+	return sc, nil
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Aggregate reports per-task accuracy and the BBH headline: the macro
+// average over tasks (the paper's "All tasks (avg)"), plus the micro
+// average over examples.
+func (Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
+	type tally struct {
+		n   int
+		sum map[string]float64
+	}
+	tasks := map[string]*tally{}
+	total := 0
+	for _, r := range results {
+		tl := tasks[r.Sample.Group]
+		if tl == nil {
+			tl = &tally{sum: map[string]float64{}}
+			tasks[r.Sample.Group] = tl
+		}
+		tl.n++
+		total++
+		for k, v := range r.Score.Values {
+			tl.sum[k] += v
+		}
+	}
+	agg := evals.Aggregates{Metrics: map[string]float64{}, Breakdown: map[string]map[string]float64{}}
+	names := make([]string, 0, len(tasks))
+	for n := range tasks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		tl := tasks[n]
+		b := map[string]float64{"n": float64(tl.n)}
+		for k, v := range tl.sum {
+			b[k] = v / float64(tl.n)
+		}
+		agg.Breakdown[n] = b
+	}
+	for _, m := range []string{MetricExact, MetricFlexible} {
+		var macro, sum float64
+		for _, n := range names {
+			macro += agg.Breakdown[n][m]
+			sum += tasks[n].sum[m]
+		}
+		if len(names) > 0 {
+			agg.Metrics[m+"_macro"] = macro / float64(len(names))
+		}
+		if total > 0 {
+			agg.Metrics[m+"_micro"] = sum / float64(total)
+		}
+	}
+	agg.Notes = []string{
+		"scoring mode: gen (3-shot chain-of-thought, official prompts; answer after the first \"the answer is\" before any \"\\n\\nQ:\")",
+		fmt.Sprintf("headline: exact_match_macro = %.4f, the unweighted mean over %d tasks as in the BBH paper; exact_match_micro = %.4f weights the %d examples (tasks have 146-250)",
+			agg.Metrics[MetricExact+"_macro"], len(names), agg.Metrics[MetricExact+"_micro"], total),
+	}
+	if len(names) != numTasks {
+		agg.Notes = append(agg.Notes, fmt.Sprintf("only %d of the %d BBH tasks were evaluated; the macro average is not comparable to published numbers", len(names), numTasks))
+	}
+	return agg
+}

@@ -1,0 +1,461 @@
+package mc
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/scorers/choice"
+)
+
+// benchmark is the static description of one multiple-choice benchmark.
+type benchmark struct {
+	name        string
+	description string
+	source      string
+	files       []string // TaskInfo.DatasetFiles, relative to the data dir
+	// testDir/devDir are directories inside the dataset root; testSuffix
+	// and devSuffix are stripped from file names to get the subject.
+	testDir, testSuffix string
+	devDir, devSuffix   string
+	defaultShots        int
+	format              *format
+	loglikText          bool // loglik continuation is the option text
+	wantSubjects        int  // for a warning when the data differs
+	load                func(ctx context.Context, b *benchmark, cfg evals.LoadConfig) (*evals.Dataset, error)
+	agg                 aggregation
+}
+
+func (b *benchmark) shots(n int) int {
+	if n < 0 {
+		return b.defaultShots
+	}
+	return n
+}
+
+var mmluBench = &benchmark{
+	name:        "mmlu",
+	description: "MMLU (Hendrycks et al. 2021): 57 subjects, 14,042 four-option test questions; few-shot exemplars from the dev split (official default 5).",
+	source:      "https://people.eecs.berkeley.edu/~hendrycks/data.tar (HF cais/mmlu)",
+	files:       []string{"mmlu/test", "mmlu/dev"},
+	testDir:     "test", testSuffix: "_test.csv",
+	devDir: "dev", devSuffix: "_dev.csv",
+	defaultShots: 5,
+	format:       mmluFormat,
+	wantSubjects: 57,
+	load:         loadCSVBenchmark("mmlu", "mmlu"),
+	agg:          mmluAggregation,
+}
+
+var cevalBench = &benchmark{
+	name:        "ceval",
+	description: "C-Eval (Huang et al. 2023): 52 subjects; the val split (1,346 questions, the split with public answers) is evaluated, dev gives few-shot exemplars (official default 5).",
+	source:      "https://huggingface.co/datasets/ceval/ceval-exam (ceval-exam.zip)",
+	files:       []string{"ceval/ceval-exam.zip"},
+	testDir:     "val", testSuffix: "_val.csv",
+	devDir: "dev", devSuffix: "_dev.csv",
+	defaultShots: 5,
+	format:       cevalFormat,
+	wantSubjects: 52,
+	load:         loadCSVBenchmark("ceval", "ceval/ceval-exam.zip"),
+	agg:          cevalAggregation,
+}
+
+var cmmluBench = &benchmark{
+	name:        "cmmlu",
+	description: "CMMLU (Li et al. 2023): 67 subjects, 11,582 test questions; few-shot exemplars from the dev split (official default 5).",
+	source:      "https://github.com/haonan-li/CMMLU (data/test, data/dev; HF haonan-li/cmmlu)",
+	files:       []string{"cmmlu/data/test", "cmmlu/data/dev"},
+	testDir:     "test", testSuffix: ".csv",
+	devDir: "dev", devSuffix: ".csv",
+	defaultShots: 5,
+	format:       cmmluFormat,
+	wantSubjects: 67,
+	load:         loadCSVBenchmark("cmmlu", "cmmlu/data"),
+	agg:          cmmluAggregation,
+}
+
+var arcBench = &benchmark{
+	name:         "arc_challenge",
+	description:  "ARC-Challenge (Clark et al. 2018): 1,172 grade-school science test questions with 3-5 options, zero-shot.",
+	source:       "AllenAI ARC-V1-Feb2018 (ARC-Challenge/ARC-Challenge-Test.jsonl; HF allenai/ai2_arc, config ARC-Challenge, split test)",
+	files:        []string{"arc_challenge/arc_challenge_test.jsonl"},
+	format:       arcFormat,
+	loglikText:   true,
+	defaultShots: 0,
+	load:         loadARC,
+	agg:          arcAggregation,
+}
+
+// loadCSVBenchmark reads one CSV file per subject from the evaluation and
+// dev directories of a dataset root. The root is a directory or a zip
+// (C-Eval's ceval-exam.zip is read in place); for MMLU the data.tar layout
+// (data/test, data/dev) is accepted too.
+func loadCSVBenchmark(name, defaultRel string) func(context.Context, *benchmark, evals.LoadConfig) (*evals.Dataset, error) {
+	return func(ctx context.Context, b *benchmark, cfg evals.LoadConfig) (*evals.Dataset, error) {
+		root := cfg.DatasetFile
+		if root == "" {
+			root = filepath.Join(cfg.DataDir, filepath.FromSlash(defaultRel))
+		}
+		src, err := openRoot(root, b.testDir)
+		if err != nil {
+			return nil, fmt.Errorf("%w (official source: %s)", err, b.source)
+		}
+		defer src.close()
+
+		d := &evals.Dataset{Files: map[string]string{}}
+		if src.digest != "" {
+			d.Files[root] = src.digest
+		}
+		test, err := readSubjects(ctx, src, b.testDir, b.testSuffix, d)
+		if err != nil {
+			return nil, err
+		}
+		if len(test) == 0 {
+			return nil, fmt.Errorf("no *%s files in %s", b.testSuffix, src.join(b.testDir))
+		}
+		dev, err := readSubjects(ctx, src, b.devDir, b.devSuffix, d)
+		if err != nil {
+			return nil, err
+		}
+		subjects := make([]string, 0, len(test))
+		for s := range test {
+			subjects = append(subjects, s)
+		}
+		sort.Strings(subjects)
+		if b.wantSubjects > 0 && len(subjects) != b.wantSubjects {
+			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %d subjects, the benchmark has %d", src.join(b.testDir), len(subjects), b.wantSubjects))
+		}
+		k := b.shots(cfg.NumFewshot)
+		for _, s := range subjects {
+			if _, ok := b.agg.categories(s); !ok {
+				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: subject %q has no official category", src.join(b.testDir), s))
+			}
+			if k > 0 && len(dev[s]) < k {
+				return nil, fmt.Errorf("%d-shot requested but %s has %d dev examples for subject %q", k, src.join(b.devDir), len(dev[s]), s)
+			}
+			d.Samples = append(d.Samples, test[s]...)
+		}
+		d.Extra = &extra{dev: dev}
+		return d, nil
+	}
+}
+
+// source is an opened dataset root.
+type source struct {
+	fsys    fs.FS
+	display string // root path for messages and the manifest
+	digest  string // sha256 of the root when it is a single file (zip)
+	close   func()
+	hashed  bool // per-file digests go into Dataset.Files
+}
+
+func (s *source) join(p string) string { return filepath.Join(s.display, filepath.FromSlash(p)) }
+
+func openRoot(root, testDir string) (*source, error) {
+	st, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("dataset %s not found: %w", root, err)
+	}
+	if st.IsDir() {
+		dir := root
+		if _, err := os.Stat(filepath.Join(dir, testDir)); err != nil {
+			// data.tar unpacks to data/{dev,val,test}.
+			alt := filepath.Join(root, "data")
+			if _, err2 := os.Stat(filepath.Join(alt, testDir)); err2 == nil {
+				dir = alt
+			} else {
+				return nil, fmt.Errorf("dataset %s has no %s directory", root, testDir)
+			}
+		}
+		return &source{fsys: os.DirFS(dir), display: dir, close: func() {}, hashed: true}, nil
+	}
+	raw, err := os.ReadFile(root)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", root, err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		return nil, fmt.Errorf("open %s as zip: %w", root, err)
+	}
+	sum := sha256.Sum256(raw)
+	return &source{fsys: zr, display: root, digest: hex.EncodeToString(sum[:]), close: func() {}}, nil
+}
+
+// readSubjects reads every <subject><suffix> file in dir. A missing dev
+// directory yields no subjects (zero-shot still works).
+func readSubjects(ctx context.Context, src *source, dir, suffix string, d *evals.Dataset) (map[string][]evals.Sample, error) {
+	out := map[string][]evals.Sample{}
+	if dir == "" {
+		return out, nil
+	}
+	entries, err := fs.ReadDir(src.fsys, dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return out, nil
+		}
+		return nil, fmt.Errorf("list %s: %w", src.join(dir), err)
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), suffix) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		subject := strings.TrimSuffix(e.Name(), suffix)
+		p := path.Join(dir, e.Name())
+		raw, err := fs.ReadFile(src.fsys, p)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", src.join(p), err)
+		}
+		if src.hashed {
+			sum := sha256.Sum256(raw)
+			d.Files[src.join(p)] = hex.EncodeToString(sum[:])
+		}
+		samples, err := parseSubjectCSV(raw, src.join(p), subject)
+		if err != nil {
+			return nil, err
+		}
+		out[subject] = samples
+	}
+	return out, nil
+}
+
+// parseSubjectCSV reads one subject file. Two layouts are accepted:
+//   - with a header naming the columns (question/Question, A-D or
+//     choice0-choice3, answer/Answer; extra columns such as C-Eval's id and
+//     explanation or CMMLU's unnamed index are ignored);
+//   - without a header, as in MMLU's data.tar: question, four options,
+//     answer.
+//
+// Answers may be letters (A-D) or 0-based indices (the cais/mmlu export).
+func parseSubjectCSV(raw []byte, name, subject string) ([]evals.Sample, error) {
+	raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
+	r := csv.NewReader(bytes.NewReader(raw))
+	r.FieldsPerRecord = -1
+	qCol, aCol, optCols := 0, -1, []int(nil)
+	first := true
+	var out []evals.Sample
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("parse %s: %w", name, err)
+		}
+		line, _ := r.FieldPos(0)
+		if first {
+			first = false
+			if q, a, opts, ok := headerColumns(rec); ok {
+				qCol, aCol, optCols = q, a, opts
+				continue
+			}
+			if len(rec) < 3 {
+				return nil, fmt.Errorf("%s:%d: %d fields, want question, options and answer", name, line, len(rec))
+			}
+			qCol, aCol = 0, len(rec)-1
+			for i := 1; i < aCol; i++ {
+				optCols = append(optCols, i)
+			}
+		}
+		if len(rec) <= max(qCol, aCol) {
+			return nil, fmt.Errorf("%s:%d: %d fields, want at least %d", name, line, len(rec), max(qCol, aCol)+1)
+		}
+		opts := make([]string, 0, len(optCols))
+		for _, c := range optCols {
+			if c >= len(rec) {
+				return nil, fmt.Errorf("%s:%d: option %s: missing field", name, line, choice.Letter(len(opts)))
+			}
+			opts = append(opts, rec[c])
+		}
+		ans, err := answerIndex(rec[aCol], len(opts))
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: answer: %w", name, line, err)
+		}
+		out = append(out, evals.Sample{
+			ID:      subject + "/" + strconv.Itoa(len(out)),
+			Input:   rec[qCol],
+			Target:  choice.Letter(ans),
+			Choices: opts,
+			Group:   subject,
+		})
+	}
+	return out, nil
+}
+
+// headerColumns recognises a header row and returns the question, answer
+// and option column indices.
+func headerColumns(rec []string) (q, a int, opts []int, ok bool) {
+	q, a = -1, -1
+	letter := map[string]int{}
+	numbered := map[string]int{}
+	for i, f := range rec {
+		switch g := strings.TrimSpace(f); strings.ToLower(g) {
+		case "question":
+			q = i
+		case "answer":
+			a = i
+		default:
+			if len(g) == 1 && g[0] >= 'A' && g[0] <= 'J' {
+				letter[g] = i
+			} else if strings.HasPrefix(strings.ToLower(g), "choice") {
+				numbered[strings.ToLower(g)] = i
+			}
+		}
+	}
+	if q < 0 || a < 0 {
+		return 0, 0, nil, false
+	}
+	for j := 0; ; j++ {
+		if c, found := letter[choice.Letter(j)]; found {
+			opts = append(opts, c)
+		} else if c, found := numbered["choice"+strconv.Itoa(j)]; found {
+			opts = append(opts, c)
+		} else {
+			break
+		}
+	}
+	return q, a, opts, len(opts) >= 2
+}
+
+func answerIndex(s string, n int) (int, error) {
+	s = strings.TrimSpace(s)
+	if i, err := strconv.Atoi(s); err == nil {
+		if i < 0 || i >= n {
+			return 0, fmt.Errorf("index %d out of range for %d options", i, n)
+		}
+		return i, nil
+	}
+	i := choice.LetterIndex(s)
+	if i < 0 || i >= n || s[0] < 'A' || s[0] > 'Z' {
+		return 0, fmt.Errorf("%q is neither an option letter nor an index for %d options", s, n)
+	}
+	return i, nil
+}
+
+// loadARC reads ARC-Challenge JSONL in either layout: the official one
+// ({"id", "question": {"stem", "choices": [{"text", "label"}]},
+// "answerKey"}, labels A-E or 1-5) or the re-export in the shared data
+// ({"id", "question", "options": [{"label", "text"}], "answer"}). Options
+// are shown with letters by position whatever their labels. Sample IDs are
+// ARC's own question ids.
+func loadARC(ctx context.Context, b *benchmark, cfg evals.LoadConfig) (*evals.Dataset, error) {
+	p := cfg.DatasetFile
+	if p == "" {
+		p = filepath.Join(cfg.DataDir, filepath.FromSlash(b.files[0]))
+	}
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w (official source: %s)", p, err, b.source)
+	}
+	sum := sha256.Sum256(raw)
+	d := &evals.Dataset{Files: map[string]string{p: hex.EncodeToString(sum[:])}}
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	seen := map[string]int{}
+	for line := 1; sc.Scan(); line++ {
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
+			continue
+		}
+		s, err := parseARCRecord(text)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", p, line, err)
+		}
+		if prev, dup := seen[s.ID]; dup {
+			return nil, fmt.Errorf("%s:%d: id: %q already used on line %d", p, line, s.ID, prev)
+		}
+		seen[s.ID] = line
+		s.Meta = map[string]any{"index": len(d.Samples)}
+		d.Samples = append(d.Samples, s)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	if len(d.Samples) == 0 {
+		return nil, fmt.Errorf("%s: no records", p)
+	}
+	return d, ctx.Err()
+}
+
+type arcChoice struct {
+	Label string `json:"label"`
+	Text  string `json:"text"`
+}
+
+func parseARCRecord(text []byte) (evals.Sample, error) {
+	var rec struct {
+		ID        string          `json:"id"`
+		Question  json.RawMessage `json:"question"`
+		Options   []arcChoice     `json:"options"`
+		Answer    string          `json:"answer"`
+		AnswerKey string          `json:"answerKey"`
+	}
+	if err := json.Unmarshal(text, &rec); err != nil {
+		return evals.Sample{}, fmt.Errorf("invalid JSON: %w", err)
+	}
+	if rec.ID == "" {
+		return evals.Sample{}, errors.New("id: missing")
+	}
+	var stem, key string
+	var opts []arcChoice
+	if len(rec.Question) > 0 && rec.Question[0] == '{' {
+		var q struct {
+			Stem    string      `json:"stem"`
+			Choices []arcChoice `json:"choices"`
+		}
+		if err := json.Unmarshal(rec.Question, &q); err != nil {
+			return evals.Sample{}, fmt.Errorf("question: %w", err)
+		}
+		stem, opts, key = q.Stem, q.Choices, rec.AnswerKey
+	} else {
+		if err := json.Unmarshal(rec.Question, &stem); err != nil {
+			return evals.Sample{}, fmt.Errorf("question: %w", err)
+		}
+		opts, key = rec.Options, rec.Answer
+		if key == "" {
+			key = rec.AnswerKey
+		}
+	}
+	if stem == "" {
+		return evals.Sample{}, errors.New("question: empty")
+	}
+	if len(opts) < 2 {
+		return evals.Sample{}, fmt.Errorf("choices: %d options, want at least 2", len(opts))
+	}
+	ans := -1
+	texts := make([]string, len(opts))
+	for i, o := range opts {
+		texts[i] = o.Text
+		if strings.TrimSpace(o.Label) == strings.TrimSpace(key) {
+			ans = i
+		}
+	}
+	if ans < 0 {
+		return evals.Sample{}, fmt.Errorf("answerKey: %q is not one of the option labels", key)
+	}
+	return evals.Sample{
+		ID:      rec.ID,
+		Input:   stem,
+		Target:  choice.Letter(ans),
+		Choices: texts,
+	}, nil
+}

@@ -1,0 +1,303 @@
+// Package choice provides the scorers of multiple-choice benchmarks: it
+// extracts the chosen option letter from free-form model output (English
+// and Chinese phrasings), and picks the answer of a log-likelihood run by
+// argmax over the options' log-probabilities, raw and length-normalised.
+//
+// Extraction comes in two strengths. Strict accepts only an explicit answer
+// statement ("Answer: B", "the answer is (B)", "答案：B", "答案是B").
+// Flexible tries strict first and then, in order, Chinese "选B", a response
+// that opens with the letter ("B", "B.", "(B)", "B) text"), a single
+// bracketed or "option B" mention, the option's own text, and a single
+// standalone capital letter. Every step is conservative: when a step finds
+// several different letters it does not guess and the next step is tried.
+//
+// The package intentionally knows nothing about prompts or datasets.
+package choice
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Method names say which rule produced an extraction; they are recorded in
+// sample details for audit.
+const (
+	MethodAnswerStatement = "answer_statement" // "Answer: B", "答案是B" (strict)
+	MethodChineseSelect   = "zh_select"        // "选B", "故选B"
+	MethodLeadingLetter   = "leading_letter"   // "B", "B.", "(B)", "B) ..."
+	MethodMention         = "mention"          // a single "(B)" / "option B"
+	MethodOptionText      = "option_text"      // the option's own text
+	MethodLoneLetter      = "lone_letter"      // a single standalone capital letter
+)
+
+// Extraction is the answer found in a response.
+type Extraction struct {
+	// Index is the 0-based option index, -1 when nothing was found.
+	Index int
+	// Letter is the option letter ("B"), "" when nothing was found.
+	Letter string
+	// Method names the rule that matched ("" when nothing was found).
+	Method string
+}
+
+// Found reports whether an option was extracted.
+func (e Extraction) Found() bool { return e.Index >= 0 }
+
+// Strict reports whether the extraction came from an explicit answer
+// statement.
+func (e Extraction) Strict() bool { return e.Method == MethodAnswerStatement }
+
+var none = Extraction{Index: -1}
+
+// Letter returns the option letter for a 0-based index ("A" for 0).
+func Letter(i int) string { return string(rune('A' + i)) }
+
+// LetterIndex returns the 0-based index of an option letter ("B" → 1), or
+// -1 if s is not a single letter A–Z (either case).
+func LetterIndex(s string) int {
+	s = strings.TrimSpace(s)
+	if len(s) != 1 {
+		return -1
+	}
+	c := s[0]
+	switch {
+	case c >= 'A' && c <= 'Z':
+		return int(c - 'A')
+	case c >= 'a' && c <= 'z':
+		return int(c - 'a')
+	}
+	return -1
+}
+
+var (
+	// English answer statements: "answer" then a colon or a verb ("is",
+	// "would be"…), so "the answer A is wrong" does not count. The letter
+	// must be a capital, optionally bracketed, and must not start a longer
+	// word ("Answer: Because").
+	reAnswerEN = regexp.MustCompile(`(?i:answer)[\s*]*(?:(?:(?i:is|would\s+be|should\s+be|will\s+be|must\s+be)[\s*]*[:：]?)|[:：])[\s*]*(?:(?i:option|choice)\s+)?[\(\[]?\s*([A-Z])\s*[\)\]]?\**(?:[^A-Za-z0-9]|$)`)
+	// Chinese answer statements: 答案：B, 答案是B, 正确答案为（B）, 答案应该选B.
+	reAnswerZH = regexp.MustCompile(`答案[\s*]*(?:应该|应当|应)?\s*(?:是|为|选择|选)?[\s*]*[:：]?[\s*]*(?:选项)?\s*[\(（\[【]?\s*([A-Za-z])\s*[\)）\]】]?\**(?:[^A-Za-z0-9]|$)`)
+	// Chinese selection: 选B, 故选B, 选择 B, B项正确, 选项B符合题意.
+	reSelectZH = regexp.MustCompile(`(?:选(?:择)?\s*[:：]?\s*[\(（]?\s*([A-Z])(?:[^A-Za-z0-9]|$))|(?:([A-Z])\s*(?:选?项)?\s*(?:是|为)?\s*(?:正确|符合题意|当选))`)
+	// A response that opens with the letter.
+	reLeading     = regexp.MustCompile(`^\s*(?:\*+)?[\(\[（]?\s*([A-Z])\s*(?:[\)\]）\.．:：、,，]|\*+|$)`)
+	reLeadingLone = regexp.MustCompile(`^\s*([A-Z])\s*$`)
+	// Mentions: (B), [B], option B, 选项B.
+	reMention = regexp.MustCompile(`(?:[\(\[（]\s*([A-Z])\s*[\)\]）])|(?:(?i:option|choice)\s*[:：]?\s*([A-Z])(?:[^A-Za-z0-9]|$))|(?:选项\s*([A-Z])(?:[^A-Za-z0-9]|$))`)
+	// Standalone capital letters.
+	reLone = regexp.MustCompile(`(?:^|[^A-Za-z0-9'’])([A-Z])(?:[^A-Za-z0-9'’]|$)`)
+)
+
+// normalize folds full-width letters (Ｂ) to ASCII; the patterns accept
+// full-width punctuation themselves.
+func normalize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'Ａ' && r <= 'Ｚ' {
+			return r - 'Ａ' + 'A'
+		}
+		if r >= 'ａ' && r <= 'ｚ' {
+			return r - 'ａ' + 'a'
+		}
+		return r
+	}, s)
+}
+
+// ExtractStrict finds an explicit answer statement for an n-option
+// question. The first statement naming a valid letter wins, as in the
+// official extractors (a runaway continuation's later answers are ignored).
+func ExtractStrict(text string, n int) Extraction {
+	text = normalize(text)
+	type hit struct {
+		pos int
+		idx int
+	}
+	best := hit{pos: -1}
+	for _, re := range []*regexp.Regexp{reAnswerEN, reAnswerZH} {
+		// The first statement naming a valid letter counts for each
+		// language; the earlier of the two wins.
+		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+			idx := LetterIndex(text[m[2]:m[3]])
+			if idx < 0 || idx >= n {
+				continue
+			}
+			if best.pos < 0 || m[0] < best.pos {
+				best = hit{pos: m[0], idx: idx}
+			}
+			break
+		}
+	}
+	if best.pos < 0 {
+		return none
+	}
+	return Extraction{Index: best.idx, Letter: Letter(best.idx), Method: MethodAnswerStatement}
+}
+
+// Extract finds the chosen option of an n-option question in text, trying
+// the strict rule first and then the flexible ones (see the package doc).
+// choices are the option texts, used by the option-text rule; they may be
+// nil.
+func Extract(text string, choices []string) Extraction {
+	return ExtractN(text, len(choices), choices)
+}
+
+// ExtractN is Extract for an n-option question whose texts may be unknown.
+func ExtractN(text string, n int, choices []string) Extraction {
+	if e := ExtractStrict(text, n); e.Found() {
+		return e
+	}
+	text = normalize(text)
+	found := func(idx int, method string) Extraction {
+		return Extraction{Index: idx, Letter: Letter(idx), Method: method}
+	}
+	if idx := uniqueLetter(reSelectZH, text, n, false); idx >= 0 {
+		return found(idx, MethodChineseSelect)
+	}
+	if idx := leadingLetter(text, n); idx >= 0 {
+		return found(idx, MethodLeadingLetter)
+	}
+	if idx := uniqueLetter(reMention, text, n, false); idx >= 0 {
+		return found(idx, MethodMention)
+	}
+	if idx := optionText(text, choices); idx >= 0 {
+		return found(idx, MethodOptionText)
+	}
+	if idx := uniqueLetter(reLone, text, n, true); idx >= 0 {
+		return found(idx, MethodLoneLetter)
+	}
+	return none
+}
+
+// leadingLetter accepts a response that opens with a valid letter. A bare
+// "A" or "I" followed by a lower-case word is English ("A good question"),
+// so it needs punctuation or brackets to count.
+func leadingLetter(text string, n int) int {
+	if m := reLeadingLone.FindStringSubmatch(text); m != nil {
+		if idx := LetterIndex(m[1]); idx < n {
+			return idx
+		}
+		return -1
+	}
+	m := reLeading.FindStringSubmatchIndex(text)
+	if m == nil {
+		return -1
+	}
+	idx := LetterIndex(text[m[2]:m[3]])
+	if idx < 0 || idx >= n {
+		return -1
+	}
+	return idx
+}
+
+// uniqueLetter returns the one valid letter the pattern finds (any capture
+// group), or -1 if it finds none or several different ones. With prose set,
+// the English words "A" (article, before a lower-case word) and "I" are
+// skipped, and so are letters being ruled out ("A is wrong", "A项错误").
+func uniqueLetter(re *regexp.Regexp, text string, n int, prose bool) int {
+	got := -1
+	for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+		for g := 1; g*2 < len(m); g++ {
+			if m[2*g] < 0 {
+				continue
+			}
+			l := text[m[2*g]:m[2*g+1]]
+			if prose && isProseWord(l, text[m[2*g+1]:]) {
+				continue
+			}
+			idx := LetterIndex(l)
+			if idx < 0 || idx >= n {
+				continue
+			}
+			if got >= 0 && got != idx {
+				return -1
+			}
+			got = idx
+		}
+	}
+	return got
+}
+
+// reRejected matches what follows a letter that is being ruled out:
+// "A is wrong", "A项错误", "A不正确".
+var reRejected = regexp.MustCompile(`^\s*(?:(?i:is\s+(?:wrong|incorrect|false|not))|(?:选?项)?\s*(?:错|不|排除))`)
+
+func isProseWord(letter, rest string) bool {
+	if reRejected.MatchString(rest) {
+		return true
+	}
+	if letter == "I" {
+		return true
+	}
+	if letter != "A" {
+		return false
+	}
+	rest = strings.TrimLeft(rest, " ")
+	r, _ := utf8.DecodeRuneInString(rest)
+	return unicode.IsLower(r)
+}
+
+// optionText matches the response against the option texts: a response
+// that is exactly one option, or that contains exactly one option's text
+// (options contained in a longer matched option do not count separately).
+func optionText(text string, choices []string) int {
+	if len(choices) == 0 {
+		return -1
+	}
+	resp := foldText(text)
+	if resp == "" {
+		return -1
+	}
+	norm := make([]string, len(choices))
+	for i, c := range choices {
+		norm[i] = foldText(c)
+		if norm[i] == resp {
+			return i
+		}
+	}
+	var hits []int
+	for i, c := range norm {
+		// Very short options ("1", "No") match by accident inside prose.
+		if utf8.RuneCountInString(c) < 2 || (isASCII(c) && len(c) < 3) {
+			continue
+		}
+		if strings.Contains(resp, c) {
+			hits = append(hits, i)
+		}
+	}
+	var kept []int
+	for _, i := range hits {
+		contained := false
+		for _, j := range hits {
+			if i != j && norm[i] != norm[j] && strings.Contains(norm[j], norm[i]) {
+				contained = true
+				break
+			}
+		}
+		if !contained {
+			kept = append(kept, i)
+		}
+	}
+	if len(kept) != 1 {
+		return -1
+	}
+	return kept[0]
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// foldText lower-cases, collapses white space and trims surrounding
+// punctuation, so "The mitochondria." matches option "the mitochondria".
+func foldText(s string) string {
+	s = strings.ToLower(strings.Join(strings.Fields(s), " "))
+	return strings.TrimFunc(s, func(r rune) bool {
+		return unicode.IsPunct(r) || unicode.IsSpace(r) || r == '*'
+	})
+}
