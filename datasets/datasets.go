@@ -49,7 +49,7 @@ var taskMap = map[string][]string{
 	"ifeval":        {"ifeval"},
 	"ifeval_zh":     {"ifeval_zh"},
 	"humaneval":     {"humaneval"},
-	"mgsm":          {"mgsm_en", "mgsm_zh"},
+	"mgsm":          {"mgsm_en", "mgsm_zh", "mgsm_bn", "mgsm_de", "mgsm_es", "mgsm_fr", "mgsm_ja", "mgsm_ru", "mgsm_sw", "mgsm_te", "mgsm_th"},
 	"gsm8k":         {"gsm8k"},
 	"mmlu":          {"mmlu"},
 	"ceval":         {"ceval"},
@@ -68,6 +68,18 @@ var extras = map[string][]File{
 		URL:      "https://raw.githubusercontent.com/openai/grade-school-math/3101c7d5072418e28b9008a6636bde82a006892c/grade_school_math/data/train.jsonl",
 		Optional: true,
 	}},
+}
+
+func init() {
+	// The other MGSM languages, from the same official commit; their
+	// digests are pinned on first download.
+	for _, lang := range []string{"bn", "de", "es", "fr", "ja", "ru", "sw", "te", "th"} {
+		extras["mgsm"] = append(extras["mgsm"], File{
+			Path:     "mgsm/mgsm_" + lang + ".tsv",
+			URL:      "https://raw.githubusercontent.com/google-research/url-nlp/452a21ad3dae5668c06ceeac21ff073e1e40f9be/mgsm/mgsm_" + lang + ".tsv",
+			Optional: true,
+		})
+	}
 }
 
 // Registry returns every known dataset, sorted by name.
@@ -134,7 +146,14 @@ func MissingHint(task, dataDir string) string {
 	if len(d.Files) > 0 {
 		src = " (official source: " + d.Files[0].URL + ")"
 	}
-	return fmt.Sprintf("fetch it with: pocketeval datasets download %s --data-dir %s%s", d.Name, dataDir, src)
+	opt := ""
+	for _, f := range d.Files {
+		if f.Optional {
+			opt = " (add --optional for few-shot pools and extra languages)"
+			break
+		}
+	}
+	return fmt.Sprintf("fetch it with: pocketeval datasets download %s --data-dir %s%s%s", d.Name, dataDir, opt, src)
 }
 
 // DefaultDir is $POCKETEVAL_DATA, else $XDG_CACHE_HOME/pocketeval/datasets

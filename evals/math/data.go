@@ -1,0 +1,103 @@
+package math
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"github.com/pocketeval/pocketeval/evals"
+)
+
+// MissingDataError reports a dataset file that is not where the task looks
+// for it, with the place to get it from.
+type MissingDataError struct {
+	Task   string
+	Path   string
+	Source string
+}
+
+func (e *MissingDataError) Error() string {
+	return fmt.Sprintf("%s: dataset file %s not found (official source: %s; `pocketeval datasets download %s` fetches it)", e.Task, e.Path, e.Source, e.Task)
+}
+
+// Unwrap lets callers test with errors.Is(err, fs.ErrNotExist).
+func (e *MissingDataError) Unwrap() error { return fs.ErrNotExist }
+
+// DataError is a malformed record: file, 1-based line and field.
+type DataError struct {
+	Path  string
+	Line  int
+	Field string
+	Err   error
+}
+
+func (e *DataError) Error() string {
+	return fmt.Sprintf("%s:%d: field %q: %v", e.Path, e.Line, e.Field, e.Err)
+}
+
+func (e *DataError) Unwrap() error { return e.Err }
+
+// datasetPath resolves a task's primary file: the override when set, else
+// rel under the data directory.
+func datasetPath(cfg evals.LoadConfig, rel string) string {
+	if cfg.DatasetFile != "" {
+		return cfg.DatasetFile
+	}
+	return filepath.Join(cfg.DataDir, rel)
+}
+
+// readLines reads a whole file, hashes it, and returns its lines (without
+// terminators; a final empty line is dropped).
+func readLines(task, path, source string) ([][]byte, string, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", &MissingDataError{Task: task, Path: path, Source: source}
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: read dataset: %w", task, err)
+	}
+	sum := sha256.Sum256(data)
+	var lines [][]byte
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		lines = append(lines, bytes.TrimRight(sc.Bytes(), "\r"))
+	}
+	if err := sc.Err(); err != nil {
+		return nil, "", fmt.Errorf("%s: read dataset %s: %w", task, path, err)
+	}
+	return lines, hex.EncodeToString(sum[:]), nil
+}
+
+// pickExemplars draws k distinct indices from n, deterministically from
+// the run seed and the sample id (so every sample gets its own draw, and
+// reruns and any concurrency give the same prompts). excluded (-1 for
+// none) is never drawn.
+func pickExemplars(seed int64, sampleID string, n, k, excluded int) []int {
+	if k <= 0 || n <= 0 {
+		return nil
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%s", seed, sampleID)
+	r := rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
+	perm := r.Perm(n)
+	out := make([]int, 0, k)
+	for _, i := range perm {
+		if i == excluded {
+			continue
+		}
+		out = append(out, i)
+		if len(out) == k {
+			break
+		}
+	}
+	return out
+}

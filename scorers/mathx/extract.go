@@ -1,0 +1,220 @@
+package mathx
+
+import (
+	"math"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// StripThinking removes a reasoning section from a response. It returns the
+// text after the last "</think>" — which also handles responses whose
+// opening <think> tag was part of the prompt and so never appears — and
+// reports whether a section was removed. A response with an opening
+// <think> that never closes (cut off while thinking) yields "" and true.
+func StripThinking(s string) (answer string, stripped bool) {
+	if i := strings.LastIndex(s, "</think>"); i >= 0 {
+		return s[i+len("</think>"):], true
+	}
+	if strings.Contains(s, "<think>") {
+		return "", true
+	}
+	return s, false
+}
+
+// Extraction methods, recorded for audit.
+const (
+	MethodHash       = "hash"        // "#### N"
+	MethodCue        = "cue"         // an answer phrase: "The answer is N"
+	MethodBoxed      = "boxed"       // \boxed{N}
+	MethodLastNumber = "last_number" // the last number in the response
+	MethodLastMath   = "last_math"   // the last inline math span ($…$)
+)
+
+// Extraction is the outcome of extracting a numeric answer.
+type Extraction struct {
+	Number Number
+	// Answer is Number in canonical text form ("" when !OK).
+	Answer string
+	// Method says which rule found it (Method* constants).
+	Method string
+	OK     bool
+	// FromThinking is set when the answer was only found inside an
+	// unfinished or unstripped reasoning section.
+	FromThinking bool
+}
+
+// NumericExtractor pulls numeric answers out of chain-of-thought text. It
+// is immutable and safe for concurrent use.
+type NumericExtractor struct {
+	strict   []*regexp.Regexp // cue patterns accepted by Strict
+	flexible []*regexp.Regexp // cue patterns accepted by Flexible
+}
+
+// answerTail is what may sit between an answer cue and the number:
+// spaces, a colon, markdown emphasis, an opening $ or \( or \boxed{.
+const answerTail = `[\s:：*_"“”'「」]*(?:\\\(|\\\[|\$)?\s*(?:\\boxed\{|\\textbf\{|\*\*)?\s*`
+
+// capturedNumber is numberPattern as one capturing group.
+const capturedNumber = `(` + numberPattern + `)`
+
+// genericCues are answer phrases every flexible extraction accepts, in any
+// language the suite covers, beyond a task's own cues.
+var genericCues = []string{
+	`(?i)the\s+final\s+answer\s+is`,
+	`(?i)the\s+answer\s+is`,
+	`(?i)final\s+answer\s*[:：]`,
+	`(?im)^[\s*#>]*answer\s*[:：]`, // a line "Answer: N", not an echoed "Step-by-Step Answer:"
+	`(?m)^\s*A\s*[:：]`,
+	`答案是`, `答案为`, `答案[:：]`, `最终答案是`, `最终答案为`, `最终答案[:：]`,
+}
+
+// NewNumericExtractor builds an extractor whose strict mode accepts
+// "#### N" and the given answer phrases (matched case-insensitively, e.g.
+// "The answer is", "答案是"), and whose flexible mode additionally accepts
+// \boxed{N}, generic cues ("Answer:", "A:", "最终答案") and, last, the final
+// number in the text.
+func NewNumericExtractor(cues ...string) *NumericExtractor {
+	e := &NumericExtractor{}
+	hash := regexp.MustCompile(`####\s*` + answerTail + capturedNumber)
+	e.strict = append(e.strict, hash)
+	for _, c := range cues {
+		e.strict = append(e.strict, regexp.MustCompile(`(?i)`+regexp.QuoteMeta(c)+answerTail+capturedNumber))
+	}
+	e.flexible = append(e.flexible, e.strict...)
+	for _, c := range genericCues {
+		e.flexible = append(e.flexible, regexp.MustCompile(c+answerTail+capturedNumber))
+	}
+	return e
+}
+
+// Strict returns the number after the first "#### " or answer cue in the
+// response (after any reasoning section), the lm-eval "strict-match"
+// convention of taking the first match.
+func (e *NumericExtractor) Strict(response string) Extraction {
+	text, _ := StripThinking(response)
+	text = cleanForNumbers(text)
+	best := -1
+	var found Extraction
+	for i, re := range e.strict {
+		loc := re.FindStringSubmatchIndex(text)
+		if loc == nil || best >= 0 && loc[0] >= best {
+			continue
+		}
+		n, ok := parseNumberToken(text[loc[2]:loc[3]])
+		if !ok {
+			continue
+		}
+		method := MethodCue
+		if i == 0 {
+			method = MethodHash
+		}
+		best = loc[0]
+		found = Extraction{Number: n, Answer: n.String(), Method: method, OK: true}
+	}
+	return found
+}
+
+// Flexible returns the most plausible final answer: the last \boxed{…}
+// holding a number, else the number after the last answer cue, else the
+// last number. When the response's answer part (after </think>) has none,
+// the reasoning section is searched the same way and the result is marked
+// FromThinking.
+func (e *NumericExtractor) Flexible(response string) Extraction {
+	text, stripped := StripThinking(response)
+	if x := e.flexible1(text); x.OK || !stripped {
+		return x
+	}
+	thinking := strings.TrimPrefix(response[:len(response)-len(text)], "<think>")
+	x := e.flexible1(strings.ReplaceAll(thinking, "</think>", "\n"))
+	x.FromThinking = x.OK
+	return x
+}
+
+func (e *NumericExtractor) flexible1(text string) Extraction {
+	if boxes := AllBoxed(text); len(boxes) > 0 {
+		for i := len(boxes) - 1; i >= 0; i-- {
+			if n, ok := boxedNumber(boxes[i]); ok {
+				return Extraction{Number: n, Answer: n.String(), Method: MethodBoxed, OK: true}
+			}
+		}
+	}
+	clean := cleanForNumbers(text)
+	best := -1
+	var found Extraction
+	for i, re := range e.flexible {
+		method := MethodCue
+		if i == 0 {
+			method = MethodHash
+		}
+		all := re.FindAllStringSubmatchIndex(clean, -1)
+		for j := len(all) - 1; j >= 0; j-- {
+			loc := all[j]
+			if loc[0] <= best {
+				break
+			}
+			n, ok := parseNumberToken(clean[loc[2]:loc[3]])
+			if !ok {
+				continue
+			}
+			best = loc[0]
+			found = Extraction{Number: n, Answer: n.String(), Method: method, OK: true}
+			break
+		}
+	}
+	if found.OK {
+		return found
+	}
+	nums := findNumbers(clean)
+	if len(nums) == 0 {
+		return Extraction{}
+	}
+	n := nums[len(nums)-1].n
+	return Extraction{Number: n, Answer: n.String(), Method: MethodLastNumber, OK: true}
+}
+
+// textArg matches \text{…}-like wrappers whose content is prose.
+var textArg = regexp.MustCompile(`\\(?:text|mbox|textbf|mathrm|textrm|operatorname)\s*\{[^{}]*\}`)
+
+// boxedNumber reads the numeric answer inside a box: the last number after
+// unit text is removed ("3 \times 6 = 18", "18 \text{ dollars}").
+func boxedNumber(box string) (Number, bool) {
+	if n, ok := evalNumber(Normalize(box)); ok {
+		return n, true
+	}
+	box = textArg.ReplaceAllStringFunc(box, func(m string) string {
+		inner := m[strings.Index(m, "{")+1 : len(m)-1]
+		if _, ok := ParseNumber(inner); ok {
+			return inner
+		}
+		return " "
+	})
+	nums := findNumbers(cleanForNumbers(box))
+	if len(nums) == 0 {
+		return Number{}, false
+	}
+	return nums[len(nums)-1].n, true
+}
+
+// evalNumber evaluates a variable-free real expression ("2\frac{1}{2}",
+// "\frac{5}{2}", "3^2") to a Number.
+func evalNumber(s string) (Number, bool) {
+	e, err := parseExpr(s)
+	if err != nil || len(e.vars) > 0 {
+		return Number{}, false
+	}
+	v := e.eval(nil)
+	f := real(v)
+	if imag(v) != 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		return Number{}, false
+	}
+	if r := math.Round(f); math.Abs(f-r) <= 1e-9*math.Max(1, math.Abs(f)) {
+		f = r
+	}
+	rat, ok := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', 15, 64))
+	if !ok {
+		return Number{}, false
+	}
+	return Number{r: rat}, true
+}

@@ -1,0 +1,97 @@
+package mathx
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Answer is an extracted LaTeX answer.
+type Answer struct {
+	Text   string // "" when !OK
+	Method string // Method* constants
+	OK     bool
+	// FromThinking is set when the answer was only found inside the
+	// reasoning section.
+	FromThinking bool
+}
+
+// MathStrict extracts a MATH answer the way the prompt asks for it: the
+// content of the last \boxed{…} (or \fbox{…}) after any reasoning section.
+func MathStrict(response string) Answer {
+	text, _ := StripThinking(response)
+	if b, ok := LastBoxed(text); ok && strings.TrimSpace(b) != "" {
+		return Answer{Text: b, Method: MethodBoxed, OK: true}
+	}
+	return Answer{}
+}
+
+// finalAnswerCue matches Minerva's "The final answer is $X$" and similar
+// phrases; the answer is taken from the following math span or line.
+var finalAnswerCue = regexp.MustCompile(`(?i)(?:final\s+answer\s+is|final\s+answer\s*[:：]|the\s+answer\s+is|answer\s*[:：]|答案是|答案为|答案[:：])\s*`)
+
+// inlineMath matches $…$ and \(…\) spans.
+var inlineMath = regexp.MustCompile(`\$\$?([^$]+?)\$\$?|\\\((.+?)\\\)`)
+
+// MathFlexible extracts the most plausible MATH answer: the last box, else
+// the answer after the last "final answer is" cue (its math span, or the
+// rest of the sentence), else the last inline math span, else the last
+// number. Like NumericExtractor.Flexible it falls back to the reasoning
+// section when the answer part has nothing.
+func MathFlexible(response string) Answer {
+	text, stripped := StripThinking(response)
+	if a := mathFlexible1(text); a.OK || !stripped {
+		return a
+	}
+	thinking := strings.TrimPrefix(response[:len(response)-len(text)], "<think>")
+	a := mathFlexible1(strings.ReplaceAll(thinking, "</think>", "\n"))
+	a.FromThinking = a.OK
+	return a
+}
+
+func mathFlexible1(text string) Answer {
+	if a := MathStrict(text); a.OK {
+		return a
+	}
+	if locs := finalAnswerCue.FindAllStringIndex(text, -1); len(locs) > 0 {
+		rest := text[locs[len(locs)-1][1]:]
+		if m := inlineMath.FindStringSubmatchIndex(rest); m != nil && strings.TrimSpace(rest[:m[0]]) == "" {
+			span := rest[m[2]:m[3]]
+			if m[2] < 0 {
+				span = rest[m[4]:m[5]]
+			}
+			if span = strings.TrimSpace(span); span != "" {
+				return Answer{Text: span, Method: MethodCue, OK: true}
+			}
+		}
+		line := rest
+		if i := strings.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+		}
+		if i := strings.Index(line, ". "); i >= 0 {
+			line = line[:i]
+		}
+		line = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(line), ".。"))
+		line = strings.Trim(line, "*$ ")
+		if line != "" {
+			return Answer{Text: line, Method: MethodCue, OK: true}
+		}
+	}
+	if all := inlineMath.FindAllStringSubmatch(text, -1); len(all) > 0 {
+		last := all[len(all)-1]
+		span := last[1]
+		if span == "" {
+			span = last[2]
+		}
+		// A displayed equation "x = 5" answers with its right-hand side.
+		if parts := splitTop(span, "="); len(parts) > 1 {
+			span = parts[len(parts)-1]
+		}
+		if span = strings.TrimSpace(span); span != "" {
+			return Answer{Text: span, Method: MethodLastMath, OK: true}
+		}
+	}
+	if nums := findNumbers(cleanForNumbers(text)); len(nums) > 0 {
+		return Answer{Text: nums[len(nums)-1].n.String(), Method: MethodLastNumber, OK: true}
+	}
+	return Answer{}
+}
