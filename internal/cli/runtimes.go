@@ -46,7 +46,7 @@ func (o *RuntimeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Name, "runtime", "", "runtime: "+strings.Join(runtimeNames(), ", "))
 	fs.StringVar(&o.Model, "model", "", "model file (GGUF), MNN package directory or config.json, or model name for openai")
 	fs.IntVar(&o.Threads, "threads", 1, "engine threads per worker (in-process runtimes)")
-	fs.IntVar(&o.ContextSize, "ctx-size", 0, "context size in tokens for llamacpp (0 = 4096)")
+	fs.IntVar(&o.ContextSize, "ctx-size", 0, "context size in tokens for llamacpp (0 = min(4096, the model's training context))")
 	fs.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible server URL, e.g. http://127.0.0.1:8080/v1")
 	fs.StringVar(&o.APIKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key for openai")
 	fs.StringVar(&o.Endpoint, "endpoint", "chat", "openai endpoint: chat or completions")

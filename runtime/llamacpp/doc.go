@@ -1,0 +1,95 @@
+// Package llamacpp provides a runtime.Runtime that runs GGUF models in
+// process with llama.cpp.
+//
+// # Engine and binding
+//
+// The engine is the prebuilt llama.cpp (release v0.4.0) shipped by the npm
+// packages node-llama-cpp@3.21.1 and @node-llama-cpp/linux-x64@3.21.1;
+// scripts/setup-llamacpp.sh installs them and prints the library directory.
+// The runtime finds the libraries through Options.LibDir, else the
+// environment variable POCKETEVAL_LLAMA_LIB, else
+// $XDG_CACHE_HOME/pocketeval/llamacpp/lib (or ~/.cache/pocketeval/llamacpp/lib),
+// and fails with ErrLibraryMissing, naming the setup script, when they are
+// absent.
+//
+// The binding is github.com/hybridgroup/yzma v1.28.0 (exactly: later
+// releases expect symbols these libraries lack), which calls the C API
+// through libffi loaded at run time rather than through cgo. It was chosen
+// over cgo because it needs no C toolchain, no llama.cpp headers and no
+// link-time library path, keeps cgo confined to runtime/mnn as the
+// architecture asks, and lets CGO_ENABLED=0 builds include this runtime.
+// Its costs:
+//
+//   - a run-time dependency on the system's libffi.so.8 (Debian package
+//     libffi8, on every standard install), opened when the program starts;
+//   - in CGO_ENABLED=0 builds, purego (under yzma) installs a fake cgo
+//     runtime, after which syscall.AllThreadsSyscall panics. psx, and with it
+//     go-landlock's all-threads Restrict, uses that call, so a CGO_ENABLED=0
+//     binary that must apply Landlock (the sandbox helper is the pocketeval
+//     binary re-executed) has to be built either with CGO_ENABLED=1 (then
+//     purego and psx use the real cgo runtime and both work) or with
+//     -tags nollamacpp, which leaves this runtime out (Open then returns
+//     ErrUnavailable).
+//
+// # What a Runtime does
+//
+// Open loads the model once and creates Options.Workers independent llama.cpp
+// contexts; each Generate, LogLikelihood or Bench call borrows one context
+// from the pool, so Workers requests run at once and further calls wait.
+// Generate and Bench start from an empty KV cache, so a result never
+// depends on what ran before it or on which worker ran it. LogLikelihood
+// keeps one thing between requests: the evaluated context (all but its last
+// token) when the next request has exactly the same one, as the choices of
+// a multiple-choice question do. Every request is evaluated in the same two
+// phases whether or not the first is reused, so reuse changes no number.
+//
+// Chat requests are rendered with the model's own chat template (GGUF key
+// tokenizer.chat_template) through llama_chat_apply_template, which
+// recognises the common template families (ChatML, Llama 2/3, Gemma, Phi,
+// Mistral, ...) and formats them with built-in code rather than running the
+// Jinja source. A model without a template (stories260K, base models) falls
+// back to ChatML — the fallback llama-server uses, so scores from this
+// runtime and from --runtime openai against llama-server agree. A template
+// llama.cpp does not recognise is an error for chat requests only; set
+// Options.ChatTemplate to a built-in name (chatml, llama2, llama3, gemma,
+// phi3, ...) to override. Raw Prompt requests are tokenised as they are.
+// Both kinds get the model's BOS token when its vocabulary asks for one (a
+// template that already starts with BOS does not get a second one), and
+// special-token text such as <|im_start|> is parsed into special tokens, as
+// llama-server does.
+//
+// Decoding is greedy at temperature 0 (Seed is then irrelevant) and
+// otherwise samples with top-p (when 0 < TopP < 1), then temperature, then
+// a seeded distribution: the same Seed gives the same text. Generation ends
+// at an end-of-generation token (finish reason "stop", the token itself not
+// part of the text), at a Stop string (the text is cut before it, "stop"),
+// at MaxTokens or when the context is full ("length"). MaxTokens 0 means
+// Options.DefaultMaxTokens. Text is assembled from token bytes, so a rune
+// split across tokens comes out whole; an incomplete rune left at the very
+// end by the token limit is dropped and any other invalid byte becomes
+// U+FFFD. A prompt that leaves no room in the context for one generated
+// token is an error (ErrPromptTooLong), not a silent truncation.
+//
+// Timings start once a context is free (time queued for one is not
+// counted): TimeToFirstToken covers templating, tokenising, prefill and the
+// first sample; PrefillTokPerSec is prompt tokens over prefill time;
+// DecodeTokPerSec is tokens sampled after the first over the time from the
+// first sample to the last.
+//
+// ctx is checked between prefill chunks (Options.BatchSize tokens) and
+// between generated tokens; a cancelled call returns ctx.Err() itself.
+//
+// LogLikelihood follows lm-evaluation-harness: context and continuation are
+// tokenised together, the split falls at the length of the context's own
+// tokenisation (trailing spaces of the context move to the continuation
+// first), and the result is the sum of log-softmax over the continuation
+// tokens, whether each was the argmax, and their count. An input longer
+// than the context loses tokens from the left, as lm-eval truncates.
+//
+// llama.cpp's own log output is kept out of stderr: its recent warnings and
+// errors are quoted in the error of a failed load or decode instead. Set
+// POCKETEVAL_LLAMA_LOG=1 to see the full log on stderr.
+//
+// The package does not download models, convert formats, offload to GPUs or
+// serve HTTP (runtime/serve does that for any runtime).
+package llamacpp

@@ -1,0 +1,33 @@
+//go:build nollamacpp
+
+package llamacpp
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// Runtime is absent from this build: Open always returns ErrUnavailable.
+//
+// The tag exists because the binding links purego, which in CGO_ENABLED=0
+// builds makes the Go runtime report cgo as enabled; syscall.AllThreadsSyscall
+// (used by psx and thus go-landlock) then panics. A CGO_ENABLED=0 binary
+// that must apply Landlock to all threads is built with -tags nollamacpp.
+type Runtime struct{}
+
+var _ runtime.Runtime = (*Runtime)(nil)
+
+// Open reports that the runtime is not in this build.
+func Open(ctx context.Context, opts Options) (*Runtime, error) {
+	return nil, fmt.Errorf("open llamacpp: %w", ErrUnavailable)
+}
+
+// Generate reports that the runtime is not in this build.
+func (*Runtime) Generate(context.Context, runtime.Request) (runtime.Response, error) {
+	return runtime.Response{}, ErrUnavailable
+}
+
+// Close does nothing.
+func (*Runtime) Close() error { return nil }
