@@ -487,9 +487,18 @@ func prepare(ctx context.Context, t evals.Task, o Options, env evals.Env) (*prep
 	}
 	b, _ := json.Marshal(rendered)
 	h := sha256.Sum256(b)
-	files := data.Files
-	if files == nil {
-		files = map[string]string{}
+	// Dataset files are recorded relative to the data directory, so runs
+	// made on different machines compare by content.
+	files := map[string]string{}
+	for k, v := range data.Files {
+		if o.DataDir != "" && filepath.IsAbs(k) {
+			if abs, err := filepath.Abs(o.DataDir); err == nil {
+				if rel, err := filepath.Rel(abs, k); err == nil && !strings.HasPrefix(rel, "..") {
+					k = filepath.ToSlash(rel)
+				}
+			}
+		}
+		files[k] = v
 	}
 	p.cfg = results.TaskConfig{
 		Name: p.info.Name, Version: p.info.Version, DatasetFiles: files,

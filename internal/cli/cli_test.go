@@ -66,14 +66,16 @@ func testFactory() (*Factory, *bytes.Buffer, *bytes.Buffer) {
 		Tasks: func() []evals.Task { return []evals.Task{cliTask{"alpha", 30}, cliTask{"beta", 12}} },
 		Now:   func() time.Time { return time.Unix(1700000000, 0) },
 		Args:  []string{"pocketeval", "test"},
-		OpenRuntime: func(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error) {
-			if o.Name != "fake" {
-				return nil, fmt.Errorf("unknown runtime %q", o.Name)
-			}
-			return cliRuntime{}, nil
-		},
+		OpenRuntime: testFactoryRuntime,
 	}
 	return f, out, errb
+}
+
+func testFactoryRuntime(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error) {
+	if o.Name != "fake" {
+		return nil, fmt.Errorf("unknown runtime %q", o.Name)
+	}
+	return cliRuntime{}, nil
 }
 
 func run(t *testing.T, args ...string) (int, string, string) {
