@@ -1,6 +1,9 @@
 package registry
 
-import "github.com/pocketeval/pocketeval/evals"
+import (
+	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/evals/ifeval"
+)
 
-// ifevalTasks returns the ifeval family's tasks.
-func ifevalTasks() []evals.Task { return nil }
+// ifevalTasks returns the ifeval family's tasks: ifeval and ifeval_zh.
+func ifevalTasks() []evals.Task { return []evals.Task{ifeval.EN, ifeval.ZH} }

@@ -62,10 +62,10 @@ func (cliRuntime) Close() error { return nil }
 func testFactory() (*Factory, *bytes.Buffer, *bytes.Buffer) {
 	io, _, out, errb := TestStreams()
 	f := &Factory{
-		IO:    io,
-		Tasks: func() []evals.Task { return []evals.Task{cliTask{"alpha", 30}, cliTask{"beta", 12}} },
-		Now:   func() time.Time { return time.Unix(1700000000, 0) },
-		Args:  []string{"pocketeval", "test"},
+		IO:          io,
+		Tasks:       func() []evals.Task { return []evals.Task{cliTask{"alpha", 30}, cliTask{"beta", 12}} },
+		Now:         func() time.Time { return time.Unix(1700000000, 0) },
+		Args:        []string{"pocketeval", "test"},
 		OpenRuntime: testFactoryRuntime,
 	}
 	return f, out, errb

@@ -1,0 +1,501 @@
+// Package ifeval provides the IFEval tasks: `ifeval`, Google's 541
+// verifiable-instruction prompts scored exactly like the official
+// instruction_following_eval, and `ifeval_zh`, the Chinese version
+// (Marco-Bench-MIF zh, or any file in the same schema) scored with
+// Chinese-aware rules (docs/ifeval-zh.md).
+//
+// Metrics: prompt-level strict accuracy (the primary metric: every
+// instruction of the prompt followed), prompt-level loose accuracy, and the
+// instruction-level strict and loose accuracies, which are micro-averages
+// over all instructions and therefore come from Aggregate, not from the
+// per-sample means. Every sample's Score.Details lists the instruction ids
+// and the strict and loose verdict of each, for audit.
+package ifeval
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/runtime"
+	scorer "github.com/pocketeval/pocketeval/scorers/ifeval"
+)
+
+// Metric names.
+const (
+	MetricPromptStrict = "prompt_level_strict_acc"
+	MetricPromptLoose  = "prompt_level_loose_acc"
+	MetricInstStrict   = "inst_level_strict_acc"
+	MetricInstLoose    = "inst_level_loose_acc"
+)
+
+// Meta keys of an IFEval sample.
+const (
+	MetaInstructionIDs = "instruction_id_list"
+	MetaKwargs         = "kwargs"
+)
+
+// Task is an IFEval task. The zero value is not usable; use EN or ZH.
+type Task struct {
+	name        string
+	version     string
+	file        string // primary file relative to the data directory
+	source      string
+	description string
+	lang        scorer.Lang
+}
+
+var (
+	// EN is the official IFEval.
+	EN = &Task{
+		name:        "ifeval",
+		version:     "1",
+		file:        "ifeval/input_data.jsonl",
+		source:      "google-research/google-research instruction_following_eval/data/input_data.jsonl (HF google/IFEval)",
+		description: "IFEval: 541 prompts with 25 types of verifiable instructions; official strict and loose scoring",
+		lang:        scorer.English,
+	}
+	// ZH is IFEval-zh on Marco-Bench-MIF's localized Chinese prompts.
+	ZH = &Task{
+		name:        "ifeval_zh",
+		version:     "1",
+		file:        "ifeval_zh/marco_bench_mif/zh_local.jsonl",
+		source:      "AIDC-AI/Marco-Bench-MIF Marco-Bench-MIF/zh_local.jsonl (HF AIDC-AI/Marco-Bench-MIF); --dataset-file takes any IFEval-schema file",
+		description: "IFEval-zh: IFEval's 25 instruction types on Chinese prompts, with Chinese-aware counting (docs/ifeval-zh.md)",
+		lang:        scorer.Chinese,
+	}
+)
+
+var (
+	_ evals.Task       = (*Task)(nil)
+	_ evals.Aggregator = (*Task)(nil)
+)
+
+// Info implements evals.Task.
+func (t *Task) Info() evals.TaskInfo {
+	return evals.TaskInfo{
+		Name:             t.name,
+		Version:          t.version,
+		DatasetFiles:     []string{t.file},
+		Source:           t.source,
+		PrimaryMetric:    MetricPromptStrict,
+		Metrics:          []string{MetricPromptStrict, MetricPromptLoose, MetricInstStrict, MetricInstLoose},
+		Description:      t.description,
+		DefaultMaxTokens: 1280,
+	}
+}
+
+// MissingDataError reports a dataset file that is not where the task looks.
+type MissingDataError struct {
+	Task, Path, Source string
+}
+
+func (e *MissingDataError) Error() string {
+	return fmt.Sprintf("%s: dataset file %s not found (official source: %s)", e.Task, e.Path, e.Source)
+}
+
+// Unwrap lets callers test with errors.Is(err, fs.ErrNotExist).
+func (e *MissingDataError) Unwrap() error { return fs.ErrNotExist }
+
+// DataError is a malformed record: file, 1-based line and field.
+type DataError struct {
+	Path  string
+	Line  int
+	Field string
+	Err   error
+}
+
+func (e *DataError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s:%d: field %q: %v", e.Path, e.Line, e.Field, e.Err)
+}
+
+func (e *DataError) Unwrap() error { return e.Err }
+
+// record is one line of an IFEval-schema file.
+type record struct {
+	Key               *json.Number      `json:"key"`
+	Prompt            *string           `json:"prompt"`
+	InstructionIDList []string          `json:"instruction_id_list"`
+	Kwargs            []json.RawMessage `json:"kwargs"`
+}
+
+// Load implements evals.Task. Malformed records (invalid JSON, missing
+// fields, unknown instructions, unusable kwargs) are skipped and reported
+// in Dataset.Warnings as file:line problems; a file with no usable record
+// is an error.
+func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, error) {
+	path := cfg.DatasetFile
+	if path == "" {
+		path = filepath.Join(cfg.DataDir, t.file)
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &MissingDataError{Task: t.name, Path: path, Source: t.source}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: read dataset: %w", t.name, err)
+	}
+	sum := sha256.Sum256(data)
+	ds := &evals.Dataset{Files: map[string]string{path: hex.EncodeToString(sum[:])}}
+	seen := map[string]int{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	line := 0
+	for sc.Scan() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		line++
+		raw := bytes.TrimSpace(sc.Bytes())
+		if len(raw) == 0 {
+			continue
+		}
+		s, derr := t.parseRecord(path, line, raw)
+		if derr != nil {
+			ds.Warnings = append(ds.Warnings, derr.Error()+" (record skipped)")
+			continue
+		}
+		if prev, dup := seen[s.ID]; dup {
+			ds.Warnings = append(ds.Warnings, (&DataError{path, line, "key", fmt.Errorf("duplicate key %s (first on line %d)", s.ID, prev)}).Error()+" (record skipped)")
+			continue
+		}
+		seen[s.ID] = line
+		ds.Samples = append(ds.Samples, s)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: read dataset %s: %w", t.name, path, err)
+	}
+	if len(ds.Samples) == 0 {
+		return nil, fmt.Errorf("%s: dataset %s: no usable record (%d problems, first: %s)", t.name, path, len(ds.Warnings), firstOr(ds.Warnings, "empty file"))
+	}
+	return ds, nil
+}
+
+func firstOr(ss []string, def string) string {
+	if len(ss) > 0 {
+		return ss[0]
+	}
+	return def
+}
+
+func (t *Task) parseRecord(path string, line int, raw []byte) (evals.Sample, error) {
+	var r record
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&r); err != nil {
+		return evals.Sample{}, &DataError{path, line, "", fmt.Errorf("invalid JSON: %w", err)}
+	}
+	if r.Key == nil {
+		return evals.Sample{}, &DataError{path, line, "key", errors.New("missing")}
+	}
+	if r.Prompt == nil {
+		return evals.Sample{}, &DataError{path, line, "prompt", errors.New("missing")}
+	}
+	if len(r.InstructionIDList) == 0 {
+		return evals.Sample{}, &DataError{path, line, "instruction_id_list", errors.New("missing or empty")}
+	}
+	if len(r.Kwargs) != len(r.InstructionIDList) {
+		return evals.Sample{}, &DataError{path, line, "kwargs", fmt.Errorf("%d entries for %d instructions", len(r.Kwargs), len(r.InstructionIDList))}
+	}
+	kwargs := make([]map[string]any, len(r.Kwargs))
+	for i, k := range r.Kwargs {
+		m, err := decodeKwargs(k)
+		if err != nil {
+			return evals.Sample{}, &DataError{path, line, fmt.Sprintf("kwargs[%d]", i), err}
+		}
+		kwargs[i] = m
+	}
+	if _, err := compile(r.InstructionIDList, kwargs, t.lang); err != nil {
+		return evals.Sample{}, &DataError{path, line, "instruction_id_list/kwargs", err}
+	}
+	return evals.Sample{
+		ID:    r.Key.String(),
+		Input: *r.Prompt,
+		Meta: map[string]any{
+			MetaInstructionIDs: r.InstructionIDList,
+			MetaKwargs:         kwargs,
+		},
+	}, nil
+}
+
+// decodeKwargs decodes one kwargs object; null values (the HF schema lists
+// every kwarg of every instruction, null when unused) are dropped.
+func decodeKwargs(raw json.RawMessage) (map[string]any, error) {
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	for k, v := range m {
+		if v != nil {
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
+func compile(ids []string, kwargs []map[string]any, lang scorer.Lang) (*scorer.Prompt, error) {
+	ins := make([]scorer.Instruction, len(ids))
+	for i, id := range ids {
+		ins[i] = scorer.Instruction{ID: id, Kwargs: kwargs[i]}
+	}
+	return scorer.Compile(ins, lang)
+}
+
+// Prompt implements evals.Task: the IFEval prompt verbatim, as the single
+// user message in chat mode (no system prompt) and as the raw prompt
+// otherwise, so that replayed official responses match by prompt text.
+func (t *Task) Prompt(_ *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) (runtime.Request, error) {
+	req := runtime.Request{ID: s.ID, Task: t.name, Gen: cfg.Gen}
+	if req.Gen.MaxTokens == 0 {
+		req.Gen.MaxTokens = t.Info().DefaultMaxTokens
+	}
+	if cfg.Chat {
+		req.Messages = []runtime.Message{{Role: "user", Content: s.Input}}
+	} else {
+		req.Prompt = s.Input
+	}
+	return req, nil
+}
+
+// sampleInstructions reads the instruction list back from a sample's Meta
+// (as Load stores it, or as decoded from JSON).
+func sampleInstructions(s evals.Sample) ([]string, []map[string]any, error) {
+	var ids []string
+	switch v := s.Meta[MetaInstructionIDs].(type) {
+	case []string:
+		ids = v
+	case []any:
+		for _, e := range v {
+			id, ok := e.(string)
+			if !ok {
+				return nil, nil, fmt.Errorf("sample %s: meta %s: want strings, got %T", s.ID, MetaInstructionIDs, e)
+			}
+			ids = append(ids, id)
+		}
+	default:
+		return nil, nil, fmt.Errorf("sample %s: meta %s missing", s.ID, MetaInstructionIDs)
+	}
+	var kws []map[string]any
+	switch v := s.Meta[MetaKwargs].(type) {
+	case []map[string]any:
+		kws = v
+	case []any:
+		for _, e := range v {
+			m, ok := e.(map[string]any)
+			if !ok && e != nil {
+				return nil, nil, fmt.Errorf("sample %s: meta %s: want objects, got %T", s.ID, MetaKwargs, e)
+			}
+			kws = append(kws, m)
+		}
+	default:
+		return nil, nil, fmt.Errorf("sample %s: meta %s missing", s.ID, MetaKwargs)
+	}
+	if len(kws) != len(ids) {
+		return nil, nil, fmt.Errorf("sample %s: %d kwargs for %d instructions", s.ID, len(kws), len(ids))
+	}
+	return ids, kws, nil
+}
+
+// Score implements evals.Task. Values holds the prompt-level verdicts
+// prompt_level_strict_acc and prompt_level_loose_acc (1/0). The
+// instruction-level metrics are micro-averages, which a mean over samples
+// cannot give, so Score leaves them out of Values and Aggregate computes
+// them from Details: the instruction ids, the aligned strict and loose
+// verdicts, and their counts (inst_strict_followed, inst_loose_followed,
+// inst_total).
+func (t *Task) Score(_ context.Context, s evals.Sample, out evals.Output) (evals.Score, error) {
+	ids, kws, err := sampleInstructions(s)
+	if err != nil {
+		return evals.Score{}, fmt.Errorf("%s: score: %w", t.name, err)
+	}
+	p, err := compile(ids, kws, t.lang)
+	if err != nil {
+		return evals.Score{}, fmt.Errorf("%s: score sample %s: %w", t.name, s.ID, err)
+	}
+	res := p.Evaluate(out.Text)
+	return evals.Score{
+		Values: map[string]float64{
+			MetricPromptStrict: b2f(res.AllStrict()),
+			MetricPromptLoose:  b2f(res.AllLoose()),
+		},
+		Details: map[string]any{
+			"instruction_id_list":            ids,
+			"follow_instruction_list_strict": res.Strict,
+			"follow_instruction_list_loose":  res.Loose,
+			"inst_strict_followed":           count(res.Strict),
+			"inst_loose_followed":            count(res.Loose),
+			"inst_total":                     len(ids),
+		},
+	}, nil
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func count(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// Aggregate implements evals.Aggregator: the instruction-level accuracies
+// as micro-averages (followed instructions / all instructions), the
+// prompt-level accuracies, and a breakdown per instruction id and per
+// instruction family ("keywords", "length_constraints", ...), strict and
+// loose, as the official report prints them. Samples with repeats are all
+// counted.
+func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
+	var prompts, promptStrict, promptLoose, instTotal, instStrict, instLoose int
+	type tally struct{ n, strict, loose int }
+	byID := map[string]*tally{}
+	add := func(key string, strict, loose bool) {
+		tl := byID[key]
+		if tl == nil {
+			tl = &tally{}
+			byID[key] = tl
+		}
+		tl.n++
+		if strict {
+			tl.strict++
+		}
+		if loose {
+			tl.loose++
+		}
+	}
+	var notes []string
+	for _, r := range results {
+		ids, okIDs := detailStrings(r.Score.Details["instruction_id_list"])
+		strict, okS := detailBools(r.Score.Details["follow_instruction_list_strict"])
+		loose, okL := detailBools(r.Score.Details["follow_instruction_list_loose"])
+		if !okIDs || !okS || !okL || len(strict) != len(ids) || len(loose) != len(ids) {
+			notes = append(notes, fmt.Sprintf("sample %s has no per-instruction details; left out", r.Sample.ID))
+			continue
+		}
+		prompts++
+		if all(strict) {
+			promptStrict++
+		}
+		if all(loose) {
+			promptLoose++
+		}
+		for i, id := range ids {
+			instTotal++
+			if strict[i] {
+				instStrict++
+			}
+			if loose[i] {
+				instLoose++
+			}
+			add(id, strict[i], loose[i])
+			family, _, _ := strings.Cut(id, ":")
+			add(family, strict[i], loose[i])
+		}
+	}
+	agg := evals.Aggregates{Metrics: map[string]float64{}, Breakdown: map[string]map[string]float64{}}
+	if prompts > 0 {
+		agg.Metrics[MetricPromptStrict] = float64(promptStrict) / float64(prompts)
+		agg.Metrics[MetricPromptLoose] = float64(promptLoose) / float64(prompts)
+	}
+	if instTotal > 0 {
+		agg.Metrics[MetricInstStrict] = float64(instStrict) / float64(instTotal)
+		agg.Metrics[MetricInstLoose] = float64(instLoose) / float64(instTotal)
+	}
+	keys := make([]string, 0, len(byID))
+	for k := range byID {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		tl := byID[k]
+		agg.Breakdown[k] = map[string]float64{
+			"strict_acc": float64(tl.strict) / float64(tl.n),
+			"loose_acc":  float64(tl.loose) / float64(tl.n),
+			"n":          float64(tl.n),
+		}
+	}
+	agg.Notes = append([]string{
+		fmt.Sprintf("prompt-level: %d/%d strict, %d/%d loose", promptStrict, prompts, promptLoose, prompts),
+		fmt.Sprintf("instruction-level (micro over instructions): %d/%d strict, %d/%d loose", instStrict, instTotal, instLoose, instTotal),
+		"scorer: pocketeval " + t.lang.String() + " IFEval checkers (docs/" + docName(t.lang) + ")",
+	}, notes...)
+	return agg
+}
+
+func docName(l scorer.Lang) string {
+	if l == scorer.Chinese {
+		return "ifeval-zh.md"
+	}
+	return "ifeval.md"
+}
+
+func all(bs []bool) bool {
+	for _, b := range bs {
+		if !b {
+			return false
+		}
+	}
+	return true
+}
+
+// detailStrings and detailBools read Details as Score produces them or as
+// decoded back from samples JSONL.
+func detailStrings(v any) ([]string, bool) {
+	switch x := v.(type) {
+	case []string:
+		return x, true
+	case []any:
+		out := make([]string, len(x))
+		for i, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, false
+			}
+			out[i] = s
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func detailBools(v any) ([]bool, bool) {
+	switch x := v.(type) {
+	case []bool:
+		return x, true
+	case []any:
+		out := make([]bool, len(x))
+		for i, e := range x {
+			b, ok := e.(bool)
+			if !ok {
+				return nil, false
+			}
+			out[i] = b
+		}
+		return out, true
+	}
+	return nil, false
+}

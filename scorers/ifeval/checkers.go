@@ -1,0 +1,656 @@
+package ifeval
+
+import (
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/pocketeval/pocketeval/scorers/textstats"
+)
+
+// registry maps the 25 official instruction ids to their builders.
+var registry = map[string]builder{
+	"keywords:existence":                            buildKeywordExistence,
+	"keywords:frequency":                            buildKeywordFrequency,
+	"keywords:forbidden_words":                      buildForbiddenWords,
+	"keywords:letter_frequency":                     buildLetterFrequency,
+	"language:response_language":                    buildResponseLanguage,
+	"length_constraints:number_sentences":           buildNumberSentences,
+	"length_constraints:number_paragraphs":          buildNumberParagraphs,
+	"length_constraints:number_words":               buildNumberWords,
+	"length_constraints:nth_paragraph_first_word":   buildNthParagraphFirstWord,
+	"detectable_content:number_placeholders":        buildPlaceholders,
+	"detectable_content:postscript":                 buildPostscript,
+	"detectable_format:number_bullet_lists":         buildBulletLists,
+	"detectable_format:constrained_response":        buildConstrainedResponse,
+	"detectable_format:number_highlighted_sections": buildHighlightedSections,
+	"detectable_format:multiple_sections":           buildMultipleSections,
+	"detectable_format:json_format":                 buildJSONFormat,
+	"detectable_format:title":                       buildTitle,
+	"combination:two_responses":                     buildTwoResponses,
+	"combination:repeat_prompt":                     buildRepeatPrompt,
+	"startend:end_checker":                          buildEndChecker,
+	"startend:quotation":                            buildQuotation,
+	"change_case:capital_word_frequency":            buildCapitalWordFrequency,
+	"change_case:english_capital":                   buildEnglishCapital,
+	"change_case:english_lowercase":                 buildEnglishLowercase,
+	"punctuation:no_comma":                          buildNoComma,
+}
+
+// pyS is Python's `\s` for str patterns (Go's `\s` is ASCII only).
+const pyS = `[\t\n\v\f\r \x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]`
+
+// pyD is Python's `\d` (Unicode decimal digits).
+const pyD = `\p{Nd}`
+
+// compilePy compiles a pattern the official code builds from data
+// (keywords, section splitters, postscript markers). Those are plain text
+// in practice; one that is not valid Go syntax is matched literally.
+func compilePy(prefix, pattern, suffix string) *regexp.Regexp {
+	if re, err := regexp.Compile(prefix + pattern + suffix); err == nil {
+		return re
+	}
+	return regexp.MustCompile(prefix + regexp.QuoteMeta(pattern) + suffix)
+}
+
+// --- keywords -------------------------------------------------------------
+
+func buildKeywordExistence(id string, kw kwargs, _ Lang) (Checker, error) {
+	words, err := kw.strings(id, "keywords")
+	if err != nil {
+		return nil, err
+	}
+	res := make([]*regexp.Regexp, len(words))
+	for i, w := range words {
+		res[i] = compilePy("(?i)", w, "")
+	}
+	return checkFunc(func(s string) bool {
+		for _, re := range res {
+			if !re.MatchString(s) {
+				return false
+			}
+		}
+		return true
+	}), nil
+}
+
+func buildKeywordFrequency(id string, kw kwargs, _ Lang) (Checker, error) {
+	word, err := kw.str(id, "keyword")
+	if err != nil {
+		return nil, err
+	}
+	freq, err := kw.integer(id, "frequency")
+	if err != nil {
+		return nil, err
+	}
+	rel, err := kw.relation(id, "relation")
+	if err != nil {
+		return nil, err
+	}
+	re := compilePy("(?i)", textstats.Strip(word), "")
+	return checkFunc(func(s string) bool {
+		return rel.holds(len(re.FindAllStringIndex(s, -1)), freq)
+	}), nil
+}
+
+func buildForbiddenWords(id string, kw kwargs, lang Lang) (Checker, error) {
+	words, err := kw.strings(id, "forbidden_words")
+	if err != nil {
+		return nil, err
+	}
+	type fw struct {
+		re      *regexp.Regexp
+		bounded bool
+	}
+	var fws []fw
+	seen := map[string]bool{}
+	for _, w := range words {
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		// Chinese has no spaces between words, so `\b` would only match a
+		// forbidden Chinese word standing alone; zh matches it anywhere.
+		bounded := !(lang == Chinese && containsCJK(w))
+		fws = append(fws, fw{compilePy("(?i)", w, ""), bounded})
+	}
+	return checkFunc(func(s string) bool {
+		for _, f := range fws {
+			if f.bounded {
+				if findBounded(f.re, s) {
+					return false
+				}
+			} else if f.re.MatchString(s) {
+				return false
+			}
+		}
+		return true
+	}), nil
+}
+
+// findBounded reports whether re matches s between two Python `\b` word
+// boundaries (the official r"\b" + word + r"\b").
+func findBounded(re *regexp.Regexp, s string) bool {
+	pos := 0
+	for pos <= len(s) {
+		loc := re.FindStringIndex(s[pos:])
+		if loc == nil {
+			return false
+		}
+		start, end := pos+loc[0], pos+loc[1]
+		if isBoundary(s, start) && isBoundary(s, end) && end > start {
+			return true
+		}
+		if start >= len(s) {
+			return false
+		}
+		_, n := utf8.DecodeRuneInString(s[start:])
+		pos = start + n
+	}
+	return false
+}
+
+// isBoundary is Python's `\b` at byte offset i.
+func isBoundary(s string, i int) bool {
+	before, after := false, false
+	if i > 0 {
+		r, _ := utf8.DecodeLastRuneInString(s[:i])
+		before = textstats.IsWordRune(r)
+	}
+	if i < len(s) {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		after = textstats.IsWordRune(r)
+	}
+	return before != after
+}
+
+func buildLetterFrequency(id string, kw kwargs, _ Lang) (Checker, error) {
+	letter, err := kw.str(id, "letter")
+	if err != nil {
+		return nil, err
+	}
+	freq, err := kw.integer(id, "let_frequency")
+	if err != nil {
+		return nil, err
+	}
+	rel, err := kw.relation(id, "let_relation")
+	if err != nil {
+		return nil, err
+	}
+	if letter == "" {
+		return nil, &KwargError{id, "letter", "empty"}
+	}
+	// The official checker counts any single character, letters or not
+	// (older versions replaced a non-letter by a random letter; pocketeval
+	// counts the character given). A longer "letter" is counted as a
+	// substring (the official code would pick a random letter).
+	letter = strings.ToLower(textstats.Strip(letter))
+	return checkFunc(func(s string) bool {
+		n := 0
+		if letter != "" {
+			n = strings.Count(strings.ToLower(s), letter)
+		}
+		return rel.holds(n, freq)
+	}), nil
+}
+
+// --- language and case ----------------------------------------------------
+
+// languageIs reports whether s is detected as code; text without letters
+// counts as followed, as in the official scorer.
+func languageIs(s, code string) bool {
+	got, err := textstats.DetectLanguage(s)
+	if errors.Is(err, textstats.ErrNoFeatures) {
+		return true
+	}
+	if code == "zh" {
+		return got == "zh-cn" || got == "zh-tw"
+	}
+	return got == code
+}
+
+func buildResponseLanguage(id string, kw kwargs, _ Lang) (Checker, error) {
+	code, err := kw.str(id, "language")
+	if err != nil {
+		return nil, err
+	}
+	code = strings.ToLower(code)
+	return checkFunc(func(s string) bool { return languageIs(s, code) }), nil
+}
+
+func buildEnglishCapital(string, kwargs, Lang) (Checker, error) {
+	return checkFunc(func(s string) bool {
+		return textstats.IsUpper(s) && languageIs(s, "en")
+	}), nil
+}
+
+func buildEnglishLowercase(string, kwargs, Lang) (Checker, error) {
+	return checkFunc(func(s string) bool {
+		return textstats.IsLower(s) && languageIs(s, "en")
+	}), nil
+}
+
+func buildCapitalWordFrequency(id string, kw kwargs, _ Lang) (Checker, error) {
+	freq, err := kw.integer(id, "capital_frequency")
+	if err != nil {
+		return nil, err
+	}
+	rel, err := kw.relation(id, "capital_relation")
+	if err != nil {
+		return nil, err
+	}
+	return checkFunc(func(s string) bool {
+		n := 0
+		if !hasUpper(s) {
+			return rel.holds(0, freq)
+		}
+		for _, t := range textstats.WordTokens(s) {
+			if textstats.IsUpper(t) {
+				n++
+			}
+		}
+		return rel.holds(n, freq)
+	}), nil
+}
+
+// --- length constraints ---------------------------------------------------
+
+func containsCJK(s string) bool {
+	for _, r := range s {
+		if textstats.IsCJK(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func countSentences(s string, lang Lang) int {
+	if lang == Chinese && containsCJK(s) {
+		return textstats.CountSentencesZh(s)
+	}
+	return textstats.CountSentences(s)
+}
+
+func buildNumberSentences(id string, kw kwargs, lang Lang) (Checker, error) {
+	n, err := kw.integer(id, "num_sentences")
+	if err != nil {
+		return nil, err
+	}
+	rel, err := kw.relation(id, "relation")
+	if err != nil {
+		return nil, err
+	}
+	return checkFunc(func(s string) bool { return rel.holds(countSentences(s, lang), n) }), nil
+}
+
+func buildNumberWords(id string, kw kwargs, lang Lang) (Checker, error) {
+	n, err := kw.integer(id, "num_words")
+	if err != nil {
+		return nil, err
+	}
+	rel, err := kw.relation(id, "relation")
+	if err != nil {
+		return nil, err
+	}
+	count := textstats.CountWords
+	if lang == Chinese {
+		count = textstats.CountWordsZh
+	}
+	return checkFunc(func(s string) bool { return rel.holds(count(s), n) }), nil
+}
+
+var paragraphDivider = regexp.MustCompile(pyS + `?\*\*\*` + pyS + `?`)
+
+func buildNumberParagraphs(id string, kw kwargs, _ Lang) (Checker, error) {
+	want, err := kw.integer(id, "num_paragraphs")
+	if err != nil {
+		return nil, err
+	}
+	return checkFunc(func(s string) bool {
+		parts := paragraphDivider.Split(s, -1)
+		n := len(parts)
+		for i, p := range parts {
+			if textstats.Strip(p) == "" {
+				if i == 0 || i == len(parts)-1 {
+					n--
+				} else {
+					return false
+				}
+			}
+		}
+		return n == want
+	}), nil
+}
+
+// leadingQuotes are stripped before a Chinese first word is compared.
+const leadingQuotes = "\"'“‘「『《【（("
+
+func buildNthParagraphFirstWord(id string, kw kwargs, lang Lang) (Checker, error) {
+	num, err := kw.integer(id, "num_paragraphs")
+	if err != nil {
+		return nil, err
+	}
+	nth, err := kw.integer(id, "nth_paragraph")
+	if err != nil {
+		return nil, err
+	}
+	first, err := kw.str(id, "first_word")
+	if err != nil {
+		return nil, err
+	}
+	first = strings.ToLower(first)
+	cjkFirst := lang == Chinese && containsCJK(first)
+	return checkFunc(func(s string) bool {
+		paragraphs := strings.Split(s, "\n\n")
+		n := len(paragraphs)
+		for _, p := range paragraphs {
+			if textstats.Strip(p) == "" {
+				n--
+			}
+		}
+		if nth > n || nth < 1 {
+			return false
+		}
+		p := textstats.Strip(paragraphs[nth-1])
+		if p == "" {
+			return false
+		}
+		if cjkFirst {
+			p = strings.TrimLeft(p, leadingQuotes+" \t")
+			return n == num && strings.HasPrefix(strings.ToLower(p), first)
+		}
+		word := textstats.Fields(p)[0]
+		word = strings.TrimLeft(word, "'")
+		word = strings.TrimLeft(word, `"`)
+		var b strings.Builder
+		for _, r := range word {
+			if strings.ContainsRune(`.,?!'"`, r) {
+				break
+			}
+			b.WriteString(strings.ToLower(string(r)))
+		}
+		return n == num && b.String() == first
+	}), nil
+}
+
+// --- detectable content ---------------------------------------------------
+
+var placeholderRE = regexp.MustCompile(`\[.*?\]`)
+
+func buildPlaceholders(id string, kw kwargs, _ Lang) (Checker, error) {
+	n, err := kw.integer(id, "num_placeholders")
+	if err != nil {
+		return nil, err
+	}
+	return checkFunc(func(s string) bool {
+		return len(placeholderRE.FindAllStringIndex(s, -1)) >= n
+	}), nil
+}
+
+func buildPostscript(id string, kw kwargs, _ Lang) (Checker, error) {
+	marker, err := kw.str(id, "postscript_marker")
+	if err != nil {
+		return nil, err
+	}
+	marker = textstats.Strip(marker)
+	var re *regexp.Regexp
+	switch marker {
+	case "P.P.S":
+		re = regexp.MustCompile(`(?m)` + pyS + `*p\.` + pyS + `?p\.` + pyS + `?s.*$`)
+	case "P.S.":
+		re = regexp.MustCompile(`(?m)` + pyS + `*p\.` + pyS + `?s\..*$`)
+	default:
+		re = compilePy(`(?m)`+pyS+`*`, strings.ToLower(marker), `.*$`)
+	}
+	return checkFunc(func(s string) bool { return re.MatchString(strings.ToLower(s)) }), nil
+}
+
+// --- detectable format ----------------------------------------------------
+
+var (
+	bulletStarRE = regexp.MustCompile(`(?m)^` + pyS + `*\*[^*].*$`)
+	bulletDashRE = regexp.MustCompile(`(?m)^` + pyS + `*-.*$`)
+)
+
+func buildBulletLists(id string, kw kwargs, _ Lang) (Checker, error) {
+	n, err := kw.integer(id, "num_bullets")
+	if err != nil {
+		return nil, err
+	}
+	return checkFunc(func(s string) bool {
+		got := len(bulletStarRE.FindAllStringIndex(s, -1)) + len(bulletDashRE.FindAllStringIndex(s, -1))
+		return got == n
+	}), nil
+}
+
+var (
+	constrainedOptions   = []string{"My answer is yes.", "My answer is no.", "My answer is maybe."}
+	constrainedOptionsZh = []string{"我的答案是肯定的", "我的答案是否定的", "我的答案是可能", "我的答案是也许"}
+)
+
+func buildConstrainedResponse(_ string, _ kwargs, lang Lang) (Checker, error) {
+	return checkFunc(func(s string) bool {
+		s = textstats.Strip(s)
+		for _, o := range constrainedOptions {
+			if strings.Contains(s, o) {
+				return true
+			}
+		}
+		if lang == Chinese {
+			for _, o := range constrainedOptionsZh {
+				if strings.Contains(s, o) {
+					return true
+				}
+			}
+		}
+		return false
+	}), nil
+}
+
+var (
+	highlightRE       = regexp.MustCompile(`\*[^\n*]*\*`)
+	doubleHighlightRE = regexp.MustCompile(`\*\*[^\n*]*\*\*`)
+)
+
+func buildHighlightedSections(id string, kw kwargs, _ Lang) (Checker, error) {
+	n, err := kw.integer(id, "num_highlights")
+	if err != nil {
+		return nil, err
+	}
+	return checkFunc(func(s string) bool {
+		got := 0
+		for _, h := range highlightRE.FindAllString(s, -1) {
+			if textstats.Strip(strings.Trim(h, "*")) != "" {
+				got++
+			}
+		}
+		for _, h := range doubleHighlightRE.FindAllString(s, -1) {
+			if textstats.Strip(h[2:len(h)-2]) != "" {
+				got++
+			}
+		}
+		return got >= n
+	}), nil
+}
+
+// zhNumber is a number in Arabic or Chinese numerals.
+const zhNumber = `(?:` + pyD + `+|[零〇一二三四五六七八九十百两]+)`
+
+func buildMultipleSections(id string, kw kwargs, lang Lang) (Checker, error) {
+	spliter, err := kw.str(id, "section_spliter")
+	if err != nil {
+		return nil, err
+	}
+	n, err := kw.integer(id, "num_sections")
+	if err != nil {
+		return nil, err
+	}
+	spliter = textstats.Strip(spliter)
+	re := compilePy(pyS+`?`, spliter, pyS+`?`+pyD+`+`+pyS+`?`)
+	var zhRE *regexp.Regexp
+	if lang == Chinese {
+		// "SECTION 1", "受众一" and "第1天" / "第一天" all mark a section.
+		q := regexp.QuoteMeta(spliter)
+		zhRE = regexp.MustCompile(`第` + pyS + `?` + zhNumber + pyS + `?` + q + `|` + q + pyS + `?` + zhNumber)
+	}
+	return checkFunc(func(s string) bool {
+		if zhRE != nil {
+			return len(zhRE.FindAllStringIndex(s, -1)) >= n
+		}
+		return len(re.FindAllStringIndex(s, -1)) >= n
+	}), nil
+}
+
+func buildJSONFormat(string, kwargs, Lang) (Checker, error) {
+	return checkFunc(func(s string) bool {
+		s = textstats.Strip(s)
+		s = strings.TrimPrefix(s, "```json")
+		s = strings.TrimPrefix(s, "```Json")
+		s = strings.TrimPrefix(s, "```JSON")
+		s = strings.TrimPrefix(s, "```")
+		s = strings.TrimSuffix(s, "```")
+		s = textstats.Strip(s)
+		return json.Valid([]byte(s)) || pythonJSONExtension(s)
+	}), nil
+}
+
+// pythonJSONExtension accepts the non-standard constants Python's json
+// module parses (NaN, Infinity, -Infinity) by validating the text with them
+// replaced by numbers outside strings.
+func pythonJSONExtension(s string) bool {
+	if !strings.Contains(s, "NaN") && !strings.Contains(s, "Infinity") {
+		return false
+	}
+	var b strings.Builder
+	inStr, esc := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if inStr {
+			b.WriteByte(c)
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch {
+		case c == '"':
+			inStr = true
+			b.WriteByte(c)
+		case strings.HasPrefix(s[i:], "NaN"):
+			b.WriteString("0")
+			i += 2
+		case strings.HasPrefix(s[i:], "Infinity"):
+			b.WriteString("0")
+			i += 7
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return json.Valid([]byte(b.String()))
+}
+
+var titleRE = regexp.MustCompile(`<<[^\n]+>>`)
+
+func buildTitle(string, kwargs, Lang) (Checker, error) {
+	return checkFunc(func(s string) bool {
+		for _, t := range titleRE.FindAllString(s, -1) {
+			if textstats.Strip(strings.TrimRight(strings.TrimLeft(t, "<"), ">")) != "" {
+				return true
+			}
+		}
+		return false
+	}), nil
+}
+
+// --- combination ----------------------------------------------------------
+
+func buildTwoResponses(string, kwargs, Lang) (Checker, error) {
+	return checkFunc(func(s string) bool {
+		parts := strings.Split(s, "******")
+		var valid []string
+		for i, p := range parts {
+			if textstats.Strip(p) == "" {
+				if i != 0 && i != len(parts)-1 {
+					return false
+				}
+			} else {
+				valid = append(valid, p)
+			}
+		}
+		return len(valid) == 2 && textstats.Strip(valid[0]) != textstats.Strip(valid[1])
+	}), nil
+}
+
+func buildRepeatPrompt(id string, kw kwargs, _ Lang) (Checker, error) {
+	p, err := kw.str(id, "prompt_to_repeat")
+	if err != nil {
+		return nil, err
+	}
+	prefix := strings.ToLower(textstats.Strip(p))
+	return checkFunc(func(s string) bool {
+		return strings.HasPrefix(strings.ToLower(textstats.Strip(s)), prefix)
+	}), nil
+}
+
+// --- start / end ----------------------------------------------------------
+
+func buildEndChecker(id string, kw kwargs, lang Lang) (Checker, error) {
+	phrase, err := kw.str(id, "end_phrase")
+	if err != nil {
+		return nil, err
+	}
+	phrase = strings.ToLower(textstats.Strip(phrase))
+	return checkFunc(func(s string) bool {
+		s = textstats.Strip(s)
+		if lang == Chinese {
+			s = strings.Trim(s, "\"“”")
+		} else {
+			s = strings.Trim(s, `"`)
+		}
+		return strings.HasSuffix(strings.ToLower(s), phrase)
+	}), nil
+}
+
+func buildQuotation(_ string, _ kwargs, lang Lang) (Checker, error) {
+	return checkFunc(func(s string) bool {
+		s = textstats.Strip(s)
+		if textstats.RuneLen(s) <= 1 {
+			return false
+		}
+		first, _ := utf8.DecodeRuneInString(s)
+		last, _ := utf8.DecodeLastRuneInString(s)
+		if first == '"' && last == '"' {
+			return true
+		}
+		return lang == Chinese && (first == '“' && last == '”' || first == '＂' && last == '＂')
+	}), nil
+}
+
+// --- punctuation ----------------------------------------------------------
+
+func buildNoComma(_ string, _ kwargs, lang Lang) (Checker, error) {
+	commas := ","
+	if lang == Chinese {
+		// ASCII and full-width commas, the enumeration comma 、 and their
+		// small and half-width forms.
+		commas = ",，、﹐﹑､"
+	}
+	return checkFunc(func(s string) bool { return !strings.ContainsAny(s, commas) }), nil
+}
+
+func hasUpper(s string) bool {
+	for _, r := range s {
+		if unicode.IsUpper(r) || unicode.IsTitle(r) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,192 @@
+package ifeval
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// repoRoot walks up from the working directory to go.mod.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test directory")
+		}
+		dir = parent
+	}
+}
+
+func dataDir(t testing.TB) string {
+	if d := os.Getenv("POCKETEVAL_DATA"); d != "" {
+		return d
+	}
+	return filepath.Join(repoRoot(t), "..", "shared", "datasets")
+}
+
+func conformanceDir(t testing.TB) string {
+	return filepath.Join(repoRoot(t), "..", "shared", "conformance", "ifeval")
+}
+
+func readJSONL(t testing.TB, path string, each func(line int, raw []byte)) {
+	t.Helper()
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		t.Skipf("conformance data absent: %s", path)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	n := 0
+	for sc.Scan() {
+		n++
+		each(n, sc.Bytes())
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type inputRecord struct {
+	Key               int              `json:"key"`
+	Prompt            string           `json:"prompt"`
+	InstructionIDList []string         `json:"instruction_id_list"`
+	Kwargs            []map[string]any `json:"kwargs"`
+}
+
+type officialVerdict struct {
+	Prompt                string   `json:"prompt"`
+	Response              string   `json:"response"`
+	InstructionIDList     []string `json:"instruction_id_list"`
+	FollowInstructionList []bool   `json:"follow_instruction_list"`
+}
+
+type conformanceCase struct {
+	in       inputRecord
+	prompt   *Prompt
+	response string
+	strict   []bool
+	loose    []bool
+}
+
+func loadConformance(t testing.TB) []conformanceCase {
+	t.Helper()
+	inputs := map[string]inputRecord{}
+	readJSONL(t, filepath.Join(dataDir(t), "ifeval", "input_data.jsonl"), func(_ int, raw []byte) {
+		var r inputRecord
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatal(err)
+		}
+		inputs[r.Prompt] = r
+	})
+	read := func(name string) []officialVerdict {
+		var out []officialVerdict
+		readJSONL(t, filepath.Join(conformanceDir(t), name), func(_ int, raw []byte) {
+			var v officialVerdict
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, v)
+		})
+		return out
+	}
+	strict := read("gpt4_eval_results_strict_540_podtech.jsonl")
+	loose := read("gpt4_eval_results_loose_540_podtech.jsonl")
+	if len(strict) != len(loose) {
+		t.Fatalf("strict has %d records, loose %d", len(strict), len(loose))
+	}
+	var cases []conformanceCase
+	for i := range strict {
+		in, ok := inputs[strict[i].Prompt]
+		if !ok {
+			t.Fatalf("strict record %d: prompt not in input_data.jsonl", i+1)
+		}
+		var ins []Instruction
+		for j, id := range in.InstructionIDList {
+			ins = append(ins, Instruction{ID: id, Kwargs: in.Kwargs[j]})
+		}
+		p, err := Compile(ins, English)
+		if err != nil {
+			t.Fatalf("key %d: %v", in.Key, err)
+		}
+		cases = append(cases, conformanceCase{in, p, strict[i].Response, strict[i].FollowInstructionList, loose[i].FollowInstructionList})
+	}
+	return cases
+}
+
+// pinnedDisagreements are the only per-instruction verdicts on which
+// pocketeval differs from the official file, with the reason. Both are on
+// prompts where the official scorer is random (conformance/README.md): the
+// official code replaced a non-letter "letter" by a random letter, and its
+// strict run happened to pick one the response lacks. pocketeval counts the
+// character given (the current official code does the same), so the response
+// with four '#' / ten '!' follows the instruction strictly too. The other
+// random keys (279, 1813, 3617: unseeded langdetect) agree with the file.
+var pinnedDisagreements = map[string]string{
+	"1122 keywords:letter_frequency strict": "letter '#' at least 4 (the response has 4): official counted a random letter; pocketeval counts '#'",
+	"1129 keywords:letter_frequency strict": "letter '!' at least 6 (the response has 10): official counted a random letter; pocketeval counts '!'",
+}
+
+func TestConformanceGPT4(t *testing.T) {
+	cases := loadConformance(t)
+	var sp, si, lp, li, total int
+	seen := map[string]bool{}
+	for _, c := range cases {
+		res := c.prompt.Evaluate(c.response)
+		if res.AllStrict() {
+			sp++
+		}
+		if res.AllLoose() {
+			lp++
+		}
+		for j := range res.Strict {
+			total++
+			if res.Strict[j] {
+				si++
+			}
+			if res.Loose[j] {
+				li++
+			}
+			for _, mode := range []struct {
+				name      string
+				got, want bool
+			}{{"strict", res.Strict[j], c.strict[j]}, {"loose", res.Loose[j], c.loose[j]}} {
+				if mode.got == mode.want {
+					continue
+				}
+				key := fmt.Sprintf("%d %s %s", c.in.Key, c.in.InstructionIDList[j], mode.name)
+				if reason, ok := pinnedDisagreements[key]; ok {
+					seen[key] = true
+					t.Logf("pinned: %s: got %v, official %v (%s)", key, mode.got, mode.want, reason)
+					continue
+				}
+				t.Errorf("%s: got %v, official %v", key, mode.got, mode.want)
+			}
+		}
+	}
+	for key := range pinnedDisagreements {
+		if !seen[key] {
+			t.Errorf("pinned disagreement %q no longer occurs; remove the pin", key)
+		}
+	}
+	t.Logf("strict prompt %d/%d instruction %d/%d; loose prompt %d/%d instruction %d/%d",
+		sp, len(cases), si, total, lp, len(cases), li, total)
+	// Official: strict 415/540 695/832, loose 431/540 713/832.
+	if sp != 417 || si != 697 || lp != 431 || li != 713 || len(cases) != 540 || total != 832 {
+		t.Errorf("totals strict %d/%d, loose %d/%d; want 417/697 (official 415/695 + the two pinned keys) and 431/713", sp, si, lp, li)
+	}
+}
