@@ -125,6 +125,13 @@ func (e *ConfigMismatchError) Error() string {
 		e.Dir, strings.Join(e.Diffs, "\n  "))
 }
 
+// RequestChecker is implemented by runtimes that serve saved predictions:
+// CheckRequests reports predictions that match none of the requests the
+// tasks can make.
+type RequestChecker interface {
+	CheckRequests(reqs []runtime.Request) error
+}
+
 // ModeSetter is implemented by tasks with more than one scoring mode
 // (multiple choice: "gen" and "loglik"); the returned task's Info carries
 // the mode's metrics and version.
@@ -207,6 +214,28 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 		preps = append(preps, p)
+	}
+
+	// Saved predictions for samples no task knows are a mistake (wrong
+	// task name, another dataset version): refuse before generating.
+	if chk, ok := o.Runtime.(RequestChecker); ok {
+		var reqs []runtime.Request
+		for _, p := range preps {
+			if p.loglik {
+				continue
+			}
+			for _, s := range p.data.Samples {
+				req, err := p.task.Prompt(p.data, s, promptConfig(o))
+				if err != nil {
+					continue
+				}
+				req.ID, req.Task = s.ID, p.info.Name
+				reqs = append(reqs, req)
+			}
+		}
+		if err := chk.CheckRequests(reqs); err != nil {
+			return nil, err
+		}
 	}
 
 	cfg := results.Config{

@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pocketeval/pocketeval/evals/registry"
+	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/runtime/llamacpp"
+)
+
+// sharedPath returns <repo>/../shared/<rel>, skipping when absent.
+func sharedPath(t *testing.T, rel string) string {
+	t.Helper()
+	wd, _ := os.Getwd()
+	for d := wd; d != "/"; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			p := filepath.Join(filepath.Dir(d), "shared", rel)
+			if _, err := os.Stat(p); err != nil {
+				t.Skipf("%s not found", p)
+			}
+			return p
+		}
+	}
+	t.Skip("repository root not found")
+	return ""
+}
+
+func dataDir(t *testing.T) string {
+	if d := os.Getenv("POCKETEVAL_DATA"); d != "" {
+		return d
+	}
+	return sharedPath(t, "datasets")
+}
+
+// realFactory runs commands with the real task registry and runtimes.
+func realFactory() (*Factory, *bytes.Buffer, *bytes.Buffer) {
+	io, _, out, errb := TestStreams()
+	return &Factory{IO: io, Tasks: registry.All, Now: time.Now, Args: []string{"pocketeval", "e2e"}, OpenRuntime: OpenRuntime}, out, errb
+}
+
+func runReal(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	f, out, errb := realFactory()
+	code := Execute(context.Background(), f, args)
+	return code, out.String(), errb.String()
+}
+
+func needLlama(t *testing.T) {
+	t.Helper()
+	if _, err := llamacpp.LibDir(""); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("llama.cpp libraries missing in CI: %v", err)
+		}
+		t.Skipf("llama.cpp libraries not installed: %v", err)
+	}
+}
+
+func summaryScores(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stripTiming(t, data)
+}
+
+func samplesNoTiming(t *testing.T, dir, task string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "samples", task+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stripTiming(t, data)
+}
+
+// TestE2ELlamacppGSM8K runs the issue's reference command at concurrency
+// 1 and 4 on the real story model and checks the results are identical,
+// then replays the predictions and gets the same scores.
+func TestE2ELlamacppGSM8K(t *testing.T) {
+	needLlama(t)
+	model := sharedPath(t, "models/gguf/stories260K.gguf")
+	data := dataDir(t)
+	var dirs []string
+	for _, c := range []string{"1", "4"} {
+		dir := filepath.Join(t.TempDir(), "run")
+		code, out, errOut := runReal(t, "run", "--runtime", "llamacpp", "--model", model, "--tasks", "gsm8k",
+			"--limit", "50", "--max-tokens", "48", "--concurrency", c, "--data-dir", data, "--out", dir)
+		if code != 0 {
+			t.Fatalf("concurrency %s: exit %d\n%s\n%s", c, code, out, errOut)
+		}
+		for _, f := range []string{"manifest.json", "summary.json", "samples/gsm8k.jsonl"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				t.Errorf("missing %s", f)
+			}
+		}
+		dirs = append(dirs, dir)
+	}
+	if a, b := summaryScores(t, dirs[0]), summaryScores(t, dirs[1]); a != b {
+		t.Errorf("summary differs between concurrency 1 and 4:\n%s\n---\n%s", a, b)
+	}
+	if a, b := samplesNoTiming(t, dirs[0], "gsm8k"), samplesNoTiming(t, dirs[1], "gsm8k"); a != b {
+		t.Error("sample lines differ between concurrency 1 and 4")
+	}
+	m, err := results.ReadManifest(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Runtime.Name != "llamacpp" || m.Config.Model.Files["stories260K.gguf"] != "270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d" ||
+		m.Config.Tasks[0].DatasetFiles["gsm8k/test.jsonl"] == "" || m.Host.Cores == 0 || m.Resources == nil {
+		t.Errorf("manifest lacks facts: %+v", m)
+	}
+	s, _ := results.ReadSummary(dirs[0])
+	ts := s.Tasks["gsm8k"]
+	if ts.Scored != 50 || ts.TruncationRate == nil || ts.ExtractionFailureRate == nil || ts.Timing == nil || ts.Timing.DecodeTPSMedian <= 0 {
+		t.Errorf("summary lacks figures: %+v", ts)
+	}
+
+	// Replay the predictions of the run.
+	replayDir := filepath.Join(t.TempDir(), "replay")
+	code, out, errOut := runReal(t, "run", "--runtime", "replay", "--predictions", filepath.Join(dirs[0], "samples", "gsm8k.jsonl"),
+		"--tasks", "gsm8k", "--limit", "50", "--data-dir", data, "--out", replayDir)
+	if code != 0 {
+		t.Fatalf("replay: exit %d\n%s\n%s", code, out, errOut)
+	}
+	rs, _ := results.ReadSummary(replayDir)
+	for k, v := range ts.Metrics {
+		if rv := rs.Tasks["gsm8k"].Metrics[k]; rv.Mean != v.Mean || rv.N != v.N {
+			t.Errorf("replayed %s = %v (n %d), run had %v (n %d)", k, rv.Mean, rv.N, v.Mean, v.N)
+		}
+	}
+}
+
+// TestE2EKill9 builds the binary, kills a real run with SIGKILL mid-way,
+// runs the same command again and compares with an uninterrupted run.
+func TestE2EKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	needLlama(t)
+	model := sharedPath(t, "models/gguf/stories260K.gguf")
+	data := dataDir(t)
+	bin := filepath.Join(t.TempDir(), "pocketeval")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/pocketeval")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	args := func(out string) []string {
+		return []string{"run", "--runtime", "llamacpp", "--model", model, "--tasks", "gsm8k", "--limit", "30",
+			"--max-tokens", "160", "--concurrency", "2", "--data-dir", data, "--out", out}
+	}
+	killed := filepath.Join(t.TempDir(), "killed")
+	cmd := exec.Command(bin, args(killed)...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		b, _ := os.ReadFile(filepath.Join(killed, "samples", "gsm8k.jsonl"))
+		if bytes.Count(b, []byte("\n")) >= 8 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Logf("the run finished before it was killed (%v); the resume check is weaker", err)
+	}
+	if _, err := os.Stat(filepath.Join(killed, "summary.json")); err == nil && ee != nil {
+		t.Error("a killed run left a summary.json")
+	}
+	if out, err := exec.Command(bin, args(killed)...).CombinedOutput(); err != nil {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+	whole := filepath.Join(t.TempDir(), "whole")
+	if out, err := exec.Command(bin, args(whole)...).CombinedOutput(); err != nil {
+		t.Fatalf("whole: %v\n%s", err, out)
+	}
+	if a, b := summaryScores(t, killed), summaryScores(t, whole); a != b {
+		t.Errorf("after kill -9 and resume the summary differs:\n%s\n---\n%s", a, b)
+	}
+	lines, _ := os.ReadFile(filepath.Join(killed, "samples", "gsm8k.jsonl"))
+	if n := bytes.Count(lines, []byte("\n")); n != 30 {
+		t.Errorf("%d sample lines after resume, want 30", n)
+	}
+	var m map[string]any
+	b, _ := os.ReadFile(filepath.Join(killed, "manifest.json"))
+	json.Unmarshal(b, &m)
+	if m["status"] != "complete" || !strings.Contains(string(b), `"resumes": 1`) {
+		t.Errorf("manifest after resume: status %v", m["status"])
+	}
+}
+
+// TestMissingDatasetNamesTheFix: a missing dataset fails with the file and
+// the command that fetches it.
+func TestMissingDatasetNamesTheFix(t *testing.T) {
+	t.Parallel()
+	empty := t.TempDir()
+	f, _, errb := realFactory()
+	f.OpenRuntime = testFactoryRuntime
+	code := Execute(context.Background(), f, []string{"run", "--runtime", "fake", "--tasks", "gsm8k", "--data-dir", empty, "--out", filepath.Join(empty, "out")})
+	if code == 0 || !strings.Contains(errb.String(), "gsm8k/test.jsonl") || !strings.Contains(errb.String(), "pocketeval datasets download gsm8k") {
+		t.Errorf("exit %d: %s", code, errb.String())
+	}
+}

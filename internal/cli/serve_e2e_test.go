@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/llamacpp"
+	"github.com/pocketeval/pocketeval/runtime/openai"
+	"github.com/pocketeval/pocketeval/runtime/runtimetest"
+)
+
+// TestServeLlamacppEndToEnd serves a real engine (llama.cpp running the
+// shared stories260K model) with `pocketeval serve`'s code path and checks
+// that the openai runtime talking to it passes the runtime conformance
+// suite and answers exactly as the engine does in process.
+func TestServeLlamacppEndToEnd(t *testing.T) {
+	if _, err := llamacpp.LibDir(""); err != nil {
+		t.Skipf("llama.cpp libraries not installed (run scripts/setup-llamacpp.sh): %v", err)
+	}
+	model := filepath.Join(serveRepoRoot(t), "..", "shared", "models", "gguf", "stories260K.gguf")
+	if _, err := os.Stat(model); err != nil {
+		t.Skipf("shared test model missing: %v", err)
+	}
+	ios, _, _, _ := TestStreams()
+	var served runtime.Runtime
+	ready := make(chan net.Addr, 1)
+	opts := &ServeOptions{
+		IO:            ios,
+		Runtime:       RuntimeOptions{Name: "llamacpp", Model: model, Threads: 1},
+		Addr:          "127.0.0.1:0",
+		MaxConcurrent: 2,
+		MaxQueue:      16,
+		Grace:         5 * time.Second,
+		Quiet:         true,
+		Open: func(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error) {
+			rt, err := OpenRuntime(ctx, o)
+			served = rt
+			return rt, err
+		},
+		Ready: func(a net.Addr) { ready <- a },
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveRun(ctx, opts) }()
+	var addr net.Addr
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		t.Fatalf("serve: %v", err)
+	}
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve shutdown: %v", err)
+		}
+	}()
+	newClient := func() *openai.Client {
+		c, err := openai.New(openai.Options{BaseURL: "http://" + addr.String() + "/v1", RequestTimeout: time.Minute, MaxRetries: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+
+	c := newClient()
+	defer c.Close()
+	for _, req := range []runtime.Request{
+		{Prompt: "Once upon a time", Gen: runtime.GenConfig{MaxTokens: 24}},
+		{Prompt: "Lily had a red ball.", Gen: runtime.GenConfig{MaxTokens: 200, Stop: []string{"."}}},
+		{Messages: []runtime.Message{{Role: "user", Content: "Tell me about a dog."}}, Gen: runtime.GenConfig{MaxTokens: 16}},
+	} {
+		want, err := served.Generate(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.Generate(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Text != want.Text || got.FinishReason != want.FinishReason || got.PromptTokens != want.PromptTokens || got.CompletionTokens != want.CompletionTokens {
+			t.Errorf("through serve: %q %s %d/%d\n   in process: %q %s %d/%d", got.Text, got.FinishReason, got.PromptTokens, got.CompletionTokens,
+				want.Text, want.FinishReason, want.PromptTokens, want.CompletionTokens)
+		}
+		if got.Timings.DecodeTokPerSec <= 0 || got.Timings.TimeToFirstToken <= 0 {
+			t.Errorf("timings through serve = %+v, want engine speeds and TTFT", got.Timings)
+		}
+	}
+	ll := []runtime.LoglikRequest{{Context: "Once upon a time", Continuation: " there was"}}
+	want, err := served.(runtime.LogLikelihooder).LogLikelihood(context.Background(), ll)
+	if err != nil && !errors.Is(err, runtime.ErrNotSupported) {
+		t.Fatal(err)
+	}
+	if err == nil {
+		got, err := c.LogLikelihood(context.Background(), ll)
+		if err != nil || got[0] != want[0] {
+			t.Errorf("log-likelihood through serve %v (%v), in process %v", got, err, want)
+		}
+	}
+
+	runtimetest.Test(t, newClient(), runtimetest.Options{})
+}
+
+func serveRepoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found")
+		}
+		dir = parent
+	}
+}
+
+// BenchmarkServeOverhead compares a 64-token greedy generation on the
+// shared stories260K model in process with the same request through
+// pocketeval serve and the openai runtime over loopback.
+func BenchmarkServeOverhead(b *testing.B) {
+	if _, err := llamacpp.LibDir(""); err != nil {
+		b.Skipf("llama.cpp libraries not installed: %v", err)
+	}
+	dir, _ := os.Getwd()
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		dir = filepath.Dir(dir)
+	}
+	model := filepath.Join(dir, "..", "shared", "models", "gguf", "stories260K.gguf")
+	if _, err := os.Stat(model); err != nil {
+		b.Skipf("shared test model missing: %v", err)
+	}
+	ios, _, _, _ := TestStreams()
+	var served runtime.Runtime
+	ready := make(chan net.Addr, 1)
+	opts := &ServeOptions{
+		IO: ios, Runtime: RuntimeOptions{Name: "llamacpp", Model: model, Threads: 1},
+		Addr: "127.0.0.1:0", MaxConcurrent: 1, MaxQueue: 4, Grace: time.Second, Quiet: true,
+		Open: func(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error) {
+			rt, err := OpenRuntime(ctx, o)
+			served = rt
+			return rt, err
+		},
+		Ready: func(a net.Addr) { ready <- a },
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveRun(ctx, opts) }()
+	addr := <-ready
+	defer func() { cancel(); <-done }()
+	req := runtime.Request{Prompt: "Once upon a time", Gen: runtime.GenConfig{MaxTokens: 64}}
+	b.Run("in-process", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := served.Generate(context.Background(), req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, noStream := range []bool{false, true} {
+		b.Run(map[bool]string{false: "serve-stream", true: "serve-nostream"}[noStream], func(b *testing.B) {
+			c, err := openai.New(openai.Options{BaseURL: "http://" + addr.String() + "/v1", NoStream: noStream})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			for b.Loop() {
+				if _, err := c.Generate(context.Background(), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

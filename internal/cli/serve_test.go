@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/openai"
+	"github.com/pocketeval/pocketeval/runtime/runtimetest"
+)
+
+func TestNewCmdServeFlags(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		args    string
+		wantErr string
+		check   func(*testing.T, *ServeOptions)
+	}{
+		{name: "defaults", args: "--runtime fake", check: func(t *testing.T, o *ServeOptions) {
+			if o.Addr != "127.0.0.1:8080" || o.MaxConcurrent != 1 || o.MaxQueue != 64 || o.Grace != 30*time.Second {
+				t.Errorf("defaults = %+v", o)
+			}
+		}},
+		{name: "all", args: "--runtime mnn --model m --addr 0.0.0.0:9000 --parallel 2 --max-queue 3 --served-model-name pocket --require-key-env K --shutdown-grace 5s --quiet",
+			check: func(t *testing.T, o *ServeOptions) {
+				if o.Addr != "0.0.0.0:9000" || o.MaxConcurrent != 2 || o.MaxQueue != 3 || o.ServedModel != "pocket" || o.KeyEnv != "K" || o.Grace != 5*time.Second || !o.Quiet || o.Runtime.Model != "m" {
+					t.Errorf("parsed = %+v", o)
+				}
+			}},
+		{name: "no runtime", args: "", wantErr: "--runtime is required"},
+		{name: "bad addr", args: "--runtime x --addr 8080", wantErr: "--addr"},
+		{name: "bad parallel", args: "--runtime x --parallel 0", wantErr: "--parallel"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ios, _, _, _ := TestStreams()
+			var got *ServeOptions
+			cmd := NewCmdServe(&Factory{IO: ios}, func(o *ServeOptions) error { got = o; return nil })
+			cmd.SetArgs(strings.Fields(tt.args))
+			cmd.SetOut(io.Discard)
+			cmd.SetErr(io.Discard)
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, got)
+		})
+	}
+}
+
+// TestServeRun serves a fake runtime on a free port, queries it with the
+// openai runtime, and stops it by cancelling the context.
+func TestServeRun(t *testing.T) {
+	ios, _, _, errOut := TestStreams()
+	t.Setenv("POCKETEVAL_TEST_SERVE_KEY", "k3y")
+	ready := make(chan net.Addr, 1)
+	var opened RuntimeOptions
+	opts := &ServeOptions{
+		IO:            ios,
+		Runtime:       RuntimeOptions{Name: "fake"},
+		Addr:          "127.0.0.1:0",
+		MaxConcurrent: 2,
+		MaxQueue:      4,
+		KeyEnv:        "POCKETEVAL_TEST_SERVE_KEY",
+		Grace:         time.Second,
+		Open: func(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error) {
+			opened = o
+			return &runtimetest.Fake{}, nil
+		},
+		Ready: func(a net.Addr) { ready <- a },
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveRun(ctx, opts) }()
+	var addr net.Addr
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		t.Fatalf("serveRun ended early: %v", err)
+	}
+	if opened.Workers != 2 {
+		t.Errorf("runtime opened with %d workers, want --parallel's 2", opened.Workers)
+	}
+	base := "http://" + addr.String()
+	resp, err := http.Get(base + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("/health: %d", resp.StatusCode)
+	}
+	c, err := openai.New(openai.Options{BaseURL: base + "/v1", APIKey: "k3y", RequestTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	want, _ := (&runtimetest.Fake{}).Generate(context.Background(), runtime.Request{Prompt: "hello", Gen: runtime.GenConfig{MaxTokens: 5}})
+	got, err := c.Generate(context.Background(), runtime.Request{Prompt: "hello", Gen: runtime.GenConfig{MaxTokens: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Text != want.Text || got.CompletionTokens != want.CompletionTokens {
+		t.Errorf("served %q (%d), direct %q (%d)", got.Text, got.CompletionTokens, want.Text, want.CompletionTokens)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serveRun after cancel = %v, want nil", err)
+	}
+	log := errOut.String()
+	for _, s := range []string{"serving fake on http://127.0.0.1:", "path=/v1/completions status=200", "server stopped"} {
+		if !strings.Contains(log, s) {
+			t.Errorf("stderr lacks %q:\n%s", s, log)
+		}
+	}
+	if strings.Contains(log, "k3y") || strings.Contains(log, "hello") {
+		t.Errorf("stderr leaks the key or the prompt:\n%s", log)
+	}
+}
+
+func TestServeRunMissingKey(t *testing.T) {
+	ios, _, _, _ := TestStreams()
+	t.Setenv("POCKETEVAL_TEST_EMPTY_KEY", "")
+	opts := &ServeOptions{IO: ios, Runtime: RuntimeOptions{Name: "fake"}, Addr: "127.0.0.1:0", MaxConcurrent: 1, KeyEnv: "POCKETEVAL_TEST_EMPTY_KEY",
+		Open: func(context.Context, RuntimeOptions) (runtime.Runtime, error) {
+			t.Error("runtime opened")
+			return nil, nil
+		}}
+	if err := serveRun(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "POCKETEVAL_TEST_EMPTY_KEY") {
+		t.Errorf("error = %v", err)
+	}
+}
+
+func TestOpenRuntimeFlags(t *testing.T) {
+	t.Parallel()
+	okServer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" {
+			t.Errorf("probe asked for %s", r.URL.Path)
+		}
+		io.WriteString(w, `{"object":"list","data":[{"id":"m"}]}`)
+	}))
+	t.Cleanup(okServer.Close)
+	keyServer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(401)
+		io.WriteString(w, `{"error":{"message":"bad key"}}`)
+	}))
+	t.Cleanup(keyServer.Close)
+	dead := httptest.NewServer(http.NotFoundHandler())
+	deadURL := dead.URL
+	dead.Close()
+	base := RuntimeOptions{Endpoint: "chat", RequestTimeout: time.Minute, MaxRetries: 1}
+	tests := []struct {
+		name    string
+		mod     func(*RuntimeOptions)
+		wantErr string
+	}{
+		{"openai needs base url", func(o *RuntimeOptions) { o.Name = "openai" }, "--base-url is required"},
+		{"openai bad endpoint", func(o *RuntimeOptions) { o.Name, o.BaseURL, o.Endpoint = "openai", "http://x/v1", "embed" }, "--endpoint"},
+		{"openai ok", func(o *RuntimeOptions) { o.Name, o.BaseURL = "openai", okServer.URL+"/v1" }, ""},
+		{"openai bad key", func(o *RuntimeOptions) { o.Name, o.BaseURL = "openai", keyServer.URL+"/v1" }, "server returned 401"},
+		{"openai unreachable", func(o *RuntimeOptions) { o.Name, o.BaseURL, o.MaxRetries = "openai", deadURL+"/v1", 0 }, "connection"},
+		{"replay needs file", func(o *RuntimeOptions) { o.Name = "replay" }, "--predictions FILE is required"},
+		{"replay missing file", func(o *RuntimeOptions) { o.Name, o.Predictions = "replay", "/nonexistent/p.jsonl" }, "/nonexistent/p.jsonl"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			o := base
+			tt.mod(&o)
+			rt, err := OpenRuntime(context.Background(), o)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				rt.Close()
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("error = %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}

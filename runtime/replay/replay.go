@@ -1,0 +1,518 @@
+// Package replay provides a runtime.Runtime that answers from a file of
+// predictions made elsewhere, so pocketeval's scorers can judge outputs of
+// models it cannot run (a vendor's phone build, a paper's released
+// generations) or re-score an earlier run.
+//
+// A predictions file is JSON Lines, gzip-compressed when its name ends in
+// ".gz". Each line is recognised by its fields:
+//
+//	{"task": "gsm8k", "id": "17", "response": "..."}   pocketeval (also a results samples/<task>.jsonl line)
+//	{"prompt": "...", "response": "..."}               IFEval's official input_response_data
+//	{"task_id": "HumanEval/0", "completion": "..."}    human-eval's samples
+//
+// A pocketeval line may carry "finish_reason" (default "stop") and
+// "repeat" (0-based; default 0); its "task" may be empty, making the line
+// match that id in any task. A request is answered by, in order: its
+// (Task, ID); its ID alone (human-eval lines, task-less pocketeval lines);
+// its prompt text — the last user message, or the raw prompt — exactly,
+// then with surrounding white space trimmed (IFEval lines).
+//
+// Several human-eval lines for one task_id are that task's samples 1..n
+// (pass@k), and pocketeval lines with distinct repeats likewise: successive
+// requests for the key get them in order, and one request too many is an
+// error. A key with a single prediction answers every request for it.
+// Anything else appearing twice (the same task, id and repeat; the same
+// IFEval prompt) is an error when the file is opened.
+//
+// Token counts are zero (unknown) and there are no timings. The package
+// intentionally does not guess: a request with no prediction is an error
+// naming the task and id, never an empty answer.
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// Form says which schema a prediction line used.
+type Form string
+
+// The recognised line forms.
+const (
+	FormPocketeval Form = "pocketeval" // {"task","id","response"}
+	FormIFEval     Form = "ifeval"     // {"prompt","response"}
+	FormHumanEval  Form = "humaneval"  // {"task_id","completion"}
+)
+
+// Prediction is one line of a predictions file.
+type Prediction struct {
+	Form Form
+	// Task is empty for human-eval and IFEval lines, and for pocketeval
+	// lines without a task (they match the id in any task).
+	Task string
+	// ID is empty for IFEval lines.
+	ID string
+	// Prompt is set for IFEval lines only.
+	Prompt       string
+	Repeat       int
+	Response     string
+	FinishReason string
+	Line         int // 1-based line in the file
+}
+
+// key names a prediction in messages.
+func (p *Prediction) key() string {
+	switch {
+	case p.Form == FormIFEval:
+		return fmt.Sprintf("prompt %.50q", p.Prompt)
+	case p.Task != "":
+		return p.Task + "/" + p.ID
+	}
+	return p.ID
+}
+
+// Key identifies a requested sample, for CheckKnown.
+type Key struct {
+	Task string
+	ID   string
+	// Prompt is the request's prompt text (see PromptText); optional. When
+	// set, IFEval-form predictions are checked against it too.
+	Prompt string
+}
+
+// KeyOf returns the key of a request.
+func KeyOf(req runtime.Request) Key {
+	return Key{Task: req.Task, ID: req.ID, Prompt: PromptText(req)}
+}
+
+// PromptText is the text IFEval-form predictions are matched against: the
+// last user message of a chat request, else the raw prompt.
+func PromptText(req runtime.Request) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == "user" {
+			return req.Messages[i].Content
+		}
+	}
+	return req.Prompt
+}
+
+// ParseError is a malformed line.
+type ParseError struct {
+	File  string
+	Line  int
+	Field string // "" when the line as a whole is wrong
+	Err   error
+}
+
+func (e *ParseError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s:%d: field %q: %v", e.File, e.Line, e.Field, e.Err)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// group is the predictions for one key, in serving order.
+type group struct {
+	preds []*Prediction
+	next  int // index of the next prediction to serve
+}
+
+// Runtime serves predictions. It is safe for concurrent use.
+type Runtime struct {
+	path   string
+	sha256 string
+	preds  []*Prediction // file order
+
+	byKey    map[[2]string]*group // (task, id): pocketeval lines with a task
+	byID     map[string]*group    // id: human-eval and task-less pocketeval lines
+	byPrompt map[string]*group    // IFEval lines, exact prompt
+	byTrim   map[string]*group    // IFEval lines, trimmed prompt
+
+	mu   sync.Mutex
+	used map[*Prediction]bool
+}
+
+var (
+	_ runtime.Runtime   = (*Runtime)(nil)
+	_ runtime.Describer = (*Runtime)(nil)
+)
+
+// Open reads a predictions file.
+func Open(path string) (*Runtime, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("replay: open predictions: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	var rd io.Reader = bufio.NewReaderSize(io.TeeReader(f, h), 1<<20)
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(rd)
+		if err != nil {
+			return nil, fmt.Errorf("replay: open predictions %s: %w", path, err)
+		}
+		defer zr.Close()
+		rd = zr
+	}
+	r, err := Read(rd, path)
+	if err != nil {
+		return nil, err
+	}
+	// Hash the whole file even if reading stopped before its end.
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, fmt.Errorf("replay: read %s: %w", path, err)
+	}
+	r.sha256 = hex.EncodeToString(h.Sum(nil))
+	return r, nil
+}
+
+// Read reads predictions from rd; name is used in messages.
+func Read(rd io.Reader, name string) (*Runtime, error) {
+	r := &Runtime{
+		path:     name,
+		byKey:    map[[2]string]*group{},
+		byID:     map[string]*group{},
+		byPrompt: map[string]*group{},
+		byTrim:   map[string]*group{},
+		used:     map[*Prediction]bool{},
+	}
+	br := bufio.NewReaderSize(rd, 1<<20)
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("replay: read %s: %w", name, err)
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			p, perr := parseLine(line, name, n)
+			if perr != nil {
+				return nil, fmt.Errorf("replay: %w", perr)
+			}
+			r.preds = append(r.preds, p)
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if len(r.preds) == 0 {
+		return nil, fmt.Errorf("replay: %s: no predictions", name)
+	}
+	if err := r.index(); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	return r, nil
+}
+
+func parseLine(line []byte, file string, n int) (*Prediction, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(line, &raw); err != nil {
+		return nil, &ParseError{File: file, Line: n, Err: fmt.Errorf("invalid JSON object: %w", err)}
+	}
+	str := func(field string, required bool) (string, error) {
+		v, ok := raw[field]
+		if !ok || string(v) == "null" {
+			if required {
+				return "", &ParseError{File: file, Line: n, Field: field, Err: errors.New("missing")}
+			}
+			return "", nil
+		}
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			// Numeric ids are common in hand-made files.
+			var num json.Number
+			if field != "id" || json.Unmarshal(v, &num) != nil {
+				return "", &ParseError{File: file, Line: n, Field: field, Err: errors.New("must be a string")}
+			}
+			s = num.String()
+		}
+		return s, nil
+	}
+	has := func(f string) bool { _, ok := raw[f]; return ok }
+	p := &Prediction{Line: n}
+	var err error
+	switch {
+	case has("task_id") && has("completion"):
+		p.Form = FormHumanEval
+		if p.ID, err = str("task_id", true); err != nil {
+			return nil, err
+		}
+		if p.Response, err = str("completion", true); err != nil {
+			return nil, err
+		}
+	case has("response") && (has("id") || has("task")):
+		p.Form = FormPocketeval
+		if p.ID, err = str("id", true); err != nil {
+			return nil, err
+		}
+		if p.Task, err = str("task", false); err != nil {
+			return nil, err
+		}
+		if p.Response, err = str("response", true); err != nil {
+			return nil, err
+		}
+		if v, ok := raw["repeat"]; ok && string(v) != "null" {
+			if err := json.Unmarshal(v, &p.Repeat); err != nil || p.Repeat < 0 {
+				return nil, &ParseError{File: file, Line: n, Field: "repeat", Err: errors.New("must be a non-negative integer")}
+			}
+		}
+	case has("prompt") && has("response"):
+		p.Form = FormIFEval
+		if p.Prompt, err = str("prompt", true); err != nil {
+			return nil, err
+		}
+		if p.Response, err = str("response", true); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, &ParseError{File: file, Line: n, Err: errors.New(`unrecognised prediction: want {"task","id","response"}, {"prompt","response"} or {"task_id","completion"}`)}
+	}
+	if p.ID == "" && p.Form != FormIFEval {
+		f := "id"
+		if p.Form == FormHumanEval {
+			f = "task_id"
+		}
+		return nil, &ParseError{File: file, Line: n, Field: f, Err: errors.New("must not be empty")}
+	}
+	if p.FinishReason, err = str("finish_reason", false); err != nil {
+		return nil, err
+	}
+	if p.FinishReason == "" {
+		p.FinishReason = runtime.FinishStop
+	}
+	return p, nil
+}
+
+// index builds the lookup maps and rejects duplicates.
+func (r *Runtime) index() error {
+	add := func(m map[string]*group, k string, p *Prediction) {
+		g := m[k]
+		if g == nil {
+			g = &group{}
+			m[k] = g
+		}
+		g.preds = append(g.preds, p)
+	}
+	seen := map[string]*Prediction{} // duplicate detection
+	dup := func(k string, p *Prediction) error {
+		if prev, ok := seen[k]; ok {
+			return &ParseError{File: r.path, Line: p.Line, Err: fmt.Errorf("duplicate prediction for %s (first on line %d)", p.key(), prev.Line)}
+		}
+		seen[k] = p
+		return nil
+	}
+	for _, p := range r.preds {
+		switch {
+		case p.Form == FormIFEval:
+			if err := dup("prompt\x00"+p.Prompt, p); err != nil {
+				return err
+			}
+			add(r.byPrompt, p.Prompt, p)
+			add(r.byTrim, strings.TrimSpace(p.Prompt), p)
+		case p.Form == FormPocketeval:
+			if err := dup(fmt.Sprintf("key\x00%s\x00%s\x00%d", p.Task, p.ID, p.Repeat), p); err != nil {
+				return err
+			}
+			if p.Task != "" {
+				g := r.byKey[[2]string{p.Task, p.ID}]
+				if g == nil {
+					g = &group{}
+					r.byKey[[2]string{p.Task, p.ID}] = g
+				}
+				g.preds = append(g.preds, p)
+			} else {
+				add(r.byID, p.ID, p)
+			}
+		default: // human-eval: repeated task_ids are samples, in file order
+			add(r.byID, p.ID, p)
+		}
+	}
+	// A task-less pocketeval id mixed with human-eval lines would make
+	// the serving order ambiguous.
+	for id, g := range r.byID {
+		forms := map[Form]bool{}
+		for _, p := range g.preds {
+			forms[p.Form] = true
+		}
+		if len(forms) > 1 {
+			return &ParseError{File: r.path, Line: g.preds[len(g.preds)-1].Line, Err: fmt.Errorf("id %q appears in both pocketeval and human-eval form", id)}
+		}
+	}
+	for _, g := range r.byID {
+		sortRepeats(g)
+	}
+	for _, g := range r.byKey {
+		sortRepeats(g)
+	}
+	for k, g := range r.byTrim {
+		if len(g.preds) > 1 {
+			// Prompts equal only after trimming cannot be told apart
+			// by the fallback; keep exact matching only for them.
+			delete(r.byTrim, k)
+		}
+	}
+	return nil
+}
+
+// sortRepeats orders pocketeval lines by repeat (human-eval lines keep
+// file order: their repeats are all zero and the sort is stable).
+func sortRepeats(g *group) {
+	sort.SliceStable(g.preds, func(i, j int) bool { return g.preds[i].Repeat < g.preds[j].Repeat })
+}
+
+// Generate answers req from the file.
+func (r *Runtime) Generate(ctx context.Context, req runtime.Request) (runtime.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return runtime.Response{}, err
+	}
+	g := r.lookup(req)
+	if g == nil {
+		return runtime.Response{}, fmt.Errorf("replay: no prediction for task %q id %q in %s (matched by task+id, id, then prompt %.60q)", req.Task, req.ID, r.path, PromptText(req))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var p *Prediction
+	switch {
+	case len(g.preds) == 1:
+		p = g.preds[0]
+	case g.next < len(g.preds):
+		p = g.preds[g.next]
+		g.next++
+	default:
+		return runtime.Response{}, fmt.Errorf("replay: task %q id %q: all %d predictions in %s already used (more repeats requested than the file has)", req.Task, req.ID, len(g.preds), r.path)
+	}
+	r.used[p] = true
+	return runtime.Response{Text: p.Response, FinishReason: p.FinishReason}, nil
+}
+
+func (r *Runtime) lookup(req runtime.Request) *group {
+	if req.ID != "" {
+		if g := r.byKey[[2]string{req.Task, req.ID}]; g != nil {
+			return g
+		}
+		if g := r.byID[req.ID]; g != nil {
+			return g
+		}
+	}
+	text := PromptText(req)
+	if text == "" {
+		return nil
+	}
+	if g := r.byPrompt[text]; g != nil {
+		return g
+	}
+	return r.byTrim[strings.TrimSpace(text)]
+}
+
+// Close does nothing; it is idempotent.
+func (r *Runtime) Close() error { return nil }
+
+// Describe records the predictions file and the sha256 of its bytes as
+// stored (compressed, for .gz files).
+func (r *Runtime) Describe() runtime.Info {
+	s := map[string]any{"predictions": r.path, "count": len(r.preds)}
+	if r.sha256 != "" {
+		s["sha256"] = r.sha256
+	}
+	return runtime.Info{Name: "replay", Model: r.path, Settings: s}
+}
+
+// Predictions returns every prediction in file order.
+func (r *Runtime) Predictions() []Prediction {
+	out := make([]Prediction, len(r.preds))
+	for i, p := range r.preds {
+		out[i] = *p
+	}
+	return out
+}
+
+// Unused returns the predictions no Generate call has served, in file
+// order. Call it after a run to find predictions for samples that were
+// never requested (a misnamed task, a subset run).
+func (r *Runtime) Unused() []Prediction {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []Prediction
+	for _, p := range r.preds {
+		if !r.used[p] {
+			out = append(out, *p)
+		}
+	}
+	return out
+}
+
+// CheckRequests is CheckKnown for the requests a run will make (their
+// Task, ID and prompt text).
+func (r *Runtime) CheckRequests(reqs []runtime.Request) error {
+	keys := make([]Key, len(reqs))
+	for i, q := range reqs {
+		keys[i] = KeyOf(q)
+	}
+	return r.CheckKnown(keys)
+}
+
+// CheckKnown reports predictions that can match none of keys, before any
+// generation: the runner passes the keys of every sample it will request,
+// and a typo in a task name or ids from another dataset version show up at
+// once. A prediction is checked only where the check is meaningful:
+//   - pocketeval lines with a task, when some key has that task (lines for
+//     tasks not in this run are ignored);
+//   - human-eval and task-less lines, against every key's ID;
+//   - IFEval lines, when some key carries a Prompt.
+//
+// The error names up to five offending predictions with their lines and
+// says how many there are in all.
+func (r *Runtime) CheckKnown(keys []Key) error {
+	tasks := map[string]bool{}
+	pairs := map[[2]string]bool{}
+	ids := map[string]bool{}
+	prompts := map[string]bool{}
+	for _, k := range keys {
+		tasks[k.Task] = true
+		pairs[[2]string{k.Task, k.ID}] = true
+		ids[k.ID] = true
+		if k.Prompt != "" {
+			prompts[k.Prompt] = true
+			prompts[strings.TrimSpace(k.Prompt)] = true
+		}
+	}
+	var bad []string
+	for _, p := range r.preds {
+		unknown := false
+		switch {
+		case p.Form == FormIFEval:
+			unknown = len(prompts) > 0 && !prompts[p.Prompt] && !prompts[strings.TrimSpace(p.Prompt)]
+		case p.Form == FormPocketeval && p.Task != "":
+			unknown = tasks[p.Task] && !pairs[[2]string{p.Task, p.ID}]
+		default:
+			unknown = !ids[p.ID]
+		}
+		if unknown {
+			bad = append(bad, fmt.Sprintf("%s (line %d)", p.key(), p.Line))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	shown := bad
+	more := ""
+	if len(shown) > 5 {
+		shown = shown[:5]
+		more = fmt.Sprintf(" and %d more", len(bad)-5)
+	}
+	return fmt.Errorf("replay: %d predictions in %s match no requested sample: %s%s", len(bad), r.path, strings.Join(shown, ", "), more)
+}

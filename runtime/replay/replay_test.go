@@ -1,0 +1,381 @@
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+func read(t *testing.T, text string) *Runtime {
+	t.Helper()
+	r, err := Read(strings.NewReader(text), "preds.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func chat(task, id, user string) runtime.Request {
+	return runtime.Request{Task: task, ID: id, Messages: []runtime.Message{
+		{Role: "system", Content: "sys"}, {Role: "user", Content: user}, {Role: "assistant", Content: "a"}}}
+}
+
+func TestGenerateForms(t *testing.T) {
+	t.Parallel()
+	r := read(t, `{"task":"gsm8k","id":"0","response":"The answer is 4.","finish_reason":"length"}
+{"task":"gsm8k","id":"1","response":"5"}
+{"task":"math","id":"1","response":"\\boxed{2}"}
+
+{"prompt":"Write a haiku.","response":"Leaves fall..."}
+{"prompt":"  Spaced prompt\n","response":"trimmed match"}
+{"task_id":"HumanEval/0","completion":"    return 1\n"}
+{"id":7,"task":"","response":"numeric id, any task"}
+`)
+	tests := []struct {
+		name       string
+		req        runtime.Request
+		wantText   string
+		wantFinish string
+	}{
+		{"task and id", runtime.Request{Task: "gsm8k", ID: "0", Prompt: "q"}, "The answer is 4.", "length"},
+		{"same id other task", runtime.Request{Task: "math", ID: "1", Prompt: "q"}, `\boxed{2}`, "stop"},
+		{"gsm8k 1", chat("gsm8k", "1", "q"), "5", "stop"},
+		{"ifeval by last user message", chat("ifeval", "1000", "Write a haiku."), "Leaves fall...", "stop"},
+		{"ifeval by raw prompt", runtime.Request{Task: "ifeval", ID: "9", Prompt: "Write a haiku."}, "Leaves fall...", "stop"},
+		{"ifeval trimmed", runtime.Request{Task: "ifeval", Prompt: "Spaced prompt"}, "trimmed match", "stop"},
+		{"humaneval by id", runtime.Request{Task: "humaneval", ID: "HumanEval/0", Prompt: "def f():\n"}, "    return 1\n", "stop"},
+		{"task-less id", runtime.Request{Task: "whatever", ID: "7"}, "numeric id, any task", "stop"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := r.Generate(context.Background(), tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := runtime.Response{Text: tt.wantText, FinishReason: tt.wantFinish}
+			if got != want {
+				t.Errorf("got %+v, want %+v", got, want)
+			}
+		})
+	}
+	if u := r.Unused(); len(u) != 0 {
+		t.Errorf("Unused = %v, want none", u)
+	}
+	// A single prediction answers every request for its key.
+	if _, err := r.Generate(context.Background(), runtime.Request{Task: "gsm8k", ID: "0"}); err != nil {
+		t.Errorf("second request for a key: %v", err)
+	}
+}
+
+func TestMissingPrediction(t *testing.T) {
+	t.Parallel()
+	r := read(t, `{"task":"gsm8k","id":"0","response":"x"}`)
+	_, err := r.Generate(context.Background(), runtime.Request{Task: "gsm8k", ID: "42", Prompt: "what"})
+	if err == nil || !strings.Contains(err.Error(), `task "gsm8k" id "42"`) || !strings.Contains(err.Error(), "preds.jsonl") {
+		t.Errorf("error = %v, want one naming the task, id and file", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := r.Generate(ctx, runtime.Request{Task: "gsm8k", ID: "0"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: error = %v", err)
+	}
+}
+
+func TestRepeats(t *testing.T) {
+	t.Parallel()
+	r := read(t, `{"task_id":"test/0","completion":"a"}
+{"task_id":"test/0","completion":"b"}
+{"task_id":"test/1","completion":"z"}
+{"task_id":"test/0","completion":"c"}
+{"task":"mbpp","id":"3","repeat":1,"response":"second"}
+{"task":"mbpp","id":"3","repeat":0,"response":"first"}
+`)
+	var got []string
+	for range 3 {
+		resp, err := r.Generate(context.Background(), runtime.Request{Task: "humaneval", ID: "test/0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, resp.Text)
+	}
+	for range 2 {
+		resp, err := r.Generate(context.Background(), runtime.Request{Task: "mbpp", ID: "3"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, resp.Text)
+	}
+	if fmt.Sprint(got) != "[a b c first second]" {
+		t.Errorf("served %v, want samples in file order and repeats in repeat order", got)
+	}
+	_, err := r.Generate(context.Background(), runtime.Request{Task: "humaneval", ID: "test/0"})
+	if err == nil || !strings.Contains(err.Error(), "all 3 predictions") {
+		t.Errorf("fourth request: error = %v, want exhaustion", err)
+	}
+	unused := r.Unused()
+	if len(unused) != 1 || unused[0].ID != "test/1" || unused[0].Line != 3 {
+		t.Errorf("Unused = %+v, want test/1 on line 3", unused)
+	}
+}
+
+func TestMalformed(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, text, want string
+		field            string
+	}{
+		{"bad json", `{"task":"a","id":"1","response":"x"}` + "\n" + `{"task": oops}`, `preds.jsonl:2: invalid JSON object`, ""},
+		{"not an object", `["a"]`, `preds.jsonl:1: invalid JSON object`, ""},
+		{"unknown form", `{"question":"q","answer":"a"}`, `preds.jsonl:1: unrecognised prediction`, ""},
+		{"response not string", `{"task":"a","id":"1","response":{"text":"x"}}`, `preds.jsonl:1: field "response": must be a string`, "response"},
+		{"missing id", `{"task":"a","response":"x"}`, `preds.jsonl:1: field "id": missing`, "id"},
+		{"empty task_id", `{"task_id":"","completion":"x"}`, `preds.jsonl:1: field "task_id": must not be empty`, "task_id"},
+		{"completion null", `{"task_id":"H/1","completion":null}`, `preds.jsonl:1: field "completion": missing`, "completion"},
+		{"bad repeat", `{"task":"a","id":"1","response":"x","repeat":-1}`, `preds.jsonl:1: field "repeat"`, "repeat"},
+		{"bad finish", `{"task":"a","id":"1","response":"x","finish_reason":3}`, `preds.jsonl:1: field "finish_reason"`, "finish_reason"},
+		{"prompt not string", "\n\n" + `{"prompt":1,"response":"x"}`, `preds.jsonl:3: field "prompt"`, "prompt"},
+		{"duplicate key", `{"task":"a","id":"1","response":"x"}` + "\n" + `{"task":"a","id":"1","response":"y"}`, `preds.jsonl:2: duplicate prediction for a/1 (first on line 1)`, ""},
+		{"duplicate repeat", `{"task":"a","id":"1","repeat":2,"response":"x"}` + "\n" + `{"task":"a","id":"1","response":"y","repeat":2}`, `preds.jsonl:2: duplicate prediction for a/1`, ""},
+		{"duplicate prompt", `{"prompt":"p","response":"x"}` + "\n" + `{"prompt":"p","response":"y"}`, `preds.jsonl:2: duplicate prediction for prompt "p"`, ""},
+		{"mixed forms for one id", `{"task":"","id":"H/1","response":"x"}` + "\n" + `{"task_id":"H/1","completion":"y"}`, `appears in both`, ""},
+		{"empty", "\n \n", "no predictions", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Read(strings.NewReader(tt.text), "preds.jsonl")
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error = %v, want it to contain %q", err, tt.want)
+			}
+			var pe *ParseError
+			if tt.field != "" && (!errors.As(err, &pe) || pe.Field != tt.field) {
+				t.Errorf("ParseError field = %+v, want %q", pe, tt.field)
+			}
+		})
+	}
+}
+
+func TestCheckKnown(t *testing.T) {
+	t.Parallel()
+	r := read(t, `{"task":"gsm8k","id":"0","response":"x"}
+{"task":"gsm8k","id":"999","response":"x"}
+{"task":"mmlu","id":"0","response":"x"}
+{"task_id":"HumanEval/0","completion":"x"}
+{"task_id":"HumanEval/500","completion":"x"}
+{"prompt":"known","response":"x"}
+{"prompt":"stray","response":"x"}
+`)
+	keys := []Key{{Task: "gsm8k", ID: "0"}, {Task: "gsm8k", ID: "1"}, {Task: "humaneval", ID: "HumanEval/0"}}
+	err := r.CheckKnown(keys)
+	// mmlu is not in this run: ignored. Prompts not given: IFEval lines unchecked.
+	want := "replay: 2 predictions in preds.jsonl match no requested sample: gsm8k/999 (line 2), HumanEval/500 (line 5)"
+	if err == nil || err.Error() != want {
+		t.Errorf("CheckKnown = %v\nwant %s", err, want)
+	}
+	reqs := []runtime.Request{{Task: "gsm8k", ID: "0"}, {Task: "gsm8k", ID: "1"}, {Task: "humaneval", ID: "HumanEval/0"},
+		{Task: "ifeval", ID: "1", Messages: []runtime.Message{{Role: "user", Content: "known"}}}}
+	err = r.CheckRequests(reqs)
+	if err == nil || !strings.Contains(err.Error(), `3 predictions`) || !strings.Contains(err.Error(), `prompt "stray" (line 7)`) {
+		t.Errorf("CheckKnown with prompts = %v", err)
+	}
+	var many strings.Builder
+	for i := range 8 {
+		fmt.Fprintf(&many, `{"task":"t","id":"x%d","response":"r"}`+"\n", i)
+	}
+	err = read(t, many.String()).CheckKnown([]Key{{Task: "t", ID: "y"}})
+	if err == nil || !strings.HasSuffix(err.Error(), "x4 (line 5) and 3 more") {
+		t.Errorf("CheckKnown with many = %v", err)
+	}
+	if err := read(t, `{"task":"t","id":"1","response":"r"}`).CheckKnown([]Key{{Task: "t", ID: "1"}}); err != nil {
+		t.Errorf("CheckKnown all known = %v", err)
+	}
+}
+
+func TestConcurrentGenerate(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&b, `{"task_id":"T/%d","completion":"a%d"}`+"\n", i%5, i)
+	}
+	r := read(t, b.String())
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	served := map[string]bool{}
+	for i := range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := r.Generate(context.Background(), runtime.Request{ID: fmt.Sprintf("T/%d", i%5)})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			served[resp.Text] = true
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if len(served) != 50 || len(r.Unused()) != 0 {
+		t.Errorf("served %d distinct predictions, %d unused; want all 50 exactly once", len(served), len(r.Unused()))
+	}
+}
+
+func TestOpenDescribe(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "p.jsonl")
+	data := []byte(`{"task":"a","id":"1","response":"x"}` + "\n")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := r.Describe()
+	sum := sha256.Sum256(data)
+	if info.Name != "replay" || info.Model != p || info.Settings["sha256"] != hex.EncodeToString(sum[:]) || info.Settings["count"] != 1 {
+		t.Errorf("Describe = %+v", info)
+	}
+	if _, err := Open(filepath.Join(t.TempDir(), "missing.jsonl")); err == nil || !strings.Contains(err.Error(), "missing.jsonl") {
+		t.Errorf("Open missing = %v", err)
+	}
+}
+
+// sharedDir returns <repo root>/../shared/<sub>, skipping when absent.
+func sharedDir(t *testing.T, sub string) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test directory")
+		}
+		dir = parent
+	}
+	p := filepath.Join(dir, "..", "shared", sub)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("shared material %s is absent: %v", p, err)
+	}
+	return p
+}
+
+// TestOfficialFiles replays the official IFEval and human-eval prediction
+// files verbatim: every line is answered, by prompt and by task id.
+func TestOfficialFiles(t *testing.T) {
+	t.Parallel()
+	dir := sharedDir(t, "conformance")
+	tests := []struct {
+		file  string
+		count int
+		req   func(line map[string]any) runtime.Request
+		want  func(line map[string]any) string
+	}{
+		{"ifeval/input_response_data_gpt4_20231107_145030.jsonl", 541,
+			func(l map[string]any) runtime.Request {
+				return runtime.Request{Task: "ifeval", Messages: []runtime.Message{{Role: "user", Content: l["prompt"].(string)}}}
+			},
+			func(l map[string]any) string { return l["response"].(string) }},
+		{"humaneval/gpt-3.5-turbo_azure/azure.jsonl", 164,
+			func(l map[string]any) runtime.Request {
+				return runtime.Request{Task: "humaneval", ID: l["task_id"].(string), Prompt: "ignored"}
+			},
+			func(l map[string]any) string { return l["completion"].(string) }},
+		{"humaneval/example_samples.jsonl", 6,
+			func(l map[string]any) runtime.Request { return runtime.Request{ID: l["task_id"].(string)} },
+			func(l map[string]any) string { return l["completion"].(string) }},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.file), func(t *testing.T) {
+			path := filepath.Join(dir, tt.file)
+			r, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			sc := bufio.NewScanner(f)
+			sc.Buffer(nil, 1<<24)
+			n := 0
+			var keys []Key
+			for sc.Scan() {
+				var line map[string]any
+				if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+					t.Fatal(err)
+				}
+				req := tt.req(line)
+				keys = append(keys, KeyOf(req))
+				resp, err := r.Generate(context.Background(), req)
+				if err != nil {
+					t.Fatalf("line %d: %v", n+1, err)
+				}
+				if resp.Text != tt.want(line) {
+					t.Fatalf("line %d: served %.60q, want %.60q", n+1, resp.Text, tt.want(line))
+				}
+				n++
+			}
+			if n != tt.count || len(r.Predictions()) != tt.count {
+				t.Errorf("lines %d, predictions %d, want %d", n, len(r.Predictions()), tt.count)
+			}
+			if u := r.Unused(); len(u) != 0 {
+				t.Errorf("%d unused predictions", len(u))
+			}
+			if err := r.CheckKnown(keys); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func TestOpenGzip(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "p.jsonl.gz")
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	fmt.Fprintln(zw, `{"task_id":"HumanEval/3","completion":"    pass\n"}`)
+	zw.Close()
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := r.Generate(context.Background(), runtime.Request{ID: "HumanEval/3"})
+	if err != nil || resp.Text != "    pass\n" {
+		t.Errorf("Generate = %q, %v", resp.Text, err)
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	if got := r.Describe().Settings["sha256"]; got != hex.EncodeToString(sum[:]) {
+		t.Errorf("sha256 = %v, want the compressed file's", got)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.jsonl.gz")
+	if err := os.WriteFile(bad, []byte("not gzip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(bad); err == nil || !strings.Contains(err.Error(), "bad.jsonl.gz") {
+		t.Errorf("Open(not gzip) = %v", err)
+	}
+}

@@ -1,0 +1,252 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// validationError is a bad request parameter; param names it the way
+// OpenAI does ("messages[1].role").
+type validationError struct {
+	param string
+	msg   string
+}
+
+func (e *validationError) Error() string { return e.param + ": " + e.msg }
+
+func invalid(param, format string, args ...any) *validationError {
+	return &validationError{param: param, msg: fmt.Sprintf(format, args...)}
+}
+
+// sampling are the parameters shared by chat and completions.
+type sampling struct {
+	Model            string             `json:"model"`
+	MaxTokens        *int               `json:"max_tokens"`
+	Temperature      *float64           `json:"temperature"`
+	TopP             *float64           `json:"top_p"`
+	Seed             *int64             `json:"seed"`
+	Stop             json.RawMessage    `json:"stop"`
+	Stream           bool               `json:"stream"`
+	StreamOptions    *streamOptions     `json:"stream_options"`
+	N                *int               `json:"n"`
+	FrequencyPenalty *float64           `json:"frequency_penalty"`
+	PresencePenalty  *float64           `json:"presence_penalty"`
+	LogitBias        map[string]float64 `json:"logit_bias"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// gen validates the sampling parameters and converts them. A missing
+// temperature means 1.0, as in OpenAI's API (the runtime's zero value
+// would mean greedy).
+func (s *sampling) gen() (runtime.GenConfig, *validationError) {
+	g := runtime.GenConfig{Temperature: 1}
+	if s.MaxTokens != nil {
+		if *s.MaxTokens < 1 {
+			return g, invalid("max_tokens", "must be at least 1, got %d", *s.MaxTokens)
+		}
+		g.MaxTokens = *s.MaxTokens
+	}
+	if s.Temperature != nil {
+		t := *s.Temperature
+		if math.IsNaN(t) || t < 0 || t > 2 {
+			return g, invalid("temperature", "must be between 0 and 2, got %v", t)
+		}
+		g.Temperature = t
+	}
+	if s.TopP != nil {
+		p := *s.TopP
+		if math.IsNaN(p) || p <= 0 || p > 1 {
+			return g, invalid("top_p", "must be in (0, 1], got %v", p)
+		}
+		if p < 1 {
+			g.TopP = p
+		}
+	}
+	if s.Seed != nil {
+		g.Seed = *s.Seed
+	}
+	stop, err := parseStop(s.Stop)
+	if err != nil {
+		return g, err
+	}
+	g.Stop = stop
+	if s.N != nil && *s.N != 1 {
+		return g, invalid("n", "only n=1 is supported, got %d", *s.N)
+	}
+	if s.FrequencyPenalty != nil && *s.FrequencyPenalty != 0 {
+		return g, invalid("frequency_penalty", "not supported by this server (must be 0)")
+	}
+	if s.PresencePenalty != nil && *s.PresencePenalty != 0 {
+		return g, invalid("presence_penalty", "not supported by this server (must be 0)")
+	}
+	if len(s.LogitBias) > 0 {
+		return g, invalid("logit_bias", "not supported by this server")
+	}
+	if s.StreamOptions != nil && !s.Stream {
+		return g, invalid("stream_options", "only allowed when stream is true")
+	}
+	return g, nil
+}
+
+func parseStop(raw json.RawMessage) ([]string, *validationError) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		if one == "" {
+			return nil, invalid("stop", "must not be empty")
+		}
+		return []string{one}, nil
+	}
+	var many []string
+	if err := json.Unmarshal(raw, &many); err != nil {
+		return nil, invalid("stop", "must be a string or an array of strings")
+	}
+	for i, s := range many {
+		if s == "" {
+			return nil, invalid(fmt.Sprintf("stop[%d]", i), "must not be empty")
+		}
+	}
+	return many, nil
+}
+
+type chatRequest struct {
+	sampling
+	Messages            []chatMessage   `json:"messages"`
+	MaxCompletionTokens *int            `json:"max_completion_tokens"`
+	Logprobs            *bool           `json:"logprobs"`
+	Tools               json.RawMessage `json:"tools"`
+	ResponseFormat      *struct {
+		Type string `json:"type"`
+	} `json:"response_format"`
+}
+
+type chatMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+func (c *chatRequest) toRequest() (req runtime.Request, stream, includeUsage bool, verr *validationError) {
+	if c.MaxCompletionTokens != nil {
+		if c.MaxTokens != nil && *c.MaxTokens != *c.MaxCompletionTokens {
+			return req, false, false, invalid("max_completion_tokens", "conflicts with max_tokens")
+		}
+		c.MaxTokens = c.MaxCompletionTokens
+	}
+	g, verr := c.gen()
+	if verr != nil {
+		return req, false, false, verr
+	}
+	if len(c.Messages) == 0 {
+		return req, false, false, invalid("messages", "must be a non-empty array")
+	}
+	if c.Logprobs != nil && *c.Logprobs {
+		return req, false, false, invalid("logprobs", "not supported by this server")
+	}
+	if t := bytes.TrimSpace(c.Tools); len(t) > 0 && string(t) != "null" && string(t) != "[]" {
+		return req, false, false, invalid("tools", "not supported by this server")
+	}
+	if c.ResponseFormat != nil && c.ResponseFormat.Type != "" && c.ResponseFormat.Type != "text" {
+		return req, false, false, invalid("response_format", "only type \"text\" is supported")
+	}
+	msgs := make([]runtime.Message, len(c.Messages))
+	for i, m := range c.Messages {
+		role := m.Role
+		switch role {
+		case "system", "user", "assistant":
+		case "developer":
+			role = "system" // OpenAI's newer name for system
+		case "":
+			return req, false, false, invalid(fmt.Sprintf("messages[%d].role", i), "is required")
+		default:
+			return req, false, false, invalid(fmt.Sprintf("messages[%d].role", i), "must be system, user or assistant, got %q", m.Role)
+		}
+		text, verr := messageText(m.Content, fmt.Sprintf("messages[%d].content", i))
+		if verr != nil {
+			return req, false, false, verr
+		}
+		msgs[i] = runtime.Message{Role: role, Content: text}
+	}
+	req = runtime.Request{Messages: msgs, Gen: g}
+	return req, c.Stream, c.StreamOptions != nil && c.StreamOptions.IncludeUsage, nil
+}
+
+// messageText accepts a string or an array of text parts.
+func messageText(raw json.RawMessage, param string) (string, *validationError) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", invalid(param, "is required")
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type string  `json:"type"`
+		Text *string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", invalid(param, "must be a string or an array of text parts")
+	}
+	var b bytes.Buffer
+	for i, p := range parts {
+		if p.Type != "text" || p.Text == nil {
+			return "", invalid(fmt.Sprintf("%s[%d]", param, i), "only text parts are supported, got type %q", p.Type)
+		}
+		b.WriteString(*p.Text)
+	}
+	return b.String(), nil
+}
+
+type completionRequest struct {
+	sampling
+	Prompt   json.RawMessage `json:"prompt"`
+	Echo     bool            `json:"echo"`
+	Logprobs *int            `json:"logprobs"`
+	Suffix   *string         `json:"suffix"`
+	BestOf   *int            `json:"best_of"`
+}
+
+func (c *completionRequest) toRequest() (runtime.Request, *validationError) {
+	g, verr := c.gen()
+	if verr != nil {
+		return runtime.Request{}, verr
+	}
+	if c.Suffix != nil && *c.Suffix != "" {
+		return runtime.Request{}, invalid("suffix", "not supported by this server")
+	}
+	if c.BestOf != nil && *c.BestOf != 1 {
+		return runtime.Request{}, invalid("best_of", "only best_of=1 is supported")
+	}
+	if c.Logprobs != nil && (*c.Logprobs < 0 || *c.Logprobs > 5) {
+		return runtime.Request{}, invalid("logprobs", "must be between 0 and 5")
+	}
+	raw := bytes.TrimSpace(c.Prompt)
+	if len(raw) == 0 || string(raw) == "null" {
+		return runtime.Request{}, invalid("prompt", "is required")
+	}
+	var prompt string
+	if json.Unmarshal(raw, &prompt) != nil {
+		var many []string
+		if err := json.Unmarshal(raw, &many); err != nil {
+			return runtime.Request{}, invalid("prompt", "must be a string (token arrays are not supported)")
+		}
+		if len(many) != 1 {
+			return runtime.Request{}, invalid("prompt", "batched prompts are not supported: send one prompt per request, got %d", len(many))
+		}
+		prompt = many[0]
+	}
+	if prompt == "" {
+		return runtime.Request{}, invalid("prompt", "must not be empty")
+	}
+	return runtime.Request{Prompt: prompt, Gen: g}, nil
+}

@@ -1,0 +1,397 @@
+// Package serve exposes any runtime.Runtime as an OpenAI-compatible HTTP
+// API, so a model running on a phone or a board can be evaluated from a
+// workstation with the openai runtime (or any OpenAI client):
+//
+//	GET  /health                 {"status":"ok"}
+//	GET  /v1/models              the one served model
+//	POST /v1/chat/completions    chat, with "stream": true as server-sent events
+//	POST /v1/completions         raw prompts (echo supported; per-token logprobs are not)
+//	POST /v1/loglikelihood       pocketeval extension: exact log-likelihoods when
+//	                             the runtime is a runtime.LogLikelihooder
+//
+// Every path is also served without the /v1 prefix. Responses carry the
+// engine's own timings in llama.cpp's "timings" format, so the client can
+// report on-device prefill and decode speed without the network in them.
+//
+// Generations are bounded by Options.MaxConcurrent; up to Options.MaxQueue
+// more requests wait for a slot and the rest get 429 with Retry-After.
+// Invalid requests get 400 with an OpenAI-style error body naming the
+// offending parameter. Sampling parameters the runtime cannot honour
+// (n > 1, penalties, logit_bias, tools) are rejected rather than ignored:
+// an evaluation must not silently run with settings other than asked.
+//
+// The package intentionally does not template chats, count tokens or
+// authenticate users beyond one optional shared key: it is a bridge for
+// evaluation on a trusted network, not a production inference server.
+package serve
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// Streamer is implemented by runtimes that can report text as it is
+// decoded. Without it a streamed response sends the whole text in one
+// chunk when generation ends.
+type Streamer interface {
+	// GenerateStream is Generate that calls emit with each new piece of
+	// text, in order; an error from emit aborts the generation.
+	GenerateStream(ctx context.Context, req runtime.Request, emit func(delta string) error) (runtime.Response, error)
+}
+
+// Options configure a Handler. The zero value of each field is documented.
+type Options struct {
+	// Model is the name reported by /v1/models and in responses. Empty
+	// means the runtime's Describe().Model, else "pocketeval".
+	Model string
+	// MaxConcurrent bounds generations in flight; zero means 1 (an
+	// on-device engine usually runs one sequence at a time).
+	MaxConcurrent int
+	// MaxQueue bounds requests waiting for a generation slot; beyond it
+	// requests get 429. Zero means 64.
+	MaxQueue int
+	// MaxBodyBytes bounds a request body; zero means 8 MiB.
+	MaxBodyBytes int64
+	// APIKey, when set, is required as "Authorization: Bearer <key>" on
+	// every path except /health. Empty means no authentication.
+	APIKey string
+	// Log receives one line per request (method, path, status, duration,
+	// token counts; never prompt or response text). Nil means no logging.
+	Log *slog.Logger
+	// Now is the clock for "created" timestamps; nil means time.Now.
+	Now func() time.Time
+}
+
+// Handler serves a runtime. It is safe for concurrent use.
+type Handler struct {
+	rt      runtime.Runtime
+	opts    Options
+	model   string
+	slots   chan struct{}
+	waiting atomic.Int64
+	idBase  string
+	ids     atomic.Uint64
+	mux     *http.ServeMux
+}
+
+var _ http.Handler = (*Handler)(nil)
+
+// New returns a Handler serving rt. The caller keeps ownership of rt and
+// closes it after the server has shut down.
+func New(rt runtime.Runtime, opts Options) *Handler {
+	if opts.MaxConcurrent <= 0 {
+		opts.MaxConcurrent = 1
+	}
+	if opts.MaxQueue <= 0 {
+		opts.MaxQueue = 64
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = 8 << 20
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	h := &Handler{rt: rt, opts: opts, model: opts.Model, slots: make(chan struct{}, opts.MaxConcurrent)}
+	if h.model == "" {
+		if d, ok := rt.(runtime.Describer); ok {
+			h.model = d.Describe().Model
+		}
+	}
+	if h.model == "" {
+		h.model = "pocketeval"
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	h.idBase = hex.EncodeToString(b[:])
+
+	h.mux = http.NewServeMux()
+	for _, prefix := range []string{"", "/v1"} {
+		h.mux.HandleFunc("GET "+prefix+"/models", h.models)
+		h.mux.HandleFunc("POST "+prefix+"/chat/completions", h.chat)
+		h.mux.HandleFunc("POST "+prefix+"/completions", h.completions)
+		h.mux.HandleFunc("POST "+prefix+"/loglikelihood", h.loglikelihood)
+	}
+	h.mux.HandleFunc("GET /health", h.health)
+	// A known path with the wrong method: ServeMux would answer 405 in
+	// plain text; clients expect JSON.
+	for _, p := range []string{"/health", "/models", "/v1/models", "/chat/completions", "/v1/chat/completions", "/completions", "/v1/completions", "/loglikelihood", "/v1/loglikelihood"} {
+		h.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+			writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "", fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path))
+		})
+	}
+	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "invalid_request_error", "", fmt.Sprintf("unknown endpoint %s %s", r.Method, r.URL.Path))
+	})
+	return h
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := h.opts.Now()
+	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	defer func() {
+		if h.opts.Log != nil {
+			h.opts.Log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+				"duration", h.opts.Now().Sub(start).Round(time.Millisecond), "prompt_tokens", rec.promptTokens, "completion_tokens", rec.completionTokens)
+		}
+	}()
+	if h.opts.APIKey != "" && r.URL.Path != "/health" && !h.authorized(r) {
+		writeError(rec, http.StatusUnauthorized, "invalid_request_error", "", "missing or wrong API key (Authorization: Bearer ...)")
+		return
+	}
+	h.mux.ServeHTTP(rec, r)
+}
+
+func (h *Handler) authorized(r *http.Request) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(h.opts.APIKey)) == 1
+}
+
+func (h *Handler) health(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// models lists the served model. Its "pocketeval" object describes the
+// runtime (engine, version, settings) so a remote run's manifest can
+// record what actually produced the answers.
+func (h *Handler) models(w http.ResponseWriter, r *http.Request) {
+	m := map[string]any{"id": h.model, "object": "model", "created": 0, "owned_by": "pocketeval"}
+	if d, ok := h.rt.(runtime.Describer); ok {
+		m["pocketeval"] = d.Describe()
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []any{m}})
+}
+
+// acquire waits for a generation slot. It returns false after answering
+// the request itself (429 when the queue is full; nothing when the client
+// went away).
+func (h *Handler) acquire(w http.ResponseWriter, r *http.Request) bool {
+	select {
+	case h.slots <- struct{}{}:
+		return true
+	default:
+	}
+	if h.waiting.Add(1) > int64(h.opts.MaxQueue) {
+		h.waiting.Add(-1)
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusTooManyRequests, "rate_limit_error", "", fmt.Sprintf("server busy: %d generations running and %d queued", h.opts.MaxConcurrent, h.opts.MaxQueue))
+		return false
+	}
+	defer h.waiting.Add(-1)
+	select {
+	case h.slots <- struct{}{}:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+func (h *Handler) release() { <-h.slots }
+
+func (h *Handler) newID(prefix string) string {
+	return fmt.Sprintf("%s-%s%d", prefix, h.idBase, h.ids.Add(1))
+}
+
+func (h *Handler) chat(w http.ResponseWriter, r *http.Request) {
+	var body chatRequest
+	if !h.decode(w, r, &body) {
+		return
+	}
+	req, stream, includeUsage, verr := body.toRequest()
+	if verr != nil {
+		writeValidation(w, verr)
+		return
+	}
+	h.generate(w, r, req, genCall{chat: true, stream: stream, includeUsage: includeUsage})
+}
+
+func (h *Handler) completions(w http.ResponseWriter, r *http.Request) {
+	var body completionRequest
+	if !h.decode(w, r, &body) {
+		return
+	}
+	req, verr := body.toRequest()
+	if verr != nil {
+		writeValidation(w, verr)
+		return
+	}
+	if body.Logprobs != nil && *body.Logprobs > 0 {
+		msg := "per-token logprobs are not available from this runtime"
+		if _, ok := h.rt.(runtime.LogLikelihooder); ok {
+			msg += "; use POST /v1/loglikelihood for exact log-likelihoods"
+		}
+		writeError(w, http.StatusNotImplemented, "invalid_request_error", "logprobs", msg)
+		return
+	}
+	stream := body.Stream
+	includeUsage := body.StreamOptions != nil && body.StreamOptions.IncludeUsage
+	h.generate(w, r, req, genCall{chat: false, stream: stream, includeUsage: includeUsage, echo: body.Echo})
+}
+
+func (h *Handler) loglikelihood(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Model    string                  `json:"model"`
+		Requests []runtime.LoglikRequest `json:"requests"`
+	}
+	if !h.decode(w, r, &body) {
+		return
+	}
+	ll, ok := h.rt.(runtime.LogLikelihooder)
+	if !ok {
+		writeError(w, http.StatusNotImplemented, "invalid_request_error", "", "this runtime cannot compute log-likelihoods")
+		return
+	}
+	if body.Requests == nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "requests", "is required (an array; empty asks whether log-likelihoods are available)")
+		return
+	}
+	for i, q := range body.Requests {
+		if q.Context == "" {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("requests[%d].context", i), "context must not be empty")
+			return
+		}
+	}
+	if len(body.Requests) == 0 {
+		writeJSON(w, http.StatusOK, map[string]any{"object": "loglikelihood", "model": h.model, "results": []runtime.LoglikResult{}})
+		return
+	}
+	if !h.acquire(w, r) {
+		return
+	}
+	res, err := ll.LogLikelihood(r.Context(), body.Requests)
+	h.release()
+	if err != nil {
+		h.writeRuntimeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "loglikelihood", "model": h.model, "results": res})
+}
+
+// decode reads a JSON body; on failure it answers 400 and returns false.
+func (h *Handler) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	// The content type is not checked: `curl -d` sends form encoding
+	// with a JSON body, and OpenAI-compatible servers accept that.
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "", fmt.Sprintf("request body larger than %d bytes", mbe.Limit))
+			return false
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			field := strings.TrimPrefix(te.Field, "sampling.") // the embedded struct's name is not part of the API
+			writeError(w, http.StatusBadRequest, "invalid_request_error", field, fmt.Sprintf("%s: must be %s, not %s", field, jsonKind(te.Type.Kind().String()), te.Value))
+			return false
+		}
+		var ve *validationError
+		if errors.As(err, &ve) {
+			writeValidation(w, ve)
+			return false
+		}
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "", fmt.Sprintf("invalid JSON body: %v", err))
+		return false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "", "invalid JSON body: data after the object")
+		return false
+	}
+	return true
+}
+
+func jsonKind(k string) string {
+	switch {
+	case strings.HasPrefix(k, "int"), strings.HasPrefix(k, "uint"), strings.HasPrefix(k, "float"):
+		return "a number"
+	case k == "bool":
+		return "a boolean"
+	case k == "slice":
+		return "an array"
+	case k == "struct", k == "map":
+		return "an object"
+	}
+	return "a " + k
+}
+
+func (h *Handler) writeRuntimeError(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case r.Context().Err() != nil:
+		// The client went away or the server is shutting down; nobody
+		// reads an answer.
+		writeError(w, 499, "request_cancelled", "", "request cancelled")
+	case errors.Is(err, runtime.ErrNotSupported):
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "", err.Error())
+	default:
+		writeError(w, http.StatusInternalServerError, "server_error", "", fmt.Sprintf("generation failed: %v", err))
+	}
+}
+
+// recorder captures the status and token counts for the request log.
+type recorder struct {
+	http.ResponseWriter
+	status           int
+	wrote            bool
+	promptTokens     int
+	completionTokens int
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	return r.ResponseWriter.Write(b)
+}
+
+// Flush lets streamed responses through the recorder.
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap exposes the underlying writer to http.ResponseController.
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// apiError is OpenAI's error body.
+type apiError struct {
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    *string `json:"code"`
+}
+
+func writeError(w http.ResponseWriter, status int, typ, param, msg string) {
+	e := apiError{Message: msg, Type: typ}
+	if param != "" {
+		e.Param = &param
+	}
+	writeJSON(w, status, map[string]any{"error": e})
+}
+
+func writeValidation(w http.ResponseWriter, ve *validationError) {
+	writeError(w, http.StatusBadRequest, "invalid_request_error", ve.param, ve.Error())
+}
