@@ -5,6 +5,10 @@ import (
 	"os"
 
 	"github.com/pocketeval/pocketeval/internal/cli"
+	"github.com/pocketeval/pocketeval/sandbox"
 )
 
-func main() { os.Exit(cli.Main()) }
+func main() {
+	sandbox.MaybeRunHelper() // becomes the sandbox's set-up helper when re-executed as one
+	os.Exit(cli.Main())
+}

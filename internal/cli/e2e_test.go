@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime/llamacpp"
@@ -212,5 +213,51 @@ func TestMissingDatasetNamesTheFix(t *testing.T) {
 	code := Execute(context.Background(), f, []string{"run", "--runtime", "fake", "--tasks", "gsm8k", "--data-dir", empty, "--out", filepath.Join(empty, "out")})
 	if code == 0 || !strings.Contains(errb.String(), "gsm8k/test.jsonl") || !strings.Contains(errb.String(), "pocketeval datasets download gsm8k") {
 		t.Errorf("exit %d: %s", code, errb.String())
+	}
+}
+
+// TestSuiteReplay: `run --suite pocket11 --runtime replay` on a predictions
+// file prints the suite table with the reported numbers and the average.
+func TestSuiteReplay(t *testing.T) {
+	data := dataDir(t)
+	tasks, err := registry.Lookup(registry.All(), []string{"ifeval", "ifeval_zh", "mgsm_zh", "humaneval", "mbpp", "gsm8k", "math500", "mmlu", "ceval", "cmmlu", "bbh"})
+	if err != nil {
+		t.Skipf("suite tasks not all registered: %v", err)
+	}
+	preds := filepath.Join(t.TempDir(), "preds.jsonl")
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for _, task := range tasks {
+		d, err := task.Load(context.Background(), evals.LoadConfig{DataDir: data, NumFewshot: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range d.Samples {
+			if i >= 10 {
+				break
+			}
+			resp := "The answer is (A). The final answer is 42. 答案是 42。\\boxed{42}"
+			if task.Info().Name == "humaneval" || task.Info().Name == "mbpp" {
+				resp = "```python\ndef f():\n    return 42\n```"
+			}
+			enc.Encode(map[string]string{"task": task.Info().Name, "id": s.ID, "response": resp})
+		}
+	}
+	os.WriteFile(preds, buf.Bytes(), 0o644)
+	out := filepath.Join(t.TempDir(), "suite")
+	code, stdout, errOut := runReal(t, "run", "--suite", "pocket11", "--runtime", "replay", "--predictions", preds,
+		"--limit", "10", "--data-dir", data, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, errOut)
+	}
+	for _, want := range []string{"SUITE pocket11", "AVERAGE", "73.20", "74.59", "51.20", "53.66", "50.00"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("suite output lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, stdout, _ = runReal(t, "suite", out, "--json")
+	var rep map[string]any
+	if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil || rep["average"] == nil {
+		t.Errorf("suite --json: %d %s", code, stdout)
 	}
 }

@@ -1,0 +1,193 @@
+package sandbox
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+//go:embed wrapper.py
+var wrapperSource string
+
+// Config configures a Pool. The zero value is usable: it resolves python3
+// from PATH, sizes the pool to the machine and uses DefaultLimits.
+type Config struct {
+	// Python is the interpreter to run. Empty means python3 from PATH. A
+	// pyenv-style shim is resolved to the real interpreter once, at New.
+	Python string
+	// Workers bounds how many programs run at once. Zero means GOMAXPROCS.
+	Workers int
+	// Limits are the defaults for programs that leave a limit at zero.
+	// Zero fields take DefaultLimits.
+	Limits Limits
+	// Unsafe allows running below the minimum isolation (see Layers.Check).
+	// It never disables a layer that works; it only lifts the refusal.
+	Unsafe bool
+	// TempDir holds the per-run scratch directories. Empty means os.TempDir().
+	TempDir string
+	// HelperPath is the binary re-executed as the set-up helper. Empty
+	// means this process's own executable, which must call MaybeRunHelper
+	// first thing in main (or TestMain).
+	HelperPath string
+	// BaseUID is the first of the 65536 unprivileged uids used in root
+	// mode, one per run in turn. Zero picks a block for this pool from
+	// 200000 up (by process id and a per-process counter), so concurrent
+	// pools do not share uids.
+	BaseUID int
+
+	// onlyMode restricts the probe to one mode (tests of the ladder).
+	onlyMode string
+}
+
+// DefaultLimits are used for any limit left at zero by both the Program
+// and the Config.
+var DefaultLimits = Limits{
+	CPUTime:     10 * time.Second,
+	Timeout:     30 * time.Second,
+	MemoryBytes: 1 << 30,
+	OutputBytes: 8 << 20,
+}
+
+// keepBytes is how much of stdout and of stderr a Result keeps (the head).
+const keepBytes = 64 << 10
+
+// resolve fills zero fields of l from def, deriving the wall clock from the
+// CPU limit (3x) and the CPU limit from the wall clock when only one is set.
+func (l Limits) resolve(def Limits) Limits {
+	switch {
+	case l.CPUTime == 0 && l.Timeout == 0:
+		l.CPUTime, l.Timeout = def.CPUTime, def.Timeout
+	case l.Timeout == 0:
+		l.Timeout = 3 * l.CPUTime
+	case l.CPUTime == 0:
+		l.CPUTime = l.Timeout
+	}
+	if l.CPUTime == 0 {
+		l.CPUTime = DefaultLimits.CPUTime
+	}
+	if l.Timeout == 0 {
+		l.Timeout = 3 * l.CPUTime
+	}
+	if l.MemoryBytes == 0 {
+		l.MemoryBytes = def.MemoryBytes
+	}
+	if l.MemoryBytes == 0 {
+		l.MemoryBytes = DefaultLimits.MemoryBytes
+	}
+	if l.OutputBytes == 0 {
+		l.OutputBytes = def.OutputBytes
+	}
+	if l.OutputBytes == 0 {
+		l.OutputBytes = DefaultLimits.OutputBytes
+	}
+	return l
+}
+
+// Layer is one isolation mechanism and whether a Pool uses it.
+type Layer struct {
+	Name   string `json:"name"`
+	Active bool   `json:"active"`
+	// Detail says how the layer is realised (e.g. "v1 memory+pids") or,
+	// when inactive, why.
+	Detail string `json:"detail,omitempty"`
+}
+
+// Layers is the probe's report: the run mode and every layer, in the
+// order they are applied. Runners record it in the run manifest.
+type Layers struct {
+	// Mode is "root" (namespaces as real root, then a per-worker uid),
+	// "rootless" (user namespace) or "no-namespaces".
+	Mode   string  `json:"mode"`
+	Python string  `json:"python"`
+	Layers []Layer `json:"layers"`
+	// Unsafe is set when the pool runs below the minimum isolation
+	// because Config.Unsafe allowed it.
+	Unsafe bool `json:"unsafe,omitempty"`
+}
+
+// Active reports whether the named layer is active.
+func (ls Layers) Active(name string) bool {
+	for _, l := range ls.Layers {
+		if l.Name == name {
+			return l.Active
+		}
+	}
+	return false
+}
+
+// landlockABI returns the detected Landlock ABI from the layer detail
+// ("ABI 7"), or 0.
+func (ls Layers) landlockABI() int {
+	for _, l := range ls.Layers {
+		if l.Name == LayerLandlock && l.Active {
+			var v int
+			if _, err := fmt.Sscanf(l.Detail, "ABI %d", &v); err == nil {
+				return v
+			}
+		}
+	}
+	return 0
+}
+
+// Layer names.
+const (
+	LayerSupervisor = "supervisor"    // timers, whole-tree kill, output caps, empty env, stdin /dev/null
+	LayerPIDNS      = "pid-namespace" // daemons die with the program; no signals to host processes
+	LayerNetNS      = "net-namespace" // only a loopback device
+	LayerMountNS    = "mount-namespace"
+	LayerIPCNS      = "ipc-namespace"
+	LayerUTSNS      = "uts-namespace"
+	LayerUserNS     = "user-namespace" // rootless mode only
+	LayerRoot       = "private-root"   // tmpfs root, read-only system and interpreter, writable scratch
+	LayerCgroup     = "cgroup"         // memory (swap 0) and pids limits per run
+	LayerRlimits    = "rlimits"
+	LayerUID        = "uid-drop"
+	LayerLandlock   = "landlock"
+	LayerSeccomp    = "seccomp"
+	LayerIntegrity  = "integrity" // run-to-completion nonce, assert == rewrite
+)
+
+// ErrInsufficientIsolation is returned by New when the machine cannot
+// provide the minimum isolation and Config.Unsafe is not set.
+var ErrInsufficientIsolation = errors.New("insufficient isolation")
+
+// Check reports whether the layers reach the minimum isolation: one of
+// {mount namespace, Landlock} for the filesystem and one of {network
+// namespace, Landlock ABI >= 4} for the network.
+func (ls Layers) Check() error {
+	var missing []string
+	if !ls.Active(LayerMountNS) && !ls.Active(LayerLandlock) {
+		missing = append(missing, "filesystem (needs a mount namespace or Landlock)")
+	}
+	if !ls.Active(LayerNetNS) && ls.landlockABI() < 4 {
+		missing = append(missing, "network (needs a network namespace or Landlock ABI >= 4)")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: no isolation of %s; pass unsafe mode (--unsafe-no-sandbox) to run anyway",
+			ErrInsufficientIsolation, strings.Join(missing, " and "))
+	}
+	return nil
+}
+
+// String renders the report as aligned lines, one layer per line.
+func (ls Layers) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "mode: %s\npython: %s\n", ls.Mode, ls.Python)
+	w := 0
+	for _, l := range ls.Layers {
+		w = max(w, len(l.Name))
+	}
+	for _, l := range ls.Layers {
+		state := "active  "
+		if !l.Active {
+			state = "inactive"
+		}
+		fmt.Fprintf(&b, "  %-*s  %s  %s\n", w, l.Name, state, l.Detail)
+	}
+	if ls.Unsafe {
+		b.WriteString("UNSAFE: running below the minimum isolation (explicitly requested)\n")
+	}
+	return b.String()
+}

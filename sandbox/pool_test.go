@@ -1,0 +1,149 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestRunCancelled(t *testing.T) {
+	requireRoot(t)
+	p := testPool(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	r, err := p.Run(ctx, Program{Source: "import time\ntime.sleep(60)\n"})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want context.DeadlineExceeded", err)
+	}
+	if r.Verdict != Error || r.Reason != "cancelled" {
+		t.Errorf("result %s %q, want error cancelled", r.Verdict, r.Reason)
+	}
+	if r.Duration > 3*time.Second {
+		t.Errorf("cancelled run took %s", r.Duration)
+	}
+}
+
+// TestRunIsolatedFromEachOther: concurrent runs see only their own
+// scratch space and process tree.
+func TestRunIsolatedFromEachOther(t *testing.T) {
+	requireRoot(t)
+	p := testPool(t)
+	const src = `import os, time
+mine = "%s"
+with open("mark-" + mine, "w") as f:
+    f.write(mine)
+time.sleep(0.3)
+others = [n for n in os.listdir(".") if n.startswith("mark-") and n != "mark-" + mine]
+assert not others, others
+pids = [n for n in os.listdir("/proc") if n.isdigit()]
+assert pids == ["1"], pids
+print(mine)
+`
+	var wg sync.WaitGroup
+	results := make([]Result, 4)
+	for i := range results {
+		wg.Go(func() {
+			var err error
+			results[i], err = p.Run(context.Background(), Program{Source: strings.Replace(src, "%s", string(rune('a'+i)), 1)})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r.Verdict != Pass || strings.TrimSpace(r.Stdout) != string(rune('a'+i)) {
+			t.Errorf("run %d: %s %q stdout %q stderr %q", i, r.Verdict, r.Reason, r.Stdout, r.Stderr)
+		}
+	}
+}
+
+func TestProbeReport(t *testing.T) {
+	requireRoot(t)
+	ls := Probe()
+	if err := ls.Check(); err != nil {
+		t.Fatalf("probe below the minimum isolation on this machine:\n%s\n%v", ls, err)
+	}
+	for _, name := range []string{LayerSupervisor, LayerPIDNS, LayerNetNS, LayerMountNS, LayerRoot, LayerRlimits, LayerUID, LayerIntegrity} {
+		if !ls.Active(name) {
+			t.Errorf("layer %s inactive as root:\n%s", name, ls)
+		}
+	}
+	if strings.Contains(ls.Python, "shims") {
+		t.Errorf("python %s is a shim, want the real interpreter", ls.Python)
+	}
+	t.Logf("\n%s", ls)
+}
+
+func TestNewRefusesWithoutHelperHook(t *testing.T) {
+	// The hook is recorded process-wide; simulate a binary without it.
+	old := helperHooked.Load()
+	helperHooked.Store(false)
+	defer helperHooked.Store(old)
+	_, err := New(Config{})
+	if err == nil || !strings.Contains(err.Error(), "MaybeRunHelper") {
+		t.Errorf("New without the helper hook: %v, want an error naming MaybeRunHelper", err)
+	}
+}
+
+// TestRefusalAndUnsafeMode: when no isolating set-up works, New refuses;
+// with Unsafe it runs the interpreter directly and says so.
+func TestRefusalAndUnsafeMode(t *testing.T) {
+	requireRoot(t)
+	_, err := New(Config{onlyMode: "none"})
+	if !errors.Is(err, ErrInsufficientIsolation) {
+		t.Fatalf("New with no working set-up: %v, want ErrInsufficientIsolation", err)
+	}
+	p, err := New(Config{onlyMode: "none", Unsafe: true, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ls := p.Layers()
+	if ls.Mode != "unsafe-plain" || !ls.Unsafe || !strings.Contains(ls.String(), "UNSAFE") {
+		t.Errorf("layers do not say unsafe:\n%s", ls)
+	}
+	for _, name := range []string{LayerPIDNS, LayerMountNS, LayerLandlock, LayerSeccomp, LayerCgroup} {
+		if ls.Active(name) {
+			t.Errorf("layer %s reported active in unsafe-plain mode", name)
+		}
+	}
+	for _, c := range []struct {
+		src  string
+		want Verdict
+	}{
+		{"assert [1] == [1]\n", Pass},
+		{"import sys\nsys.exit(0)\n", Fail},
+		{"while True: pass\n", Timeout},
+	} {
+		r, err := p.Run(context.Background(), Program{Source: c.src, Limits: Limits{CPUTime: time.Second, Timeout: 3 * time.Second}})
+		if err != nil || r.Verdict != c.want {
+			t.Errorf("%q: %s (%s) %v, want %s", c.src, r.Verdict, r.Reason, err, c.want)
+		}
+	}
+}
+
+// BenchmarkRunTrivial measures the per-program cost of the sandbox on one
+// worker (set-up, interpreter start, wrapper, tear-down).
+func BenchmarkRunTrivial(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("needs root")
+	}
+	p, err := New(Config{Workers: 1, Python: os.Getenv("POCKETEVAL_BENCH_PYTHON")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	for b.Loop() {
+		r, err := p.Run(context.Background(), Program{Source: "assert 1 + 1 == 2\n"})
+		if err != nil || r.Verdict != Pass {
+			b.Fatalf("%s %v", r.Verdict, err)
+		}
+	}
+}
