@@ -148,6 +148,11 @@ type Aggregates struct {
 	Breakdown map[string]map[string]float64 `json:"breakdown,omitempty"`
 	// Notes say how the numbers were computed ("macro over 57 subjects").
 	Notes []string `json:"notes,omitempty"`
+	// Units optionally give, for a metric in Metrics, the per-unit values
+	// whose mean it is (per problem for pass@k, per instruction for
+	// IFEval's instruction-level accuracy); the summary's standard error and
+	// 95% interval are then computed over them.
+	Units map[string][]float64 `json:"-"`
 }
 
 // LoglikTask is implemented by multiple-choice tasks that can be scored by

@@ -11,7 +11,8 @@ func TestStripThinking(t *testing.T) {
 		{"reasoning without opening tag</think>\n\\boxed{7}", "\\boxed{7}"},
 		{"<think>never finished because of the token lim", ""},
 		{"answer first <think>then unfinished", "answer first"},
-		{"  spaced  ", "spaced"},
+		{"    return x\n", "    return x\n"},
+		{"<think>a</think>\n  spaced  ", "spaced"},
 	} {
 		if got := StripThinking(c.in); got != c.want {
 			t.Errorf("StripThinking(%q) = %q, want %q", c.in, got, c.want)

@@ -446,7 +446,7 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 		list = append(list, *counts[id])
 	}
 	rep := codescore.EstimatePassAtK(list, []int{1, 10, 100})
-	agg := evals.Aggregates{Metrics: rep.Values}
+	agg := evals.Aggregates{Metrics: rep.Values, Units: rep.PerProblem}
 	if len(list) == 0 {
 		return agg
 	}

@@ -388,6 +388,7 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 		}
 	}
 	var notes []string
+	var instStrictUnits, instLooseUnits []float64
 	for _, r := range results {
 		ids, okIDs := detailStrings(r.Score.Details["instruction_id_list"])
 		strict, okS := detailBools(r.Score.Details["follow_instruction_list_strict"])
@@ -405,6 +406,8 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 		}
 		for i, id := range ids {
 			instTotal++
+			instStrictUnits = append(instStrictUnits, b2f(strict[i]))
+			instLooseUnits = append(instLooseUnits, b2f(loose[i]))
 			if strict[i] {
 				instStrict++
 			}
@@ -424,6 +427,9 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 	if instTotal > 0 {
 		agg.Metrics[MetricInstStrict] = float64(instStrict) / float64(instTotal)
 		agg.Metrics[MetricInstLoose] = float64(instLoose) / float64(instTotal)
+		// Intervals over instructions (as lm-evaluation-harness computes
+		// the instruction-level standard error).
+		agg.Units = map[string][]float64{MetricInstStrict: instStrictUnits, MetricInstLoose: instLooseUnits}
 	}
 	keys := make([]string, 0, len(byID))
 	for k := range byID {

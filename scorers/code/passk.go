@@ -50,12 +50,15 @@ type PassAtKReport struct {
 	Skipped []int
 	// MinN and MaxN are the smallest and largest sample counts per problem.
 	MinN, MaxN int
+	// PerProblem maps "pass@k" to each problem's estimate, in input order
+	// (for standard errors and intervals over problems).
+	PerProblem map[string][]float64
 }
 
 // EstimatePassAtK averages PassAtK over problems for each k in ks. Problems
 // with N = 0 are ignored. The result's Values is empty when counts is.
 func EstimatePassAtK(counts []Count, ks []int) PassAtKReport {
-	rep := PassAtKReport{Values: map[string]float64{}}
+	rep := PassAtKReport{Values: map[string]float64{}, PerProblem: map[string][]float64{}}
 	var live []Count
 	for _, c := range counts {
 		if c.N > 0 {
@@ -81,10 +84,13 @@ func EstimatePassAtK(counts []Count, ks []int) PassAtKReport {
 			continue
 		}
 		var sum float64
+		name := fmt.Sprintf("pass@%d", k)
 		for _, c := range live {
-			sum += PassAtK(c.N, c.Passed, k)
+			v := PassAtK(c.N, c.Passed, k)
+			sum += v
+			rep.PerProblem[name] = append(rep.PerProblem[name], v)
 		}
-		rep.Values[fmt.Sprintf("pass@%d", k)] = sum / float64(len(live))
+		rep.Values[name] = sum / float64(len(live))
 	}
 	return rep
 }
