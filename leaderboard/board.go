@@ -170,7 +170,12 @@ func scatter(title, xLabel, yLabel string, pts []point) template.HTML {
 	}
 	for _, p := range pts {
 		fmt.Fprintf(&s, `<circle cx="%.1f" cy="%.1f" r="5" class="dot"><title>%s: %.2f, %.1f</title></circle>`, sx(p.X), sy(p.Y), template.HTMLEscapeString(p.Label), p.Y, p.X)
-		fmt.Fprintf(&s, `<text x="%.1f" y="%.1f" class="pl">%s</text>`, sx(p.X)+7, sy(p.Y)-7, template.HTMLEscapeString(p.Label))
+		// Labels right of the dot, or left of it near the right edge.
+		lx, anchor := sx(p.X)+7, "start"
+		if sx(p.X) > (ml+w-mr)/2 {
+			lx, anchor = sx(p.X)-7, "end"
+		}
+		fmt.Fprintf(&s, `<text x="%.1f" y="%.1f" class="pl" text-anchor="%s">%s</text>`, lx, sy(p.Y)-7, anchor, template.HTMLEscapeString(p.Label))
 	}
 	s.WriteString(`</svg>`)
 	return template.HTML(s.String())
