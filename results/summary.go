@@ -32,6 +32,8 @@ type TaskSummary struct {
 	Samples int `json:"samples"`
 	Scored  int `json:"scored"`
 	Errors  int `json:"errors"`
+	// FirstError is the error of the first failed sample (dataset order).
+	FirstError string `json:"first_error,omitempty"`
 	// ExtractionFailureRate and TruncationRate, where they apply.
 	ExtractionFailureRate *float64 `json:"extraction_failure_rate,omitempty"`
 	TruncationRate        *float64 `json:"truncation_rate,omitempty"`

@@ -487,8 +487,14 @@ func prepare(ctx context.Context, t evals.Task, o Options, env evals.Env) (*prep
 	}
 	if o.Mode == "loglik" {
 		if _, ok := p.task.(evals.LoglikTask); ok {
-			if _, ok := o.Runtime.(runtime.LogLikelihooder); !ok {
+			ll, ok := o.Runtime.(runtime.LogLikelihooder)
+			if !ok {
 				return nil, fmt.Errorf("task %s: --mode loglik needs a runtime that scores tokens: %w", p.info.Name, runtime.ErrNotSupported)
+			}
+			// An empty batch asks whether this runtime instance can score
+			// (a server without logprobs, predictions without them).
+			if _, err := ll.LogLikelihood(ctx, nil); errors.Is(err, runtime.ErrNotSupported) {
+				return nil, fmt.Errorf("task %s: --mode loglik: %w", p.info.Name, err)
 			}
 			if m, ok := p.task.(ModeSetter); ok {
 				nt, err := m.WithMode("loglik")

@@ -12,7 +12,7 @@ import (
 
 // Summarize computes a task's summary from its records, over the selected
 // samples (dataset indexes) and repeats. It returns the number of selected
-// work items that have no record at all. Records for samples outside the
+// work items that have no record at all or whose record is an error. Records for samples outside the
 // selection are ignored. The same function serves run, resume and merge,
 // so a summary never depends on how its records were produced.
 func Summarize(t evals.Task, data *evals.Dataset, selected []int, repeats int, recs []results.Record) (*results.TaskSummary, int) {
@@ -41,6 +41,9 @@ func Summarize(t evals.Task, data *evals.Dataset, selected []int, repeats int, r
 				continue
 			}
 			if r.Error != "" {
+				if ts.Errors == 0 {
+					ts.FirstError = fmt.Sprintf("sample %s: %s", r.ID, r.Error)
+				}
 				ts.Errors++
 				continue
 			}
@@ -115,7 +118,7 @@ func Summarize(t evals.Task, data *evals.Dataset, selected []int, repeats int, r
 	if ts.Errors > 0 {
 		ts.Warnings = append(ts.Warnings, fmt.Sprintf("%d samples failed and are excluded from the metrics; run the same command again to retry them", ts.Errors))
 	}
-	return ts, missing
+	return ts, missing + ts.Errors
 }
 
 func addTiming(tm *runtime.Timings, ttft, prefill, decode, latency *[]float64) {

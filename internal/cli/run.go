@@ -282,8 +282,15 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 			return err
 		}
 	}
-	if res.Errors > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %d samples failed (see \"error\" in %s); run the same command again to retry them\n", res.Errors, filepath.Join(opts.Out, "samples"))
+	failed := 0
+	for _, name := range res.Summary.Order {
+		if ts := res.Summary.Tasks[name]; ts.Errors > 0 {
+			failed += ts.Errors
+			fmt.Fprintf(opts.IO.ErrOut, "%s: %d samples failed; first: %s\n", name, ts.Errors, ts.FirstError)
+		}
+	}
+	if failed > 0 {
+		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("%d samples failed (see \"error\" in %s); run the same command again to retry them", failed, filepath.Join(opts.Out, "samples"))}
 	}
 	return nil
 }

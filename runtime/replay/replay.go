@@ -72,6 +72,11 @@ type Prediction struct {
 	Response     string
 	FinishReason string
 	Line         int // 1-based line in the file
+	// Loglik holds the recorded per-option log-likelihoods of a
+	// pocketeval samples line from a `--mode loglik` run, in the order of
+	// LoglikRequests; such a line has no generated response.
+	LoglikRequests []runtime.LoglikRequest
+	Loglik         []runtime.LoglikResult
 }
 
 // key names a prediction in messages.
@@ -146,6 +151,9 @@ type Runtime struct {
 
 	mu   sync.Mutex
 	used map[*Prediction]bool
+
+	loglik     map[runtime.LoglikRequest]runtime.LoglikResult // built on first use
+	loglikPred map[runtime.LoglikRequest]*Prediction
 }
 
 var (
@@ -264,6 +272,14 @@ func parseLine(line []byte, file string, n int) (*Prediction, error) {
 		}
 		if p.Response, err = str("response", true); err != nil {
 			return nil, err
+		}
+		if v, ok := raw["loglik_results"]; ok && string(v) != "null" {
+			if err := json.Unmarshal(v, &p.Loglik); err != nil {
+				return nil, &ParseError{File: file, Line: n, Field: "loglik_results", Err: errors.New("must be a list of {logprob, is_greedy, tokens}")}
+			}
+			if rq, ok := raw["loglik_requests"]; !ok || json.Unmarshal(rq, &p.LoglikRequests) != nil || len(p.LoglikRequests) != len(p.Loglik) {
+				return nil, &ParseError{File: file, Line: n, Field: "loglik_requests", Err: errors.New("must list one {context, continuation} per loglik result")}
+			}
 		}
 		if v, ok := raw["repeat"]; ok && string(v) != "null" {
 			if err := json.Unmarshal(v, &p.Repeat); err != nil || p.Repeat < 0 {
@@ -395,8 +411,53 @@ func (r *Runtime) Generate(ctx context.Context, req runtime.Request) (runtime.Re
 	default:
 		return runtime.Response{}, fmt.Errorf("replay: task %q id %q: all %d predictions in %s already used (more repeats requested than the file has)", req.Task, req.ID, len(g.preds), r.path)
 	}
+	if len(p.Loglik) > 0 && p.Response == "" {
+		return runtime.Response{}, fmt.Errorf("replay: %s:%d comes from a log-likelihood run (it has loglik_results and no response); replay it with --mode loglik", r.path, p.Line)
+	}
 	r.used[p] = true
 	return runtime.Response{Text: p.Response, FinishReason: p.FinishReason}, nil
+}
+
+// LogLikelihood answers from the loglik_results recorded in pocketeval
+// samples lines of a `--mode loglik` run: each request must match a
+// recorded (context, continuation) pair exactly.
+func (r *Runtime) LogLikelihood(ctx context.Context, reqs []runtime.LoglikRequest) ([]runtime.LoglikResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.loglik == nil {
+		r.loglik = map[runtime.LoglikRequest]runtime.LoglikResult{}
+		r.loglikPred = map[runtime.LoglikRequest]*Prediction{}
+		for _, p := range r.preds {
+			for i, q := range p.LoglikRequests {
+				r.loglik[q] = p.Loglik[i]
+				r.loglikPred[q] = p
+			}
+		}
+	}
+	if len(r.loglik) == 0 {
+		return nil, fmt.Errorf("replay: %s has no log-likelihood results (loglik_results): %w", r.path, runtime.ErrNotSupported)
+	}
+	out := make([]runtime.LoglikResult, len(reqs))
+	for i, q := range reqs {
+		res, ok := r.loglik[q]
+		if !ok {
+			return nil, fmt.Errorf("replay: no recorded log-likelihood in %s for continuation %.40q after context …%s", r.path, q.Continuation, tail(q.Context, 60))
+		}
+		out[i] = res
+		r.used[r.loglikPred[q]] = true
+	}
+	return out, nil
+}
+
+func tail(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%q", string(r[len(r)-n:]))
 }
 
 func (r *Runtime) lookup(req runtime.Request) *group {
