@@ -302,3 +302,24 @@ func TestHumanEvalOfficialReplay(t *testing.T) {
 		t.Errorf("pass@1 = %v, want 122/164", p)
 	}
 }
+
+// TestBadModelFiles: a missing model and a file that is not a model get
+// clear errors naming the file.
+func TestBadModelFiles(t *testing.T) {
+	needLlama(t)
+	data := dataDir(t)
+	dir := t.TempDir()
+	code, _, errOut := runReal(t, "run", "--runtime", "llamacpp", "--model", filepath.Join(dir, "missing.gguf"), "--tasks", "gsm8k", "--data-dir", data, "--out", filepath.Join(dir, "o1"))
+	if code != ExitUsage || !strings.Contains(errOut, "missing.gguf") || !strings.Contains(errOut, "no such file") {
+		t.Errorf("missing model: exit %d, %s", code, errOut)
+	}
+	bad := filepath.Join(dir, "bad.gguf")
+	os.WriteFile(bad, []byte("this is not a model"), 0o644)
+	code, _, errOut = runReal(t, "run", "--runtime", "llamacpp", "--model", bad, "--tasks", "gsm8k", "--data-dir", data, "--out", filepath.Join(dir, "o2"))
+	if code == 0 || !strings.Contains(errOut, "bad.gguf") || !strings.Contains(errOut, "not a GGUF file") {
+		t.Errorf("bad model: exit %d, %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "o2", "summary.json")); err == nil {
+		t.Error("a failed start left a summary.json")
+	}
+}
