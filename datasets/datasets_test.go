@@ -11,25 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-)
 
-func sharedDatasets(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("POCKETEVAL_DATA"); d != "" {
-		return d
-	}
-	wd, _ := os.Getwd()
-	for d := wd; d != "/"; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			p := filepath.Join(filepath.Dir(d), "shared", "datasets")
-			if _, err := os.Stat(p); err == nil {
-				return p
-			}
-		}
-	}
-	t.Skip("shared datasets not found (set POCKETEVAL_DATA)")
-	return ""
-}
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
+)
 
 func TestRegistryWellFormed(t *testing.T) {
 	t.Parallel()
@@ -64,7 +48,7 @@ func TestRegistryWellFormed(t *testing.T) {
 
 func TestVerifySharedDatasets(t *testing.T) {
 	t.Parallel()
-	dir := sharedDatasets(t)
+	dir := sharedtest.Datasets(t)
 	sts, err := Verify(dir, Registry())
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +91,7 @@ func mirror(t *testing.T, dir string, corrupt map[string]bool, failFirst bool) (
 
 func TestDownloadFromLocalMirror(t *testing.T) {
 	t.Parallel()
-	src := sharedDatasets(t)
+	src := sharedtest.Datasets(t)
 	srv, _ := mirror(t, src, nil, true)
 	dst := t.TempDir()
 	ds, _ := Lookup([]string{"gsm8k", "mgsm", "humaneval"})
@@ -134,7 +118,7 @@ func TestDownloadFromLocalMirror(t *testing.T) {
 
 func TestChecksumMismatchLeavesNothing(t *testing.T) {
 	t.Parallel()
-	src := sharedDatasets(t)
+	src := sharedtest.Datasets(t)
 	srv, _ := mirror(t, src, map[string]bool{"gsm8k/test.jsonl": true}, false)
 	dst := t.TempDir()
 	ds, _ := Lookup([]string{"gsm8k"})

@@ -9,22 +9,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-)
 
-func sharedModels(t *testing.T) string {
-	t.Helper()
-	wd, _ := os.Getwd()
-	for d := wd; d != "/"; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			p := filepath.Join(filepath.Dir(d), "shared", "models")
-			if _, err := os.Stat(p); err == nil {
-				return p
-			}
-		}
-	}
-	t.Skip("shared models not found")
-	return ""
-}
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
+)
 
 // hub serves shared/models like a Hugging Face endpoint:
 // /local/<dir>/resolve/main/<file> → shared/models/<dir>/<file>.
@@ -56,7 +43,7 @@ const testRegistry = `{
 
 func TestFetchFromLocalHub(t *testing.T) {
 	t.Parallel()
-	root := sharedModels(t)
+	root := sharedtest.Models(t)
 	srv, hits := hub(t, root)
 	override := filepath.Join(t.TempDir(), "models.json")
 	os.WriteFile(override, []byte(testRegistry), 0o644)

@@ -15,40 +15,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
 )
 
 // humanEvalProgram is one canonical HumanEval program: prompt + canonical
 // solution + test + check(entry_point).
 type humanEvalProgram struct {
 	ID, Source string
-}
-
-// dataDir is POCKETEVAL_DATA, else <repo root>/../shared/datasets.
-func dataDir(t testing.TB) string {
-	t.Helper()
-	if d := os.Getenv("POCKETEVAL_DATA"); d != "" {
-		return d
-	}
-	return filepath.Join(sharedDir(t), "datasets")
-}
-
-// sharedDir is <repo root>/../shared.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("repository root (go.mod) not found")
-		}
-		dir = parent
-	}
 }
 
 // humanEvalProblem is one HumanEval record.
@@ -64,7 +38,7 @@ func (p humanEvalProblem) program(completion string) humanEvalProgram {
 
 func loadHumanEvalProblems(t testing.TB) []humanEvalProblem {
 	t.Helper()
-	path := filepath.Join(dataDir(t), "humaneval", "HumanEval.jsonl.gz")
+	path := filepath.Join(sharedtest.Datasets(t), "humaneval", "HumanEval.jsonl.gz")
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		t.Skipf("HumanEval data not found at %s (set POCKETEVAL_DATA)", path)
@@ -287,7 +261,7 @@ func readJSONL(t *testing.T, path string) []map[string]any {
 func TestHumanEvalOfficialVerdicts(t *testing.T) {
 	requireRoot(t)
 	p := testPool(t)
-	dir := filepath.Join(sharedDir(t), "conformance", "humaneval")
+	dir := filepath.Join(sharedtest.Conformance(t), "humaneval")
 	probs := map[string]humanEvalProblem{}
 	for _, pr := range loadHumanEvalProblems(t) {
 		probs[pr.ID] = pr

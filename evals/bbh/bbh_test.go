@@ -11,37 +11,12 @@ import (
 	"testing"
 
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
 )
-
-func dataDir(t testing.TB) string {
-	t.Helper()
-	if d := os.Getenv("POCKETEVAL_DATA"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("repository root (go.mod) not found")
-		}
-		dir = parent
-	}
-	d := filepath.Join(dir, "..", "shared", "datasets")
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("shared datasets not found at %s (set POCKETEVAL_DATA)", d)
-	}
-	return d
-}
 
 func load(t *testing.T) *evals.Dataset {
 	t.Helper()
-	d, err := New().Load(context.Background(), evals.LoadConfig{DataDir: dataDir(t), NumFewshot: -1})
+	d, err := New().Load(context.Background(), evals.LoadConfig{DataDir: sharedtest.Datasets(t), NumFewshot: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,37 +14,13 @@ import (
 	"testing"
 
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
 )
-
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
-}
-
-func dataDir(t testing.TB) string {
-	if d := os.Getenv("POCKETEVAL_DATA"); d != "" {
-		return d
-	}
-	return filepath.Join(repoRoot(t), "..", "shared", "datasets")
-}
 
 func loadTask(t testing.TB, task *Task, cfg evals.LoadConfig) *evals.Dataset {
 	t.Helper()
 	if cfg.DataDir == "" {
-		cfg.DataDir = dataDir(t)
+		cfg.DataDir = sharedtest.Datasets(t)
 	}
 	ds, err := task.Load(context.Background(), cfg)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -59,7 +35,7 @@ func loadTask(t testing.TB, task *Task, cfg evals.LoadConfig) *evals.Dataset {
 // gpt4Responses maps prompt text to the official GPT-4 response.
 func gpt4Responses(t testing.TB) map[string]string {
 	t.Helper()
-	path := filepath.Join(repoRoot(t), "..", "shared", "conformance", "ifeval", "input_response_data_gpt4_20231107_145030.jsonl")
+	path := filepath.Join(sharedtest.Conformance(t), "ifeval", "input_response_data_gpt4_20231107_145030.jsonl")
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		t.Skipf("conformance data absent: %s", path)
@@ -335,7 +311,7 @@ func TestScoreZHAllPrompts(t *testing.T) {
 }
 
 func TestLoadZHMachineTranslated(t *testing.T) {
-	path := filepath.Join(dataDir(t), "ifeval_zh", "marco_bench_mif", "zh_mt.jsonl")
+	path := filepath.Join(sharedtest.Datasets(t), "ifeval_zh", "marco_bench_mif", "zh_mt.jsonl")
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("dataset absent: %v", err)
 	}

@@ -13,39 +13,17 @@ import (
 	"testing"
 
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
-// dataDir finds the shared datasets: $POCKETEVAL_DATA, else
-// <repo root>/../shared/datasets.
-func dataDir(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("POCKETEVAL_DATA"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "datasets")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
-
 // load loads a task from the shared data, skipping when the file is absent.
 func load(t *testing.T, task evals.Task, cfg evals.LoadConfig) *evals.Dataset {
 	t.Helper()
 	if cfg.DataDir == "" {
-		cfg.DataDir = dataDir(t)
+		cfg.DataDir = sharedtest.Datasets(t)
 	}
 	d, err := task.Load(context.Background(), cfg)
 	var missing *MissingDataError
@@ -341,7 +319,7 @@ func TestReferenceSolutionsScore(t *testing.T) {
 	t.Run("gsm8k", func(t *testing.T) {
 		t.Parallel()
 		d := load(t, GSM8K{}, evals.LoadConfig{NumFewshot: -1})
-		path := filepath.Join(dataDir(t), gsm8kTestFile)
+		path := filepath.Join(sharedtest.Datasets(t), gsm8kTestFile)
 		_, ex, _, err := loadGSM8KFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -365,7 +343,7 @@ func TestReferenceSolutionsScore(t *testing.T) {
 	t.Run("math500", func(t *testing.T) {
 		t.Parallel()
 		d := load(t, MATH500{}, evals.LoadConfig{NumFewshot: -1})
-		path := filepath.Join(dataDir(t), math500File)
+		path := filepath.Join(sharedtest.Datasets(t), math500File)
 		lines, _, err := readLines("math500", path, math500Source)
 		if err != nil {
 			t.Fatal(err)

@@ -2,44 +2,22 @@ package mc
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
 )
 
 // dataDir finds the shared datasets: $POCKETEVAL_DATA, else
-// <repo root>/../shared/datasets.
+// <repo root>/../shared/datasets. It stays because mc_test.go calls it too.
 func dataDir(t testing.TB) string {
 	t.Helper()
-	if d := os.Getenv("POCKETEVAL_DATA"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("repository root (go.mod) not found")
-		}
-		dir = parent
-	}
-	d := filepath.Join(dir, "..", "shared", "datasets")
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("shared datasets not found at %s (set POCKETEVAL_DATA)", d)
-	}
-	return d
+	return sharedtest.Datasets(t)
 }
 
 func TestLoadSharedData(t *testing.T) {
 	t.Parallel()
-	root := dataDir(t)
+	root := sharedtest.Datasets(t)
 	tests := []struct {
 		task       *Task
 		samples    int
@@ -114,7 +92,7 @@ func TestLoadSharedData(t *testing.T) {
 }
 
 func BenchmarkLoadMMLU(b *testing.B) {
-	root := dataDir(b)
+	root := sharedtest.Datasets(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := MMLU().Load(context.Background(), evals.LoadConfig{DataDir: root, NumFewshot: -1}); err != nil {

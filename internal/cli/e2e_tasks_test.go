@@ -17,6 +17,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/llamacpp"
@@ -409,8 +410,8 @@ func e2eKnowledgeCases() []e2eTaskCase {
 // the run's own samples file and requires the same numbers.
 func TestE2ETasks(t *testing.T) {
 	needLlama(t)
-	model := sharedPath(t, "models/gguf/stories260K.gguf")
-	data := dataDir(t)
+	model := sharedtest.Dir(t, "models/gguf/stories260K.gguf")
+	data := sharedtest.Datasets(t)
 	cases := []e2eTaskCase{
 		e2eMathCase("gsm8k", 10), e2eMathCase("mgsm_zh", 10), e2eMathCase("mgsm_en", 10), e2eMathCase("math500", 10),
 		e2eIfevalCase("ifeval"), e2eIfevalCase("ifeval_zh"),
@@ -508,7 +509,7 @@ func e2eLoadTask(t *testing.T, name, data string) *evals.Dataset {
 // pocketeval-format predictions file with one fixed Chinese answer.
 func TestE2EIFEvalZHFullReplay(t *testing.T) {
 	t.Parallel()
-	data := dataDir(t)
+	data := sharedtest.Datasets(t)
 	ds := e2eLoadTask(t, "ifeval_zh", data)
 	const answer = "好的。我会认真回答这个问题：长城是中国古代的伟大工程，它见证了历史的变迁。"
 	var b strings.Builder
@@ -567,8 +568,8 @@ func TestE2EIFEvalZHFullReplay(t *testing.T) {
 // and 714/834 over the whole file.
 func TestE2EIFEvalOfficialResponses(t *testing.T) {
 	t.Parallel()
-	data := dataDir(t)
-	preds := sharedPath(t, "conformance/ifeval/input_response_data_gpt4_20231107_145030.jsonl")
+	data := sharedtest.Datasets(t)
+	preds := sharedtest.Dir(t, "conformance/ifeval/input_response_data_gpt4_20231107_145030.jsonl")
 	dir := filepath.Join(t.TempDir(), "run")
 	ts := e2eRunTask(t, dir, "ifeval", 541, "prompt_level_strict_acc", "--runtime", "replay", "--predictions", preds, "--data-dir", data)
 	lines := e2eReadSamples(t, dir, "ifeval")
@@ -622,10 +623,10 @@ func TestE2EHumanEvalOfficialFormat(t *testing.T) {
 	if !registered {
 		t.Skip("humaneval is not registered (`pocketeval tasks` does not list it): the code tasks wait for the sandbox")
 	}
-	data := dataDir(t)
-	preds := sharedPath(t, "conformance/humaneval/gpt-3.5-turbo_azure/azure.jsonl")
+	data := sharedtest.Datasets(t)
+	preds := sharedtest.Dir(t, "conformance/humaneval/gpt-3.5-turbo_azure/azure.jsonl")
 	official := map[string]bool{}
-	f, err := os.ReadFile(sharedPath(t, "conformance/humaneval/gpt-3.5-turbo_azure/azure.jsonl_results.jsonl"))
+	f, err := os.ReadFile(sharedtest.Dir(t, "conformance/humaneval/gpt-3.5-turbo_azure/azure.jsonl_results.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -775,30 +776,19 @@ func e2eLogLoad(b *testing.B) {
 	}
 }
 
-// e2eBenchPaths finds the model and datasets for benchmarks (sharedPath and
-// needLlama take a *testing.T).
+// e2eBenchPaths finds the model and datasets for benchmarks (needLlama
+// takes a *testing.T).
 func e2eBenchPaths(b *testing.B) (model, data string) {
 	b.Helper()
 	if _, err := llamacpp.LibDir(""); err != nil {
 		b.Skipf("llama.cpp libraries not installed: %v", err)
 	}
-	wd, _ := os.Getwd()
-	for d := wd; d != "/"; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			shared := filepath.Join(filepath.Dir(d), "shared")
-			model = filepath.Join(shared, "models", "gguf", "stories260K.gguf")
-			data = os.Getenv("POCKETEVAL_DATA")
-			if data == "" {
-				data = filepath.Join(shared, "datasets")
-			}
-			for _, p := range []string{model, filepath.Join(data, "gsm8k", "test.jsonl")} {
-				if _, err := os.Stat(p); err != nil {
-					b.Skipf("%s not found", p)
-				}
-			}
-			return model, data
+	model = filepath.Join(sharedtest.Models(b), "gguf", "stories260K.gguf")
+	data = sharedtest.Datasets(b)
+	for _, p := range []string{model, filepath.Join(data, "gsm8k", "test.jsonl")} {
+		if _, err := os.Stat(p); err != nil {
+			b.Skipf("%s not found", p)
 		}
 	}
-	b.Skip("repository root not found")
-	return "", ""
+	return model, data
 }

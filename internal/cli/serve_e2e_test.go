@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/llamacpp"
 	"github.com/pocketeval/pocketeval/runtime/openai"
@@ -23,7 +24,7 @@ func TestServeLlamacppEndToEnd(t *testing.T) {
 	if _, err := llamacpp.LibDir(""); err != nil {
 		t.Skipf("llama.cpp libraries not installed (run scripts/setup-llamacpp.sh): %v", err)
 	}
-	model := filepath.Join(serveRepoRoot(t), "..", "shared", "models", "gguf", "stories260K.gguf")
+	model := filepath.Join(sharedtest.Models(t), "gguf", "stories260K.gguf")
 	if _, err := os.Stat(model); err != nil {
 		t.Skipf("shared test model missing: %v", err)
 	}
@@ -106,24 +107,6 @@ func TestServeLlamacppEndToEnd(t *testing.T) {
 	runtimetest.Test(t, newClient(), runtimetest.Options{})
 }
 
-func serveRepoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
-}
-
 // BenchmarkServeOverhead compares a 64-token greedy generation on the
 // shared stories260K model in process with the same request through
 // pocketeval serve and the openai runtime over loopback.
@@ -131,14 +114,7 @@ func BenchmarkServeOverhead(b *testing.B) {
 	if _, err := llamacpp.LibDir(""); err != nil {
 		b.Skipf("llama.cpp libraries not installed: %v", err)
 	}
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		dir = filepath.Dir(dir)
-	}
-	model := filepath.Join(dir, "..", "shared", "models", "gguf", "stories260K.gguf")
+	model := filepath.Join(sharedtest.Models(b), "gguf", "stories260K.gguf")
 	if _, err := os.Stat(model); err != nil {
 		b.Skipf("shared test model missing: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/runtimetest"
 )
@@ -30,21 +31,7 @@ func modelPath(t testing.TB, name string) string {
 	if _, err := LibDir(""); err != nil {
 		t.Skipf("llama.cpp libraries not installed (run scripts/setup-llamacpp.sh): %v", err)
 	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "models", "gguf", name)
+	p := filepath.Join(sharedtest.Models(t), "gguf", name)
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("shared test model missing: %v", err)
 	}

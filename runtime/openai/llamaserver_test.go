@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/runtimetest"
 )
@@ -27,7 +28,7 @@ func TestLlamaServer(t *testing.T) {
 	if bin == "" {
 		t.Skip("POCKETEVAL_LLAMA_SERVER is not set (path to a llama-server binary)")
 	}
-	model := filepath.Join(repoRoot(t), "..", "shared", "models", "gguf", "stories260K.gguf")
+	model := filepath.Join(sharedtest.Models(t), "gguf", "stories260K.gguf")
 	if _, err := os.Stat(model); err != nil {
 		t.Skipf("shared test model missing: %v", err)
 	}
@@ -90,22 +91,4 @@ func TestLlamaServer(t *testing.T) {
 		t.Errorf("LogLikelihood = %v, want ErrNotSupported", err)
 	}
 	runtimetest.Test(t, c, runtimetest.Options{})
-}
-
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
 }

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
@@ -255,35 +256,11 @@ func TestOpenDescribe(t *testing.T) {
 	}
 }
 
-// sharedDir returns <repo root>/../shared/<sub>, skipping when absent.
-func sharedDir(t *testing.T, sub string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", sub)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared material %s is absent: %v", p, err)
-	}
-	return p
-}
-
 // TestOfficialFiles replays the official IFEval and human-eval prediction
 // files verbatim: every line is answered, by prompt and by task id.
 func TestOfficialFiles(t *testing.T) {
 	t.Parallel()
-	dir := sharedDir(t, "conformance")
+	dir := sharedtest.Conformance(t)
 	tests := []struct {
 		file  string
 		count int

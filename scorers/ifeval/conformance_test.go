@@ -7,37 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
 )
-
-// repoRoot walks up from the working directory to go.mod.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-}
-
-func dataDir(t testing.TB) string {
-	if d := os.Getenv("POCKETEVAL_DATA"); d != "" {
-		return d
-	}
-	return filepath.Join(repoRoot(t), "..", "shared", "datasets")
-}
-
-func conformanceDir(t testing.TB) string {
-	return filepath.Join(repoRoot(t), "..", "shared", "conformance", "ifeval")
-}
 
 func readJSONL(t testing.TB, path string, each func(line int, raw []byte)) {
 	t.Helper()
@@ -86,7 +58,7 @@ type conformanceCase struct {
 func loadConformance(t testing.TB) []conformanceCase {
 	t.Helper()
 	inputs := map[string]inputRecord{}
-	readJSONL(t, filepath.Join(dataDir(t), "ifeval", "input_data.jsonl"), func(_ int, raw []byte) {
+	readJSONL(t, filepath.Join(sharedtest.Datasets(t), "ifeval", "input_data.jsonl"), func(_ int, raw []byte) {
 		var r inputRecord
 		if err := json.Unmarshal(raw, &r); err != nil {
 			t.Fatal(err)
@@ -95,7 +67,7 @@ func loadConformance(t testing.TB) []conformanceCase {
 	})
 	read := func(name string) []officialVerdict {
 		var out []officialVerdict
-		readJSONL(t, filepath.Join(conformanceDir(t), name), func(_ int, raw []byte) {
+		readJSONL(t, filepath.Join(sharedtest.Conformance(t), "ifeval", name), func(_ int, raw []byte) {
 			var v officialVerdict
 			if err := json.Unmarshal(raw, &v); err != nil {
 				t.Fatal(err)

@@ -10,34 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-)
 
-// dataDir finds the shared datasets: $POCKETEVAL_DATA, else
-// <repo root>/../shared/datasets.
-func dataDir(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("POCKETEVAL_DATA"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "datasets")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
+)
 
 func math500Answers(t *testing.T) []string {
 	t.Helper()
-	path := filepath.Join(dataDir(t), "math500", "test.jsonl")
+	path := filepath.Join(sharedtest.Datasets(t), "math500", "test.jsonl")
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
 		t.Skipf("MATH-500 not found at %s (set POCKETEVAL_DATA)", path)

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
 )
 
 // TestPunktMatchesNLTK compares Sentences and WordTokens with nltk's own
@@ -61,8 +63,7 @@ func TestPunktMatchesNLTK(t *testing.T) {
 // agree (28 of the differences are upper-cased English, which langdetect
 // often calls German; see docs/ifeval.md).
 func TestLanguageAgreesWithLangdetect(t *testing.T) {
-	root := repoRootForTest(t)
-	path := filepath.Join(root, "..", "shared", "conformance", "ifeval", "input_response_data_gpt4_20231107_145030.jsonl")
+	path := filepath.Join(sharedtest.Conformance(t), "ifeval", "input_response_data_gpt4_20231107_145030.jsonl")
 	data, err := os.Open(path)
 	if os.IsNotExist(err) {
 		t.Skipf("conformance responses absent: %s", path)
@@ -116,24 +117,6 @@ func TestLanguageAgreesWithLangdetect(t *testing.T) {
 func responseVariants(r string) []string {
 	lines := splitLines(r)
 	return []string{r, toLower(r), toUpper(r), Strip(joinLines(lines[1:]))}
-}
-
-func repoRootForTest(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
 }
 
 func splitLines(s string) []string { return strings.Split(s, "\n") }
