@@ -2,11 +2,30 @@ package cli
 
 import (
 	"context"
-	"errors"
 
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/mnn"
 )
 
+// openMNN loads an MNN LLM package: o.Workers engine instances with
+// o.Threads threads each. Without the mnn build tag mnn.Open returns an
+// error naming the tag.
 func openMNN(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error) {
-	return nil, errors.New("runtime mnn is not available in this build yet")
+	if o.Model == "" {
+		return nil, FlagErrorf("--model is required for --runtime mnn (a package directory or its config.json)")
+	}
+	return mnn.Open(ctx, o.Model, mnnOptions(o, nil))
+}
+
+// mnnOptions maps the shared runtime flags (and extra MNN config keys,
+// which may be nil) to mnn.Options.
+func mnnOptions(o RuntimeOptions, extra map[string]any) mnn.Options {
+	return mnn.Options{
+		Threads:   o.Threads,
+		Backend:   o.Backend,
+		Precision: o.Precision,
+		Memory:    o.Memory,
+		Workers:   o.Workers,
+		Config:    extra,
+	}
 }

@@ -1,0 +1,414 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// fakeBencher answers Bench with times taken from a script: call i (0 is
+// the warm-up) takes prefill[i] and decode[i] milliseconds.
+type fakeBencher struct {
+	prefillMS, decodeMS []float64
+	gen                 []int // tokens decoded per call; nil means all asked
+	calls               []runtime.BenchRequest
+	closed              int
+}
+
+func (f *fakeBencher) Generate(context.Context, runtime.Request) (runtime.Response, error) {
+	return runtime.Response{}, errors.New("fake: generate not used")
+}
+func (f *fakeBencher) Close() error { f.closed++; return nil }
+func (f *fakeBencher) Describe() runtime.Info {
+	return runtime.Info{Name: "fake", Version: "1.0", Settings: map[string]any{"threads": 1}}
+}
+
+func (f *fakeBencher) Bench(_ context.Context, req runtime.BenchRequest) (runtime.BenchResult, error) {
+	i := len(f.calls) % len(f.prefillMS)
+	f.calls = append(f.calls, req)
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	res := runtime.BenchResult{}
+	if req.NPrompt > 0 {
+		res.PromptTokens = req.NPrompt
+		res.PrefillTime = ms(f.prefillMS[i])
+		res.FirstTokenLag = ms(f.prefillMS[i] + 1)
+	}
+	if req.NGen > 0 {
+		res.GenTokens = req.NGen
+		if f.gen != nil {
+			res.GenTokens = f.gen[i]
+		}
+		res.DecodeTime = ms(f.decodeMS[i])
+	}
+	return res, nil
+}
+
+// plainRuntime has no Bench method.
+type plainRuntime struct{}
+
+func (plainRuntime) Generate(context.Context, runtime.Request) (runtime.Response, error) {
+	return runtime.Response{}, nil
+}
+func (plainRuntime) Close() error { return nil }
+
+type fakeProbe struct {
+	rss, peak  []int64 // successive Memory answers
+	calls      int
+	resetErr   error
+	load       [3]float64
+	loadCalled int
+}
+
+func (p *fakeProbe) Memory() (int64, int64, error) {
+	i := min(p.calls, len(p.rss)-1)
+	p.calls++
+	return p.rss[i], p.peak[i], nil
+}
+func (p *fakeProbe) ResetPeak() error { return p.resetErr }
+func (p *fakeProbe) LoadAvg() ([3]float64, error) {
+	p.loadCalled++
+	return p.load, nil
+}
+
+func writePackage(t *testing.T, sizes ...int) string {
+	t.Helper()
+	dir := t.TempDir()
+	for i, n := range sizes {
+		if err := os.WriteFile(filepath.Join(dir, string(rune('a'+i))), make([]byte, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestRunPG(t *testing.T) {
+	fb := &fakeBencher{
+		// warm-up is slow and must be dropped
+		prefillMS: []float64{5000, 1000, 2000, 1000, 2000, 4000},
+		decodeMS:  []float64{9000, 1000, 1000, 2000, 2000, 1000},
+	}
+	probe := &fakeProbe{rss: []int64{100 << 20, 150 << 20}, peak: []int64{400 << 20, 420 << 20}, load: [3]float64{0.5, 0.4, 0.3}}
+	dir := writePackage(t, 1000)
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), make([]byte, 24), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), func(context.Context) (runtime.Runtime, error) { return fb, nil },
+		filepath.Join(dir, "config.json"), Config{PG: []PG{{512, 128}}, Reps: 5}, probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fb.calls) != 6 {
+		t.Fatalf("Bench calls = %d, want 6 (5 reps + 1 warm-up)", len(fb.calls))
+	}
+	for _, c := range fb.calls {
+		if c != (runtime.BenchRequest{NPrompt: 512, NGen: 128}) {
+			t.Fatalf("Bench request = %+v, want pp512+tg128", c)
+		}
+	}
+	if fb.closed != 1 {
+		t.Errorf("runtime closed %d times, want 1", fb.closed)
+	}
+	if rep.PackageBytes != 1024 {
+		t.Errorf("PackageBytes = %d, want 1024", rep.PackageBytes)
+	}
+	if got, want := rep.Memory, (Memory{BaselineBytes: 100 << 20, PeakBytes: 420 << 20, IncrementBytes: 320 << 20, PeakReset: true}); got != want {
+		t.Errorf("Memory = %+v, want %+v", got, want)
+	}
+	if len(rep.Rows) != 1 || rep.Rows[0].Name != "pp512+tg128" {
+		t.Fatalf("rows = %+v", rep.Rows)
+	}
+	row := rep.Rows[0]
+	// prefill: 512 tokens in 1,2,1,2,4 s
+	wantPre := []float64{512, 256, 512, 256, 128}
+	if !reflect.DeepEqual(row.Prefill.Values, wantPre) {
+		t.Errorf("prefill values = %v, want %v", row.Prefill.Values, wantPre)
+	}
+	checkClose(t, "prefill mean", row.Prefill.Mean, 332.8)
+	checkClose(t, "prefill sd", row.Prefill.SD, 171.7300)
+	checkClose(t, "prefill median", row.Prefill.Median, 256)
+	wantDec := []float64{128, 128, 64, 64, 128}
+	if !reflect.DeepEqual(row.Decode.Values, wantDec) {
+		t.Errorf("decode values = %v, want %v", row.Decode.Values, wantDec)
+	}
+	checkClose(t, "decode median", row.Decode.Median, 128)
+	checkClose(t, "first token ms", row.FirstTokenMS, 2001)
+	if len(rep.Warnings) != 0 {
+		t.Errorf("warnings = %v, want none", rep.Warnings)
+	}
+}
+
+func checkClose(t *testing.T, what string, got, want float64) {
+	t.Helper()
+	if math.Abs(got-want) > 1e-3*math.Max(1, math.Abs(want)) {
+		t.Errorf("%s = %g, want %g", what, got, want)
+	}
+}
+
+func TestRunTests(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		want []runtime.BenchRequest // one per test, each repeated reps+1 times
+		reps int
+	}{
+		{"default", DefaultConfig, []runtime.BenchRequest{{NPrompt: 512}, {NGen: 128}}, 5},
+		{"pp only, 2 reps", Config{Prompt: 64, Reps: 2}, []runtime.BenchRequest{{NPrompt: 64}}, 2},
+		{"all three", Config{Prompt: 8, Gen: 4, PG: []PG{{16, 2}, {32, 3}}, Reps: 1},
+			[]runtime.BenchRequest{{NPrompt: 8}, {NGen: 4}, {NPrompt: 16, NGen: 2}, {NPrompt: 32, NGen: 3}}, 1},
+		{"zero reps means 5", Config{Gen: 2}, []runtime.BenchRequest{{NGen: 2}}, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fb := &fakeBencher{prefillMS: []float64{10}, decodeMS: []float64{10}}
+			rep, err := Run(context.Background(), func(context.Context) (runtime.Runtime, error) { return fb, nil },
+				writePackage(t, 1), tt.cfg, &fakeProbe{rss: []int64{1}, peak: []int64{1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []runtime.BenchRequest
+			for _, w := range tt.want {
+				for range tt.reps + 1 {
+					want = append(want, w)
+				}
+			}
+			if !reflect.DeepEqual(fb.calls, want) {
+				t.Errorf("calls = %v, want %v", fb.calls, want)
+			}
+			if len(rep.Rows) != len(tt.want) {
+				t.Fatalf("rows = %d, want %d", len(rep.Rows), len(tt.want))
+			}
+			for i, row := range rep.Rows {
+				if (row.Prefill != nil) != (tt.want[i].NPrompt > 0) || (row.Decode != nil) != (tt.want[i].NGen > 0) {
+					t.Errorf("row %s: prefill %v decode %v", row.Name, row.Prefill, row.Decode)
+				}
+			}
+		})
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	probe := func() *fakeProbe { return &fakeProbe{rss: []int64{1}, peak: []int64{1}} }
+	openErr := errors.New("no such model")
+	tests := []struct {
+		name  string
+		open  Opener
+		cfg   Config
+		is    error
+		calls bool
+	}{
+		{"no tests", nil, Config{}, nil, false},
+		{"bad pg", nil, Config{PG: []PG{{0, 3}}}, nil, false},
+		{"open fails", func(context.Context) (runtime.Runtime, error) { return nil, openErr }, DefaultConfig, openErr, false},
+		{"not a Bencher", func(context.Context) (runtime.Runtime, error) { return plainRuntime{}, nil }, DefaultConfig, runtime.ErrNotSupported, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			open := tt.open
+			if open == nil {
+				open = func(context.Context) (runtime.Runtime, error) {
+					t.Fatal("opened the runtime for an invalid config")
+					return nil, nil
+				}
+			}
+			_, err := Run(context.Background(), open, writePackage(t, 1), tt.cfg, probe())
+			if err == nil {
+				t.Fatal("Run succeeded, want an error")
+			}
+			if tt.is != nil && !errors.Is(err, tt.is) {
+				t.Errorf("error %v does not wrap %v", err, tt.is)
+			}
+		})
+	}
+}
+
+func TestRunCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	fb := &fakeBencher{prefillMS: []float64{1}, decodeMS: []float64{1}}
+	_, err := Run(ctx, func(context.Context) (runtime.Runtime, error) { return fb, nil }, writePackage(t, 1), DefaultConfig,
+		&fakeProbe{rss: []int64{1}, peak: []int64{1}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if len(fb.calls) != 0 || fb.closed != 1 {
+		t.Errorf("calls %d closed %d, want 0 and 1", len(fb.calls), fb.closed)
+	}
+}
+
+func TestRunWarnings(t *testing.T) {
+	fb := &fakeBencher{prefillMS: []float64{1}, decodeMS: []float64{1}, gen: []int{3}}
+	probe := &fakeProbe{rss: []int64{1}, peak: []int64{1}, resetErr: errors.New("permission denied"), load: [3]float64{4, 3, 2}}
+	rep, err := Run(context.Background(), func(context.Context) (runtime.Runtime, error) { return fb, nil },
+		writePackage(t, 1), Config{Gen: 8, Reps: 2}, probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Memory.PeakReset {
+		t.Error("PeakReset = true after a failed reset")
+	}
+	want := []string{
+		"peak memory counts from process start: permission denied",
+		"tg8: a stop token ended decoding early (decoded [3 3] tokens); decode speed counts the tokens decoded",
+		"load average 4.00 at the start: other work competed for the CPU",
+	}
+	if !reflect.DeepEqual(rep.Warnings, want) {
+		t.Errorf("warnings:\n got %q\nwant %q", rep.Warnings, want)
+	}
+	checkClose(t, "decode mean", rep.Rows[0].Decode.Mean, 3000)
+}
+
+func TestSummarize(t *testing.T) {
+	check := func(in []float64, mean, sd, med float64) {
+		t.Helper()
+		s := Summarize(in)
+		checkClose(t, "mean", s.Mean, mean)
+		checkClose(t, "sd", s.SD, sd)
+		checkClose(t, "median", s.Median, med)
+	}
+	check([]float64{5}, 5, 0, 5)
+	check([]float64{1, 3}, 2, math.Sqrt2, 2)
+	check([]float64{10, 1, 4}, 5, math.Sqrt(21), 4)
+	if Summarize(nil) != nil {
+		t.Error("Summarize(nil) != nil")
+	}
+}
+
+func TestParseStatus(t *testing.T) {
+	tests := []struct {
+		name      string
+		in        string
+		rss, peak int64
+		wantErr   bool
+	}{
+		{"ok", "Name:\tx\nVmPeak:\t  9 kB\nVmHWM:\t    2048 kB\nVmRSS:\t    1024 kB\n", 1 << 20, 2 << 20, false},
+		{"missing", "VmRSS:\t1 kB\n", 0, 0, true},
+		{"bad unit", "VmRSS:\t1 MB\nVmHWM:\t1 kB\n", 0, 0, true},
+		{"bad number", "VmRSS:\tx kB\nVmHWM:\t1 kB\n", 0, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rss, peak, err := parseStatus([]byte(tt.in))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
+			}
+			if rss != tt.rss || peak != tt.peak {
+				t.Errorf("got %d, %d; want %d, %d", rss, peak, tt.rss, tt.peak)
+			}
+		})
+	}
+}
+
+func TestParseLoadAvg(t *testing.T) {
+	la, err := parseLoadAvg([]byte("1.87 0.74 0.28 3/107 10854\n"))
+	if err != nil || la != [3]float64{1.87, 0.74, 0.28} {
+		t.Errorf("got %v, %v", la, err)
+	}
+	if _, err := parseLoadAvg([]byte("1.0 x 2\n")); err == nil {
+		t.Error("no error for a bad field")
+	}
+}
+
+func TestPackageSize(t *testing.T) {
+	dir := writePackage(t, 100, 20)
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sub", "x"), make([]byte, 3), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check := func(path string, want int64) {
+		t.Helper()
+		got, err := PackageSize(path)
+		if err != nil || got != want {
+			t.Errorf("PackageSize(%s) = %d, %v; want %d", path, got, err, want)
+		}
+	}
+	check(dir, 125)
+	check(filepath.Join(dir, "config.json"), 125)
+	check(filepath.Join(dir, "a"), 100)
+	if _, err := PackageSize(filepath.Join(dir, "missing")); err == nil {
+		t.Error("no error for a missing path")
+	}
+}
+
+// golden compares got with testdata/name, rewriting it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		_ = os.WriteFile(path+".got", got, 0o644)
+		t.Errorf("%s differs from the golden file (wrote %s.got):\n%s", name, path, got)
+	}
+}
+
+func sampleReport() *Report {
+	return &Report{
+		Model:        "/opt/models/pocket/config.json",
+		Runtime:      runtime.Info{Name: "mnn", Version: "3.6.1", Settings: map[string]any{"threads": 1, "precision": "low"}},
+		PackageBytes: 301 << 20,
+		LoadSeconds:  0.4123,
+		LoadAvg:      [3]float64{0.52, 0.61, 0.7},
+		LoadAvgEnd:   [3]float64{1.01, 0.7, 0.72},
+		CPU:          "AMD EPYC 9B14",
+		CPUs:         2,
+		Memory:       Memory{BaselineBytes: 12 << 20, PeakBytes: 400 << 20, IncrementBytes: 388 << 20, PeakReset: true},
+		Reps:         5,
+		Rows: []Row{
+			{Test: Test{Name: "pp512", NPrompt: 512}, Prefill: Summarize([]float64{330, 340, 335, 325, 345}), FirstTokenMS: 1530.25},
+			{Test: Test{Name: "tg128", NGen: 128}, Decode: Summarize([]float64{80, 84, 82, 83, 81}), GenTokens: []int{128, 128, 128, 128, 128}},
+			{Test: Test{Name: "pp512+tg128", NPrompt: 512, NGen: 128}, Prefill: Summarize([]float64{315, 311, 319, 313, 317}),
+				Decode: Summarize([]float64{57, 60, 55, 58, 56}), GenTokens: []int{128, 128, 128, 128, 128}},
+		},
+		Warnings: []string{"load average 2.00 at the start: other work competed for the CPU"},
+	}
+}
+
+func TestWriteMarkdown(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteMarkdown(&buf, sampleReport()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.md", buf.Bytes())
+}
+
+func TestWriteJSONRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	r := sampleReport()
+	if err := WriteJSON(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.json", buf.Bytes())
+	var back Report
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	// JSON numbers come back as float64.
+	back.Runtime.Settings["threads"] = 1
+	if !reflect.DeepEqual(&back, r) {
+		t.Errorf("round trip differs:\n got %+v\nwant %+v", back, *r)
+	}
+}

@@ -1,0 +1,50 @@
+// Package mnn provides a runtime.Runtime over MNN's C++ LLM engine
+// (MNN::Transformer::Llm), called in process through cgo and a small
+// extern "C" shim (mnnshim.h, mnnshim.cpp) that lives in this directory.
+//
+// The engine is compiled in only with the build tag mnn and cgo enabled:
+//
+//	go build -tags mnn ./cmd/pocketeval
+//
+// MNN is found through the #cgo directives, which default to the prefix
+// /opt/mnn (include/ and lib/ holding libMNN.so, libMNN_Express.so and
+// libllm.so). For another prefix, override the flags:
+//
+//	CGO_CXXFLAGS="-I$MNN_ROOT/include" \
+//	CGO_LDFLAGS="-L$MNN_ROOT/lib -Wl,-rpath,$MNN_ROOT/lib" go build -tags mnn ./...
+//
+// Without the tag (or with CGO_ENABLED=0) the package still compiles, and
+// Open returns an error wrapping ErrUnavailable that names the tag.
+//
+// What the runtime does:
+//
+//  1. Open loads an MNN LLM package (a directory holding config.json, or
+//     the config.json itself) once per worker: Options.Workers independent
+//     engine instances, pooled, because one instance is not safe for
+//     concurrent use. Threads, backend, precision and memory mode are set
+//     before load (MNN reads them only in load()).
+//  2. Temperature 0 (the default) decodes greedily with MNN's own decode
+//     loop. MNN's sampler cannot serve temperature > 0 reproducibly (it is
+//     built at load and seeded from std::random_device, with no seed
+//     option), so such requests are sampled here instead: the engine
+//     returns each step's logits and Go draws the token (temperature,
+//     top-p) from a PCG seeded with GenConfig.Seed. The same request and
+//     seed give the same text on the same build and thread count.
+//  3. Each request starts from an empty KV cache: chat requests are
+//     rendered with the package's chat template, raw prompts are tokenized
+//     as they are, the prompt is prefilled in one call and tokens are
+//     decoded one engine step at a time, so cancellation (ctx) and stop
+//     strings take effect between tokens. A prefill itself cannot be
+//     interrupted.
+//  4. Responses carry MNN's own per-request figures: prompt and generated
+//     token counts, prefill and decode time (decode tok/s counts the
+//     forward pass of each non-stop token, as llm_bench does) and the time
+//     to the first decoded token.
+//  5. LogLikelihood runs one forward pass with all-position logits and
+//     computes the log-softmax in the shim; Bench runs llm_bench's
+//     synthetic measurement (n copies of token 16).
+//
+// MNN prints its diagnostics with printf; the shim sends C stdio's stdout
+// to stderr, unbuffered, so they are neither lost when stdout is a pipe
+// nor mixed into pocketeval's machine-readable output.
+package mnn

@@ -1,0 +1,426 @@
+package mnn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// engine is one loaded MNN Llm instance, as the shim exposes it. It is not
+// safe for concurrent use; the Runtime's pool hands each to one goroutine
+// at a time. The cgo build implements it; tests use a fake.
+type engine interface {
+	// Template renders chat messages with the package's chat template,
+	// ending with the generation prompt.
+	Template(msgs []runtime.Message) (string, error)
+	// Tokenize encodes text without a template.
+	Tokenize(text string) ([]int, error)
+	// Prefill clears the request state and KV cache and runs ids.
+	Prefill(ids []int) (stats, error)
+	// Step samples one token and runs its forward pass; piece holds the
+	// token's bytes (possibly partial UTF-8; empty for a stop token).
+	Step() (piece []byte, st stats, err error)
+	// Reset clears history and the KV cache.
+	Reset()
+	// Bench runs response(ids, maxNew) without output, like llm_bench.
+	Bench(ids []int, maxNew int) (stats, error)
+	// Loglik sums log P(ids[i] | ids[:i]) over i in [start, len(ids)).
+	Loglik(ids []int, start int) (logprob float64, greedy bool, err error)
+	// Forward runs ids and returns the last position's logits, valid
+	// until the next call. start begins a new prompt (clearing the KV
+	// cache); otherwise ids continue the cached context.
+	Forward(ids []int, start bool) ([]float32, error)
+	// Piece returns token id's bytes (possibly partial UTF-8).
+	Piece(id int) []byte
+	// IsStop reports whether id is a stop token.
+	IsStop(id int) bool
+	Close() error
+}
+
+// stats are one request's figures from the engine.
+type stats struct {
+	PromptTokens int
+	GenTokens    int  // sampled tokens including a final stop token
+	Stopped      bool // the last sampled token is a stop token
+	Load         time.Duration
+	Prefill      time.Duration
+	Decode       time.Duration
+	// FirstPiece is the time from the start of the Prefill (or Bench)
+	// call to the first decoded bytes; negative if none.
+	FirstPiece time.Duration
+	// LastToken is the last sampled token id (-1 if none).
+	LastToken int
+}
+
+// decoded is the number of non-stop tokens sampled.
+func (s stats) decoded() int {
+	if s.Stopped && s.GenTokens > 0 {
+		return s.GenTokens - 1
+	}
+	return s.GenTokens
+}
+
+// benchToken is the token id llm_bench repeats to build its synthetic prompt.
+const benchToken = 16
+
+// Runtime is an MNN runtime: a pool of engine instances.
+type Runtime struct {
+	opts      Options
+	pkg       Package
+	version   string
+	maxTokens int
+	loadTime  time.Duration // wall time to load all workers
+
+	pool chan engine
+	all  []engine
+
+	mu         sync.Mutex
+	closed     bool
+	loadOnce   sync.Once
+	closedChan chan struct{}
+}
+
+var (
+	_ runtime.Runtime         = (*Runtime)(nil)
+	_ runtime.Describer       = (*Runtime)(nil)
+	_ runtime.LogLikelihooder = (*Runtime)(nil)
+	_ runtime.Bencher         = (*Runtime)(nil)
+)
+
+// newRuntime wraps loaded engines.
+func newRuntime(opts Options, pkg Package, version string, load time.Duration, engines []engine) *Runtime {
+	r := &Runtime{
+		opts: opts, pkg: pkg, version: version, loadTime: load,
+		pool: make(chan engine, len(engines)), all: engines,
+		closedChan: make(chan struct{}),
+	}
+	r.maxTokens = opts.MaxTokens
+	if r.maxTokens == 0 {
+		r.maxTokens = pkg.MaxNewTokens
+	}
+	if r.maxTokens == 0 {
+		r.maxTokens = 512
+	}
+	for _, e := range engines {
+		r.pool <- e
+	}
+	return r
+}
+
+// errClosed is returned by calls on a closed Runtime.
+var errClosed = errors.New("mnn runtime is closed")
+
+// acquire takes an idle engine, waiting until one is free, ctx ends or the
+// runtime closes.
+func (r *Runtime) acquire(ctx context.Context) (engine, error) {
+	select {
+	case <-r.closedChan:
+		return nil, errClosed
+	default:
+	}
+	select {
+	case e := <-r.pool:
+		return e, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-r.closedChan:
+		return nil, errClosed
+	}
+}
+
+func (r *Runtime) release(e engine) { r.pool <- e }
+
+// Generate runs one request on an idle engine: greedily with MNN's decode
+// loop at temperature 0, otherwise sampling in Go (see sample).
+func (r *Runtime) Generate(ctx context.Context, req runtime.Request) (runtime.Response, error) {
+	if err := checkRequest(req); err != nil {
+		return runtime.Response{}, fmt.Errorf("mnn generate: %w", err)
+	}
+	e, err := r.acquire(ctx)
+	if err != nil {
+		if err == ctx.Err() {
+			return runtime.Response{}, err
+		}
+		return runtime.Response{}, fmt.Errorf("mnn generate: %w", err)
+	}
+	defer r.release(e)
+	resp, err := r.generate(ctx, e, req)
+	e.Reset()
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return runtime.Response{}, ctx.Err()
+		}
+		return runtime.Response{}, fmt.Errorf("mnn generate: %w", err)
+	}
+	return resp, nil
+}
+
+// checkRequest rejects what the runtime cannot honour.
+func checkRequest(req runtime.Request) error {
+	switch {
+	case req.IsChat() && req.Prompt != "":
+		return errors.New("request sets both messages and prompt")
+	case !req.IsChat() && req.Prompt == "":
+		return errors.New("request has neither messages nor prompt")
+	case req.Gen.Temperature < 0 || math.IsNaN(req.Gen.Temperature):
+		return fmt.Errorf("temperature must not be negative, got %g", req.Gen.Temperature)
+	case req.Gen.TopP < 0 || req.Gen.TopP > 1:
+		return fmt.Errorf("top_p must be in [0, 1], got %g", req.Gen.TopP)
+	case req.Gen.MaxTokens < 0:
+		return fmt.Errorf("max tokens must not be negative, got %d", req.Gen.MaxTokens)
+	}
+	return nil
+}
+
+func (r *Runtime) generate(ctx context.Context, e engine, req runtime.Request) (runtime.Response, error) {
+	start := time.Now()
+	text := req.Prompt
+	if req.IsChat() {
+		var err error
+		if text, err = e.Template(req.Messages); err != nil {
+			return runtime.Response{}, fmt.Errorf("apply chat template: %w", err)
+		}
+	}
+	ids, err := e.Tokenize(text)
+	if err != nil {
+		return runtime.Response{}, fmt.Errorf("tokenize prompt: %w", err)
+	}
+	if len(ids) == 0 {
+		return runtime.Response{}, errors.New("prompt encodes to no tokens")
+	}
+	if err := ctx.Err(); err != nil {
+		return runtime.Response{}, err
+	}
+	maxTokens := req.Gen.MaxTokens
+	if maxTokens == 0 {
+		maxTokens = r.maxTokens
+	}
+	if req.Gen.Temperature > 0 {
+		return r.sample(ctx, e, req, ids, maxTokens, start)
+	}
+	prefillStart := time.Now()
+	st, err := e.Prefill(ids)
+	if err != nil {
+		return runtime.Response{}, fmt.Errorf("prefill %d tokens: %w", len(ids), err)
+	}
+	var (
+		out     []byte
+		tokens  int
+		finish  = runtime.FinishLength
+		maxStop = 0
+	)
+	for _, s := range req.Gen.Stop {
+		maxStop = max(maxStop, len(s))
+	}
+	for tokens < maxTokens {
+		if err := ctx.Err(); err != nil {
+			return runtime.Response{}, err
+		}
+		var piece []byte
+		piece, st, err = e.Step()
+		if err != nil {
+			return runtime.Response{}, fmt.Errorf("decode token %d: %w", tokens+1, err)
+		}
+		if st.Stopped {
+			finish = runtime.FinishStop
+			break
+		}
+		tokens++
+		from := max(0, len(out)-maxStop)
+		out = append(out, piece...)
+		if cut, ok := findStop(out, from, req.Gen.Stop); ok {
+			out = out[:cut]
+			finish = runtime.FinishStop
+			break
+		}
+	}
+	resp := runtime.Response{
+		Text:             strings.ToValidUTF8(string(out), string(utf8.RuneError)),
+		FinishReason:     finish,
+		PromptTokens:     len(ids),
+		CompletionTokens: tokens,
+	}
+	resp.Timings.Total = time.Since(start)
+	if st.FirstPiece >= 0 && tokens > 0 {
+		resp.Timings.TimeToFirstToken = prefillStart.Sub(start) + st.FirstPiece
+	}
+	if st.Prefill > 0 {
+		resp.Timings.PrefillTokPerSec = float64(len(ids)) / st.Prefill.Seconds()
+	}
+	if n := st.decoded(); n > 0 && st.Decode > 0 {
+		resp.Timings.DecodeTokPerSec = float64(n) / st.Decode.Seconds()
+	}
+	return resp, nil
+}
+
+// findStop returns the offset of the earliest stop string that ends at or
+// after from in out.
+func findStop(out []byte, from int, stops []string) (int, bool) {
+	best, found := 0, false
+	s := string(out)
+	for _, stop := range stops {
+		if stop == "" {
+			continue
+		}
+		lo := max(0, from-len(stop)+1)
+		if i := strings.Index(s[lo:], stop); i >= 0 && (!found || lo+i < best) {
+			best, found = lo+i, true
+		}
+	}
+	return best, found
+}
+
+// LogLikelihood scores each continuation with one all-logits forward pass
+// over context+continuation, spreading requests over idle engines. Context
+// and continuation are split the way lm-evaluation-harness does: trailing
+// whitespace of the context moves to the continuation, the continuation's
+// tokens are those of the whole text after the context's tokens.
+func (r *Runtime) LogLikelihood(ctx context.Context, reqs []runtime.LoglikRequest) ([]runtime.LoglikResult, error) {
+	out := make([]runtime.LoglikResult, len(reqs))
+	errs := make([]error, len(reqs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, len(r.all))
+	for i, q := range reqs {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			e, err := r.acquire(ctx)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer r.release(e)
+			out[i], errs[i] = loglik(e, q)
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("mnn loglikelihood: request %d: %w", i, err)
+		}
+	}
+	return out, nil
+}
+
+func loglik(e engine, q runtime.LoglikRequest) (runtime.LoglikResult, error) {
+	c, cont := splitContext(q.Context, q.Continuation)
+	if cont == "" {
+		return runtime.LoglikResult{}, errors.New("empty continuation")
+	}
+	whole, err := e.Tokenize(c + cont)
+	if err != nil {
+		return runtime.LoglikResult{}, fmt.Errorf("tokenize: %w", err)
+	}
+	ctxIDs, err := e.Tokenize(c)
+	if err != nil {
+		return runtime.LoglikResult{}, fmt.Errorf("tokenize context: %w", err)
+	}
+	start := len(ctxIDs)
+	switch {
+	case start == 0:
+		return runtime.LoglikResult{}, fmt.Errorf("empty context: the tokenizer adds no prefix token to condition on: %w", runtime.ErrNotSupported)
+	case start >= len(whole):
+		return runtime.LoglikResult{}, fmt.Errorf("continuation %q adds no tokens after the context", cont)
+	}
+	lp, greedy, err := e.Loglik(whole, start)
+	if err != nil {
+		return runtime.LoglikResult{}, err
+	}
+	return runtime.LoglikResult{LogProb: lp, IsGreedy: greedy, Tokens: len(whole) - start}, nil
+}
+
+// splitContext moves trailing whitespace from the context to the
+// continuation.
+func splitContext(c, cont string) (string, string) {
+	t := strings.TrimRightFunc(c, unicode.IsSpace)
+	return t, c[len(t):] + cont
+}
+
+// Bench runs one llm_bench-style measurement on the first idle engine:
+// NPrompt copies of token 16 (or a single token when NPrompt is 0) and up
+// to NGen decoded tokens on the same KV cache.
+func (r *Runtime) Bench(ctx context.Context, req runtime.BenchRequest) (runtime.BenchResult, error) {
+	if req.NPrompt < 0 || req.NGen < 0 || req.NPrompt+req.NGen == 0 {
+		return runtime.BenchResult{}, fmt.Errorf("mnn bench: need a positive prompt or generation length, got p=%d n=%d", req.NPrompt, req.NGen)
+	}
+	e, err := r.acquire(ctx)
+	if err != nil {
+		return runtime.BenchResult{}, fmt.Errorf("mnn bench: %w", err)
+	}
+	defer r.release(e)
+	n := max(req.NPrompt, 1)
+	ids := make([]int, n)
+	for i := range ids {
+		ids[i] = benchToken
+	}
+	st, err := e.Bench(ids, req.NGen)
+	e.Reset()
+	if err != nil {
+		return runtime.BenchResult{}, fmt.Errorf("mnn bench p=%d n=%d: %w", req.NPrompt, req.NGen, err)
+	}
+	res := runtime.BenchResult{GenTokens: st.decoded(), DecodeTime: st.Decode}
+	if req.NPrompt > 0 {
+		res.PromptTokens = st.PromptTokens
+		res.PrefillTime = st.Prefill
+		if st.FirstPiece >= 0 {
+			res.FirstTokenLag = st.FirstPiece
+		}
+	}
+	r.loadOnce.Do(func() { res.LoadTime = r.loadTime })
+	return res, nil
+}
+
+// Describe reports the engine version and settings for the run manifest.
+func (r *Runtime) Describe() runtime.Info {
+	settings := map[string]any{
+		"threads":    r.opts.Threads,
+		"backend":    r.opts.Backend,
+		"precision":  r.opts.Precision,
+		"memory":     r.opts.Memory,
+		"workers":    len(r.all),
+		"max_tokens": r.maxTokens,
+		"sampler":    "greedy (temperature 0); seeded temperature/top-p sampling in Go otherwise",
+	}
+	for k, v := range r.opts.Config {
+		settings[k] = v
+	}
+	return runtime.Info{Name: "mnn", Version: r.version, Model: r.pkg.Config, Settings: settings}
+}
+
+// Close waits for running requests to finish and releases every engine.
+// It is idempotent.
+func (r *Runtime) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	close(r.closedChan)
+	var errs []error
+	for range r.all {
+		e := <-r.pool
+		if err := e.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close mnn runtime: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,374 @@
+//go:build cgo && mnn
+
+// mnnshim.cpp implements mnnshim.h over MNN::Transformer::Llm. It never
+// subclasses MNN types and uses no exceptions of its own.
+
+#include "mnnshim.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <ostream>
+#include <streambuf>
+#include <string>
+#include <vector>
+
+#include <MNN/Interpreter.hpp>
+#include <llm/llm.hpp>
+
+using MNN::Transformer::ChatMessages;
+using MNN::Transformer::Llm;
+using MNN::Transformer::LlmStatus;
+
+namespace {
+
+// pieceBuf collects what the engine writes to its output stream during one
+// step and notes when the first non-empty write of a request happened.
+class pieceBuf : public std::streambuf {
+public:
+	std::string piece;
+	std::chrono::steady_clock::time_point start;
+	int64_t first_us = -1;
+
+protected:
+	std::streamsize xsputn(const char *s, std::streamsize n) override {
+		if (n > 0) {
+			note();
+			piece.append(s, (size_t)n);
+		}
+		return n;
+	}
+	int_type overflow(int_type c) override {
+		if (c != traits_type::eof()) {
+			note();
+			piece.push_back((char)c);
+		}
+		return c;
+	}
+
+private:
+	void note() {
+		if (first_us < 0) {
+			first_us = std::chrono::duration_cast<std::chrono::microseconds>(
+			               std::chrono::steady_clock::now() - start)
+			               .count();
+		}
+	}
+};
+
+std::once_flag stdioOnce;
+
+// fixStdio sends C stdio's stdout (where MNN_PRINT and MNN_ERROR go on
+// Linux) to stderr, unbuffered: a Go program exits without flushing C
+// buffers, so otherwise MNN's messages vanish when stdout is a pipe, and
+// they would mix with the machine-readable output on file descriptor 1.
+void fixStdio() {
+	std::call_once(stdioOnce, [] {
+		fflush(stdout);
+		stdout = stderr;
+		setvbuf(stderr, nullptr, _IONBF, 0);
+	});
+}
+
+char *dupString(const std::string &s) {
+	char *p = (char *)malloc(s.size() + 1);
+	if (p != nullptr) {
+		memcpy(p, s.data(), s.size());
+		p[s.size()] = 0;
+	}
+	return p;
+}
+
+bool failed(const MNN::Transformer::LlmContext *c) {
+	return c->status == LlmStatus::INTERNAL_ERROR || c->status == LlmStatus::TIMEOUT ||
+	       c->status == LlmStatus::USER_CANCEL || c->status == LlmStatus::NOT_LOADED;
+}
+
+} // namespace
+
+struct mnnshim_llm {
+	Llm *llm = nullptr;
+	std::mutex mu;
+	pieceBuf buf;
+	std::ostream os{&buf};
+	std::string err;
+	std::string piece; // the last step's bytes, handed to the caller
+	MNN::Express::VARP logits; // the last mnnshim_forward's output
+};
+
+static void fillStats(mnnshim_llm *h, mnnshim_stats *st) {
+	if (st == nullptr) {
+		return;
+	}
+	const MNN::Transformer::LlmContext *c = h->llm->getContext();
+	st->prompt_tokens = c->prompt_len;
+	st->gen_tokens = c->gen_seq_len;
+	st->stopped = h->llm->stoped() ? 1 : 0;
+	st->status = (int)c->status;
+	st->load_us = c->load_us;
+	st->prefill_us = c->prefill_us;
+	st->decode_us = c->decode_us;
+	st->sample_us = c->sample_us;
+	st->first_piece_us = h->buf.first_us;
+	st->last_token = c->current_token;
+}
+
+static int fail(mnnshim_llm *h, const std::string &msg) {
+	h->err = msg;
+	return -1;
+}
+
+extern "C" {
+
+mnnshim_llm *mnnshim_create(const char *config_path, const char *config_json, char **err) {
+	fixStdio();
+	Llm *llm = Llm::createLLM(config_path);
+	if (llm == nullptr) {
+		if (err != nullptr) {
+			*err = dupString(std::string("create LLM from ") + config_path + " failed");
+		}
+		return nullptr;
+	}
+	if (config_json != nullptr && config_json[0] != 0 && !llm->set_config(config_json)) {
+		Llm::destroy(llm);
+		if (err != nullptr) {
+			*err = dupString(std::string("set_config rejected ") + config_json);
+		}
+		return nullptr;
+	}
+	if (!llm->load()) {
+		Llm::destroy(llm);
+		if (err != nullptr) {
+			*err = dupString(std::string("load ") + config_path + " failed (MNN's message is on stderr)");
+		}
+		return nullptr;
+	}
+	mnnshim_llm *h = new mnnshim_llm();
+	h->llm = llm;
+	return h;
+}
+
+void mnnshim_destroy(mnnshim_llm *h) {
+	if (h == nullptr) {
+		return;
+	}
+	{
+		std::lock_guard<std::mutex> l(h->mu);
+		h->logits = nullptr;
+		Llm::destroy(h->llm);
+		h->llm = nullptr;
+	}
+	delete h;
+}
+
+const char *mnnshim_version(void) { return MNN::getVersion(); }
+
+const char *mnnshim_last_error(mnnshim_llm *h) { return h->err.c_str(); }
+
+char *mnnshim_dump_config(mnnshim_llm *h) {
+	std::lock_guard<std::mutex> l(h->mu);
+	return dupString(h->llm->dump_config());
+}
+
+int mnnshim_set_config(mnnshim_llm *h, const char *json) {
+	std::lock_guard<std::mutex> l(h->mu);
+	if (!h->llm->set_config(json)) {
+		return fail(h, std::string("set_config rejected ") + json);
+	}
+	return 0;
+}
+
+char *mnnshim_chat_template(mnnshim_llm *h, const char **roles, const char **contents, int n) {
+	std::lock_guard<std::mutex> l(h->mu);
+	ChatMessages msgs;
+	msgs.reserve(n);
+	for (int i = 0; i < n; i++) {
+		msgs.emplace_back(roles[i], contents[i]);
+	}
+	return dupString(h->llm->apply_chat_template(msgs));
+}
+
+int mnnshim_tokenize(mnnshim_llm *h, const char *text, int n, int **ids) {
+	std::lock_guard<std::mutex> l(h->mu);
+	std::vector<int> v = h->llm->tokenizer_encode(std::string(text, (size_t)n));
+	*ids = (int *)malloc(sizeof(int) * (v.size() + 1));
+	if (*ids == nullptr) {
+		return fail(h, "out of memory");
+	}
+	if (!v.empty()) {
+		memcpy(*ids, v.data(), sizeof(int) * v.size());
+	}
+	return (int)v.size();
+}
+
+int mnnshim_is_stop(mnnshim_llm *h, int id) {
+	std::lock_guard<std::mutex> l(h->mu);
+	return h->llm->is_stop(id) ? 1 : 0;
+}
+
+int mnnshim_prefill(mnnshim_llm *h, const int *ids, int n, mnnshim_stats *st) {
+	std::lock_guard<std::mutex> l(h->mu);
+	h->err.clear();
+	if (n <= 0) {
+		return fail(h, "empty prompt");
+	}
+	h->buf.piece.clear();
+	h->buf.first_us = -1;
+	h->buf.start = std::chrono::steady_clock::now();
+	h->llm->reset();
+	std::vector<int> v(ids, ids + n);
+	// max_new_tokens 0: prefill only; the decode loop is mnnshim_step.
+	h->llm->response(v, &h->os, "", 0);
+	fillStats(h, st);
+	if (failed(h->llm->getContext())) {
+		return fail(h, "prefill failed with status " + std::to_string((int)h->llm->getContext()->status) +
+		                   " (MNN's message is on stderr)");
+	}
+	return 0;
+}
+
+int mnnshim_step(mnnshim_llm *h, const char **piece, int *piece_len, mnnshim_stats *st) {
+	std::lock_guard<std::mutex> l(h->mu);
+	h->buf.piece.clear();
+	h->llm->generate(1);
+	h->piece.swap(h->buf.piece);
+	*piece = h->piece.data();
+	*piece_len = (int)h->piece.size();
+	fillStats(h, st);
+	if (failed(h->llm->getContext())) {
+		return fail(h, "decode failed with status " + std::to_string((int)h->llm->getContext()->status) +
+		                   " (MNN's message is on stderr)");
+	}
+	return 0;
+}
+
+void mnnshim_reset(mnnshim_llm *h) {
+	std::lock_guard<std::mutex> l(h->mu);
+	h->llm->reset();
+}
+
+int mnnshim_bench(mnnshim_llm *h, const int *ids, int n, int max_new, mnnshim_stats *st) {
+	std::lock_guard<std::mutex> l(h->mu);
+	h->err.clear();
+	if (n <= 0) {
+		return fail(h, "empty prompt");
+	}
+	h->buf.piece.clear();
+	h->buf.first_us = -1;
+	h->buf.start = std::chrono::steady_clock::now();
+	h->llm->reset();
+	std::vector<int> v(ids, ids + n);
+	// The stream only records the time of the first piece; writing to it
+	// is part of decode_us, as in llm_demo.
+	h->llm->response(v, &h->os, "", max_new);
+	h->buf.piece.clear();
+	fillStats(h, st);
+	if (failed(h->llm->getContext())) {
+		return fail(h, "bench run failed with status " + std::to_string((int)h->llm->getContext()->status) +
+		                   " (MNN's message is on stderr)");
+	}
+	return 0;
+}
+
+int mnnshim_loglik(mnnshim_llm *h, const int *ids, int n, int start, double *logprob, int *greedy) {
+	std::lock_guard<std::mutex> l(h->mu);
+	h->err.clear();
+	if (n < 2 || start < 1 || start >= n) {
+		return fail(h, "log-likelihood needs at least one context and one continuation token");
+	}
+	h->llm->generate_init(nullptr, "");
+	h->llm->reset();
+	if (!h->llm->set_config("{\"all_logits\":true}")) {
+		return fail(h, "set_config all_logits rejected");
+	}
+	std::vector<int> v(ids, ids + n);
+	MNN::Express::VARP logits = h->llm->forward(v, true);
+	int rc = 0;
+	if (logits == nullptr || logits->getInfo() == nullptr) {
+		rc = fail(h, "forward returned no logits (MNN's message is on stderr)");
+	} else {
+		const std::vector<int> &dim = logits->getInfo()->dim;
+		int vocab = dim.empty() ? 0 : dim.back();
+		int seq = vocab > 0 ? (int)(logits->getInfo()->size / vocab) : 0;
+		const float *p = logits->readMap<float>();
+		if (p == nullptr || seq != n) {
+			rc = fail(h, "forward returned logits for " + std::to_string(seq) + " positions, want " +
+			                 std::to_string(n));
+		} else {
+			double sum = 0;
+			bool all = true;
+			for (int i = start; i < n; i++) {
+				const float *row = p + (size_t)(i - 1) * vocab;
+				int target = ids[i];
+				if (target < 0 || target >= vocab) {
+					rc = fail(h, "token id " + std::to_string(target) + " outside the vocabulary of " +
+					                 std::to_string(vocab));
+					break;
+				}
+				float mx = -std::numeric_limits<float>::infinity();
+				int arg = 0;
+				for (int k = 0; k < vocab; k++) {
+					if (row[k] > mx) {
+						mx = row[k];
+						arg = k;
+					}
+				}
+				double z = 0;
+				for (int k = 0; k < vocab; k++) {
+					z += std::exp((double)row[k] - (double)mx);
+				}
+				sum += (double)row[target] - (double)mx - std::log(z);
+				if (arg != target && row[target] < mx) {
+					all = false;
+				}
+			}
+			*logprob = sum;
+			*greedy = all ? 1 : 0;
+		}
+	}
+	h->llm->set_config("{\"all_logits\":false}");
+	h->llm->reset();
+	return rc;
+}
+
+int mnnshim_forward(mnnshim_llm *h, const int *ids, int n, int start, const float **logits, int *vocab) {
+	std::lock_guard<std::mutex> l(h->mu);
+	h->err.clear();
+	if (n <= 0) {
+		return fail(h, "empty input");
+	}
+	if (start) {
+		h->llm->generate_init(nullptr, "");
+		h->llm->reset();
+	}
+	std::vector<int> v(ids, ids + n);
+	h->logits = h->llm->forward(v, start != 0);
+	if (h->logits == nullptr || h->logits->getInfo() == nullptr) {
+		return fail(h, "forward returned no logits (MNN's message is on stderr)");
+	}
+	const std::vector<int> &dim = h->logits->getInfo()->dim;
+	int vs = dim.empty() ? 0 : dim.back();
+	const float *p = h->logits->readMap<float>();
+	if (p == nullptr || vs <= 0) {
+		return fail(h, "forward returned unreadable logits");
+	}
+	size_t rows = h->logits->getInfo()->size / vs;
+	*logits = p + (rows - 1) * (size_t)vs;
+	*vocab = vs;
+	return 0;
+}
+
+void mnnshim_piece(mnnshim_llm *h, int id, const char **piece, int *len) {
+	std::lock_guard<std::mutex> l(h->mu);
+	h->piece = h->llm->tokenizer_decode(id);
+	*piece = h->piece.data();
+	*len = (int)h->piece.size();
+}
+
+void mnnshim_free(void *p) { free(p); }
+
+} // extern "C"

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# ci-mnn.sh — the MNN part of CI. When MNN is installed (MNN_ROOT, default
+# /opt/mnn, with include/llm/llm.hpp and lib/libllm.so), it vets and tests
+# pocketeval's MNN runtime and bench packages with -tags mnn and runs
+# `pocketeval bench` on the tiny shared package. When MNN is absent it says
+# so plainly and exits 0.
+#
+# Environment: MNN_ROOT (default /opt/mnn); POCKETEVAL_SHARED (default
+# <repo>/../shared) for the test models.
+set -eu
+
+root="${MNN_ROOT:-/opt/mnn}"
+if [ ! -f "$root/include/llm/llm.hpp" ] || [ ! -f "$root/include/MNN/Interpreter.hpp" ] || [ ! -e "$root/lib/libllm.so" ]; then
+	echo "MNN not found at $root (need include/llm/llm.hpp, include/MNN/ and lib/libllm.so; set MNN_ROOT): skipping MNN tests"
+	exit 0
+fi
+
+cd "$(dirname "$0")/.."
+if [ "$(go env CGO_ENABLED)" != 1 ]; then
+	echo "MNN found at $root but cgo is disabled (CGO_ENABLED=0): cannot build the MNN runtime" >&2
+	exit 1
+fi
+
+# Flags from the environment come before the package's #cgo defaults
+# (/opt/mnn), so MNN_ROOT wins.
+export CGO_CXXFLAGS="-I$root/include ${CGO_CXXFLAGS:-}"
+export CGO_LDFLAGS="-L$root/lib -Wl,-rpath,$root/lib ${CGO_LDFLAGS:-}"
+
+echo "== MNN at $root"
+set -x
+go vet -tags mnn ./runtime/mnn/... ./bench/...
+go test -count=1 -tags mnn ./runtime/mnn/... ./bench/...
+set +x
+
+shared="${POCKETEVAL_SHARED:-$(pwd)/../shared}"
+tiny="$shared/models/mnn/tiny-int4"
+if [ ! -d "$tiny" ]; then
+	echo "tiny MNN package not found at $tiny: skipping the bench CLI check"
+	exit 0
+fi
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+set -x
+go build -tags mnn -o "$tmp/pocketeval" ./cmd/pocketeval
+"$tmp/pocketeval" bench --runtime mnn --model "$tiny" -p 64 -n 16 --pg 64,16 --rep 2 --threads 1
+"$tmp/pocketeval" bench --runtime mnn --model "$tiny" --pg 32,8 --rep 1 --threads 1 --json >"$tmp/bench.json"
+set +x
+# The JSON report must hold the pp32+tg8 row with prefill and decode speeds.
+for want in '"name": "pp32+tg8"' '"prefill": {' '"decode": {' '"name": "mnn"'; do
+	if ! grep -qF "$want" "$tmp/bench.json"; then
+		echo "bench --json output lacks $want:" >&2
+		cat "$tmp/bench.json" >&2
+		exit 1
+	fi
+done
+
+# run and serve with --runtime mnn: the same greedy answers in process and
+# through the OpenAI-compatible server.
+data="${POCKETEVAL_DATA:-$shared/datasets}"
+set -x
+"$tmp/pocketeval" run --runtime mnn --model "$tiny" --tasks gsm8k,ifeval --limit 6 --max-tokens 24 \
+	--concurrency 2 --data-dir "$data" --out "$tmp/inproc"
+port=$((20000 + $$ % 20000))
+"$tmp/pocketeval" serve --runtime mnn --model "$tiny" --addr "127.0.0.1:$port" --quiet &
+server=$!
+set +x
+trap 'kill $server 2>/dev/null; rm -rf "$tmp"' EXIT
+i=0
+until curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1; do
+	i=$((i + 1))
+	if [ "$i" -gt 100 ]; then
+		echo "pocketeval serve did not become healthy" >&2
+		exit 1
+	fi
+	sleep 0.1
+done
+set -x
+"$tmp/pocketeval" run --runtime openai --base-url "http://127.0.0.1:$port/v1" --model tiny --tasks gsm8k,ifeval \
+	--limit 6 --max-tokens 24 --concurrency 2 --data-dir "$data" --out "$tmp/served"
+"$tmp/pocketeval" compare "$tmp/inproc" "$tmp/served" --json >"$tmp/compare.json"
+set +x
+kill "$server"
+# Identical greedy responses: every task's difference is exactly zero and
+# no sample is discordant.
+if [ "$(grep -c '"diff": 0,' "$tmp/compare.json")" != 2 ] || grep -q '"only_[ab]": [1-9]' "$tmp/compare.json"; then
+	echo "in-process and served MNN runs differ:" >&2
+	cat "$tmp/compare.json" >&2
+	exit 1
+fi
+for task in gsm8k ifeval; do
+	if ! cmp -s <(grep -o '"response":"[^"]*"' "$tmp/inproc/samples/$task.jsonl") <(grep -o '"response":"[^"]*"' "$tmp/served/samples/$task.jsonl"); then
+		echo "responses for $task differ between in-process and served MNN" >&2
+		exit 1
+	fi
+done
+echo "== MNN checks passed (run and serve agree)"
