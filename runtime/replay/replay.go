@@ -45,6 +45,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
@@ -227,28 +229,39 @@ func Read(rd io.Reader, name string) (*Runtime, error) {
 }
 
 func parseLine(line []byte, file string, n int) (*Prediction, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(line, &raw); err != nil {
+	// Lines are read with gjson: one pass over the bytes answers which
+	// schema a line uses and gives each field's type for precise errors,
+	// without decoding the (often long) prompt and response twice.
+	if !gjson.ValidBytes(line) {
+		var probe any
+		err := json.Unmarshal(line, &probe)
 		return nil, &ParseError{File: file, Line: n, Err: fmt.Errorf("invalid JSON object: %w", err)}
 	}
+	doc := gjson.ParseBytes(line)
+	if !doc.IsObject() {
+		return nil, &ParseError{File: file, Line: n, Err: errors.New("invalid JSON object: not an object")}
+	}
+	raw := map[string]json.RawMessage{}
+	doc.ForEach(func(k, v gjson.Result) bool {
+		raw[k.String()] = json.RawMessage(v.Raw)
+		return true
+	})
 	str := func(field string, required bool) (string, error) {
-		v, ok := raw[field]
-		if !ok || string(v) == "null" {
+		v := doc.Get(gjson.Escape(field))
+		if !v.Exists() || v.Type == gjson.Null {
 			if required {
 				return "", &ParseError{File: file, Line: n, Field: field, Err: errors.New("missing")}
 			}
 			return "", nil
 		}
-		var s string
-		if err := json.Unmarshal(v, &s); err != nil {
+		switch {
+		case v.Type == gjson.String:
+			return v.String(), nil
+		case v.Type == gjson.Number && field == "id":
 			// Numeric ids are common in hand-made files.
-			var num json.Number
-			if field != "id" || json.Unmarshal(v, &num) != nil {
-				return "", &ParseError{File: file, Line: n, Field: field, Err: errors.New("must be a string")}
-			}
-			s = num.String()
+			return v.Raw, nil
 		}
-		return s, nil
+		return "", &ParseError{File: file, Line: n, Field: field, Err: errors.New("must be a string")}
 	}
 	has := func(f string) bool { _, ok := raw[f]; return ok }
 	p := &Prediction{Line: n}
