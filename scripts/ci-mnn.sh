@@ -64,7 +64,7 @@ port=$((20000 + $$ % 20000))
 "$tmp/pocketeval" serve --runtime mnn --model "$tiny" --addr "127.0.0.1:$port" --quiet &
 server=$!
 set +x
-trap 'kill $server 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'kill $server 2>/dev/null || true; rm -rf "$tmp"' EXIT
 i=0
 until curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1; do
 	i=$((i + 1))
