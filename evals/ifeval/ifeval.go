@@ -96,34 +96,11 @@ func (t *Task) Info() evals.TaskInfo {
 	}
 }
 
-// MissingDataError reports a dataset file that is not where the task looks.
-type MissingDataError struct {
-	Task, Path, Source string
-}
-
-func (e *MissingDataError) Error() string {
-	return fmt.Sprintf("%s: dataset file %s not found (official source: %s)", e.Task, e.Path, e.Source)
-}
-
-// Unwrap lets callers test with errors.Is(err, fs.ErrNotExist).
-func (e *MissingDataError) Unwrap() error { return fs.ErrNotExist }
-
-// DataError is a malformed record: file, 1-based line and field.
-type DataError struct {
-	Path  string
-	Line  int
-	Field string
-	Err   error
-}
-
-func (e *DataError) Error() string {
-	if e.Field == "" {
-		return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
-	}
-	return fmt.Sprintf("%s:%d: field %q: %v", e.Path, e.Line, e.Field, e.Err)
-}
-
-func (e *DataError) Unwrap() error { return e.Err }
+// MissingDataError and DataError are the evals package's data errors.
+type (
+	MissingDataError = evals.MissingDataError
+	DataError        = evals.DataError
+)
 
 // record is one line of an IFEval-schema file.
 type record struct {
@@ -170,7 +147,7 @@ func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, 
 			continue
 		}
 		if prev, dup := seen[s.ID]; dup {
-			ds.Warnings = append(ds.Warnings, (&DataError{path, line, "key", fmt.Errorf("duplicate key %s (first on line %d)", s.ID, prev)}).Error()+" (record skipped)")
+			ds.Warnings = append(ds.Warnings, (&DataError{Path: path, Line: line, Field: "key", Err: fmt.Errorf("duplicate key %s (first on line %d)", s.ID, prev)}).Error()+" (record skipped)")
 			continue
 		}
 		seen[s.ID] = line
@@ -197,30 +174,30 @@ func (t *Task) parseRecord(path string, line int, raw []byte) (evals.Sample, err
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&r); err != nil {
-		return evals.Sample{}, &DataError{path, line, "", fmt.Errorf("invalid JSON: %w", err)}
+		return evals.Sample{}, &DataError{Path: path, Line: line, Field: "", Err: fmt.Errorf("invalid JSON: %w", err)}
 	}
 	if r.Key == nil {
-		return evals.Sample{}, &DataError{path, line, "key", errors.New("missing")}
+		return evals.Sample{}, &DataError{Path: path, Line: line, Field: "key", Err: errors.New("missing")}
 	}
 	if r.Prompt == nil {
-		return evals.Sample{}, &DataError{path, line, "prompt", errors.New("missing")}
+		return evals.Sample{}, &DataError{Path: path, Line: line, Field: "prompt", Err: errors.New("missing")}
 	}
 	if len(r.InstructionIDList) == 0 {
-		return evals.Sample{}, &DataError{path, line, "instruction_id_list", errors.New("missing or empty")}
+		return evals.Sample{}, &DataError{Path: path, Line: line, Field: "instruction_id_list", Err: errors.New("missing or empty")}
 	}
 	if len(r.Kwargs) != len(r.InstructionIDList) {
-		return evals.Sample{}, &DataError{path, line, "kwargs", fmt.Errorf("%d entries for %d instructions", len(r.Kwargs), len(r.InstructionIDList))}
+		return evals.Sample{}, &DataError{Path: path, Line: line, Field: "kwargs", Err: fmt.Errorf("%d entries for %d instructions", len(r.Kwargs), len(r.InstructionIDList))}
 	}
 	kwargs := make([]map[string]any, len(r.Kwargs))
 	for i, k := range r.Kwargs {
 		m, err := decodeKwargs(k)
 		if err != nil {
-			return evals.Sample{}, &DataError{path, line, fmt.Sprintf("kwargs[%d]", i), err}
+			return evals.Sample{}, &DataError{Path: path, Line: line, Field: fmt.Sprintf("kwargs[%d]", i), Err: err}
 		}
 		kwargs[i] = m
 	}
 	if _, err := compile(r.InstructionIDList, kwargs, t.lang); err != nil {
-		return evals.Sample{}, &DataError{path, line, "instruction_id_list/kwargs", err}
+		return evals.Sample{}, &DataError{Path: path, Line: line, Field: "instruction_id_list/kwargs", Err: err}
 	}
 	return evals.Sample{
 		ID:    r.Key.String(),

@@ -16,34 +16,11 @@ import (
 	"github.com/pocketeval/pocketeval/evals"
 )
 
-// MissingDataError reports a dataset file that is not where the task looks
-// for it, with the place to get it from.
-type MissingDataError struct {
-	Task   string
-	Path   string
-	Source string
-}
-
-func (e *MissingDataError) Error() string {
-	return fmt.Sprintf("%s: dataset file %s not found (official source: %s; `pocketeval datasets download %s` fetches it)", e.Task, e.Path, e.Source, e.Task)
-}
-
-// Unwrap lets callers test with errors.Is(err, fs.ErrNotExist).
-func (e *MissingDataError) Unwrap() error { return fs.ErrNotExist }
-
-// DataError is a malformed record: file, 1-based line and field.
-type DataError struct {
-	Path  string
-	Line  int
-	Field string
-	Err   error
-}
-
-func (e *DataError) Error() string {
-	return fmt.Sprintf("%s:%d: field %q: %v", e.Path, e.Line, e.Field, e.Err)
-}
-
-func (e *DataError) Unwrap() error { return e.Err }
+// MissingDataError and DataError are the evals package's data errors.
+type (
+	MissingDataError = evals.MissingDataError
+	DataError        = evals.DataError
+)
 
 // datasetPath resolves a task's primary file: the override when set, else
 // rel under the data directory.

@@ -1,0 +1,40 @@
+package evals
+
+import (
+	"fmt"
+	"io/fs"
+)
+
+// MissingDataError reports a dataset file that is not where the task looks
+// for it, with its official source. It matches fs.ErrNotExist, so the CLI
+// can add the command that downloads it.
+type MissingDataError struct {
+	Task   string
+	Path   string
+	Source string
+}
+
+func (e *MissingDataError) Error() string {
+	return fmt.Sprintf("%s: dataset file %s not found (official source: %s)", e.Task, e.Path, e.Source)
+}
+
+// Unwrap lets callers test with errors.Is(err, fs.ErrNotExist).
+func (e *MissingDataError) Unwrap() error { return fs.ErrNotExist }
+
+// DataError is a malformed dataset record: file, 1-based line and field
+// ("" when the whole record is unreadable).
+type DataError struct {
+	Path  string
+	Line  int
+	Field string
+	Err   error
+}
+
+func (e *DataError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s:%d: field %q: %v", e.Path, e.Line, e.Field, e.Err)
+}
+
+func (e *DataError) Unwrap() error { return e.Err }
