@@ -19,14 +19,17 @@ import (
 
 // TestLlamaServer runs the client against a real llama.cpp llama-server
 // (its binary is not shipped: build it as ../shared/design/llamacpp.md
-// says and point POCKETEVAL_LLAMA_SERVER at it) serving the shared
+// says and put it on PATH or point POCKETEVAL_LLAMA_SERVER at it) serving the shared
 // stories260K model: the runtime conformance suite must pass, engine
 // timings and usage must come through, and log-likelihood must be
 // reported as unsupported (llama-server refuses echo).
 func TestLlamaServer(t *testing.T) {
 	bin := os.Getenv("POCKETEVAL_LLAMA_SERVER")
 	if bin == "" {
-		t.Skip("POCKETEVAL_LLAMA_SERVER is not set (path to a llama-server binary)")
+		bin, _ = exec.LookPath("llama-server")
+	}
+	if bin == "" {
+		t.Skip("no llama-server on PATH and POCKETEVAL_LLAMA_SERVER is not set")
 	}
 	model := filepath.Join(sharedtest.Models(t), "gguf", "stories260K.gguf")
 	if _, err := os.Stat(model); err != nil {
