@@ -148,11 +148,20 @@ type Aggregates struct {
 	Breakdown map[string]map[string]float64 `json:"breakdown,omitempty"`
 	// Notes say how the numbers were computed ("macro over 57 subjects").
 	Notes []string `json:"notes,omitempty"`
+	// Headline names the metric the benchmark's authors publish when it
+	// is not the per-sample primary metric (C-Eval's macro average over
+	// subjects); suites report it. Paired comparisons keep using the
+	// primary metric, which has per-sample values.
+	Headline string `json:"headline,omitempty"`
 	// Units optionally give, for a metric in Metrics, the per-unit values
 	// whose mean it is (per problem for pass@k, per instruction for
 	// IFEval's instruction-level accuracy); the summary's standard error and
 	// 95% interval are then computed over them.
 	Units map[string][]float64 `json:"-"`
+	// Stderr optionally gives a metric's standard error when it is not a
+	// mean over units (a macro average over subjects); the summary's 95%
+	// interval is then value ± 1.96·stderr.
+	Stderr map[string]float64 `json:"-"`
 }
 
 // LoglikTask is implemented by multiple-choice tasks that can be scored by

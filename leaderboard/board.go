@@ -65,8 +65,9 @@ func NewBoard(title string, runs []*Run) *Board {
 			if !ok {
 				continue
 			}
-			m := ts.Metrics[ts.PrimaryMetric]
-			row.Cells[t] = Cell{Metric: ts.PrimaryMetric, Value: 100 * m.Mean, Lo: 100 * m.Lo, Hi: 100 * m.Hi, N: m.N}
+			hm := headline(ts)
+			m := ts.Metrics[hm]
+			row.Cells[t] = Cell{Metric: hm, Value: 100 * m.Mean, Lo: 100 * m.Lo, Hi: 100 * m.Hi, N: m.N}
 			sum += 100 * m.Mean
 			row.Present++
 			if ts.Timing != nil && ts.Timing.DecodeTPSMedian > 0 {

@@ -82,7 +82,7 @@ func SuiteOf(r *Run, s SuiteSpec, resamples int, seed uint64) (*SuiteReport, err
 		}
 		metric := e.Metric
 		if metric == "" {
-			metric = ts.PrimaryMetric
+			metric = headline(ts)
 		}
 		row.Metric = metric
 		m, ok := ts.Metrics[metric]
@@ -202,4 +202,15 @@ func derefOr(x *float64) float64 {
 		return math.NaN()
 	}
 	return *x
+}
+
+// headline is the metric a benchmark publishes: the task's headline metric
+// when its aggregator names one (macro averages), else the primary metric.
+func headline(ts *results.TaskSummary) string {
+	if ts.HeadlineMetric != "" {
+		if _, ok := ts.Metrics[ts.HeadlineMetric]; ok {
+			return ts.HeadlineMetric
+		}
+	}
+	return ts.PrimaryMetric
 }

@@ -23,6 +23,9 @@ type TaskSummary struct {
 	PrimaryMetric string `json:"primary_metric"`
 	// Primary is the primary metric's value (copied for convenience).
 	Primary float64 `json:"primary"`
+	// HeadlineMetric is the metric the benchmark publishes, when it is a
+	// task-level aggregate rather than the per-sample primary metric.
+	HeadlineMetric string `json:"headline_metric,omitempty"`
 	// Metrics maps metric name → summary over samples. Task-level metrics
 	// from an aggregator (macro averages, pass@k) have N = number of
 	// samples and no interval unless the aggregator gives one.

@@ -37,6 +37,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/scorers/stats"
 )
 
 // Metric names.
@@ -441,11 +442,20 @@ func (Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 		}
 		if len(names) > 0 {
 			agg.Metrics[m+"_macro"] = macro / float64(len(names))
+			means, ns := make([]float64, len(names)), make([]int, len(names))
+			for i, n := range names {
+				means[i], ns[i] = agg.Breakdown[n][m], tasks[n].n
+			}
+			if agg.Stderr == nil {
+				agg.Stderr = map[string]float64{}
+			}
+			agg.Stderr[m+"_macro"] = stats.MacroStderr(means, ns)
 		}
 		if total > 0 {
 			agg.Metrics[m+"_micro"] = sum / float64(total)
 		}
 	}
+	agg.Headline = MetricExact + "_macro"
 	agg.Notes = []string{
 		"scoring mode: gen (3-shot chain-of-thought, official prompts; answer after the first \"the answer is\" before any \"\\n\\nQ:\")",
 		fmt.Sprintf("headline: exact_match_macro = %.4f, the unweighted mean over %d tasks as in the BBH paper; exact_match_micro = %.4f weights the %d examples (tasks have 146-250)",

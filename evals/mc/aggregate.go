@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/scorers/stats"
 )
 
 // aggregation is a benchmark's official way of combining subjects.
@@ -163,10 +164,16 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 		}
 		agg.Breakdown[s] = b
 	}
+	agg.Stderr = map[string]float64{}
 	for _, m := range metrics {
 		agg.Metrics[m+"_micro"] = all.mean(m)
 		if len(names) > 0 {
 			agg.Metrics[m+"_macro"] = macro(names, subjects, m)
+			means, ns := make([]float64, len(names)), make([]int, len(names))
+			for i, s := range names {
+				means[i], ns[i] = subjects[s].mean(m), subjects[s].n
+			}
+			agg.Stderr[m+"_macro"] = stats.MacroStderr(means, ns)
 		}
 	}
 
@@ -212,6 +219,9 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 		kind := "micro"
 		if t.b.agg.macro {
 			kind = "macro"
+		}
+		if kind == "macro" {
+			agg.Headline = primary + "_macro"
 		}
 		agg.Notes = append(agg.Notes, fmt.Sprintf("headline: %s_%s = %.4f over %d subjects and %d samples (%s_micro = %.4f, %s_macro = %.4f)",
 			primary, kind, agg.Metrics[primary+"_"+kind], len(names), all.n,

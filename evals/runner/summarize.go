@@ -86,6 +86,9 @@ func Summarize(t evals.Task, data *evals.Dataset, selected []int, repeats int, r
 			case len(units) > 0:
 				s = stats.Summarize(units)
 				s.Mean = v // exactly the aggregator's number
+			case agg.Stderr[k] > 0:
+				se := agg.Stderr[k]
+				s = stats.Summary{Mean: v, Stderr: se, Lo: math.Max(0, v-1.959963984540054*se), Hi: math.Min(1, v+1.959963984540054*se), N: len(scored)}
 			case s.N == 0 || s.Mean != v:
 				// A task-level number without per-unit values: no interval.
 				s = stats.Summary{Mean: v, Lo: v, Hi: v, N: len(scored)}
@@ -94,6 +97,9 @@ func Summarize(t evals.Task, data *evals.Dataset, selected []int, repeats int, r
 		}
 		ts.Breakdown = agg.Breakdown
 		ts.Notes = agg.Notes
+		if _, ok := ts.Metrics[agg.Headline]; ok && agg.Headline != info.PrimaryMetric {
+			ts.HeadlineMetric = agg.Headline
+		}
 	}
 	if pm, ok := ts.Metrics[info.PrimaryMetric]; ok {
 		ts.Primary = pm.Mean

@@ -88,3 +88,20 @@ func Median(xs []float64) float64 {
 	}
 	return (c[m-1] + c[m]) / 2
 }
+
+// MacroStderr is the standard error of an unweighted mean of group
+// proportions (a macro average over subjects or sub-tasks): the groups are
+// independent samples, so Var = Σ p_g(1-p_g)/n_g / G². means[i] is group
+// i's proportion over ns[i] samples.
+func MacroStderr(means []float64, ns []int) float64 {
+	if len(means) == 0 || len(means) != len(ns) {
+		return 0
+	}
+	var v float64
+	for i, p := range means {
+		if ns[i] > 0 {
+			v += p * (1 - p) / float64(ns[i])
+		}
+	}
+	return math.Sqrt(v) / float64(len(means))
+}

@@ -50,3 +50,18 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+func TestMacroStderr(t *testing.T) {
+	t.Parallel()
+	// One group: the binomial standard error.
+	if got, want := MacroStderr([]float64{0.5}, []int{100}), 0.05; math.Abs(got-want) > 1e-12 {
+		t.Errorf("one group: %v, want %v", got, want)
+	}
+	// Two equal groups halve the variance of one.
+	if got, want := MacroStderr([]float64{0.5, 0.5}, []int{100, 100}), 0.05/math.Sqrt(2); math.Abs(got-want) > 1e-12 {
+		t.Errorf("two groups: %v, want %v", got, want)
+	}
+	if MacroStderr(nil, nil) != 0 || MacroStderr([]float64{1, 0}, []int{5, 5}) != 0 {
+		t.Error("degenerate cases")
+	}
+}
