@@ -300,3 +300,25 @@ func TestBadModelFiles(t *testing.T) {
 		t.Error("a failed start left a summary.json")
 	}
 }
+
+// TestMalformedDatasetLine: a broken record fails the run with file, line
+// and field, before anything is generated.
+func TestMalformedDatasetLine(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	os.MkdirAll(filepath.Join(data, "gsm8k"), 0o755)
+	os.WriteFile(filepath.Join(data, "gsm8k", "test.jsonl"), []byte(
+		`{"question": "1+1?", "answer": "2\n#### 2"}`+"\n"+
+			`{"question": "2+2?", "answer": "4\n#### 4"}`+"\n"+
+			`{"question": "3+3?", "answer": "no final line"}`+"\n"), 0o644)
+	f, _, errb := realFactory()
+	f.OpenRuntime = testFactoryRuntime
+	out := filepath.Join(t.TempDir(), "o")
+	code := Execute(context.Background(), f, []string{"run", "--runtime", "fake", "--tasks", "gsm8k", "--data-dir", data, "--out", out})
+	if code == 0 || !strings.Contains(errb.String(), "test.jsonl:3") || !strings.Contains(errb.String(), "answer") {
+		t.Errorf("exit %d: %s", code, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, "manifest.json")); err == nil {
+		t.Error("a dataset error left a result directory behind")
+	}
+}
