@@ -88,7 +88,7 @@ func Summarize(t evals.Task, data *evals.Dataset, selected []int, repeats int, r
 				s.Mean = v // exactly the aggregator's number
 			case agg.Stderr[k] > 0:
 				se := agg.Stderr[k]
-				s = stats.Summary{Mean: v, Stderr: se, Lo: math.Max(0, v-1.959963984540054*se), Hi: math.Min(1, v+1.959963984540054*se), N: len(scored)}
+				s = stats.Summary{Mean: v, Stderr: se, Lo: math.Max(0, v-stats.Z95*se), Hi: math.Min(1, v+stats.Z95*se), N: len(scored)}
 			case s.N == 0 || s.Mean != v:
 				// A task-level number without per-unit values: no interval.
 				s = stats.Summary{Mean: v, Lo: v, Hi: v, N: len(scored)}

@@ -23,8 +23,8 @@ type Summary struct {
 	N      int     `json:"n"`
 }
 
-// z95 is the two-sided 95% normal quantile.
-const z95 = 1.959963984540054
+// Z95 is the two-sided 95% normal quantile.
+const Z95 = 1.959963984540054
 
 // Summarize computes the Summary of xs. An empty slice gives a zero Summary
 // with N=0.
@@ -55,7 +55,7 @@ func Summarize(xs []float64) Summary {
 	if binary {
 		s.Lo, s.Hi = Wilson(sum, n)
 	} else {
-		s.Lo, s.Hi = mean-z95*se, mean+z95*se
+		s.Lo, s.Hi = mean-Z95*se, mean+Z95*se
 	}
 	return s
 }
@@ -67,10 +67,10 @@ func Wilson(k float64, n int) (lo, hi float64) {
 	}
 	nf := float64(n)
 	p := k / nf
-	z2 := z95 * z95
+	z2 := Z95 * Z95
 	den := 1 + z2/nf
 	center := (p + z2/(2*nf)) / den
-	half := z95 * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf)) / den
+	half := Z95 * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf)) / den
 	return math.Max(0, center-half), math.Min(1, center+half)
 }
 
