@@ -26,12 +26,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	goruntime "runtime"
 	"slices"
 	"time"
 
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/stats"
 )
 
 // Config selects the tests. The zero value runs nothing; DefaultConfig is
@@ -164,33 +164,7 @@ func Summarize(v []float64) *Speed {
 	if len(v) == 0 {
 		return nil
 	}
-	s := &Speed{Values: slices.Clone(v)}
-	for _, x := range v {
-		s.Mean += x
-	}
-	s.Mean /= float64(len(v))
-	if len(v) > 1 {
-		var ss float64
-		for _, x := range v {
-			ss += (x - s.Mean) * (x - s.Mean)
-		}
-		s.SD = math.Sqrt(ss / float64(len(v)-1))
-	}
-	s.Median = median(v)
-	return s
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	w := slices.Clone(v)
-	slices.Sort(w)
-	n := len(w)
-	if n%2 == 1 {
-		return w[n/2]
-	}
-	return (w[n/2-1] + w[n/2]) / 2
+	return &Speed{Values: slices.Clone(v), Mean: stats.Mean(v), SD: stats.SD(v), Median: stats.Median(v)}
 }
 
 // Run opens the runtime, runs every test of cfg and closes it. model names
@@ -306,6 +280,6 @@ func runTest(ctx context.Context, b runtime.Bencher, t Test, reps int) (Row, err
 	}
 	row.Prefill = Summarize(pre)
 	row.Decode = Summarize(dec)
-	row.FirstTokenMS = median(ftl)
+	row.FirstTokenMS = stats.Median(ftl)
 	return row, nil
 }

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pocketeval/pocketeval/scorers/stats"
+	"github.com/pocketeval/pocketeval/stats"
 )
 
 // Board is a models × tasks leaderboard built from several runs.

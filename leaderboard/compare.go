@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pocketeval/pocketeval/scorers/stats"
+	"github.com/pocketeval/pocketeval/stats"
 )
 
 // CompareOptions configure a comparison.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/pocketeval/pocketeval/results"
-	"github.com/pocketeval/pocketeval/scorers/stats"
+	"github.com/pocketeval/pocketeval/stats"
 )
 
 // fakeRun writes a result directory with one task per entry of scores:

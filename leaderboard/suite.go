@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pocketeval/pocketeval/results"
-	"github.com/pocketeval/pocketeval/scorers/stats"
+	"github.com/pocketeval/pocketeval/stats"
 )
 
 // SuiteSpec is what a suite report needs from a suite definition

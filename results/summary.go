@@ -3,7 +3,7 @@ package results
 import (
 	"path/filepath"
 
-	"github.com/pocketeval/pocketeval/scorers/stats"
+	"github.com/pocketeval/pocketeval/stats"
 )
 
 // Summary is summary.json.

@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/pocketeval/pocketeval/evals"
-	"github.com/pocketeval/pocketeval/scorers/stats"
+	"github.com/pocketeval/pocketeval/stats"
 )
 
 // aggregation is a benchmark's official way of combining subjects.

@@ -7,7 +7,7 @@ import (
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
-	"github.com/pocketeval/pocketeval/scorers/stats"
+	"github.com/pocketeval/pocketeval/stats"
 )
 
 // Summarize computes a task's summary from its records, over the selected

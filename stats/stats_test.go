@@ -65,3 +65,19 @@ func TestMacroStderr(t *testing.T) {
 		t.Error("degenerate cases")
 	}
 }
+
+func TestMeanSD(t *testing.T) {
+	t.Parallel()
+	check := func(xs []float64, mean, sd float64) {
+		t.Helper()
+		if got := Mean(xs); math.Abs(got-mean) > 1e-12 {
+			t.Errorf("Mean(%v) = %v, want %v", xs, got, mean)
+		}
+		if got := SD(xs); math.Abs(got-sd) > 1e-12 {
+			t.Errorf("SD(%v) = %v, want %v", xs, got, sd)
+		}
+	}
+	check(nil, 0, 0)
+	check([]float64{3}, 3, 0)
+	check([]float64{2, 4, 4, 4, 5, 5, 7, 9}, 5, math.Sqrt(32.0/7))
+}

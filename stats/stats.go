@@ -33,31 +33,51 @@ func Summarize(xs []float64) Summary {
 	if n == 0 {
 		return Summary{}
 	}
-	var sum float64
-	binary := true
+	binary, ones := true, 0
 	for _, x := range xs {
-		sum += x
-		if x != 0 && x != 1 {
+		switch x {
+		case 1:
+			ones++
+		case 0:
+		default:
 			binary = false
 		}
 	}
-	mean := sum / float64(n)
+	mean := Mean(xs)
+	s := Summary{Mean: mean, Stderr: SD(xs) / math.Sqrt(float64(n)), N: n}
+	if binary {
+		s.Lo, s.Hi = Wilson(float64(ones), n)
+	} else {
+		s.Lo, s.Hi = mean-Z95*s.Stderr, mean+Z95*s.Stderr
+	}
+	return s
+}
+
+// Mean returns the arithmetic mean of xs (0 for an empty slice).
+func Mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
+// SD returns the sample standard deviation of xs (divisor n-1); 0 for fewer
+// than two values.
+func SD(xs []float64) float64 {
+	if len(xs) < 2 {
+		return 0
+	}
+	mean := Mean(xs)
 	var ss float64
 	for _, x := range xs {
 		d := x - mean
 		ss += d * d
 	}
-	var se float64
-	if n > 1 {
-		se = math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
-	}
-	s := Summary{Mean: mean, Stderr: se, N: n}
-	if binary {
-		s.Lo, s.Hi = Wilson(sum, n)
-	} else {
-		s.Lo, s.Hi = mean-Z95*se, mean+Z95*se
-	}
-	return s
+	return math.Sqrt(ss / float64(len(xs)-1))
 }
 
 // Wilson returns the 95% Wilson score interval for k successes in n trials.
