@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/stats"
 )
 
@@ -24,8 +25,9 @@ type BoardRow struct {
 	Dir     string
 	Runtime string
 	Cells   map[string]Cell // task → cell
-	// Mean is the mean of the primary metrics ×100 over Board.Tasks; nil
-	// when a task is missing (then MeanPartial is over present tasks).
+	// Mean is the suite average (SuiteAverage) over Board.Tasks; nil
+	// when a task has no score (then MeanPartial is over the scored ones,
+	// Present of them).
 	Mean        *float64
 	MeanPartial float64
 	Present     int
@@ -44,42 +46,42 @@ type Cell struct {
 	N      int
 }
 
-// NewBoard builds a board from runs.
-func NewBoard(title string, runs []*Run) *Board {
+// NewBoard builds a board from runs. Each row's cells and mean come from
+// SuiteAverage over the board's tasks, the same numbers `suite` and `gate`
+// show.
+func NewBoard(title string, runs []*Run) (*Board, error) {
 	b := &Board{Title: title}
 	seen := map[string]bool{}
+	var entries []suite.Entry
 	for _, r := range runs {
 		for _, t := range r.Tasks() {
 			if !seen[t] {
 				seen[t] = true
 				b.Tasks = append(b.Tasks, t)
+				entries = append(entries, suite.Entry{Task: t})
 			}
 		}
 	}
 	for _, r := range runs {
 		row := BoardRow{Name: r.Name, Dir: r.Dir, Runtime: r.Manifest.Config.Runtime, Cells: map[string]Cell{}}
-		var sum float64
+		scores, avg, err := SuiteAverage(r, entries, AverageOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("leaderboard: %w", err)
+		}
+		for _, sc := range scores {
+			if sc.Score != nil {
+				row.Cells[sc.Task] = Cell{Metric: sc.Metric, Value: *sc.Score, Lo: sc.Lo, Hi: sc.Hi, N: sc.N}
+			}
+		}
+		row.Mean, row.Present = avg.Value, avg.Scored
+		if avg.Partial != nil {
+			row.MeanPartial = *avg.Partial
+		}
 		var tps []float64
 		for _, t := range b.Tasks {
-			ts, ok := r.Summary.Tasks[t]
-			if !ok {
-				continue
-			}
-			hm := headline(ts)
-			m := ts.Metrics[hm]
-			row.Cells[t] = Cell{Metric: hm, Value: 100 * m.Mean, Lo: 100 * m.Lo, Hi: 100 * m.Hi, N: m.N}
-			sum += 100 * m.Mean
-			row.Present++
-			if ts.Timing != nil && ts.Timing.DecodeTPSMedian > 0 {
+			if ts, ok := r.Summary.Tasks[t]; ok && ts.Timing != nil && ts.Timing.DecodeTPSMedian > 0 {
 				tps = append(tps, ts.Timing.DecodeTPSMedian)
 			}
-		}
-		if row.Present > 0 {
-			row.MeanPartial = sum / float64(row.Present)
-		}
-		if row.Present == len(b.Tasks) && row.Present > 0 {
-			m := row.MeanPartial
-			row.Mean = &m
 		}
 		row.DecodeTPS = stats.Median(tps)
 		if res := r.Manifest.Resources; res != nil && res.InProcess {
@@ -88,7 +90,7 @@ func NewBoard(title string, runs []*Run) *Board {
 		b.Rows = append(b.Rows, row)
 	}
 	sort.SliceStable(b.Rows, func(i, j int) bool { return b.Rows[i].MeanPartial > b.Rows[j].MeanPartial })
-	return b
+	return b, nil
 }
 
 // Markdown renders the board as a Markdown table.
@@ -118,7 +120,7 @@ func (b *Board) Markdown() string {
 		}
 		fmt.Fprintf(&s, " %s | %s |\n", optNum(r.DecodeTPS, 1), optNum(r.PeakMB, 0))
 	}
-	s.WriteString("\nScores ×100 with 95% intervals; mean = unweighted mean of the primary metrics (n/a when a task is missing).\n")
+	s.WriteString("\nScores ×100 with 95% intervals; mean = unweighted mean of each task's headline metric (n/a when a task has no score).\n")
 	return s.String()
 }
 
@@ -245,7 +247,7 @@ td:first-child,th:first-child{text-align:left}
 {{end}}<td data-v="{{$r.DecodeTPS}}">{{opt $r.DecodeTPS 1}}</td><td data-v="{{$r.PeakMB}}">{{opt $r.PeakMB 0}}</td>
 </tr>
 {{end}}</tbody></table>
-<p class="note">Scores ×100 (primary metric of each task) with 95% intervals. Mean = unweighted mean over the tasks; n/a when a run lacks a task. Click a header to sort.</p>
+<p class="note">Scores ×100 (the headline metric of each task, as published) with 95% intervals. Mean = unweighted mean over the tasks; n/a when a run has no score for a task. Click a header to sort.</p>
 <div class="plots">{{.SpeedPlot}}{{.MemPlot}}</div>
 <script>
 (function(){

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/pocketeval/pocketeval/evals/suite"
 )
 
 // Policy is a release gate's configuration (gate.yaml).
@@ -19,7 +21,7 @@ import (
 //	  require_significance: true # a drop fails only if it is significant
 //	tasks:
 //	  ifeval: {max_drop: 1.0, min_score: 70}
-//	suite_average_floor: 48.0    # mean of primary metrics ×100 over gated tasks
+//	suite_average_floor: 48.0    # SuiteAverage ×100 over the gated tasks
 //	fail_on_errors: true         # failed samples in the candidate fail its task
 type Policy struct {
 	Alpha             float64              `yaml:"alpha"`
@@ -128,33 +130,32 @@ type GateResult struct {
 	Candidate string        `json:"candidate"`
 }
 
-// Gate applies the policy to candidate vs baseline.
+// Gate applies the policy to candidate vs baseline. Scores, minimum
+// scores and the suite average are SuiteAverage's numbers (each task's
+// headline metric), the ones `suite` and `leaderboard` show; whether a drop
+// is significant comes from the paired test over per-sample values of the
+// primary metric (Compare).
 func Gate(baseline, candidate *Run, p *Policy, seed uint64) (*GateResult, error) {
 	cmp, err := Compare(baseline, candidate, CompareOptions{Alpha: p.Alpha, Seed: seed})
 	if err != nil {
 		return nil, err
 	}
+	entries := make([]suite.Entry, len(cmp.Tasks))
+	for i, tc := range cmp.Tasks {
+		entries[i] = suite.Entry{Task: tc.Task}
+	}
+	base, _, err := SuiteAverage(baseline, entries, AverageOptions{})
+	if err != nil {
+		return nil, err
+	}
+	cand, avg, err := SuiteAverage(candidate, entries, AverageOptions{})
+	if err != nil {
+		return nil, err
+	}
 	g := &GateResult{Pass: true, Alpha: p.Alpha, Baseline: baseline.Dir, Candidate: candidate.Dir, AvgFloor: p.SuiteAverageFloor}
 	failOnErrors := p.FailOnErrors == nil || *p.FailOnErrors
-	var sum float64
-	for _, tc := range cmp.Tasks {
-		v := TaskVerdict{Task: tc.Task, Metric: tc.Metric,
-			Baseline: 100 * tc.AggregateA, Candidate: 100 * tc.AggregateB,
-			Delta: 100 * (tc.AggregateB - tc.AggregateA), CILo: 100 * tc.Lo, CIHi: 100 * tc.Hi, P: tc.P, Test: tc.Test, Pass: true}
-		maxDrop, minScore, requireSig := p.rule(tc.Task)
-		if minScore != nil && v.Candidate < *minScore {
-			v.Pass = false
-			v.Reasons = append(v.Reasons, fmt.Sprintf("score %.2f is below the minimum %.2f", v.Candidate, *minScore))
-		}
-		if maxDrop != nil && -v.Delta > *maxDrop {
-			sig := tc.Significant
-			if requireSig && !sig {
-				v.Notes = append(v.Notes, fmt.Sprintf("drop of %.2f points exceeds %.2f but is not significant (p=%.3g ≥ %g): allowed", -v.Delta, *maxDrop, tc.P, p.Alpha))
-			} else {
-				v.Pass = false
-				v.Reasons = append(v.Reasons, fmt.Sprintf("drop of %.2f points exceeds the allowed %.2f (p=%.3g)", -v.Delta, *maxDrop, tc.P))
-			}
-		}
+	for i, tc := range cmp.Tasks {
+		v := verdict(tc, base[i], cand[i], p)
 		if ts := candidate.Summary.Tasks[tc.Task]; failOnErrors && ts.Errors > 0 {
 			v.Pass = false
 			v.Reasons = append(v.Reasons, fmt.Sprintf("%d samples failed in the candidate run", ts.Errors))
@@ -163,7 +164,6 @@ func Gate(baseline, candidate *Run, p *Policy, seed uint64) (*GateResult, error)
 			g.Pass = false
 			g.Failures = append(g.Failures, tc.Task+": "+strings.Join(v.Reasons, "; "))
 		}
-		sum += v.Candidate
 		g.Tasks = append(g.Tasks, v)
 	}
 	have := map[string]bool{}
@@ -190,15 +190,48 @@ func Gate(baseline, candidate *Run, p *Policy, seed uint64) (*GateResult, error)
 		g.Failures = append(g.Failures, t+": required by the policy but missing from the baseline or candidate")
 		g.Tasks = append(g.Tasks, TaskVerdict{Task: t, Pass: false, Reasons: []string{"missing from the baseline or candidate run"}})
 	}
-	if len(cmp.Tasks) > 0 {
-		avg := sum / float64(len(cmp.Tasks))
-		g.Average = &avg
-		if p.SuiteAverageFloor != nil && avg < *p.SuiteAverageFloor {
+	g.Average = avg.Value
+	if p.SuiteAverageFloor != nil {
+		switch {
+		case avg.Value == nil && avg.Partial != nil:
 			g.Pass = false
-			g.Failures = append(g.Failures, fmt.Sprintf("suite average %.2f is below the floor %.2f", avg, *p.SuiteAverageFloor))
+			g.Failures = append(g.Failures, fmt.Sprintf("suite average is undefined (no score for %s); the floor %.2f cannot be checked", strings.Join(avg.Missing, ", "), *p.SuiteAverageFloor))
+		case avg.Value != nil && *avg.Value < *p.SuiteAverageFloor:
+			g.Pass = false
+			g.Failures = append(g.Failures, fmt.Sprintf("suite average %.2f is below the floor %.2f", *avg.Value, *p.SuiteAverageFloor))
 		}
 	}
 	return g, nil
+}
+
+// verdict applies the policy's rule for one task: base and cand are the
+// two runs' scores, tc the paired comparison.
+func verdict(tc TaskComparison, base, cand SuiteRow, p *Policy) TaskVerdict {
+	v := TaskVerdict{Task: tc.Task, Metric: cand.Metric, CILo: 100 * tc.Lo, CIHi: 100 * tc.Hi, P: tc.P, Test: tc.Test, Pass: true}
+	if base.Score == nil || cand.Score == nil {
+		v.Pass = false
+		v.Reasons = append(v.Reasons, "no scored samples in the baseline or candidate run")
+		return v
+	}
+	v.Baseline, v.Candidate = *base.Score, *cand.Score
+	v.Delta = v.Candidate - v.Baseline
+	if cand.Metric != tc.Metric {
+		v.Notes = append(v.Notes, fmt.Sprintf("interval and p from the paired test on per-sample %s", tc.Metric))
+	}
+	maxDrop, minScore, requireSig := p.rule(tc.Task)
+	if minScore != nil && v.Candidate < *minScore {
+		v.Pass = false
+		v.Reasons = append(v.Reasons, fmt.Sprintf("score %.2f is below the minimum %.2f", v.Candidate, *minScore))
+	}
+	if maxDrop != nil && -v.Delta > *maxDrop {
+		if requireSig && !tc.Significant {
+			v.Notes = append(v.Notes, fmt.Sprintf("drop of %.2f points exceeds %.2f but is not significant (p=%.3g ≥ %g): allowed", -v.Delta, *maxDrop, tc.P, p.Alpha))
+		} else {
+			v.Pass = false
+			v.Reasons = append(v.Reasons, fmt.Sprintf("drop of %.2f points exceeds the allowed %.2f (p=%.3g)", -v.Delta, *maxDrop, tc.P))
+		}
+	}
+	return v
 }
 
 // JUnit renders the verdict as JUnit XML: one test case per task.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/stats"
 )
@@ -240,7 +241,7 @@ func TestSuiteReport(t *testing.T) {
 	dir := fakeRun(t, "m", map[string][]float64{"ifeval": pattern(100, 70), "gsm8k": pattern(100, 40)}, 0, 0)
 	r := mustLoad(t, dir)
 	rep70 := 73.2
-	spec := SuiteSpec{Name: "two", ReportedAverage: nil, Tasks: []SuiteTaskSpec{{Task: "ifeval", Reported: &rep70}, {Task: "gsm8k"}}}
+	spec := &suite.Suite{Name: "two", ReportedAverage: nil, Tasks: []suite.Entry{{Task: "ifeval", Reported: &rep70}, {Task: "gsm8k"}}}
 	rep, err := SuiteOf(r, spec, 1000, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -257,7 +258,7 @@ func TestSuiteReport(t *testing.T) {
 		t.Errorf("table:\n%s", buf.String())
 	}
 	// A missing task leaves the average undefined, says so.
-	spec.Tasks = append(spec.Tasks, SuiteTaskSpec{Task: "mmlu"})
+	spec.Tasks = append(spec.Tasks, suite.Entry{Task: "mmlu"})
 	rep, _ = SuiteOf(r, spec, 100, 1)
 	buf.Reset()
 	rep.Print(&buf)
@@ -273,7 +274,10 @@ func TestBoardHTML(t *testing.T) {
 		mustLoad(t, fakeRun(t, "qwen3-0.6b.gguf", map[string][]float64{"ifeval": pattern(50, 27), "gsm8k": pattern(50, 25)}, 286, 427)),
 		mustLoad(t, fakeRun(t, "smol.gguf", map[string][]float64{"ifeval": pattern(50, 20)}, 0, 0)),
 	}
-	b := NewBoard("test board", runs)
+	b, err := NewBoard("test board", runs)
+	if err != nil {
+		t.Fatal(err)
+	}
 	h, err := b.HTML()
 	if err != nil {
 		t.Fatal(err)

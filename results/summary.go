@@ -49,6 +49,19 @@ type TaskSummary struct {
 	Timing *Timing `json:"timing,omitempty"`
 }
 
+// Headline returns the metric the benchmark publishes: HeadlineMetric when
+// the task's aggregator named one (macro averages over subjects), else the
+// primary metric. Every report of a task's score (the run table, suites,
+// gates and leaderboards) shows this metric.
+func (ts *TaskSummary) Headline() string {
+	if ts.HeadlineMetric != "" {
+		if _, ok := ts.Metrics[ts.HeadlineMetric]; ok {
+			return ts.HeadlineMetric
+		}
+	}
+	return ts.PrimaryMetric
+}
+
 // Timing is the per-task speed summary (medians over samples that report
 // them).
 type Timing struct {

@@ -1,7 +1,7 @@
 // Package suite defines named sets of tasks (suites) with the numbers a
-// model's authors published for them, and computes a suite's headline
-// average: the unweighted mean of the tasks' primary metrics ×100, with a
-// bootstrap interval, next to the reported table.
+// model's authors published for them. It only defines them: the scores and
+// the suite average of a run are computed by leaderboard.SuiteAverage, the
+// one implementation `suite`, `gate`, `leaderboard` and `run --suite` use.
 //
 // Suites are embedded YAML files in suites/; see pocket11.yaml.
 package suite
@@ -34,7 +34,8 @@ type Suite struct {
 // Entry is one task of a suite.
 type Entry struct {
 	Task string `yaml:"task" json:"task"`
-	// Metric overrides the task's primary metric ("" = primary).
+	// Metric overrides the task's headline metric ("" = the headline:
+	// the number the benchmark publishes, see results.TaskSummary.Headline).
 	Metric string `yaml:"metric" json:"metric,omitempty"`
 	// Reported is the published score ×100, if known.
 	Reported *float64 `yaml:"reported" json:"reported,omitempty"`

@@ -28,15 +28,6 @@ func init() {
 	}
 }
 
-// suiteSpec converts a suite definition for the leaderboard package.
-func suiteSpec(s *suite.Suite) leaderboard.SuiteSpec {
-	spec := leaderboard.SuiteSpec{Name: s.Name, ReportedAverage: s.ReportedAverage}
-	for _, e := range s.Tasks {
-		spec.Tasks = append(spec.Tasks, leaderboard.SuiteTaskSpec{Task: e.Task, Metric: e.Metric, Reported: e.Reported, Note: e.Note})
-	}
-	return spec
-}
-
 // NewCmdCompare compares two result directories.
 func NewCmdCompare(f *Factory) *cobra.Command {
 	var (
@@ -230,7 +221,10 @@ speed and score vs peak memory, from the runs' own speed figures.`,
 				}
 				runs = append(runs, r)
 			}
-			b := leaderboard.NewBoard(title, runs)
+			b, err := leaderboard.NewBoard(title, runs)
+			if err != nil {
+				return err
+			}
 			if htmlOut != "" {
 				h, err := b.HTML()
 				if err != nil {
@@ -292,7 +286,7 @@ func NewCmdSuite(f *Factory) *cobra.Command {
 			if err != nil {
 				return &ExitCodeError{Code: ExitUsage, Err: err}
 			}
-			rep, err := leaderboard.SuiteOf(r, suiteSpec(s), 0, 1)
+			rep, err := leaderboard.SuiteOf(r, s, 0, 1)
 			if err != nil {
 				return err
 			}
@@ -321,7 +315,7 @@ func printSuite(w interface{ Write([]byte) (int, error) }, name, dir string) err
 	if err != nil {
 		return err
 	}
-	rep, err := leaderboard.SuiteOf(r, suiteSpec(s), 0, 1)
+	rep, err := leaderboard.SuiteOf(r, s, 0, 1)
 	if err != nil {
 		return err
 	}
