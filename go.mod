@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/abadojack/whatlanggo v1.0.1
+	github.com/ardanlabs/jinja v1.8.0
 	github.com/ebitengine/purego v0.10.0
 	github.com/elastic/go-seccomp-bpf v1.6.0
 	github.com/hybridgroup/yzma v1.28.0

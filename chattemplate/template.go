@@ -1,0 +1,122 @@
+package chattemplate
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ardanlabs/jinja"
+)
+
+// Template is a compiled template. It is safe for concurrent use.
+type Template struct {
+	src string
+	t   *jinja.Template
+	sum string
+}
+
+// Parse compiles a template. Like Jinja, it normalises the source's line
+// endings to "\n" and drops a single trailing newline.
+func Parse(src string) (*Template, error) {
+	norm := strings.ReplaceAll(src, "\r\n", "\n")
+	norm = strings.ReplaceAll(norm, "\r", "\n")
+	norm = strings.TrimSuffix(norm, "\n")
+	t, err := jinja.Compile(norm)
+	if err != nil {
+		return nil, fmt.Errorf("parse chat template: %w", err)
+	}
+	sum := sha256.Sum256([]byte(src))
+	return &Template{src: src, t: t, sum: hex.EncodeToString(sum[:])}, nil
+}
+
+// Render compiles src and renders it once with vars (see Template.Render).
+func Render(src string, vars map[string]any) (string, error) {
+	t, err := Parse(src)
+	if err != nil {
+		return "", err
+	}
+	return t.Render(vars)
+}
+
+// Source returns the template text as given to Parse.
+func (t *Template) Source() string { return t.src }
+
+// SHA256 returns the hex sha256 of the template text as given to Parse.
+func (t *Template) SHA256() string { return t.sum }
+
+// UsesThinking reports whether the template reads enable_thinking, i.e.
+// whether thinking can be switched on or off through it.
+func (t *Template) UsesThinking() bool { return strings.Contains(t.src, "enable_thinking") }
+
+// UsesDate reports whether the template calls strftime_now, so that its
+// output depends on the date.
+func (t *Template) UsesDate() bool { return strings.Contains(t.src, "strftime_now") }
+
+// Render renders the template with vars. Go values map to Jinja values:
+// nil is None, maps are dicts (keys sorted), slices are lists, numbers,
+// strings and booleans are themselves. The globals raise_exception and
+// strftime_now (the current local time; set vars["strftime_now"] to a
+// time.Time to pin it) are defined unless vars overrides them.
+func (t *Template) Render(vars map[string]any) (string, error) {
+	now := time.Now()
+	vals := make(map[string]jinja.Value, len(vars)+2)
+	for k, v := range vars {
+		if k == "strftime_now" {
+			if tm, ok := v.(time.Time); ok {
+				now = tm
+				continue
+			}
+		}
+		vals[k] = toValue(v)
+	}
+	if _, ok := vals["raise_exception"]; !ok {
+		vals["raise_exception"] = jinja.NewCallable("raise_exception", raiseException)
+	}
+	if _, ok := vals["strftime_now"]; !ok {
+		vals["strftime_now"] = jinja.NewCallable("strftime_now", func(args []jinja.Value, _ map[string]jinja.Value) (jinja.Value, error) {
+			if len(args) != 1 || !args[0].IsString() {
+				return jinja.Undefined(), errors.New("strftime_now: want one format string")
+			}
+			s, err := Strftime(now, args[0].AsString())
+			if err != nil {
+				return jinja.Undefined(), err
+			}
+			return jinja.NewString(s), nil
+		})
+	}
+	out, err := t.t.RenderValues(vals)
+	if err != nil {
+		var te *TemplateError
+		if errors.As(err, &te) {
+			return "", te
+		}
+		return "", fmt.Errorf("render chat template: %w", err)
+	}
+	return out, nil
+}
+
+// TemplateError is the error a template raises itself with
+// raise_exception(message), e.g. Gemma's "System role not supported".
+type TemplateError struct {
+	Message string
+}
+
+func (e *TemplateError) Error() string { return "chat template: " + e.Message }
+
+func raiseException(args []jinja.Value, _ map[string]jinja.Value) (jinja.Value, error) {
+	if len(args) == 0 {
+		return jinja.Undefined(), &TemplateError{Message: "raise_exception called without a message"}
+	}
+	return jinja.Undefined(), &TemplateError{Message: printValue(args[0])}
+}
+
+// printValue renders a value as {{ v }} would.
+func printValue(v jinja.Value) string {
+	if v.IsString() {
+		return v.AsString()
+	}
+	return v.String()
+}
