@@ -33,17 +33,72 @@ type MergeOptions struct {
 // Merge combines the result directories of `run --shard i/N` into one, after
 // checking that they come from the same configuration, that every shard
 // 0..N-1 is present once and finished, and that every selected sample
-// appears exactly once. The merged summary is computed by the same code as
-// an unsharded run, from the same records, so it is identical to it.
+// appears exactly once. Each task is prepared exactly as Run prepares it
+// (from the shards' configuration: scoring mode, few-shot, seed, limit),
+// its version, dataset files and prompt hash must match the shards', and
+// the merged summary is computed by the same code as an unsharded run, from
+// the same records, so it is identical to it.
 func Merge(ctx context.Context, o MergeOptions) (*results.Summary, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if len(o.Dirs) == 0 {
+	mans, err := readShards(o.Dirs)
+	if err != nil {
+		return nil, err
+	}
+	count, err := checkShards(o.Dirs, mans)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(o.Out, results.SamplesDir), 0o755); err != nil {
+		return nil, err
+	}
+	if entries, _ := os.ReadDir(filepath.Join(o.Out, results.SamplesDir)); len(entries) > 0 {
+		return nil, fmt.Errorf("merge: %s already holds samples; choose an empty --out", o.Out)
+	}
+	cfg := mans[0].Config
+	cfg.Shard = results.Shard{}
+	s := configSettings(cfg, o.DataDir)
+	sum := &results.Summary{Tasks: map[string]*results.TaskSummary{}, Complete: true}
+	for ti, tc := range cfg.Tasks {
+		p, err := prepareMerged(ctx, o.Lookup, tc, s)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		all, err := shardRecords(o.Dirs, mans, tc.Name, count)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		ts, miss := summarizeTask(p, s.repeats, all)
+		if miss > 0 {
+			return nil, fmt.Errorf("merge: task %s: %d of %d samples are in no shard", tc.Name, miss, ts.Samples)
+		}
+		if len(all) != ts.Samples {
+			return nil, fmt.Errorf("merge: task %s: the shards hold %d samples, the selection has %d", tc.Name, len(all), ts.Samples)
+		}
+		sum.Tasks[tc.Name] = ts
+		sum.Order = append(sum.Order, tc.Name)
+		if err := results.RewriteSorted(results.SamplesPath(o.Out, tc.Name), all); err != nil {
+			return nil, err
+		}
+		cfg.Tasks[ti].Samples = len(p.selected)
+	}
+	if err := results.WriteSummary(o.Out, sum); err != nil {
+		return nil, err
+	}
+	if err := results.WriteManifest(o.Out, mergedManifest(o, mans, cfg)); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+// readShards reads the shards' manifests; every shard must be complete.
+func readShards(dirs []string) ([]*results.Manifest, error) {
+	if len(dirs) == 0 {
 		return nil, errors.New("merge: no directories given")
 	}
 	var mans []*results.Manifest
-	for _, d := range o.Dirs {
+	for _, d := range dirs {
 		m, err := results.ReadManifest(d)
 		if err != nil {
 			return nil, fmt.Errorf("merge: %s: %w", d, err)
@@ -53,21 +108,23 @@ func Merge(ctx context.Context, o MergeOptions) (*results.Summary, error) {
 		}
 		mans = append(mans, m)
 	}
-	// Same configuration apart from the shard index.
-	count := mans[0].Config.Shard.Count
-	if count < 1 {
-		count = 1
-	}
+	return mans, nil
+}
+
+// checkShards checks that the shards share one configuration apart from
+// the shard index and that each index 0..N-1 appears once; it returns N.
+func checkShards(dirs []string, mans []*results.Manifest) (int, error) {
+	count := max(mans[0].Config.Shard.Count, 1)
 	seen := map[int]string{}
 	for i, m := range mans {
 		c := m.Config
 		if c.Shard.Count != mans[0].Config.Shard.Count {
-			return nil, fmt.Errorf("merge: %s is shard %s but %s is shard %s: different shard counts", o.Dirs[i], c.Shard, o.Dirs[0], mans[0].Config.Shard)
+			return 0, fmt.Errorf("merge: %s is shard %s but %s is shard %s: different shard counts", dirs[i], c.Shard, dirs[0], mans[0].Config.Shard)
 		}
 		if prev, dup := seen[c.Shard.Index]; dup {
-			return nil, fmt.Errorf("merge: %s and %s are both shard %s", prev, o.Dirs[i], c.Shard)
+			return 0, fmt.Errorf("merge: %s and %s are both shard %s", prev, dirs[i], c.Shard)
 		}
-		seen[c.Shard.Index] = o.Dirs[i]
+		seen[c.Shard.Index] = dirs[i]
 		a, b := mans[0].Config, c
 		a.Shard, b.Shard = results.Shard{}, results.Shard{}
 		if a.Fingerprint() != b.Fingerprint() || a.Limit != b.Limit {
@@ -75,7 +132,7 @@ func Merge(ctx context.Context, o MergeOptions) (*results.Summary, error) {
 			if a.Limit != b.Limit {
 				diffs = append(diffs, fmt.Sprintf("limit: %d vs %d", a.Limit, b.Limit))
 			}
-			return nil, fmt.Errorf("merge: %s and %s come from different configurations:\n  %s", o.Dirs[0], o.Dirs[i], strings.Join(diffs, "\n  "))
+			return 0, fmt.Errorf("merge: %s and %s come from different configurations:\n  %s", dirs[0], dirs[i], strings.Join(diffs, "\n  "))
 		}
 	}
 	var missing []string
@@ -85,82 +142,66 @@ func Merge(ctx context.Context, o MergeOptions) (*results.Summary, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("merge: missing shards %s", strings.Join(missing, ", "))
+		return 0, fmt.Errorf("merge: missing shards %s", strings.Join(missing, ", "))
 	}
-	if err := os.MkdirAll(filepath.Join(o.Out, results.SamplesDir), 0o755); err != nil {
+	return count, nil
+}
+
+// prepareMerged prepares the task of tc as the shards' run prepared it and
+// checks that it is the same task on the same data.
+func prepareMerged(ctx context.Context, lookup func(string) (evals.Task, error), tc results.TaskConfig, s settings) (*prepared, error) {
+	task, err := lookup(tc.Name)
+	if err != nil {
 		return nil, err
 	}
-	if entries, _ := os.ReadDir(filepath.Join(o.Out, results.SamplesDir)); len(entries) > 0 {
-		return nil, fmt.Errorf("merge: %s already holds samples; choose an empty --out", o.Out)
+	p, err := prepare(ctx, task, s, func(string, ...any) {})
+	if err != nil {
+		return nil, err
 	}
+	if p.info.Version != tc.Version {
+		return nil, fmt.Errorf("task %s is version %s in the shards but %s in this pocketeval", tc.Name, tc.Version, p.info.Version)
+	}
+	for _, f := range sortedKeys(tc.DatasetFiles) {
+		if got := p.cfg.DatasetFiles[f]; got != tc.DatasetFiles[f] {
+			return nil, fmt.Errorf("task %s: dataset %s has sha256 %.12s here but %.12s in the shards", tc.Name, f, got, tc.DatasetFiles[f])
+		}
+	}
+	if p.cfg.PromptHash != tc.PromptHash {
+		return nil, fmt.Errorf("task %s: its prompts render differently here than in the shards (prompt template hash %.12s vs %.12s)", tc.Name, p.cfg.PromptHash, tc.PromptHash)
+	}
+	return p, nil
+}
 
-	cfg := mans[0].Config
-	cfg.Shard = results.Shard{}
-	sum := &results.Summary{Tasks: map[string]*results.TaskSummary{}, Complete: true}
-	for ti, tc := range cfg.Tasks {
-		task, err := o.Lookup(tc.Name)
+// shardRecords collects a task's records from every shard, refusing
+// unfinished files, a sample in two shards or in the wrong one.
+func shardRecords(dirs []string, mans []*results.Manifest, task string, count int) ([]results.Record, error) {
+	var all []results.Record
+	owner := map[results.Key]string{}
+	for di, d := range dirs {
+		recs, rep, err := results.ReadSamples(results.SamplesPath(d, task))
 		if err != nil {
-			return nil, fmt.Errorf("merge: %w", err)
-		}
-		info := task.Info()
-		if info.Version != tc.Version {
-			return nil, fmt.Errorf("merge: task %s is version %s in the shards but %s in this pocketeval", tc.Name, tc.Version, info.Version)
-		}
-		data, err := task.Load(ctx, evals.LoadConfig{DataDir: o.DataDir, NumFewshot: cfg.NumFewshot, Seed: cfg.Seed})
-		if err != nil {
-			return nil, fmt.Errorf("merge: load task %s: %w", tc.Name, err)
-		}
-		for f, h := range tc.DatasetFiles {
-			if got, ok := data.Files[f]; ok && got != h {
-				return nil, fmt.Errorf("merge: task %s: dataset %s has sha256 %.12s here but %.12s in the shards", tc.Name, f, got, h)
-			}
-		}
-		var selected []int
-		for i := range data.Samples {
-			if cfg.Limit > 0 && i >= cfg.Limit {
-				break
-			}
-			selected = append(selected, i)
-		}
-		var all []results.Record
-		owner := map[results.Key]string{}
-		for di, d := range o.Dirs {
-			recs, rep, err := results.ReadSamples(results.SamplesPath(d, tc.Name))
-			if err != nil {
-				return nil, fmt.Errorf("merge: %w", err)
-			}
-			if rep.TornBytes > 0 || rep.Duplicates > 0 {
-				return nil, fmt.Errorf("merge: %s: samples of %s were not finalised (torn or duplicate lines)", d, tc.Name)
-			}
-			for _, r := range recs {
-				if prev, dup := owner[r.Key()]; dup {
-					return nil, fmt.Errorf("merge: task %s sample %s (repeat %d) is in both %s and %s", tc.Name, r.ID, r.Repeat, prev, d)
-				}
-				if want := ShardOf(tc.Name, r.ID, count); count > 1 && want != mans[di].Config.Shard.Index {
-					return nil, fmt.Errorf("merge: %s: task %s sample %s belongs to shard %d/%d", d, tc.Name, r.ID, want, count)
-				}
-				owner[r.Key()] = d
-				all = append(all, r)
-			}
-		}
-		ts, miss := Summarize(task, data, selected, cfg.SamplesPerTask, all)
-		if miss > 0 {
-			return nil, fmt.Errorf("merge: task %s: %d of %d samples are in no shard", tc.Name, miss, ts.Samples)
-		}
-		ts.Warnings = append(ts.Warnings, data.Warnings...)
-		if len(all) != ts.Samples {
-			return nil, fmt.Errorf("merge: task %s: the shards hold %d samples, the selection has %d", tc.Name, len(all), ts.Samples)
-		}
-		sum.Tasks[tc.Name] = ts
-		sum.Order = append(sum.Order, tc.Name)
-		if err := results.RewriteSorted(results.SamplesPath(o.Out, tc.Name), all); err != nil {
 			return nil, err
 		}
-		cfg.Tasks[ti].Samples = len(selected)
+		if rep.TornBytes > 0 || rep.Duplicates > 0 {
+			return nil, fmt.Errorf("%s: samples of %s were not finalised (torn or duplicate lines)", d, task)
+		}
+		for _, r := range recs {
+			if prev, dup := owner[r.Key()]; dup {
+				return nil, fmt.Errorf("task %s sample %s (repeat %d) is in both %s and %s", task, r.ID, r.Repeat, prev, d)
+			}
+			if want := ShardOf(task, r.ID, count); count > 1 && want != mans[di].Config.Shard.Index {
+				return nil, fmt.Errorf("%s: task %s sample %s belongs to shard %d/%d", d, task, r.ID, want, count)
+			}
+			owner[r.Key()] = d
+			all = append(all, r)
+		}
 	}
-	if err := results.WriteSummary(o.Out, sum); err != nil {
-		return nil, err
-	}
+	return all, nil
+}
+
+// mergedManifest describes the merged run: the shards' configuration
+// without the shard, their earliest start, and where it was merged from.
+func mergedManifest(o MergeOptions, mans []*results.Manifest, cfg results.Config) *results.Manifest {
 	end := o.Now().UTC()
 	start := mans[0].Start
 	for _, m := range mans {
@@ -170,13 +211,9 @@ func Merge(ctx context.Context, o MergeOptions) (*results.Summary, error) {
 	}
 	dirs := append([]string(nil), o.Dirs...)
 	sort.Strings(dirs)
-	man := &results.Manifest{
+	return &results.Manifest{
 		Pocketeval: o.Build, Command: o.Command, Config: cfg, Runtime: mans[0].Runtime,
 		Host: mans[0].Host, Environment: map[string]any{"merged_from": dirs},
 		Status: results.StatusComplete, Start: start, End: &end,
 	}
-	if err := results.WriteManifest(o.Out, man); err != nil {
-		return nil, err
-	}
-	return sum, nil
 }

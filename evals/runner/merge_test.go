@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/runtime"
 )
 
 func lookupFake(name string) (evals.Task, error) {
@@ -86,4 +88,121 @@ func TestMergeRefusals(t *testing.T) {
 	m.Status = results.StatusRunning
 	results.WriteManifest(s1, m)
 	check([]string{s0, s1}, "not complete")
+}
+
+// fakeMCTask is a two-mode multiple-choice task like evals/mc: its version
+// carries the mode, and WithMode("loglik") scores choices by
+// log-likelihood.
+type fakeMCTask struct {
+	fakeTask
+	mode string
+}
+
+func (t fakeMCTask) Info() evals.TaskInfo {
+	info := t.fakeTask.Info()
+	info.Version = "1+" + t.mode
+	return info
+}
+
+func (t fakeMCTask) WithMode(mode string) (evals.Task, error) {
+	return fakeMCTask{t.fakeTask, mode}, nil
+}
+
+func (t fakeMCTask) LoglikRequests(d *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) ([]runtime.LoglikRequest, error) {
+	return []runtime.LoglikRequest{{Context: s.Input, Continuation: " A"}, {Context: s.Input, Continuation: " B"}}, nil
+}
+
+func (t fakeMCTask) Score(ctx context.Context, s evals.Sample, out evals.Output) (evals.Score, error) {
+	if t.mode != "loglik" {
+		return t.fakeTask.Score(ctx, s, out)
+	}
+	v := 0.0
+	if out.Loglik[0].LogProb > out.Loglik[1].LogProb {
+		v = 1
+	}
+	return evals.Score{Values: map[string]float64{"acc": v}}, nil
+}
+
+// loglikRuntime scores continuations deterministically from their text.
+type loglikRuntime struct{ fakeRuntime }
+
+func (r *loglikRuntime) LogLikelihood(ctx context.Context, reqs []runtime.LoglikRequest) ([]runtime.LoglikResult, error) {
+	out := make([]runtime.LoglikResult, len(reqs))
+	for i, q := range reqs {
+		h := fnv.New32a()
+		h.Write([]byte(q.Context + q.Continuation))
+		out[i] = runtime.LoglikResult{LogProb: -float64(h.Sum32() % 100), Tokens: 1}
+	}
+	return out, nil
+}
+
+// TestMergeLoglikShards is issue 15's merge bug: shards of a --mode loglik
+// run were refused ("version 1+loglik in the shards but 1+gen") because
+// Merge looked tasks up in their default mode instead of preparing them as
+// the run did.
+func TestMergeLoglikShards(t *testing.T) {
+	t.Parallel()
+	tasks := []evals.Task{fakeMCTask{fakeTask{"alpha", 40}, "gen"}}
+	opts := func(dir string) Options {
+		o := baseOptions(dir, &loglikRuntime{})
+		o.Tasks, o.Mode = tasks, "loglik"
+		return o
+	}
+	whole := t.TempDir()
+	if _, err := Run(context.Background(), opts(whole)); err != nil {
+		t.Fatal(err)
+	}
+	var shards []string
+	for i := 0; i < 2; i++ {
+		dir := t.TempDir()
+		o := opts(dir)
+		o.Shard = results.Shard{Index: i, Count: 2}
+		if _, err := Run(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, dir)
+	}
+	out := filepath.Join(t.TempDir(), "merged")
+	lookup := func(name string) (evals.Task, error) { return tasks[0], nil }
+	if _, err := Merge(context.Background(), MergeOptions{Dirs: shards, Out: out, Lookup: lookup}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{results.SummaryFile, "samples/alpha.jsonl"} {
+		a, _ := os.ReadFile(filepath.Join(whole, f))
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between the whole loglik run and the merged shards:\n%s\n---\n%s", f, a, b)
+		}
+	}
+	m, err := results.ReadManifest(out)
+	if err != nil || m.Config.Tasks[0].Version != "1+loglik" || m.Config.Mode != "loglik" {
+		t.Errorf("merged manifest: %+v, %v", m, err)
+	}
+}
+
+// TestMergeRefusesOtherPrompts checks that Merge prepares tasks with the
+// shards' settings and refuses shards whose prompts this build renders
+// differently.
+func TestMergeRefusesOtherPrompts(t *testing.T) {
+	t.Parallel()
+	var shards []string
+	for i := 0; i < 2; i++ {
+		dir := t.TempDir()
+		o := baseOptions(dir, &fakeRuntime{})
+		o.Shard = results.Shard{Index: i, Count: 2}
+		if _, err := Run(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		m, _ := results.ReadManifest(dir)
+		m.Config.Tasks[0].PromptHash = "0123456789abcdef"
+		results.WriteManifest(dir, m)
+		shards = append(shards, dir)
+	}
+	_, err := Merge(context.Background(), MergeOptions{Dirs: shards, Out: filepath.Join(t.TempDir(), "m"), Lookup: lookupFake})
+	if err == nil || !strings.Contains(err.Error(), "prompts render differently") {
+		t.Errorf("err = %v, want a refusal naming the prompts", err)
+	}
 }

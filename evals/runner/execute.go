@@ -1,0 +1,145 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// execution is what Run's execute phase did.
+type execution struct {
+	generated, errors int
+	// fatal is an unrecoverable failure (a record could not be written);
+	// cancellation is not one.
+	fatal error
+}
+
+// execute is Run's execute phase: the work items run with at most
+// o.Concurrency in flight; each finished record is appended to its task's
+// samples file as soon as it is scored.
+func execute(ctx context.Context, o Options, pl *workPlan) execution {
+	var ex execution
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.Concurrency)
+	for _, wi := range pl.work {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			rec, err := runOne(gctx, o, wi)
+			if err != nil {
+				return err // cancellation
+			}
+			if err := wi.file.w.Append(rec); err != nil {
+				return err
+			}
+			mu.Lock()
+			ex.generated++
+			if rec.Error != "" {
+				ex.errors++
+			}
+			mu.Unlock()
+			o.Progress.Done(wi.p.info.Name)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
+		ex.fatal = err
+	}
+	return ex
+}
+
+// runOne produces the record of one work item. It returns an error only
+// for cancellation; runtime and scorer failures become the record's Error.
+func runOne(ctx context.Context, o Options, wi workItem) (*results.Record, error) {
+	s := wi.p.data.Samples[wi.idx]
+	pc := o.settings().prompt
+	pc.Gen.Seed = o.Gen.Seed + int64(wi.repeat)
+	rec := &results.Record{
+		Task: wi.p.info.Name, ID: s.ID, Repeat: wi.repeat, Index: wi.idx, Target: s.Target,
+		Scores: map[string]float64{},
+	}
+	var out evals.Output
+	var stage string
+	var err error
+	if wi.p.loglik {
+		out, stage, err = loglikOne(ctx, o.Runtime, wi, s, pc, rec)
+	} else {
+		out, stage, err = generateOne(ctx, o, wi, s, pc, rec)
+	}
+	if err == nil {
+		stage = "score"
+		var score evals.Score
+		if score, err = wi.p.task.Score(ctx, s, out); err == nil {
+			rec.Scores = score.Values
+			if rec.Scores == nil {
+				rec.Scores = map[string]float64{}
+			}
+			rec.Extracted, rec.ExtractionFailed, rec.Details = score.Extracted, score.ExtractionFailed, score.Details
+			return rec, nil
+		}
+	}
+	if stage != "render" && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	rec.Error = stage + ": " + err.Error()
+	return rec, nil
+}
+
+// loglikOne scores every choice of a sample by log-likelihood. On error it
+// names the stage that failed.
+func loglikOne(ctx context.Context, rt runtime.Runtime, wi workItem, s evals.Sample, pc evals.PromptConfig, rec *results.Record) (evals.Output, string, error) {
+	reqs, err := wi.p.task.(evals.LoglikTask).LoglikRequests(wi.p.data, s, pc)
+	if err != nil {
+		return evals.Output{}, "render", err
+	}
+	rec.Loglik = reqs
+	lls, err := rt.(runtime.LogLikelihooder).LogLikelihood(ctx, reqs)
+	if err != nil {
+		return evals.Output{}, "runtime", err
+	}
+	rec.LoglikResults = lls
+	return evals.Output{Loglik: lls}, "", nil
+}
+
+// generateOne renders a sample's request and generates the response,
+// recording both. On error it names the stage that failed.
+func generateOne(ctx context.Context, o Options, wi workItem, s evals.Sample, pc evals.PromptConfig, rec *results.Record) (evals.Output, string, error) {
+	req, err := wi.p.task.Prompt(wi.p.data, s, pc)
+	if err != nil {
+		return evals.Output{}, "render", err
+	}
+	req.ID, req.Task = s.ID, wi.p.info.Name
+	rec.Messages, rec.Prompt = req.Messages, req.Prompt
+	if req.Gen.MaxTokens == 0 {
+		req.Gen.MaxTokens = wi.p.info.DefaultMaxTokens
+	}
+	resp, err := o.Runtime.Generate(ctx, req)
+	if err != nil {
+		return evals.Output{}, "runtime", err
+	}
+	// Only what the runtime measured is recorded (replayed predictions
+	// have no timings, so their result files are fully deterministic).
+	if t := resp.Timings; t != (runtime.Timings{}) {
+		rec.Timings = &t
+	}
+	rec.Response = resp.Text
+	rec.FinishReason = resp.FinishReason
+	rec.PromptTokens, rec.CompletionTokens = resp.PromptTokens, resp.CompletionTokens
+	out := evals.Output{Raw: resp.Text, Text: resp.Text, FinishReason: resp.FinishReason, Prompt: req.Prompt}
+	if o.StripThinking {
+		out.Text = evals.StripThinking(resp.Text)
+		if out.Text != resp.Text {
+			st := out.Text
+			rec.Scored = &st
+		}
+	}
+	return out, "", nil
+}

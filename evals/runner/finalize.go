@@ -1,0 +1,89 @@
+package runner
+
+import (
+	"context"
+
+	"github.com/pocketeval/pocketeval/results"
+)
+
+// finalize is Run's finalize phase: every task is summarised from its
+// records as read back from disk; a run that was neither interrupted nor
+// failed has its samples files rewritten in dataset order; summary.json
+// and the manifest's end, resources and status are written.
+func finalize(ctx context.Context, o Options, man *results.Manifest, pl *workPlan, ex execution, env *environment) (*Result, error) {
+	pl.close()
+	interrupted := ctx.Err() != nil
+	finished := !interrupted && ex.fatal == nil
+	sum := &results.Summary{Tasks: map[string]*results.TaskSummary{}, Complete: finished}
+	for _, tf := range pl.tasks {
+		recs, _, err := results.ReadSamples(tf.path)
+		if err != nil {
+			return nil, err
+		}
+		ts, missing := summarizeTask(tf.p, o.SamplesPerTask, recs)
+		sum.Tasks[tf.p.info.Name] = ts
+		sum.Order = append(sum.Order, tf.p.info.Name)
+		if missing > 0 {
+			sum.Complete = false
+		}
+		if finished {
+			if err := results.RewriteSorted(tf.path, recs); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := results.WriteSummary(o.OutDir, sum); err != nil {
+		return nil, err
+	}
+	end := o.Now().UTC()
+	man.End = &end
+	if r := resources(o); r != nil {
+		man.Resources = r
+	}
+	man.Environment = env.snapshot()
+	switch {
+	case ex.fatal != nil:
+		man.Status = results.StatusFailed
+	case interrupted:
+		man.Status = results.StatusInterrupted
+	default:
+		man.Status = results.StatusComplete
+	}
+	if err := results.WriteManifest(o.OutDir, man); err != nil {
+		return nil, err
+	}
+	res := &Result{Summary: sum, Manifest: man, Generated: ex.generated, Errors: ex.errors}
+	switch {
+	case ex.fatal != nil:
+		return res, ex.fatal
+	case interrupted:
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+// summarizeTask is a prepared task's summary over recs (Summarize plus the
+// dataset's warnings), and how many work items have no finished record.
+func summarizeTask(p *prepared, repeats int, recs []results.Record) (*results.TaskSummary, int) {
+	ts, missing := Summarize(p.task, p.data, p.selected, repeats, recs)
+	ts.Warnings = append(ts.Warnings, p.data.Warnings...)
+	return ts, missing
+}
+
+// resources are the process's memory figures for the manifest, when the
+// baseline before loading the model is known.
+func resources(o Options) *results.Resources {
+	if o.BaselineRSS <= 0 {
+		return nil
+	}
+	peak := PeakRSS()
+	if peak <= 0 {
+		return nil
+	}
+	return &results.Resources{
+		InProcess:      o.InProcess,
+		BaselineRSSMB:  mb(o.BaselineRSS),
+		PeakRSSMB:      mb(peak),
+		PeakIncreaseMB: mb(peak - o.BaselineRSS),
+	}
+}

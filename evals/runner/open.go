@@ -1,0 +1,92 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// config is the run's configuration as the manifest records it.
+func (o *Options) config(preps preparedTasks) results.Config {
+	cfg := results.Config{
+		Runtime:        o.RuntimeName,
+		Model:          o.Model,
+		Generation:     o.Gen,
+		Seed:           o.Gen.Seed,
+		NumFewshot:     o.NumFewshot,
+		Chat:           o.Chat,
+		StripThinking:  o.StripThinking,
+		Mode:           o.Mode,
+		SamplesPerTask: o.SamplesPerTask,
+		Limit:          o.Limit,
+		Shard:          o.Shard,
+	}
+	for _, p := range preps {
+		cfg.Tasks = append(cfg.Tasks, p.cfg)
+	}
+	return cfg
+}
+
+// openDir is Run's open phase: it creates the result directory or resumes
+// the run in it (refusing a different configuration unless Force), removes
+// any stale summary and writes the manifest with status running. It
+// reports whether an existing run was resumed.
+func openDir(o Options, preps preparedTasks, env *environment) (*results.Manifest, bool, error) {
+	cfg := o.config(preps)
+	if err := os.MkdirAll(filepath.Join(o.OutDir, results.SamplesDir), 0o755); err != nil {
+		return nil, false, fmt.Errorf("create result directory: %w", err)
+	}
+	man, err := results.ReadManifest(o.OutDir)
+	resumed := false
+	switch {
+	case err == nil && !o.Force:
+		if man.Config.Fingerprint() != cfg.Fingerprint() {
+			return nil, false, &ConfigMismatchError{Dir: o.OutDir, Diffs: man.Config.Diff(cfg)}
+		}
+		resumed = true
+		man.Resumes++
+	case err == nil && o.Force, errors.Is(err, os.ErrNotExist):
+		if err := clearDir(o.OutDir); err != nil {
+			return nil, false, err
+		}
+		man = &results.Manifest{Start: o.Now().UTC()}
+	default:
+		return nil, false, fmt.Errorf("read existing result directory: %w", err)
+	}
+	man.Pocketeval = o.Build
+	man.Command = o.Command
+	man.Config = cfg // the limit may have grown
+	man.Runtime = runtime.Info{Name: o.RuntimeName}
+	if d, ok := o.Runtime.(runtime.Describer); ok {
+		man.Runtime = d.Describe()
+	}
+	man.Host = HostInfo()
+	man.Environment = env.snapshot()
+	man.Status = results.StatusRunning
+	man.End = nil
+	// A stale summary must never sit next to a run in progress.
+	if err := os.Remove(filepath.Join(o.OutDir, results.SummaryFile)); err != nil && !os.IsNotExist(err) {
+		return nil, false, err
+	}
+	if err := results.WriteManifest(o.OutDir, man); err != nil {
+		return nil, false, err
+	}
+	return man, resumed, nil
+}
+
+// clearDir removes a result directory's files so a run starts over.
+func clearDir(dir string) error {
+	for _, name := range []string{results.SummaryFile, results.ManifestFile} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(dir, results.SamplesDir)); err != nil {
+		return err
+	}
+	return os.MkdirAll(filepath.Join(dir, results.SamplesDir), 0o755)
+}
