@@ -131,6 +131,7 @@ type Host struct {
 // extend it).
 func (c Config) Fingerprint() string {
 	c.Limit = 0
+	c.Tasks = append([]TaskConfig(nil), c.Tasks...) // c shares the caller's array
 	for i := range c.Tasks {
 		c.Tasks[i].Samples = 0
 	}

@@ -200,6 +200,9 @@ func TestResumeSkipsFinishedAndRetriesErrors(t *testing.T) {
 	if rt2.calls.Load() != 4 || !res2.Resumed || res2.Reused != 61 || res2.Errors != 0 {
 		t.Fatalf("resume: calls %d resumed %v reused %d errors %d", rt2.calls.Load(), res2.Resumed, res2.Reused, res2.Errors)
 	}
+	if m, err := results.ReadManifest(dir); err != nil || m.Resumes != 1 || m.Config.Tasks[0].Samples != 40 {
+		t.Errorf("resumed manifest: %+v, %v; want 1 resume and 40 samples of alpha", m, err)
+	}
 	fresh := t.TempDir()
 	if _, err := Run(context.Background(), baseOptions(fresh, &fakeRuntime{})); err != nil {
 		t.Fatal(err)
