@@ -24,11 +24,8 @@ package bbh
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -125,6 +122,9 @@ func (Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, err
 		return nil, fmt.Errorf("load bbh: %w", err)
 	}
 	if len(files) == 0 {
+		if _, err := evals.StatDataPath("bbh", dataDir, source); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("load bbh: no task files in %s (official source: %s)", dataDir, source)
 	}
 	sort.Strings(files)
@@ -140,11 +140,11 @@ func (Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, err
 			return nil, fmt.Errorf("load bbh: %w", err)
 		}
 		pf := filepath.Join(promptDir, name+".txt")
-		raw, err := os.ReadFile(pf)
+		raw, sum, err := evals.ReadDataFile("bbh", pf, source)
 		if err != nil {
-			return nil, fmt.Errorf("load bbh: prompt for %s: %w (official source: %s)", name, err, source)
+			return nil, err
 		}
-		d.Files[pf] = digest(raw)
+		d.Files[pf] = sum
 		p, err := parsePrompt(string(raw))
 		if err != nil {
 			return nil, fmt.Errorf("load bbh: %s: %w", pf, err)
@@ -159,17 +159,12 @@ func (Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, err
 	return d, nil
 }
 
-func digest(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
-
 func readTask(path, name string, d *evals.Dataset) ([]evals.Sample, error) {
-	raw, err := os.ReadFile(path)
+	raw, sum, err := evals.ReadDataFile("bbh", path, source)
 	if err != nil {
 		return nil, err
 	}
-	d.Files[path] = digest(raw)
+	d.Files[path] = sum
 	var file struct {
 		Examples []struct {
 			Input  *string `json:"input"`

@@ -4,10 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -41,20 +38,6 @@ func resolveFile(cfg evals.LoadConfig, primary string) (path, name string) {
 		return filepath.Join(cfg.DataDir, cfg.DatasetFile), cfg.DatasetFile
 	}
 	return filepath.Join(cfg.DataDir, primary), primary
-}
-
-// readData reads a dataset file and its sha256. A missing file is an error
-// naming the expected path and where the data officially comes from.
-func readData(path, source string) ([]byte, string, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, "", fmt.Errorf("read dataset: %s does not exist (official source: %s): %w", path, source, err)
-	}
-	if err != nil {
-		return nil, "", fmt.Errorf("read dataset: %w", err)
-	}
-	sum := sha256.Sum256(b)
-	return b, hex.EncodeToString(sum[:]), nil
 }
 
 // humanEvalRecord is one line of HumanEval.jsonl(.gz).

@@ -144,9 +144,9 @@ type mbppData struct {
 func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, error) {
 	info := t.Info()
 	path, name := resolveFile(cfg, info.DatasetFiles[0])
-	data, sum, err := readData(path, info.Source)
+	data, sum, err := evals.ReadDataFile(info.Name, path, info.Source)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", info.Name, err)
+		return nil, err
 	}
 	ds := &evals.Dataset{Files: map[string]string{name: sum}}
 	switch t.kind {

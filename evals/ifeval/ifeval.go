@@ -16,13 +16,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -119,15 +115,11 @@ func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, 
 	if path == "" {
 		path = filepath.Join(cfg.DataDir, t.file)
 	}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &MissingDataError{Task: t.name, Path: path, Source: t.source}
-	}
+	data, sum, err := evals.ReadDataFile(t.name, path, t.source)
 	if err != nil {
-		return nil, fmt.Errorf("%s: read dataset: %w", t.name, err)
+		return nil, err
 	}
-	sum := sha256.Sum256(data)
-	ds := &evals.Dataset{Files: map[string]string{path: hex.EncodeToString(sum[:])}}
+	ds := &evals.Dataset{Files: map[string]string{path: sum}}
 	seen := map[string]int{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 16<<20)

@@ -3,14 +3,9 @@ package math
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash/fnv"
-	"io/fs"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 
 	"github.com/pocketeval/pocketeval/evals"
@@ -34,14 +29,10 @@ func datasetPath(cfg evals.LoadConfig, rel string) string {
 // readLines reads a whole file, hashes it, and returns its lines (without
 // terminators; a final empty line is dropped).
 func readLines(task, path, source string) ([][]byte, string, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, "", &MissingDataError{Task: task, Path: path, Source: source}
-	}
+	data, sum, err := evals.ReadDataFile(task, path, source)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: read dataset: %w", task, err)
+		return nil, "", err
 	}
-	sum := sha256.Sum256(data)
 	var lines [][]byte
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
@@ -51,7 +42,7 @@ func readLines(task, path, source string) ([][]byte, string, error) {
 	if err := sc.Err(); err != nil {
 		return nil, "", fmt.Errorf("%s: read dataset %s: %w", task, path, err)
 	}
-	return lines, hex.EncodeToString(sum[:]), nil
+	return lines, sum, nil
 }
 
 // pickExemplars draws k distinct indices from n, deterministically from

@@ -5,9 +5,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/csv"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -113,9 +111,9 @@ func loadCSVBenchmark(name, defaultRel string) func(context.Context, *benchmark,
 		if root == "" {
 			root = filepath.Join(cfg.DataDir, filepath.FromSlash(defaultRel))
 		}
-		src, err := openRoot(root, b.testDir)
+		src, err := openRoot(b, root)
 		if err != nil {
-			return nil, fmt.Errorf("%w (official source: %s)", err, b.source)
+			return nil, err
 		}
 		defer src.close()
 
@@ -168,10 +166,11 @@ type source struct {
 
 func (s *source) join(p string) string { return filepath.Join(s.display, filepath.FromSlash(p)) }
 
-func openRoot(root, testDir string) (*source, error) {
-	st, err := os.Stat(root)
+func openRoot(b *benchmark, root string) (*source, error) {
+	testDir := b.testDir
+	st, err := evals.StatDataPath(b.name, root, b.source)
 	if err != nil {
-		return nil, fmt.Errorf("dataset %s not found: %w", root, err)
+		return nil, err
 	}
 	if st.IsDir() {
 		dir := root
@@ -181,21 +180,20 @@ func openRoot(root, testDir string) (*source, error) {
 			if _, err2 := os.Stat(filepath.Join(alt, testDir)); err2 == nil {
 				dir = alt
 			} else {
-				return nil, fmt.Errorf("dataset %s has no %s directory", root, testDir)
+				return nil, fmt.Errorf("dataset %s has no %s directory (official source: %s)", root, testDir, b.source)
 			}
 		}
 		return &source{fsys: os.DirFS(dir), display: dir, close: func() {}, hashed: true}, nil
 	}
-	raw, err := os.ReadFile(root)
+	raw, sum, err := evals.ReadDataFile(b.name, root, b.source)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", root, err)
+		return nil, err
 	}
 	zr, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
 	if err != nil {
 		return nil, fmt.Errorf("open %s as zip: %w", root, err)
 	}
-	sum := sha256.Sum256(raw)
-	return &source{fsys: zr, display: root, digest: hex.EncodeToString(sum[:]), close: func() {}}, nil
+	return &source{fsys: zr, display: root, digest: sum, close: func() {}}, nil
 }
 
 // readSubjects reads every <subject><suffix> file in dir. A missing dev
@@ -226,8 +224,7 @@ func readSubjects(ctx context.Context, src *source, dir, suffix string, d *evals
 			return nil, fmt.Errorf("read %s: %w", src.join(p), err)
 		}
 		if src.hashed {
-			sum := sha256.Sum256(raw)
-			d.Files[src.join(p)] = hex.EncodeToString(sum[:])
+			d.Files[src.join(p)] = evals.Digest(raw)
 		}
 		samples, err := parseSubjectCSV(raw, src.join(p), subject)
 		if err != nil {
@@ -362,12 +359,11 @@ func loadARC(ctx context.Context, b *benchmark, cfg evals.LoadConfig) (*evals.Da
 	if p == "" {
 		p = filepath.Join(cfg.DataDir, filepath.FromSlash(b.files[0]))
 	}
-	raw, err := os.ReadFile(p)
+	raw, sum, err := evals.ReadDataFile(b.name, p, b.source)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w (official source: %s)", p, err, b.source)
+		return nil, err
 	}
-	sum := sha256.Sum256(raw)
-	d := &evals.Dataset{Files: map[string]string{p: hex.EncodeToString(sum[:])}}
+	d := &evals.Dataset{Files: map[string]string{p: sum}}
 	sc := bufio.NewScanner(bytes.NewReader(raw))
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	seen := map[string]int{}
