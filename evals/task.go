@@ -42,10 +42,13 @@ type TaskInfo struct {
 	DatasetFiles []string `json:"dataset_files"`
 	// Source says where the data officially comes from (shown when a file
 	// is missing).
-	Source        string   `json:"source,omitempty"`
-	PrimaryMetric string   `json:"primary_metric"`
-	Metrics       []string `json:"metrics"` // every metric Score returns
-	Description   string   `json:"description,omitempty"`
+	Source        string `json:"source,omitempty"`
+	PrimaryMetric string `json:"primary_metric"`
+	// Metrics lists every metric the task reports: each one Score returns
+	// (for every sample) and each one only Aggregate computes (IFEval's
+	// instruction-level accuracies). evalstest.Check enforces it.
+	Metrics     []string `json:"metrics"`
+	Description string   `json:"description,omitempty"`
 	// FewShot reports whether --num-fewshot applies.
 	FewShot bool `json:"fewshot,omitempty"`
 	// DefaultMaxTokens is the generation limit when the user sets none.

@@ -1,0 +1,44 @@
+package registry
+
+import (
+	"os"
+	"testing"
+
+	"github.com/pocketeval/pocketeval/evals/evalstest"
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
+	"github.com/pocketeval/pocketeval/sandbox"
+)
+
+// TestMain lets this test binary act as the sandbox's set-up helper, so
+// the code tasks' Setup works.
+func TestMain(m *testing.M) {
+	sandbox.MaybeRunHelper()
+	os.Exit(m.Run())
+}
+
+// TestEveryTaskConforms runs the Task conformance suite over every
+// registered task against the shared datasets. A task whose data is not
+// there (the optional MGSM languages) is checked without data and
+// skipped.
+func TestEveryTaskConforms(t *testing.T) {
+	data := sharedtest.Datasets(t)
+	samples := 6
+	if testing.Short() {
+		samples = 2
+	}
+	for _, task := range All() {
+		t.Run(task.Info().Name, func(t *testing.T) {
+			evalstest.Test(t, task, evalstest.Options{DataDir: data, Samples: samples})
+		})
+	}
+}
+
+func TestNamesAreUniqueAndSorted(t *testing.T) {
+	t.Parallel()
+	all := All()
+	for i := 1; i < len(all); i++ {
+		if a, b := all[i-1].Info().Name, all[i].Info().Name; a >= b {
+			t.Errorf("tasks %q and %q are not sorted and unique", a, b)
+		}
+	}
+}
