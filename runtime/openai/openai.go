@@ -13,9 +13,12 @@
 //
 // Failures that a retry can fix — HTTP 429 (Retry-After honoured), 408, 5xx
 // other than 501, connection errors, attempts that exceed RequestTimeout,
-// malformed JSON and streams cut off before their end — are retried with
-// exponential backoff and jitter up to MaxRetries times. Everything else
-// (400, 401, 404, 422...) fails at once with an *APIError.
+// malformed JSON, answers of the wrong shape ("content": null, a choice
+// without text, a stream without any choice) and streams cut off before
+// their end — are retried with exponential backoff and jitter up to
+// MaxRetries times; when they persist Generate returns the error, so the
+// sample is counted as failed, never scored as an empty answer. Everything
+// else (400, 401, 404, 422...) fails at once with an *APIError.
 //
 // The client holds no global locks: concurrent Generate calls proceed in
 // parallel and are bounded by the caller (the runner's --concurrency).

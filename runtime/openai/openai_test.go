@@ -37,6 +37,12 @@ const (
 	noStream    fault = "nostream"    // 400 "stream is not supported" when streaming
 	noStreamOpt fault = "nostreamopt" // 400 "stream_options: unknown field" when sent
 	cutBody     fault = "cutbody"     // 200 whose body stops short of its Content-Length
+	nullContent fault = "nullcontent" // 200 JSON whose message content is null
+	nullMessage fault = "nullmessage" // 200 JSON whose choice has "message": null
+	nullChoices fault = "nullchoices" // 200 JSON with "choices": null
+	nullText    fault = "nulltext"    // 200 JSON completion whose text is null
+	numContent  fault = "numcontent"  // 200 JSON whose content is a number
+	noChoiceSSE fault = "nochoicesse" // 200 SSE whose chunks carry no choice, then [DONE]
 )
 
 // fakeServer answers OpenAI-style requests, applying the scripted faults in
@@ -140,6 +146,20 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case malformed:
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"choices": [{"message": {"content": "oops"`)
+		return
+	case nullContent, nullMessage, nullChoices, nullText, numContent:
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, map[fault]string{
+			nullContent: `{"choices":[{"index":0,"message":{"role":"assistant","content":null},"finish_reason":"stop"}],"usage":{"prompt_tokens":11,"completion_tokens":3}}`,
+			nullMessage: `{"choices":[{"index":0,"message":null,"finish_reason":"stop"}]}`,
+			nullChoices: `{"choices":null}`,
+			nullText:    `{"choices":[{"index":0,"text":null,"finish_reason":"stop"}]}`,
+			numContent:  `{"choices":[{"index":0,"message":{"content":5},"text":5,"finish_reason":"stop"}]}`,
+		}[x])
+		return
+	case noChoiceSSE:
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":11,\"completion_tokens\":3}}\n\ndata: [DONE]\n\n")
 		return
 	case truncated:
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -830,5 +850,70 @@ func TestReasoningContent(t *testing.T) {
 	res, err = readJSON(strings.NewReader(`{"choices":[{"message":{"content":"4"},"finish_reason":"stop"}]}`), true)
 	if err != nil || res.text != "4" {
 		t.Errorf("json without reasoning: %q (%v)", res.text, err)
+	}
+}
+
+// TestMalformedAnswersAreErrors: a 200 whose answer is missing or of the
+// wrong shape ("content": null, "message": null, a number for text, a
+// stream that never carries a choice) is an error that is retried and, when
+// it persists, returned — never an empty answer to be scored. Issue 21.
+func TestMalformedAnswersAreErrors(t *testing.T) {
+	t.Parallel()
+	raw := runtime.Request{Prompt: "1 2 3"}
+	for _, tt := range []struct {
+		fault    fault
+		req      runtime.Request
+		noStream bool
+		wantErr  string
+	}{
+		{nullContent, chatReq, true, "message content is null"},
+		{nullMessage, chatReq, true, "choice has no message"},
+		{nullChoices, chatReq, true, "no choices"},
+		{nullText, raw, true, "choice has no text"},
+		{numContent, chatReq, true, "malformed JSON"},
+		{numContent, raw, true, "malformed JSON"},
+		{noChoiceSSE, chatReq, false, "stream carried no choice"},
+		{noChoiceSSE, raw, false, "stream carried no choice"},
+	} {
+		name := string(tt.fault) + map[bool]string{true: "/chat", false: "/raw"}[tt.req.IsChat()]
+		t.Run(name+"/persists", func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, tt.fault, tt.fault, tt.fault)
+			c, _ := testClient(t, f, func(o *Options) { o.MaxRetries = 2; o.NoStream = tt.noStream })
+			resp, err := c.Generate(context.Background(), tt.req)
+			if err == nil {
+				t.Fatalf("Generate = %q, nil; want an error", resp.Text)
+			}
+			if !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "giving up after 3 attempts") {
+				t.Errorf("error = %q, want %q after 3 attempts", err, tt.wantErr)
+			}
+			if got := f.requests(); got != 3 {
+				t.Errorf("server saw %d requests, want 3 (retried)", got)
+			}
+		})
+		t.Run(name+"/recovers", func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t, tt.fault)
+			c, _ := testClient(t, f, func(o *Options) { o.NoStream = tt.noStream })
+			resp, err := c.Generate(context.Background(), tt.req)
+			if err != nil || resp.Text != "Hello, world" {
+				t.Errorf("Generate = %q, %v; want the retried answer", resp.Text, err)
+			}
+		})
+	}
+}
+
+// TestEmptyAnswerIsAnswer: an empty string is a real answer (the model
+// stopped at once), streamed or not, and is not retried.
+func TestEmptyAnswerIsAnswer(t *testing.T) {
+	t.Parallel()
+	for _, noStream := range []bool{false, true} {
+		f := newFake(t)
+		f.text = ""
+		c, _ := testClient(t, f, func(o *Options) { o.NoStream = noStream })
+		resp, err := c.Generate(context.Background(), chatReq)
+		if err != nil || resp.Text != "" || f.requests() != 1 {
+			t.Errorf("nostream=%v: Generate = %q, %v after %d requests; want \"\" at once", noStream, resp.Text, err, f.requests())
+		}
 	}
 }

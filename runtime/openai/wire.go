@@ -186,7 +186,12 @@ func readJSON(r io.Reader, chat bool) (result, error) {
 		res.text = *ch.Text
 	case chat && ch.Message == nil:
 		return result{}, &retryableError{err: errors.New("malformed response: choice has no message")}
-	case !chat:
+	case chat:
+		// "content": null (or absent) with no reasoning either: no
+		// answer at all, which must not be scored as an empty one. An
+		// empty answer is "content": "".
+		return result{}, &retryableError{err: errors.New("malformed response: message content is null")}
+	default:
 		return result{}, &retryableError{err: errors.New("malformed response: choice has no text")}
 	}
 	if ch.FinishReason != nil {
@@ -211,7 +216,13 @@ func readStream(r io.Reader, chat bool, start time.Time) (result, error) {
 		data     strings.Builder
 		haveData bool
 		finished bool
+		// sawChoice: some chunk carried choice 0. Null or absent
+		// content in a chunk is normal (role-only first chunks, the
+		// final chunk), so an empty answer is a stream of such chunks;
+		// a stream with no choice at all answered nothing.
+		sawChoice bool
 	)
+	noChoice := &retryableError{err: errors.New("malformed stream: stream carried no choice")}
 	handle := func(payload string) (done bool, err error) {
 		if strings.TrimSpace(payload) == "[DONE]" {
 			return true, nil
@@ -227,6 +238,7 @@ func readStream(r io.Reader, chat bool, start time.Time) (result, error) {
 			if ch.Index != 0 {
 				continue
 			}
+			sawChoice = true
 			var piece *string
 			if chat && ch.Delta != nil {
 				piece = ch.Delta.Content
@@ -274,6 +286,9 @@ func readStream(r io.Reader, chat bool, start time.Time) (result, error) {
 					return result{}, herr
 				}
 				if done {
+					if !sawChoice {
+						return result{}, noChoice
+					}
 					res.text = withThinking(thinking.String(), text.String())
 					return res, nil
 				}
@@ -304,6 +319,9 @@ func readStream(r io.Reader, chat bool, start time.Time) (result, error) {
 			}
 			if !finished {
 				return result{}, &retryableError{err: errors.New("truncated stream: ended before a finish reason or [DONE]")}
+			}
+			if !sawChoice {
+				return result{}, noChoice
 			}
 			res.text = withThinking(thinking.String(), text.String())
 			return res, nil

@@ -36,6 +36,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -65,6 +66,13 @@ type Options struct {
 	MaxQueue int
 	// MaxBodyBytes bounds a request body; zero means 8 MiB.
 	MaxBodyBytes int64
+	// BodyTimeout bounds the time to receive a request body, from when
+	// the handler starts reading it; a client that has not sent the whole
+	// body by then gets 408 and the connection is closed. The deadline
+	// ends with the body, so it never limits a generation. Zero means 60
+	// seconds (8 MiB at 140 KB/s). Headers are bounded by Serve's
+	// ReadHeaderTimeout.
+	BodyTimeout time.Duration
 	// APIKey, when set, is required as "Authorization: Bearer <key>" on
 	// every path except /health. Empty means no authentication.
 	APIKey string
@@ -100,6 +108,9 @@ func New(rt runtime.Runtime, opts Options) *Handler {
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 8 << 20
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = 60 * time.Second
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -284,11 +295,27 @@ func (h *Handler) loglikelihood(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	// The content type is not checked: `curl -d` sends form encoding
 	// with a JSON body, and OpenAI-compatible servers accept that.
+	//
+	// The body must arrive within BodyTimeout. The deadline is set on the
+	// connection for the body only and cleared once it is read: a
+	// server-wide http.Server.ReadTimeout would also fire during a long
+	// generation and cancel it (net/http cancels the request context on
+	// any read error of the connection). Without a connection (a
+	// ResponseWriter that is not net/http's) there is no deadline.
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(h.opts.BodyTimeout)) == nil {
+		defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
+	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
 	if err := dec.Decode(v); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			writeError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "", fmt.Sprintf("request body larger than %d bytes", mbe.Limit))
+			return false
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			w.Header().Set("Connection", "close")
+			writeError(w, http.StatusRequestTimeout, "invalid_request_error", "", fmt.Sprintf("request body not received within %s", h.opts.BodyTimeout))
 			return false
 		}
 		var te *json.UnmarshalTypeError

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -525,5 +526,61 @@ func TestProbeRecordsServedRuntime(t *testing.T) {
 	rt, _ := info.Settings["server_runtime"].(runtime.Info)
 	if len(models) != 1 || models[0] != "pocket" || rt.Name != "fake" || info.Version != "1" {
 		t.Errorf("Describe after Probe = %+v", info)
+	}
+}
+
+// TestSlowBodyIsCutOff: a client that sends its headers and then trickles
+// (or stops sending) the body gets 408 and a closed connection once
+// Options.BodyTimeout has passed, instead of holding a connection open
+// until it gives up. Issue 21.
+func TestSlowBodyIsCutOff(t *testing.T) {
+	t.Parallel()
+	_, srv := newServer(t, &fake.Runtime{}, Options{BodyTimeout: 100 * time.Millisecond})
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Hang guard only: the server must answer long before this.
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := io.WriteString(conn, "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"prompt\":"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer to a stalled body: %v", err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), "request body") {
+		t.Errorf("stalled body: status %d %s, want 408 naming the request body", resp.StatusCode, b)
+	}
+	if !resp.Close {
+		t.Errorf("stalled body: connection kept open")
+	}
+}
+
+// TestBodyTimeoutDoesNotCancelGeneration: the body deadline ends once the
+// body is read; a generation running longer than it completes.
+func TestBodyTimeoutDoesNotCancelGeneration(t *testing.T) {
+	t.Parallel()
+	rt := &fake.Runtime{Gate: make(chan struct{}), Started: make(chan struct{}, 1)}
+	_, srv := newServer(t, rt, Options{BodyTimeout: 50 * time.Millisecond})
+	codes := make(chan int, 1)
+	go func() {
+		resp, err := http.Post(srv.URL+"/v1/completions", "application/json", strings.NewReader(`{"prompt":"a b"}`))
+		if err != nil {
+			t.Error(err)
+			codes <- 0
+			return
+		}
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, resp.Body)
+		codes <- resp.StatusCode
+	}()
+	<-rt.Started
+	time.Sleep(300 * time.Millisecond) // well past the body deadline
+	rt.Gate <- struct{}{}
+	if c := <-codes; c != http.StatusOK {
+		t.Errorf("generation longer than the body timeout: status %d, want 200", c)
 	}
 }
