@@ -20,7 +20,6 @@ require (
 )
 
 require (
-	github.com/ardanlabs/jinja v1.8.0 // indirect
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/jupiterrider/ffi v0.7.0 // indirect
