@@ -1,0 +1,133 @@
+package lmtemplate
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ardanlabs/jinja"
+)
+
+// renders.json is made by testdata/make_renders.py with jinja2 configured
+// as lm-eval configures it.
+type renderCase struct {
+	Doc      string  `json:"doc"`
+	Template string  `json:"template"`
+	Output   *string `json:"output"`
+	Error    string  `json:"error"`
+}
+
+func TestRendersMatchJinja2(t *testing.T) {
+	raw, err := os.ReadFile("testdata/renders.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Docs  map[string]json.RawMessage `json:"docs"`
+		Cases []renderCase               `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &file); err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]jinja.Value{}
+	for name, d := range file.Docs {
+		docs[name] = decodeJSON(t, d)
+	}
+	for _, c := range file.Cases {
+		tmpl, err := Compile(c.Template)
+		if err != nil {
+			t.Errorf("Compile(%q): %v", c.Template, err)
+			continue
+		}
+		got, err := tmpl.Render(docs[c.Doc])
+		switch {
+		case c.Output != nil && err != nil:
+			t.Errorf("doc %s, template %q: %v; jinja2 renders %q", c.Doc, c.Template, err, *c.Output)
+		case c.Output != nil && got != *c.Output:
+			t.Errorf("doc %s, template %q:\n got %q\nwant %q", c.Doc, c.Template, got, *c.Output)
+		case c.Output == nil && err == nil && !knownLenient[c.Template]:
+			t.Errorf("doc %s, template %q: rendered %q; jinja2 fails with %s", c.Doc, c.Template, got, c.Error)
+		}
+	}
+}
+
+// knownLenient lists templates where jinja2 raises and the engine does
+// not: StrictUndefined errors on undefined values used in conditions,
+// loops, operators and filters other than string (the engine treats them
+// as empty), and a list comprehension, which is not Jinja syntax but which
+// the engine accepts. Every other jinja2 failure must fail here too.
+var knownLenient = map[string]bool{
+	"a\n{% if question %}\nb\n{% endif %}\nc\n":                                                                       true,
+	"  {% if question %}x{% endif %}  \n":                                                                             true,
+	"a  {%- if question -%}  b  {%- endif %}\n  c":                                                                    true,
+	"{% for c in choices %}{{loop.index}}. {{c}}\n{% endfor %}":                                                       true,
+	"{% for c in choices -%}\n  {{ c }}\n{%- endfor %}":                                                               true,
+	"{{[sol for sol in choices.text]}}":                                                                               true,
+	"{{ 'x' ~ i }} {{ i + 1 }} {{ i * 2 }} {{ 7 // 2 }} {{ 7 / 2 }}":                                                  true,
+	"{% set q = question|upper %}{{ q }}|{{ question|lower }}|{{ question|length }}":                                  true,
+	"{% if answer is not none %}{{question+\"\\nAnswer:\"}}{% else %}{{\"问题： \"+question+\"\\nAnswer:\"}}{% endif %}": true,
+}
+
+func TestUndefinedOutputNamesTheExpression(t *testing.T) {
+	tmpl, err := Compile("Q: {{question}}\nA: {{ answr }}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := jinja.NewDict()
+	d.AsDict().Set("question", jinja.NewString("q"))
+	_, err = tmpl.Render(d)
+	if err == nil || !strings.Contains(err.Error(), "line 2: {{ answr }}") {
+		t.Fatalf("err = %v, want it to name line 2 and {{ answr }}", err)
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	for _, src := range []string{"{{ x", "{% if x %}", "{{ 'unterminated }}", "{% raw %}x"} {
+		if _, err := Compile(src); err == nil {
+			t.Errorf("Compile(%q): no error", src)
+		}
+	}
+}
+
+func TestPythonReplacement(t *testing.T) {
+	for in, want := range map[string]string{`\1-\2`: "${1}-${2}", `\g<name>`: "${name}", `$5`: "$$5", `plain`: "plain"} {
+		if got := PythonReplacement(in); got != want {
+			t.Errorf("PythonReplacement(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func decodeJSON(t *testing.T, raw json.RawMessage) jinja.Value {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	var walk func() jinja.Value
+	walk = func() jinja.Value {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch x := tok.(type) {
+		case json.Delim:
+			if x == '[' {
+				var items []jinja.Value
+				for dec.More() {
+					items = append(items, walk())
+				}
+				dec.Token()
+				return jinja.NewList(items)
+			}
+			d := jinja.NewDict()
+			for dec.More() {
+				k, _ := dec.Token()
+				d.AsDict().Set(k.(string), walk())
+			}
+			dec.Token()
+			return d
+		default:
+			return jinja.FromGoValue(x)
+		}
+	}
+	return walk()
+}
