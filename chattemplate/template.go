@@ -28,8 +28,7 @@ func Parse(src string) (*Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse chat template: %w", err)
 	}
-	sum := sha256.Sum256([]byte(src))
-	return &Template{src: src, t: t, sum: hex.EncodeToString(sum[:])}, nil
+	return &Template{src: src, t: t, sum: SHA256(src)}, nil
 }
 
 // Render compiles src and renders it once with vars (see Template.Render).
@@ -119,4 +118,11 @@ func printValue(v jinja.Value) string {
 		return v.AsString()
 	}
 	return v.String()
+}
+
+// SHA256 returns the hex sha256 of a template text (as Template.SHA256
+// does, for a text that may not parse).
+func SHA256(src string) string {
+	sum := sha256.Sum256([]byte(src))
+	return hex.EncodeToString(sum[:])
 }

@@ -106,7 +106,11 @@ const (
 
 // Response is what a runtime produced for one Request.
 type Response struct {
-	Text             string  `json:"text"`
+	Text string `json:"text"`
+	// RenderedPrompt is the exact text a chat request was rendered to by
+	// the runtime's chat template (empty for raw prompts and for runtimes
+	// whose server renders it).
+	RenderedPrompt   string  `json:"rendered_prompt,omitempty"`
 	FinishReason     string  `json:"finish_reason"`
 	PromptTokens     int     `json:"prompt_tokens"`
 	CompletionTokens int     `json:"completion_tokens"`
@@ -119,6 +123,38 @@ type Timings struct {
 	Total            time.Duration `json:"total_ns,omitempty"`
 	PrefillTokPerSec float64       `json:"prefill_tps,omitempty"`
 	DecodeTokPerSec  float64       `json:"decode_tps,omitempty"`
+}
+
+// ChatTemplater is implemented by runtimes that render chat requests with a
+// chat template themselves (llama.cpp in process, MNN); the run manifest
+// records what it returns, and resuming requires it unchanged.
+type ChatTemplater interface {
+	ChatTemplate() ChatTemplateInfo
+}
+
+// ChatTemplateInfo identifies the chat template a runtime renders with and
+// the variables that change its output.
+type ChatTemplateInfo struct {
+	// Source says where the template came from, e.g.
+	// "gguf:tokenizer.chat_template", "llm_config.json:jinja.chat_template",
+	// "file:PATH", "fallback:chatml".
+	Source string `json:"source"`
+	// SHA256 is the hex sha256 of the template text.
+	SHA256 string `json:"sha256"`
+	// Thinking is the requested mode (on, off, model-default) and
+	// ThinkingApplied what it did to this template (e.g.
+	// "enable_thinking=false", "not supported by the template (ignored)").
+	Thinking        string `json:"thinking"`
+	ThinkingApplied string `json:"thinking_applied"`
+	// BOS and EOS are the bos_token and eos_token passed to the template.
+	BOS string `json:"bos_token,omitempty"`
+	EOS string `json:"eos_token,omitempty"`
+	// Date is what strftime_now formats (RFC 3339), set only for templates
+	// that read the date; a resumed run reuses it.
+	Date string `json:"date,omitempty"`
+	// AddsBOS reports whether tokenization adds a BOS token the template
+	// did not render (only for a fallback template).
+	AddsBOS bool `json:"adds_bos,omitempty"`
 }
 
 // ErrNotSupported is returned (wrapped) for a capability a runtime lacks,

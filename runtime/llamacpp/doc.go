@@ -44,19 +44,19 @@
 // phases whether or not the first is reused, so reuse changes no number.
 //
 // Chat requests are rendered with the model's own chat template (GGUF key
-// tokenizer.chat_template) through llama_chat_apply_template, which
-// recognises the common template families (ChatML, Llama 2/3, Gemma, Phi,
-// Mistral, ...) and formats them with built-in code rather than running the
-// Jinja source. A model without a template (stories260K, base models) falls
-// back to ChatML — the fallback llama-server uses, so scores from this
-// runtime and from --runtime openai against llama-server agree. A template
-// llama.cpp does not recognise is an error for chat requests only; set
-// Options.ChatTemplate to a built-in name (chatml, llama2, llama3, gemma,
-// phi3, ...) to override. Raw Prompt requests are tokenised as they are.
-// Both kinds get the model's BOS token when its vocabulary asks for one (a
-// template that already starts with BOS does not get a second one), and
-// special-token text such as <|im_start|> is parsed into special tokens, as
-// llama-server does.
+// tokenizer.chat_template), run as Jinja by package chattemplate with
+// transformers' apply_chat_template conventions (bos_token and eos_token are
+// the vocabulary's, Options.Thinking sets enable_thinking, strftime_now
+// renders Options.TemplateNow), or with Options.ChatTemplate when set. The
+// rendered text is tokenized with special-token text parsed and no special
+// tokens added, exactly as apply_chat_template(tokenize=True) does: the
+// template decides whether a BOS appears. A model without a template
+// (stories260K, base models) falls back to ChatML plus the vocabulary's BOS,
+// which is what llama-server does. A model template the Jinja engine cannot
+// parse is an error for chat requests only. Raw Prompt requests are
+// tokenised as they are, with the model's BOS token when its vocabulary
+// asks for one (not twice). ChatTemplate reports the template's source,
+// sha256 and variables for the run manifest.
 //
 // Decoding is greedy at temperature 0 (Seed is then irrelevant) and
 // otherwise samples with top-p (when 0 < TopP < 1), then temperature, then

@@ -4,7 +4,6 @@ package llamacpp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -32,31 +31,6 @@ func (r *Runtime) Generate(ctx context.Context, req runtime.Request) (runtime.Re
 	return resp, nil
 }
 
-// promptTokens renders and tokenises a request.
-func (r *Runtime) promptTokens(req runtime.Request) ([]llama.Token, error) {
-	text := req.Prompt
-	if req.IsChat() {
-		if r.templateErr != nil {
-			return nil, r.templateErr
-		}
-		var err error
-		if text, err = r.renderChat(req.Messages); err != nil {
-			return nil, err
-		}
-	}
-	toks, err := r.tokenize(text, true)
-	if err != nil {
-		return nil, err
-	}
-	if len(toks) == 0 {
-		return nil, errors.New("empty prompt (and the model has no BOS token to start from)")
-	}
-	if len(toks) >= r.nCtx {
-		return nil, fmt.Errorf("%w: %d prompt tokens, the context holds %d and needs room for one generated token", ErrPromptTooLong, len(toks), r.nCtx)
-	}
-	return toks, nil
-}
-
 // newSampler builds the sampler chain for g: greedy at temperature 0,
 // otherwise top-p (when 0 < TopP < 1), temperature and a seeded draw.
 func newSampler(g runtime.GenConfig) llama.Sampler {
@@ -75,7 +49,7 @@ func newSampler(g runtime.GenConfig) llama.Sampler {
 
 func (r *Runtime) generate(ctx context.Context, w *worker, req runtime.Request) (runtime.Response, error) {
 	start := time.Now()
-	prompt, err := r.promptTokens(req)
+	prompt, rendered, err := r.promptTokens(req)
 	if err != nil {
 		return runtime.Response{}, err
 	}
@@ -155,6 +129,7 @@ func (r *Runtime) generate(ctx context.Context, w *worker, req runtime.Request) 
 	}
 	return runtime.Response{
 		Text:             validUTF8(out),
+		RenderedPrompt:   rendered,
 		FinishReason:     finish,
 		PromptTokens:     len(prompt),
 		CompletionTokens: completion,

@@ -4,8 +4,6 @@ package llamacpp
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	goruntime "runtime"
@@ -36,9 +34,10 @@ type Runtime struct {
 
 	flashAttn llama.FlashAttentionType
 
-	template       string // what is passed to llama_chat_apply_template
-	templateSource string // "model", "option" or "fallback"
-	templateErr    error  // non-nil when chat requests cannot be rendered
+	chat chat // the chat template (chat.go)
+	// onPrompt, when set (tests), sees every prompt's tokens before they
+	// are fed to the model.
+	onPrompt func([]llama.Token)
 
 	pool    chan *worker
 	workers []*worker
@@ -55,6 +54,7 @@ var (
 	_ runtime.Describer       = (*Runtime)(nil)
 	_ runtime.LogLikelihooder = (*Runtime)(nil)
 	_ runtime.Bencher         = (*Runtime)(nil)
+	_ runtime.ChatTemplater   = (*Runtime)(nil)
 )
 
 // worker is one llama.cpp context with its own batch; only the goroutine
@@ -155,7 +155,10 @@ func Open(ctx context.Context, opts Options) (*Runtime, error) {
 	opts.BatchSize = min(opts.BatchSize, opts.ContextSize)
 	r.opts = opts
 
-	r.setTemplate()
+	if err := r.setChat(); err != nil {
+		r.free()
+		return nil, fmt.Errorf("open llamacpp: %w", err)
+	}
 	r.benchTk = r.pickBenchToken()
 
 	r.pool = make(chan *worker, opts.Workers)
@@ -204,24 +207,6 @@ func (r *Runtime) newWorker() (*worker, error) {
 		chunk: r.opts.BatchSize,
 		piece: make([]byte, 64),
 	}, nil
-}
-
-// setTemplate decides which chat template chat requests use and checks
-// that llama.cpp can render it.
-func (r *Runtime) setTemplate() {
-	switch {
-	case r.opts.ChatTemplate != "":
-		r.template, r.templateSource = r.opts.ChatTemplate, "option"
-	default:
-		if t := llama.ModelChatTemplate(r.model, ""); t != "" {
-			r.template, r.templateSource = t, "model"
-		} else {
-			r.template, r.templateSource = FallbackChatTemplate, "fallback"
-		}
-	}
-	if _, err := r.renderChat([]runtime.Message{{Role: "user", Content: "hi"}}); err != nil {
-		r.templateErr = err
-	}
 }
 
 // pickBenchToken returns the token Bench repeats: the first token of "the"
@@ -299,22 +284,15 @@ func (r *Runtime) Describe() runtime.Info {
 
 // describe records the settings Describe reports, while the model is open.
 func (r *Runtime) describe() map[string]any {
-	tmpl := r.templateSource
-	if r.templateSource != "model" {
-		tmpl += ": " + r.template
-	}
-	if r.templateErr != nil {
-		tmpl += " (unsupported by llama.cpp)"
-	}
-	sum := sha256.Sum256([]byte(r.template))
+	ct := r.ChatTemplate()
 	return map[string]any{
-		"chat_template_sha256": hex.EncodeToString(sum[:]),
+		"chat_template_sha256": ct.SHA256,
 		"threads":              r.opts.Threads,
 		"ctx_size":             r.nCtx,
 		"workers":              r.opts.Workers,
 		"batch_size":           r.opts.BatchSize,
 		"flash_attn":           r.opts.FlashAttention,
-		"chat_template":        tmpl,
+		"chat_template":        ct.Source,
 		"lib_dir":              r.opts.LibDir,
 		"binding":              BindingVersion,
 		"backend":              "cpu",
@@ -337,35 +315,6 @@ func (r *Runtime) tokenize(text string, addBOS bool) ([]llama.Token, error) {
 		toks = append([]llama.Token{r.bos}, toks...)
 	}
 	return toks, nil
-}
-
-// renderChat applies the chat template with the assistant prompt appended.
-func (r *Runtime) renderChat(msgs []runtime.Message) (string, error) {
-	if strings.IndexByte(r.template, 0) >= 0 {
-		return "", errors.New("apply chat template: template contains a NUL byte")
-	}
-	chat := make([]llama.ChatMessage, len(msgs))
-	size := 256
-	for i, m := range msgs {
-		if strings.IndexByte(m.Role, 0) >= 0 || strings.IndexByte(m.Content, 0) >= 0 {
-			return "", fmt.Errorf("apply chat template: message %d contains a NUL byte", i)
-		}
-		chat[i] = llama.NewChatMessage(m.Role, m.Content)
-		size += 2*len(m.Content) + len(m.Role) + 64
-	}
-	for range 2 {
-		buf := make([]byte, size)
-		n := llama.ChatApplyTemplate(r.template, chat, true, buf)
-		goruntime.KeepAlive(chat)
-		if n < 0 {
-			return "", fmt.Errorf("apply chat template (%s): llama.cpp does not recognise it; set the chat template option to a built-in name such as chatml", r.templateSource)
-		}
-		if int(n) <= len(buf) {
-			return string(buf[:n]), nil
-		}
-		size = int(n)
-	}
-	return "", errors.New("apply chat template: output kept growing")
 }
 
 // tokenPiece returns the bytes of one token (special tokens render as nothing).

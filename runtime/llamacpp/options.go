@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pocketeval/pocketeval/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
@@ -78,9 +79,6 @@ const (
 	DefaultContextSize = 4096
 	DefaultBatchSize   = 512
 	DefaultMaxTokens   = 1024
-	// FallbackChatTemplate is used for chat requests when the model has no
-	// chat template and Options.ChatTemplate is empty.
-	FallbackChatTemplate = "chatml"
 )
 
 // Errors callers may branch on (all returned wrapped).
@@ -115,10 +113,20 @@ type Options struct {
 	// n_ubatch); cancellation is checked between chunks. 0 means 512,
 	// capped at ContextSize.
 	BatchSize int
-	// ChatTemplate overrides the model's chat template: a llama.cpp
-	// built-in name ("chatml", "llama3", "gemma", ...) or template source
-	// it recognises. Empty means the model's template, else chatml.
+	// ChatTemplate overrides the model's chat template with this Jinja
+	// source (rendered by package chattemplate). Empty means the model's
+	// tokenizer.chat_template, else ChatML.
 	ChatTemplate string
+	// ChatTemplateSource labels ChatTemplate in the manifest, e.g.
+	// "file:tmpl.jinja"; empty means "option".
+	ChatTemplateSource string
+	// Thinking sets enable_thinking for templates that read it; the zero
+	// value leaves the template's default.
+	Thinking chattemplate.Thinking
+	// TemplateNow is the instant strftime_now formats in templates that
+	// read the date (Llama 3.x); the zero value means the time of Open. A
+	// resumed run passes the recorded one.
+	TemplateNow time.Time
 	// DefaultMaxTokens applies to requests with Gen.MaxTokens 0. 0 means
 	// 1024.
 	DefaultMaxTokens int

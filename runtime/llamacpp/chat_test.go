@@ -1,0 +1,201 @@
+//go:build !nollamacpp
+
+package llamacpp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hybridgroup/yzma/pkg/llama"
+
+	"github.com/pocketeval/pocketeval/chattemplate"
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// capture records the tokens of every prompt the runtime feeds the model.
+func capture(rt *Runtime) func() [][]llama.Token {
+	var mu sync.Mutex
+	var got [][]llama.Token
+	rt.onPrompt = func(toks []llama.Token) {
+		mu.Lock()
+		got = append(got, append([]llama.Token(nil), toks...))
+		mu.Unlock()
+	}
+	return func() [][]llama.Token {
+		mu.Lock()
+		defer mu.Unlock()
+		return got
+	}
+}
+
+func countToken(toks []llama.Token, t llama.Token) int {
+	n := 0
+	for _, x := range toks {
+		if x == t {
+			n++
+		}
+	}
+	return n
+}
+
+var chatReq = runtime.Request{Messages: []runtime.Message{
+	{Role: "system", Content: "You tell stories."},
+	{Role: "user", Content: "Tell me a story."},
+}, Gen: runtime.GenConfig{MaxTokens: 4}}
+
+// TestChatFallbackTokens: a model without a chat template (stories260K)
+// gets ChatML and, as llama-server does, the vocabulary's BOS once.
+func TestChatFallbackTokens(t *testing.T) {
+	rt := open(t, stories, Options{})
+	prompts := capture(rt)
+	info := rt.ChatTemplate()
+	if !strings.HasPrefix(info.Source, "fallback:chatml") || !info.AddsBOS {
+		t.Fatalf("ChatTemplate() = %+v, want the ChatML fallback adding BOS", info)
+	}
+	resp, err := rt.Generate(context.Background(), chatReq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := chattemplate.Render(chattemplate.ChatML, map[string]any{"messages": chatReq.Messages, "add_generation_prompt": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.RenderedPrompt != want {
+		t.Errorf("RenderedPrompt = %q, want %q", resp.RenderedPrompt, want)
+	}
+	sent := prompts()
+	if len(sent) != 1 {
+		t.Fatalf("%d prompts sent, want 1", len(sent))
+	}
+	wantToks := append([]llama.Token{rt.bos}, llama.Tokenize(rt.vocab, want, false, true)...)
+	if !equalTokens(sent[0], wantToks) {
+		t.Errorf("tokens sent %v, want BOS + the rendered ChatML %v", sent[0], wantToks)
+	}
+	if resp.PromptTokens != len(sent[0]) {
+		t.Errorf("PromptTokens = %d, %d tokens were sent", resp.PromptTokens, len(sent[0]))
+	}
+}
+
+// TestChatOverrideTokens: a --chat-template file is rendered with the
+// vocabulary's BOS/EOS text and enable_thinking, and its output is
+// tokenized without adding a second BOS.
+func TestChatOverrideTokens(t *testing.T) {
+	const tmpl = "{{ bos_token }}{% for m in messages %}[{{ m.role }}]{{ m.content }}{{ eos_token }}{% endfor %}" +
+		"{% if enable_thinking is defined and enable_thinking is false %}<nothink>{% endif %}" +
+		"{% if add_generation_prompt %}[assistant]{% endif %}"
+	rt := open(t, random, Options{ChatTemplate: tmpl, ChatTemplateSource: "file:test.jinja", Thinking: chattemplate.ThinkingOff})
+	prompts := capture(rt)
+	info := rt.ChatTemplate()
+	if info.Source != "file:test.jinja" || info.SHA256 != chattemplate.SHA256(tmpl) || info.Thinking != "off" ||
+		info.ThinkingApplied != "enable_thinking=false" || info.BOS != "<s>" || info.EOS != "</s>" || info.AddsBOS {
+		t.Errorf("ChatTemplate() = %+v", info)
+	}
+	resp, err := rt.Generate(context.Background(), chatReq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "<s>[system]You tell stories.</s>[user]Tell me a story.</s><nothink>[assistant]"
+	if resp.RenderedPrompt != want {
+		t.Errorf("RenderedPrompt = %q, want %q", resp.RenderedPrompt, want)
+	}
+	sent := prompts()[0]
+	if !equalTokens(sent, llama.Tokenize(rt.vocab, want, false, true)) {
+		t.Errorf("tokens sent are not the rendered text tokenized without added special tokens: %v", sent)
+	}
+	if sent[0] != rt.bos || countToken(sent, rt.bos) != 1 {
+		t.Errorf("want exactly one BOS, first: %v", sent)
+	}
+	if eos := llama.VocabEOS(rt.vocab); countToken(sent, eos) != 2 {
+		t.Errorf("the two </s> the template rendered are not EOS tokens: %v", sent)
+	}
+	// Raw prompts are untouched by the template and get BOS once.
+	if _, err := rt.Generate(context.Background(), runtime.Request{Prompt: "<s>Hello", Gen: runtime.GenConfig{MaxTokens: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if raw := prompts()[1]; countToken(raw, rt.bos) != 1 {
+		t.Errorf("raw prompt starting with <s>: %v", raw)
+	}
+}
+
+// TestChatRealTemplateTokens renders a real model template (Phi-3.5-mini's,
+// from the conformance set) on the Llama-2 vocabulary it shares, and
+// checks the tokens sent are exactly jinja2's golden render, tokenized.
+func TestChatRealTemplateTokens(t *testing.T) {
+	src, err := os.ReadFile("../../chattemplate/testdata/templates/phi-3.5-mini-instruct.jinja")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var golden map[string]struct{ Text string }
+	b, err := os.ReadFile("../../chattemplate/testdata/golden/phi-3.5-mini-instruct.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &golden); err != nil {
+		t.Fatal(err)
+	}
+	rt := open(t, random, Options{ChatTemplate: string(src)})
+	prompts := capture(rt)
+	req := runtime.Request{Messages: []runtime.Message{
+		{Role: "system", Content: "You are a careful math tutor."},
+		{Role: "user", Content: "What is 17 * 23?"},
+	}, Gen: runtime.GenConfig{MaxTokens: 2}}
+	resp, err := rt.Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := golden["system-user"].Text
+	if want == "" || resp.RenderedPrompt != want {
+		t.Fatalf("RenderedPrompt = %q, jinja2 golden %q", resp.RenderedPrompt, want)
+	}
+	if sent := prompts()[0]; !equalTokens(sent, llama.Tokenize(rt.vocab, want, false, true)) {
+		t.Errorf("tokens sent differ from the golden render's tokens")
+	}
+}
+
+func TestChatTemplateErrors(t *testing.T) {
+	opts := Options{Model: modelPath(t, stories), ChatTemplate: "{% if %}"}
+	if _, err := Open(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "chat template") {
+		t.Errorf("an unparsable --chat-template: got %v, want Open to fail", err)
+	}
+	rt := open(t, stories, Options{ChatTemplate: `{{ raise_exception("System role not supported") }}`})
+	if _, err := rt.Generate(context.Background(), chatReq); err == nil || !strings.Contains(err.Error(), "System role not supported") {
+		t.Errorf("a template's raise_exception: got %v", err)
+	}
+	if _, err := rt.Generate(context.Background(), runtime.Request{Messages: []runtime.Message{{Role: "user", Content: "a\x00b"}}}); err == nil {
+		t.Error("message with a NUL byte rendered without error")
+	}
+}
+
+// TestChatDatePinned: strftime_now renders Options.TemplateNow, recorded
+// in ChatTemplate().Date, only for templates that read the date.
+func TestChatDatePinned(t *testing.T) {
+	now := time.Date(2024, 7, 26, 10, 0, 0, 0, time.UTC)
+	rt := open(t, stories, Options{ChatTemplate: `{{ strftime_now("%d %b %Y") }}{{ messages[0].content }}`, TemplateNow: now})
+	got, err := rt.renderChat([]runtime.Message{{Role: "user", Content: "x"}})
+	if err != nil || got != "26 Jul 2024x" {
+		t.Errorf("render = %q, %v", got, err)
+	}
+	if d := rt.ChatTemplate().Date; d != now.Format(time.RFC3339) {
+		t.Errorf("Date = %q", d)
+	}
+	if d := open(t, stories, Options{}).ChatTemplate().Date; d != "" {
+		t.Errorf("ChatML reads no date, but Date = %q", d)
+	}
+}
+
+func equalTokens(a, b []llama.Token) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
