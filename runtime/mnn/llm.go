@@ -82,6 +82,8 @@ type Runtime struct {
 	pool chan engine
 	all  []engine
 
+	chatCfg chatConfig // chat.go
+
 	mu         sync.Mutex
 	closed     bool
 	loadOnce   sync.Once
@@ -93,6 +95,7 @@ var (
 	_ runtime.Describer       = (*Runtime)(nil)
 	_ runtime.LogLikelihooder = (*Runtime)(nil)
 	_ runtime.Bencher         = (*Runtime)(nil)
+	_ runtime.ChatTemplater   = (*Runtime)(nil)
 )
 
 // newRuntime wraps loaded engines.
@@ -182,16 +185,18 @@ func checkRequest(req runtime.Request) error {
 
 func (r *Runtime) generate(ctx context.Context, e engine, req runtime.Request) (runtime.Response, error) {
 	start := time.Now()
-	text := req.Prompt
+	var (
+		ids      []int
+		rendered string
+		err      error
+	)
 	if req.IsChat() {
-		var err error
-		if text, err = e.Template(req.Messages); err != nil {
-			return runtime.Response{}, fmt.Errorf("apply chat template: %w", err)
-		}
+		ids, rendered, err = r.chatTokens(e, req.Messages)
+	} else if ids, err = e.Tokenize(req.Prompt); err != nil {
+		err = fmt.Errorf("tokenize prompt: %w", err)
 	}
-	ids, err := e.Tokenize(text)
 	if err != nil {
-		return runtime.Response{}, fmt.Errorf("tokenize prompt: %w", err)
+		return runtime.Response{}, err
 	}
 	if len(ids) == 0 {
 		return runtime.Response{}, errors.New("prompt encodes to no tokens")
@@ -204,7 +209,9 @@ func (r *Runtime) generate(ctx context.Context, e engine, req runtime.Request) (
 		maxTokens = r.maxTokens
 	}
 	if req.Gen.Temperature > 0 {
-		return r.sample(ctx, e, req, ids, maxTokens, start)
+		resp, err := r.sample(ctx, e, req, ids, maxTokens, start)
+		resp.RenderedPrompt = rendered
+		return resp, err
 	}
 	prefillStart := time.Now()
 	st, err := e.Prefill(ids)
@@ -244,6 +251,7 @@ func (r *Runtime) generate(ctx context.Context, e engine, req runtime.Request) (
 	}
 	resp := runtime.Response{
 		Text:             strings.ToValidUTF8(string(out), string(utf8.RuneError)),
+		RenderedPrompt:   rendered,
 		FinishReason:     finish,
 		PromptTokens:     len(ids),
 		CompletionTokens: tokens,

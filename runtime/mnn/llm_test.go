@@ -157,7 +157,7 @@ func TestGenerate(t *testing.T) {
 		wantPrompt string
 	}{
 		{"chat, package limit", runtime.Request{Messages: []runtime.Message{{Role: "user", Content: "hi"}}}, pieces,
-			"Hello world", runtime.FinishLength, 4, "<user>hi<assistant>"},
+			"Hello world", runtime.FinishLength, 4, "hi"}, // no template in the package: contents concatenated, as MNN does
 		{"prompt, stop token", runtime.Request{Prompt: "x", Gen: runtime.GenConfig{MaxTokens: 10}}, pieces,
 			"Hello world!", runtime.FinishStop, 5, "x"},
 		{"max tokens", runtime.Request{Prompt: "x", Gen: runtime.GenConfig{MaxTokens: 2}}, pieces,

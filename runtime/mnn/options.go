@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
+
+	"github.com/pocketeval/pocketeval/chattemplate"
 )
 
 // ErrUnavailable is returned (wrapped) by Open when pocketeval was built
@@ -34,6 +37,17 @@ type Options struct {
 	// MaxTokens is the token limit for requests that set none; 0 means the
 	// package's max_new_tokens, or 512 if it has none.
 	MaxTokens int
+	// ChatTemplate overrides the package's chat template with this Jinja
+	// source; ChatTemplateSource labels it for the manifest ("" means
+	// "option"). Empty means the package's own (see chat.go).
+	ChatTemplate       string
+	ChatTemplateSource string
+	// Thinking sets enable_thinking for templates that read it; the zero
+	// value keeps the template's (or the package context's) default.
+	Thinking chattemplate.Thinking
+	// TemplateNow is what strftime_now formats; zero means the first
+	// chat request's time.
+	TemplateNow time.Time
 	// Config holds extra MNN config keys merged after the ones above and
 	// before load (for example "attention_mode" or "dynamic_option"). nil
 	// adds nothing.

@@ -1,0 +1,155 @@
+package mnn
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pocketeval/pocketeval/chattemplate"
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// chatPackage writes an MNN package directory holding only what chat
+// rendering reads, and a runtime over one fake engine for it.
+func chatPackage(t *testing.T, opts Options, prefix []int, files map[string]any) (*Runtime, *fakeEngine) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, v := range files {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts, err := opts.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeEngine{pieces: []string{"ok"}, prefix: prefix}
+	return newRuntime(opts, Package{Config: filepath.Join(dir, "config.json"), Dir: dir}, "3.6.1", 0, []engine{f}), f
+}
+
+func idsOf(prefix []int, s string) []int {
+	ids := append([]int(nil), prefix...)
+	for _, c := range []byte(s) {
+		ids = append(ids, int(c))
+	}
+	return ids
+}
+
+var mnnChat = runtime.Request{Messages: []runtime.Message{
+	{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Hi"},
+}, Gen: runtime.GenConfig{MaxTokens: 1}}
+
+// TestChatJinjaTokens: llm_config.json's jinja template is rendered in Go
+// with jinja.bos/eos; the BOS text it renders is not tokenized on top of
+// the tokenizer's own prefix token, so the prompt starts with one BOS.
+func TestChatJinjaTokens(t *testing.T) {
+	tmpl := "{{ bos_token }}{% for message in messages %}<|im_start|>{{ message.role }}\n{{ message.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+	rt, f := chatPackage(t, Options{}, []int{7}, map[string]any{
+		"config.json":     map[string]any{"llm_model": "llm.mnn"},
+		"llm_config.json": map[string]any{"jinja": map[string]any{"chat_template": tmpl, "bos": "<bos>", "eos": "<|im_end|>"}},
+	})
+	resp, err := rt.Generate(context.Background(), mnnChat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "<bos><|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
+	if resp.RenderedPrompt != want {
+		t.Errorf("RenderedPrompt = %q, want %q", resp.RenderedPrompt, want)
+	}
+	if got, wantIDs := f.prefill[0], idsOf([]int{7}, strings.TrimPrefix(want, "<bos>")); !reflect.DeepEqual(got, wantIDs) {
+		t.Errorf("tokens sent %v, want one prefix token then the rendered text after its BOS", got)
+	}
+	info := rt.ChatTemplate()
+	if info.Source != "llm_config.json:jinja.chat_template" || info.SHA256 != chattemplate.SHA256(tmpl) || info.BOS != "<bos>" || info.EOS != "<|im_end|>" {
+		t.Errorf("ChatTemplate() = %+v", info)
+	}
+}
+
+// TestChatThinkingContext: context.json's variables reach the template;
+// --thinking overrides its enable_thinking.
+func TestChatThinkingContext(t *testing.T) {
+	tmpl := "{% for m in messages %}{{ m.content }}{% endfor %}{% if enable_thinking is defined and enable_thinking is false %}<think>\n\n</think>\n\n{% endif %}"
+	files := map[string]any{
+		"config.json":     map[string]any{"jinja": map[string]any{"chat_template": tmpl}},
+		"llm_config.json": map[string]any{"model_type": "qwen3"},
+		"context.json":    map[string]any{"enable_thinking": false},
+	}
+	for _, c := range []struct {
+		mode    chattemplate.Thinking
+		want    string
+		applied string
+	}{
+		{chattemplate.ThinkingModelDefault, "Be brief.Hi<think>\n\n</think>\n\n", "enable_thinking=false (the package's context)"},
+		{chattemplate.ThinkingOn, "Be brief.Hi", "enable_thinking=true"},
+		{chattemplate.ThinkingOff, "Be brief.Hi<think>\n\n</think>\n\n", "enable_thinking=false"},
+	} {
+		rt, f := chatPackage(t, Options{Thinking: c.mode}, nil, files)
+		if _, err := rt.Generate(context.Background(), mnnChat); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.prefill[0]; !reflect.DeepEqual(got, idsOf(nil, c.want)) {
+			t.Errorf("thinking %s: sent %q, want %q", c.mode, string(bytesOf(got)), c.want)
+		}
+		if got := rt.ChatTemplate().ThinkingApplied; got != c.applied {
+			t.Errorf("thinking %s: ThinkingApplied = %q, want %q", c.mode, got, c.applied)
+		}
+	}
+}
+
+// TestChatLegacyAndNone: older packages' prompt_template keys, and MNN's
+// concatenation when a package has no template at all.
+func TestChatLegacyAndNone(t *testing.T) {
+	rt, f := chatPackage(t, Options{}, nil, map[string]any{
+		"config.json": map[string]any{"prompt_template": "<user>%s</user><bot>", "assistant_prompt_template": "<bot>%s</bot>"},
+	})
+	one := runtime.Request{Messages: []runtime.Message{{Role: "user", Content: "Hi"}}, Gen: runtime.GenConfig{MaxTokens: 1}}
+	if _, err := rt.Generate(context.Background(), one); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Generate(context.Background(), mnnChat); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(bytesOf(f.prefill[0])); got != "<user>Hi</user><bot>" {
+		t.Errorf("single user message: %q", got)
+	}
+	if got := string(bytesOf(f.prefill[1])); got != "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<bot>" {
+		t.Errorf("conversation: %q", got)
+	}
+	rt, f = chatPackage(t, Options{}, nil, map[string]any{"config.json": map[string]any{}})
+	if _, err := rt.Generate(context.Background(), mnnChat); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(bytesOf(f.prefill[0])); got != "Be brief.Hi" || !strings.HasPrefix(rt.ChatTemplate().Source, "none") {
+		t.Errorf("no template: sent %q, source %q", got, rt.ChatTemplate().Source)
+	}
+}
+
+// TestChatOverride: Options.ChatTemplate replaces the package's template;
+// a template that does not parse fails chat requests with its source named.
+func TestChatOverride(t *testing.T) {
+	files := map[string]any{"llm_config.json": map[string]any{"jinja": map[string]any{"chat_template": "PKG"}}}
+	now := time.Date(2024, 7, 26, 0, 0, 0, 0, time.UTC)
+	rt, f := chatPackage(t, Options{ChatTemplate: `{{ strftime_now("%d %b %Y") }}:{{ messages[-1].content }}`, ChatTemplateSource: "file:x.jinja", TemplateNow: now}, nil, files)
+	if _, err := rt.Generate(context.Background(), mnnChat); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(bytesOf(f.prefill[0])); got != "26 Jul 2024:Hi" {
+		t.Errorf("override rendered %q", got)
+	}
+	if info := rt.ChatTemplate(); info.Source != "file:x.jinja" || info.Date != now.Format(time.RFC3339) {
+		t.Errorf("ChatTemplate() = %+v", info)
+	}
+	rt, _ = chatPackage(t, Options{ChatTemplate: "{% if %}"}, nil, files)
+	if _, err := rt.Generate(context.Background(), mnnChat); err == nil || !strings.Contains(err.Error(), "chat template (option)") {
+		t.Errorf("unparsable template: %v", err)
+	}
+}
