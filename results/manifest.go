@@ -75,6 +75,10 @@ type Config struct {
 	SamplesPerTask int               `json:"samples_per_task"`
 	Limit          int               `json:"limit,omitempty"`
 	Shard          Shard             `json:"shard"`
+	// ChatTemplate is the chat template the runtime rendered chat requests
+	// with (in-process runtimes); nil for raw prompts and for servers that
+	// apply their own.
+	ChatTemplate *runtime.ChatTemplateInfo `json:"chat_template,omitempty"`
 }
 
 // Model identifies the model evaluated.
@@ -161,6 +165,7 @@ func (c Config) Diff(o Config) []string {
 	add("mode", c.Mode, o.Mode)
 	add("samples_per_task", c.SamplesPerTask, o.SamplesPerTask)
 	add("shard", c.Shard, o.Shard)
+	add("chat_template", c.ChatTemplate, o.ChatTemplate)
 	ct := map[string]TaskConfig{}
 	for _, t := range c.Tasks {
 		t.Samples = 0

@@ -26,12 +26,18 @@ type Record struct {
 	// Prompt is the exact rendered request: chat messages or a raw prompt.
 	Messages []runtime.Message `json:"messages,omitempty"`
 	Prompt   string            `json:"prompt,omitempty"`
+	// RenderedPrompt is the exact text the runtime's chat template made of
+	// Messages (what was tokenized), when the runtime renders it.
+	RenderedPrompt string `json:"rendered_prompt,omitempty"`
 	// Loglik holds the log-likelihood requests in log-likelihood mode.
 	Loglik []runtime.LoglikRequest `json:"loglik_requests,omitempty"`
 	// Response is the raw model output; Scored is what the scorer saw
 	// after post-processing (omitted when identical).
-	Response         string                 `json:"response"`
-	Scored           *string                `json:"scored_text,omitempty"`
+	Response string  `json:"response"`
+	Scored   *string `json:"scored_text,omitempty"`
+	// Thinking is the response's reasoning block state: "" (none),
+	// "closed", "truncated" (cut by the token limit) or "unterminated".
+	Thinking         string                 `json:"thinking,omitempty"`
 	LoglikResults    []runtime.LoglikResult `json:"loglik_results,omitempty"`
 	Extracted        string                 `json:"extracted,omitempty"`
 	ExtractionFailed bool                   `json:"extraction_failed,omitempty"`

@@ -40,6 +40,10 @@ type TaskSummary struct {
 	// ExtractionFailureRate and TruncationRate, where they apply.
 	ExtractionFailureRate *float64 `json:"extraction_failure_rate,omitempty"`
 	TruncationRate        *float64 `json:"truncation_rate,omitempty"`
+	// ThinkingTruncatedRate is the share of generated responses cut off by
+	// the token limit inside their reasoning block (so with no answer);
+	// set when any response reasoned.
+	ThinkingTruncatedRate *float64 `json:"thinking_truncated_rate,omitempty"`
 	// Breakdown: group → metric → value (subjects, categories, sub-tasks).
 	Breakdown map[string]map[string]float64 `json:"breakdown,omitempty"`
 	Notes     []string                      `json:"notes,omitempty"`

@@ -131,11 +131,14 @@ func generateOne(ctx context.Context, o Options, wi workItem, s evals.Sample, pc
 		rec.Timings = &t
 	}
 	rec.Response = resp.Text
+	rec.RenderedPrompt = resp.RenderedPrompt
 	rec.FinishReason = resp.FinishReason
 	rec.PromptTokens, rec.CompletionTokens = resp.PromptTokens, resp.CompletionTokens
 	out := evals.Output{Raw: resp.Text, Text: resp.Text, FinishReason: resp.FinishReason, Prompt: req.Prompt}
+	th := evals.SplitThinking(resp.Text, evals.PromptOpensThinking(resp.RenderedPrompt), resp.FinishReason == runtime.FinishLength)
+	rec.Thinking = th.State
 	if o.StripThinking {
-		out.Text = evals.StripThinking(resp.Text)
+		out.Text = th.Answer
 		if out.Text != resp.Text {
 			st := out.Text
 			rec.Scored = &st

@@ -28,6 +28,10 @@ func (o *Options) config(preps preparedTasks) results.Config {
 	for _, p := range preps {
 		cfg.Tasks = append(cfg.Tasks, p.cfg)
 	}
+	if ct, ok := o.Runtime.(runtime.ChatTemplater); ok && o.Chat {
+		info := ct.ChatTemplate()
+		cfg.ChatTemplate = &info
+	}
 	return cfg
 }
 

@@ -72,6 +72,9 @@ type tally struct {
 
 	extractable, extractFail int
 	generated, truncated     int
+	// thinking counts responses with a reasoning block, thinkingCut those
+	// cut off inside it by the token limit.
+	thinking, thinkingCut int
 
 	ttft, prefill, decode, latency []float64
 	timing                         *results.Timing
@@ -91,6 +94,12 @@ func (tl *tally) add(s evals.Sample, rep int, r *results.Record) {
 		tl.generated++
 		if r.FinishReason == runtime.FinishLength {
 			tl.truncated++
+		}
+		if r.Thinking != "" {
+			tl.thinking++
+		}
+		if r.Thinking == evals.ThinkingTruncated {
+			tl.thinkingCut++
 		}
 	}
 	if tm := r.Timings; tm != nil {
@@ -130,6 +139,13 @@ func (tl *tally) rates(ts *results.TaskSummary) {
 	if tl.generated > 0 {
 		r := float64(tl.truncated) / float64(tl.generated)
 		ts.TruncationRate = &r
+	}
+	if tl.thinking > 0 {
+		r := float64(tl.thinkingCut) / float64(tl.generated)
+		ts.ThinkingTruncatedRate = &r
+		if tl.thinkingCut > 0 {
+			ts.Warnings = append(ts.Warnings, fmt.Sprintf("%d of %d responses were cut off by the token limit while still reasoning (no answer to score); a larger --max-tokens lets them finish", tl.thinkingCut, tl.generated))
+		}
 	}
 	if tl.timing.SamplesWithTiming > 0 {
 		tl.timing.TTFTMsMedian = round3(stats.Median(tl.ttft))
