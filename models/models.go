@@ -40,6 +40,9 @@ type Model struct {
 	// Entry is the file (or, for MNN, config.json) the runtime opens.
 	Entry string `json:"entry"`
 	Note  string `json:"note,omitempty"`
+	// Chat holds the chat-mode defaults (template source, thinking, stop
+	// tokens, recommended generation settings); nil when not recorded.
+	Chat *Chat `json:"chat,omitempty"`
 }
 
 // File is one file of a model.
@@ -86,6 +89,11 @@ func (r Registry) merge(file string, data []byte) error {
 			return fmt.Errorf("model registry %s: %s: field \"repo\": missing", file, name)
 		case len(md.Files) == 0:
 			return fmt.Errorf("model registry %s: %s: field \"files\": empty", file, name)
+		}
+		if md.Chat != nil {
+			if err := md.Chat.check(); err != nil {
+				return fmt.Errorf("model registry %s: %s: %w", file, name, err)
+			}
 		}
 		if md.Revision == "" {
 			md.Revision = "main"

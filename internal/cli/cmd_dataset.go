@@ -187,7 +187,7 @@ overrides entries; $POCKETEVAL_HF_ENDPOINT points at a mirror.
 			return nil
 		},
 	}
-	cmd.AddCommand(list, download)
+	cmd.AddCommand(list, download, newCmdModelsShow(f, &file, &asJSON))
 	return cmd
 }
 

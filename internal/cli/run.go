@@ -108,6 +108,9 @@ silently — a missing dataset fails with the command that fetches it.`,
 			if opts.Mode != "gen" && opts.Mode != "loglik" {
 				return FlagErrorf("--mode must be gen or loglik")
 			}
+			if err := checkTemplateFlags(opts.Runtime); err != nil {
+				return err
+			}
 			if _, err := ParseShard(opts.Shard); err != nil {
 				return &FlagError{err: err}
 			}
@@ -196,6 +199,12 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	ro.Workers = opts.Concurrency
+	if !opts.Force {
+		// A resumed run renders date-dependent templates with its date.
+		if ro.TemplateNow, err = pinnedTemplateDate(opts.Out); err != nil {
+			return err
+		}
+	}
 	model, err := describeModel(ro)
 	if err != nil {
 		return err
@@ -321,6 +330,11 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 		}
 	}
 	tw.Flush()
+	for _, name := range s.Order {
+		if r := s.Tasks[name].ThinkingTruncatedRate; r != nil && *r > 0 {
+			fmt.Fprintf(w, "%s: %s%% of responses were cut off by the token limit while still reasoning (no answer to score)\n", name, pct(*r))
+		}
+	}
 	if !s.Complete {
 		fmt.Fprintln(w, "INCOMPLETE: some samples are missing or failed; these numbers are partial")
 	}

@@ -18,11 +18,19 @@ func openLlamacpp(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error
 	if o.ContextSize < 0 {
 		return nil, FlagErrorf("--ctx-size must not be negative, got %d", o.ContextSize)
 	}
+	tmpl, label, thinking, err := o.chatTemplateOptions()
+	if err != nil {
+		return nil, err
+	}
 	rt, err := llamacpp.Open(ctx, llamacpp.Options{
-		Model:       o.Model,
-		Threads:     o.Threads,
-		ContextSize: o.ContextSize,
-		Workers:     o.Workers,
+		Model:              o.Model,
+		Threads:            o.Threads,
+		ContextSize:        o.ContextSize,
+		Workers:            o.Workers,
+		ChatTemplate:       tmpl,
+		ChatTemplateSource: label,
+		Thinking:           thinking,
+		TemplateNow:        o.TemplateNow,
 	})
 	if err != nil {
 		return nil, err // not a typed nil inside the interface

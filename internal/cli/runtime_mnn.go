@@ -14,7 +14,13 @@ func openMNN(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error) {
 	if o.Model == "" {
 		return nil, FlagErrorf("--model is required for --runtime mnn (a package directory or its config.json)")
 	}
-	return mnn.Open(ctx, o.Model, mnnOptions(o, nil))
+	tmpl, label, thinking, err := o.chatTemplateOptions()
+	if err != nil {
+		return nil, err
+	}
+	mo := mnnOptions(o, nil)
+	mo.ChatTemplate, mo.ChatTemplateSource, mo.Thinking, mo.TemplateNow = tmpl, label, thinking, o.TemplateNow
+	return mnn.Open(ctx, o.Model, mo)
 }
 
 // mnnOptions maps the shared runtime flags (and extra MNN config keys,

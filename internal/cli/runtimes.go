@@ -35,6 +35,13 @@ type RuntimeOptions struct {
 	// replay
 	Predictions string // --predictions FILE
 
+	// Chat templates (llamacpp, mnn): --chat-template FILE overrides the
+	// model's; --thinking on|off|model-default; TemplateNow pins
+	// strftime_now (set by run when resuming).
+	ChatTemplateFile string
+	Thinking         string
+	TemplateNow      time.Time
+
 	// mnn
 	Backend   string // --backend (cpu, opencl, metal...)
 	Precision string // --precision (low, normal, high)
@@ -53,6 +60,8 @@ func (o *RuntimeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.RequestTimeout, "request-timeout", 10*time.Minute, "per-request timeout for openai")
 	fs.IntVar(&o.MaxRetries, "max-retries", 5, "retries on 429/5xx/connection errors for openai")
 	fs.StringVar(&o.Predictions, "predictions", "", "predictions file for --runtime replay")
+	fs.StringVar(&o.ChatTemplateFile, "chat-template", "", "Jinja chat template `FILE` replacing the model's (llamacpp, mnn)")
+	fs.StringVar(&o.Thinking, "thinking", "model-default", "reasoning mode for templates with enable_thinking: on, off or model-default")
 	fs.StringVar(&o.Backend, "backend", "cpu", "MNN backend")
 	fs.StringVar(&o.Precision, "precision", "low", "MNN precision: low, normal, high")
 	fs.StringVar(&o.Memory, "memory-mode", "low", "MNN memory mode: low, normal, high")
@@ -84,6 +93,9 @@ func OpenRuntime(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error)
 	open, ok := runtimeOpeners[o.Name]
 	if !ok {
 		return nil, FlagErrorf("unknown runtime %q (one of %s)", o.Name, strings.Join(runtimeNames(), ", "))
+	}
+	if err := checkTemplateFlags(o); err != nil {
+		return nil, err
 	}
 	if o.Threads <= 0 {
 		o.Threads = 1

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/pocketeval/pocketeval/chattemplate"
+	"github.com/pocketeval/pocketeval/results"
+)
+
+// chatTemplateOptions reads --chat-template and --thinking: the override
+// template's source and manifest label ("" when the model's own is used)
+// and the thinking mode.
+func (o RuntimeOptions) chatTemplateOptions() (src, label string, thinking chattemplate.Thinking, err error) {
+	thinking, err = chattemplate.ParseThinking(o.Thinking)
+	if err != nil {
+		return "", "", "", &FlagError{err: fmt.Errorf("--thinking: %w", err)}
+	}
+	if o.ChatTemplateFile == "" {
+		return "", "", thinking, nil
+	}
+	b, err := os.ReadFile(o.ChatTemplateFile)
+	if err != nil {
+		return "", "", "", fmt.Errorf("--chat-template: %w", err)
+	}
+	if _, err := chattemplate.Parse(string(b)); err != nil {
+		return "", "", "", fmt.Errorf("--chat-template %s: %w", o.ChatTemplateFile, err)
+	}
+	return string(b), "file:" + o.ChatTemplateFile, thinking, nil
+}
+
+// checkTemplateFlags checks --thinking and refuses --chat-template and
+// --thinking for runtimes that do not render chat templates themselves.
+func checkTemplateFlags(o RuntimeOptions) error {
+	if _, err := chattemplate.ParseThinking(o.Thinking); err != nil {
+		return &FlagError{err: fmt.Errorf("--thinking: %w", err)}
+	}
+	if o.Name != "openai" && o.Name != "replay" {
+		return nil
+	}
+	if o.ChatTemplateFile != "" {
+		return FlagErrorf("--chat-template: --runtime %s does not render chat templates (a server applies its own)", o.Name)
+	}
+	if o.Thinking != "" && o.Thinking != "model-default" {
+		return FlagErrorf("--thinking %s: --runtime %s does not render chat templates (a server applies its own)", o.Thinking, o.Name)
+	}
+	return nil
+}
+
+// pinnedTemplateDate returns the date a run in dir rendered its chat
+// template with, so that resuming it renders date-dependent templates
+// (Llama 3.x) the same; zero when there is none.
+func pinnedTemplateDate(dir string) (time.Time, error) {
+	m, err := results.ReadManifest(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return time.Time{}, nil
+	}
+	if err != nil || m.Config.ChatTemplate == nil || m.Config.ChatTemplate.Date == "" {
+		return time.Time{}, nil // a damaged manifest is reported by the runner
+	}
+	t, err := time.Parse(time.RFC3339, m.Config.ChatTemplate.Date)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s: chat_template.date: %w", dir, err)
+	}
+	return t, nil
+}

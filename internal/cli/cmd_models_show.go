@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pocketeval/pocketeval/models"
+)
+
+// newCmdModelsShow prints one registry entry: where its files come from
+// and its chat defaults (template source, thinking, stop tokens,
+// recommended generation settings with their sources).
+func newCmdModelsShow(f *Factory, file *string, asJSON *bool) *cobra.Command {
+	return &cobra.Command{
+		Use: "show NAME", Short: "Show a model's files and chat defaults", Args: cobra.ExactArgs(1),
+		Example: "  $ pocketeval models show qwen3-0.6b-gguf",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			reg, err := models.Load(*file)
+			if err != nil {
+				return &ExitCodeError{Code: ExitUsage, Err: err}
+			}
+			m, ok := reg[args[0]]
+			if !ok {
+				return FlagErrorf("unknown model %q (see `pocketeval models list`)", args[0])
+			}
+			if *asJSON {
+				return writeJSON(f, m)
+			}
+			printModel(f.IO.Out, m)
+			return nil
+		},
+	}
+}
+
+func printModel(w io.Writer, m *models.Model) {
+	fmt.Fprintf(w, "name:         %s\n", m.Name)
+	fmt.Fprintf(w, "description:  %s\n", m.Description)
+	fmt.Fprintf(w, "runtime:      %s\n", m.Runtime)
+	fmt.Fprintf(w, "source:       %s:%s@%s\n", m.Hub, m.Repo, m.Revision)
+	fmt.Fprintf(w, "entry:        %s\n", m.Entry)
+	for _, fl := range m.Files {
+		sum := fl.SHA256
+		if sum == "" {
+			sum = "(pinned on first download)"
+		}
+		fmt.Fprintf(w, "file:         %s %s\n", fl.Name, sum)
+	}
+	if m.Note != "" {
+		fmt.Fprintf(w, "note:         %s\n", m.Note)
+	}
+	c := m.Chat
+	if c == nil {
+		fmt.Fprintln(w, "chat:         (no defaults recorded)")
+		return
+	}
+	fmt.Fprintf(w, "template:     %s\n", c.Template)
+	th := c.Thinking
+	if c.ThinkingSwitch != "" {
+		th += " (switch: " + c.ThinkingSwitch + "; --thinking on|off sets it)"
+	}
+	fmt.Fprintf(w, "thinking:     %s\n", th)
+	if len(c.Stop) > 0 {
+		fmt.Fprintf(w, "stop:         %s\n", strings.Join(c.Stop, " "))
+	}
+	if len(c.Generation) == 0 {
+		fmt.Fprintln(w, "generation:   none published")
+	}
+	for _, g := range c.Generation {
+		fmt.Fprintf(w, "generation:   %s: %s (%s)\n", g.Mode, g, g.Source)
+	}
+	if c.Note != "" {
+		fmt.Fprintf(w, "chat note:    %s\n", c.Note)
+	}
+}

@@ -1,0 +1,44 @@
+package models
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBuiltinChatDefaults(t *testing.T) {
+	t.Parallel()
+	reg, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range reg.Names() {
+		if reg[name].Chat == nil {
+			t.Errorf("%s: no chat defaults recorded", name)
+		}
+	}
+	q := reg["qwen3-0.6b-gguf"].Chat
+	if q.Thinking != "on" || q.ThinkingSwitch != "enable_thinking" || len(q.Generation) != 2 {
+		t.Fatalf("qwen3 chat defaults %+v", q)
+	}
+	if got := q.Generation[0].String(); got != "temperature=0.6 top_p=0.95 top_k=20 min_p=0" {
+		t.Errorf("thinking-mode settings %q", got)
+	}
+}
+
+func TestChatDefaultsValidated(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ chat, want string }{
+		{`{"thinking": "on"}`, `field "chat.template": missing`},
+		{`{"template": "gguf:tokenizer.chat_template", "thinking": "maybe"}`, `field "chat.thinking"`},
+		{`{"template": "none", "thinking": "none", "generation": [{"mode": "default", "temperature": 0.5}]}`, `field "chat.generation[0]"`},
+	} {
+		p := filepath.Join(t.TempDir(), "models.json")
+		os.WriteFile(p, []byte(`{"m": {"runtime": "llamacpp", "repo": "a/b", "files": [{"name": "m.gguf"}], "chat": `+c.chat+`}}`), 0o644)
+		_, err := Load(p)
+		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("chat %s: got %v, want an error naming %s and %s", c.chat, err, p, c.want)
+		}
+	}
+}
