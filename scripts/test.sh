@@ -23,6 +23,13 @@ fi
 echo "== go vet"
 go vet ./...
 
+echo "== chat template goldens (Python jinja2, transformers' conventions)"
+if /usr/bin/python3 -c 'import jinja2' >/dev/null 2>&1; then
+	/usr/bin/python3 "$here/chattemplate-goldens.py" --check
+else
+	echo "python3-jinja2 not installed: the goldens were not re-rendered"
+fi
+
 echo "== go test"
 go test -count=1 -timeout 30m ./...
 
