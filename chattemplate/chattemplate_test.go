@@ -258,3 +258,42 @@ func TestKnownDifferences(t *testing.T) {
 		t.Error("the format filter now exists: update docs/templates.md")
 	}
 }
+
+// BenchmarkChat renders Qwen3-0.6B's template (the largest conversation of
+// the set) once per iteration; BenchmarkParse compiles it.
+func BenchmarkChat(b *testing.B) {
+	src, err := os.ReadFile("testdata/templates/qwen3-0.6b.jinja")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tmpl, err := chattemplate.Parse(string(src))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var convs map[string]conversation
+	data, _ := os.ReadFile("testdata/conversations.json")
+	if err := json.Unmarshal(data, &convs); err != nil {
+		b.Fatal(err)
+	}
+	msgs := convs["multi-turn-no-system"].Messages
+	o := chattemplate.ChatOptions{AddGenerationPrompt: true, EOS: "<|im_end|>", Thinking: chattemplate.ThinkingOff, Now: fixedNow}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tmpl.Chat(msgs, o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkParse(b *testing.B) {
+	src, err := os.ReadFile("testdata/templates/qwen3-0.6b.jinja")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := chattemplate.Parse(string(src)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
