@@ -94,9 +94,13 @@ func (t *Template) Chat(msgs []runtime.Message, o ChatOptions) (string, error) {
 // ThinkingApplied describes what a thinking mode did to this template, for
 // the run manifest: "enable_thinking=true", "enable_thinking=false", "the
 // template's default" or "not supported by the template (ignored)".
-func (t *Template) ThinkingApplied(m Thinking) string {
+func (t *Template) ThinkingApplied(m Thinking) string { return ThinkingApplied(t.UsesThinking(), m) }
+
+// ThinkingApplied is Template.ThinkingApplied for a template that does or
+// does not read enable_thinking (also for formats that are not Jinja).
+func ThinkingApplied(usesThinking bool, m Thinking) string {
 	switch {
-	case !t.UsesThinking() && m != ThinkingModelDefault:
+	case !usesThinking && m != ThinkingModelDefault:
 		return "not supported by the template (ignored)"
 	case m == ThinkingOn:
 		return "enable_thinking=true"

@@ -25,7 +25,8 @@ type chat struct {
 	addBOS   bool
 	now      time.Time
 	thinking chattemplate.Thinking
-	err      error // non-nil when chat requests cannot be rendered
+	sum      string // the template text's sha256
+	err      error  // non-nil when chat requests cannot be rendered
 }
 
 // setChat decides which template chat requests use: Options.ChatTemplate,
@@ -65,23 +66,21 @@ func (r *Runtime) setChat() error {
 			return fmt.Errorf("chat template (%s): %w", c.source, err)
 		}
 		c.err = fmt.Errorf("the model's chat template: %w", err)
-		sum := chattemplate.SHA256(src)
-		c.tmpl, c.source = nil, c.source+" (sha256 "+sum+")"
+		c.sum = chattemplate.SHA256(src)
 		return nil
 	}
-	c.tmpl = t
+	c.tmpl, c.sum = t, t.SHA256()
 	return nil
 }
 
 // ChatTemplate reports the template chat requests are rendered with.
 func (r *Runtime) ChatTemplate() runtime.ChatTemplateInfo {
 	c := &r.chat
-	info := runtime.ChatTemplateInfo{Source: c.source, Thinking: c.thinking.String(), BOS: c.bos, EOS: c.eos, AddsBOS: c.addBOS}
+	info := runtime.ChatTemplateInfo{Source: c.source, SHA256: c.sum, Thinking: c.thinking.String(), BOS: c.bos, EOS: c.eos, AddsBOS: c.addBOS}
 	if c.tmpl == nil {
 		info.ThinkingApplied = "unknown (the template does not parse)"
 		return info
 	}
-	info.SHA256 = c.tmpl.SHA256()
 	info.ThinkingApplied = c.tmpl.ThinkingApplied(c.thinking)
 	if c.tmpl.UsesDate() {
 		info.Date = c.now.Format(time.RFC3339)

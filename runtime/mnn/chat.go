@@ -208,21 +208,18 @@ func (r *Runtime) ChatTemplate() runtime.ChatTemplateInfo {
 	case c.tmpl != nil:
 		info.SHA256 = c.tmpl.SHA256()
 		info.ThinkingApplied = c.tmpl.ThinkingApplied(c.thinking)
-		if _, ok := c.extra["enable_thinking"]; ok && c.thinking == chattemplate.ThinkingModelDefault {
-			info.ThinkingApplied = fmt.Sprintf("enable_thinking=%v (the package's context)", c.extra["enable_thinking"])
+		if v, ok := c.extra["enable_thinking"]; ok && c.thinking == chattemplate.ThinkingModelDefault {
+			info.ThinkingApplied = fmt.Sprintf("enable_thinking=%v (the package's context)", v)
 		}
 		if c.tmpl.UsesDate() {
 			info.Date = c.now.Format(time.RFC3339)
 		}
-	case c.legacy != nil:
-		l := c.legacy
-		info.SHA256 = chattemplate.SHA256(strings.Join([]string{l.prompt, l.system, l.user, l.assistant}, "\x00"))
-		info.ThinkingApplied = "not supported by the template (ignored)"
 	default:
-		info.ThinkingApplied = "not supported by the template (ignored)"
-	}
-	if c.thinking == chattemplate.ThinkingModelDefault && info.ThinkingApplied == "not supported by the template (ignored)" {
-		info.ThinkingApplied = "the template's default"
+		// printf-style templates and plain concatenation have no switch.
+		info.ThinkingApplied = chattemplate.ThinkingApplied(false, c.thinking)
+		if l := c.legacy; l != nil {
+			info.SHA256 = chattemplate.SHA256(strings.Join([]string{l.prompt, l.system, l.user, l.assistant}, "\x00"))
+		}
 	}
 	return info
 }
