@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/pocketeval/pocketeval/chattemplate"
@@ -28,6 +29,9 @@ func (o RuntimeOptions) chatTemplateOptions() (src, label string, thinking chatt
 	}
 	if _, err := chattemplate.Parse(string(b)); err != nil {
 		return "", "", "", fmt.Errorf("--chat-template %s: %w", o.ChatTemplateFile, err)
+	}
+	if !strings.Contains(string(b), "messages") {
+		return "", "", "", fmt.Errorf("--chat-template %s: the template never reads messages, so it cannot render a conversation (a Jinja chat template is expected, not a template name)", o.ChatTemplateFile)
 	}
 	return string(b), "file:" + o.ChatTemplateFile, thinking, nil
 }

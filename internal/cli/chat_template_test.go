@@ -115,3 +115,24 @@ func TestModelsShow(t *testing.T) {
 		t.Errorf("unknown model: exit %d, %s", code, errOut)
 	}
 }
+
+func TestChatTemplateOptions(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	name := filepath.Join(dir, "name.jinja")
+	os.WriteFile(name, []byte("chatml\n"), 0o644)
+	good := filepath.Join(dir, "good.jinja")
+	os.WriteFile(good, []byte("{% for m in messages %}{{ m.content }}{% endfor %}"), 0o644)
+	for _, c := range []struct{ file, want string }{
+		{filepath.Join(dir, "missing.jinja"), "no such file"},
+		{name, "never reads messages"},
+	} {
+		if _, _, _, err := (RuntimeOptions{ChatTemplateFile: c.file}).chatTemplateOptions(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error saying %q", c.file, err, c.want)
+		}
+	}
+	src, label, thinking, err := (RuntimeOptions{ChatTemplateFile: good, Thinking: "on"}).chatTemplateOptions()
+	if err != nil || label != "file:"+good || thinking != "on" || !strings.Contains(src, "messages") {
+		t.Errorf("good template: %q %q %q %v", src, label, thinking, err)
+	}
+}
