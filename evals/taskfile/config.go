@@ -125,6 +125,7 @@ type DataConfig struct {
 	Test      string
 	FewSplit  string
 	SHA256    map[string]string // split (or "" for every file) → hex digest
+	task      string            // the task name, for MissingDataError
 	dir       string            // the task file's directory
 	where     map[string]value  // for error positions
 }

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -29,6 +28,7 @@ var dataExts = []string{".jsonl", ".json", ".csv", ".tsv"}
 
 func decodeData(c *Config, raw map[string]value) error {
 	d := &c.Data
+	d.task = c.Name
 	d.dir = filepath.Dir(c.File)
 	d.where = raw
 	if v, ok := raw["dataset_kwargs"]; ok {
@@ -158,7 +158,7 @@ func (d *DataConfig) resolve(split, dataDir string) ([]string, error) {
 		p := d.local(d.Path)
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, &evals.MissingDataError{Task: d.fileOf("dataset_path"), Path: p, Source: "dataset_path in the task file"}
+			return nil, &evals.MissingDataError{Task: d.task, Path: p, Source: "dataset_path in " + d.fileOf("dataset_path")}
 		}
 		if !st.IsDir() {
 			if split == d.Test || (d.Test == "" && split == d.Valid) {
@@ -167,10 +167,10 @@ func (d *DataConfig) resolve(split, dataDir string) ([]string, error) {
 			return nil, &Error{File: d.fileOf("dataset_path"), Line: d.lineOf("dataset_path"), Field: "dataset_path",
 				Err: fmt.Errorf("%s is one file, the test split; give split %q its own file with dataset_kwargs.data_files", d.Path, split)}
 		}
-		return findSplit(d.fileOf("dataset_path"), p, d.Name, split, "dataset_path in the task file")
+		return findSplit(d.task, p, d.Name, split, "dataset_path in "+d.fileOf("dataset_path"))
 	}
 	root := filepath.Join(dataDir, filepath.FromSlash(d.Path))
-	return findSplit(d.fileOf("dataset_path"), root, d.Name, split,
+	return findSplit(d.task, root, d.Name, split,
 		fmt.Sprintf("Hugging Face dataset %s (pocketeval does not download it: put a local copy there)", d.hubName()))
 }
 
@@ -231,15 +231,10 @@ func findSplit(task, root, name, split, source string) ([]string, error) {
 func (d *DataConfig) readSplit(name string, paths []string, files map[string]string) (*splitData, error) {
 	s := &splitData{name: name, files: paths}
 	for _, p := range paths {
-		raw, err := os.ReadFile(p)
+		raw, digest, err := evals.ReadDataFile(d.task, p, "the data files of "+d.fileOf("dataset_path"))
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, &evals.MissingDataError{Task: d.fileOf("dataset_path"), Path: p, Source: "the task file's data files"}
-			}
-			return nil, fmt.Errorf("read dataset: %w", err)
+			return nil, err
 		}
-		sum := sha256.Sum256(raw)
-		digest := hex.EncodeToString(sum[:])
 		if err := d.checkPin(name, p, digest, len(paths)); err != nil {
 			return nil, err
 		}

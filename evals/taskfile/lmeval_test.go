@@ -16,6 +16,7 @@ import (
 	"github.com/ardanlabs/jinja"
 
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/evals/evalstest"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
 	"github.com/pocketeval/pocketeval/internal/sharedtest"
 )
@@ -242,10 +243,12 @@ func TestLMEvalRendersMatch(t *testing.T) {
 			t.Fatalf("%s: %v", gf, err)
 		}
 		t.Run(g.Task, func(t *testing.T) {
-			task, err := Parse(filepath.Join("testdata", "lmeval", "tasks", filepath.FromSlash(g.YAML)))
+			parsed, err := Parse(filepath.Join("testdata", "lmeval", "tasks", filepath.FromSlash(g.YAML)))
 			if err != nil {
 				t.Fatal(err)
 			}
+			task := taskOf(parsed)
+			evalstest.Test(t, parsed, evalstest.Options{DataDir: root, Samples: 4})
 			if task.Info().Name != g.Task {
 				t.Fatalf("name %q, lm-eval %q", task.Info().Name, g.Task)
 			}
@@ -266,7 +269,7 @@ func TestLMEvalRendersMatch(t *testing.T) {
 						t.Errorf("%s: target %s, lm-eval %s", where, got, doc.Target)
 					}
 					if task.cfg.OutputType == MultipleChoice {
-						reqs, err := task.LoglikRequests(d, s, pc)
+						reqs, err := parsed.(evals.LoglikTask).LoglikRequests(d, s, pc)
 						if err != nil {
 							t.Fatalf("%s: %v", where, err)
 						}
@@ -342,4 +345,12 @@ func diff(got, want string) string {
 	}
 	lo := max(0, i-60)
 	return fmt.Sprintf("first difference at byte %d:\n got …%q\nwant …%q", i, got[lo:min(len(got), i+60)], want[lo:min(len(want), i+60)])
+}
+
+// taskOf returns the Task inside a parsed task file.
+func taskOf(t evals.Task) *Task {
+	if c, ok := t.(*ChoiceTask); ok {
+		return &c.Task
+	}
+	return t.(*Task)
 }

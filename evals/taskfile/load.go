@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/pocketeval/pocketeval/evals"
 )
 
 // IsPath reports whether a --tasks entry names a task file or a directory
@@ -27,7 +29,7 @@ func IsPath(name string) bool {
 // define no task of their own (lm-eval's shared templates, which have no
 // `task` key, and group files, whose `task` is a list) are skipped; a file
 // that defines a task and is wrong is an error. Task names must be unique.
-func Load(path string) ([]*Task, error) {
+func Load(path string) ([]evals.Task, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("load task file: %w", err)
@@ -37,7 +39,7 @@ func Load(path string) ([]*Task, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []*Task{t}, nil
+		return []evals.Task{t}, nil
 	}
 	var files []string
 	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
@@ -53,7 +55,7 @@ func Load(path string) ([]*Task, error) {
 		return nil, fmt.Errorf("load task directory: %w", err)
 	}
 	sort.Strings(files)
-	var tasks []*Task
+	var tasks []evals.Task
 	names := map[string]string{}
 	for _, f := range files {
 		defines, err := definesTask(f)
@@ -67,10 +69,11 @@ func Load(path string) ([]*Task, error) {
 		if err != nil {
 			return nil, err
 		}
-		if prev, dup := names[t.cfg.Name]; dup {
-			return nil, &Error{File: f, Field: "task", Err: fmt.Errorf("task %q is also defined in %s", t.cfg.Name, prev)}
+		name := t.Info().Name
+		if prev, dup := names[name]; dup {
+			return nil, &Error{File: f, Field: "task", Err: fmt.Errorf("task %q is also defined in %s", name, prev)}
 		}
-		names[t.cfg.Name] = f
+		names[name] = f
 		tasks = append(tasks, t)
 	}
 	if len(tasks) == 0 {

@@ -31,16 +31,26 @@ type Task struct {
 	mode string // multiple_choice only: ModeLoglik (default) or ModeGen
 }
 
+// ChoiceTask is a multiple_choice task file: a Task that also scores by
+// log-likelihood and can switch modes. Parse returns it in gen mode;
+// DefaultMode (loglik) is what a run uses unless --mode says otherwise.
+type ChoiceTask struct {
+	Task
+}
+
 var (
 	_ evals.Task       = (*Task)(nil)
-	_ evals.LoglikTask = (*Task)(nil)
 	_ evals.Aggregator = (*Task)(nil)
+	_ evals.Task       = (*ChoiceTask)(nil)
+	_ evals.LoglikTask = (*ChoiceTask)(nil)
+	_ evals.Aggregator = (*ChoiceTask)(nil)
 )
 
-// Parse reads one task file (with its includes) into a Task. Problems are
-// *Error values naming the file, line and key; lm-eval features pocketeval
-// does not support wrap ErrUnsupported.
-func Parse(path string) (*Task, error) {
+// Parse reads one task file (with its includes): a *Task for
+// generate_until, a *ChoiceTask for multiple_choice. Problems are *Error
+// values naming the file, line and key; lm-eval features pocketeval does
+// not support wrap ErrUnsupported.
+func Parse(path string) (evals.Task, error) {
 	raw, err := readYAML(path, map[string]bool{})
 	if err != nil {
 		return nil, err
@@ -49,50 +59,33 @@ func Parse(path string) (*Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Task{cfg: cfg}
 	if cfg.OutputType == MultipleChoice {
-		t.mode = ModeLoglik
+		// Like the built-in multiple-choice tasks, the value starts in gen
+		// mode; DefaultMode tells the runner to switch it to loglik.
+		return &ChoiceTask{Task{cfg: cfg, mode: ModeGen}}, nil
 	}
-	return t, nil
+	return &Task{cfg: cfg}, nil
 }
 
 // Config returns the decoded task file.
 func (t *Task) Config() *Config { return t.cfg }
 
 // DefaultMode is the scoring mode used when a run does not choose one:
-// log-likelihood for multiple_choice task files (lm-eval's meaning of the
-// output type), generation otherwise.
-func (t *Task) DefaultMode() string {
-	if t.cfg.OutputType == MultipleChoice {
-		return ModeLoglik
-	}
-	return ModeGen
-}
+// log-likelihood, lm-eval's meaning of multiple_choice.
+func (t *ChoiceTask) DefaultMode() string { return ModeLoglik }
 
-// Modes lists the scoring modes of the task.
-func (t *Task) Modes() []string {
-	if t.cfg.OutputType == MultipleChoice {
-		return []string{ModeLoglik, ModeGen}
-	}
-	return []string{ModeGen}
-}
+// Modes lists the scoring modes.
+func (t *ChoiceTask) Modes() []string { return []string{ModeLoglik, ModeGen} }
 
-// WithMode returns the task in a scoring mode. multiple_choice tasks score
-// by log-likelihood over doc_to_choice ("loglik") or generate an answer
-// and extract the chosen option ("gen"); generate_until tasks only
-// generate.
-func (t *Task) WithMode(mode string) (evals.Task, error) {
-	if t.cfg.OutputType != MultipleChoice {
-		if mode == "" || mode == ModeGen {
-			return t, nil
-		}
-		return nil, fmt.Errorf("task %s: generate_until tasks have no %q mode", t.cfg.Name, mode)
-	}
+// WithMode returns the task scored by log-likelihood over doc_to_choice
+// ("loglik") or by generating an answer and extracting the chosen option
+// ("gen").
+func (t *ChoiceTask) WithMode(mode string) (evals.Task, error) {
 	switch mode {
 	case "", ModeLoglik:
-		return &Task{cfg: t.cfg, mode: ModeLoglik}, nil
+		return &ChoiceTask{Task{cfg: t.cfg, mode: ModeLoglik}}, nil
 	case ModeGen:
-		return &Task{cfg: t.cfg, mode: ModeGen}, nil
+		return &ChoiceTask{Task{cfg: t.cfg, mode: ModeGen}}, nil
 	}
 	return nil, fmt.Errorf("task %s: unknown mode %q (want %q or %q)", t.cfg.Name, mode, ModeLoglik, ModeGen)
 }
@@ -436,10 +429,7 @@ func (t *Task) Prompt(d *evals.Dataset, s evals.Sample, pc evals.PromptConfig) (
 // LoglikRequests returns one request per choice: the context and the
 // target delimiter followed by the choice, as lm-eval's
 // construct_requests does without a chat template.
-func (t *Task) LoglikRequests(d *evals.Dataset, s evals.Sample, pc evals.PromptConfig) ([]runtime.LoglikRequest, error) {
-	if t.cfg.OutputType != MultipleChoice {
-		return nil, fmt.Errorf("task %s: %s tasks have no log-likelihood mode", t.cfg.Name, t.cfg.OutputType)
-	}
+func (t *ChoiceTask) LoglikRequests(d *evals.Dataset, s evals.Sample, pc evals.PromptConfig) ([]runtime.LoglikRequest, error) {
 	x, i, err := t.extraOf(d, s)
 	if err != nil {
 		return nil, err
