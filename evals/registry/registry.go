@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/evals/taskfile"
 )
 
 // All returns every known task, sorted by name.
@@ -37,7 +38,9 @@ func (e *UnknownTaskError) Error() string {
 	return msg + "; `pocketeval tasks` lists them"
 }
 
-// Lookup finds tasks by name from a list.
+// Lookup finds tasks by name from a list. A name that is a path (see
+// taskfile.IsPath) loads that task file, or every task file under that
+// directory.
 func Lookup(tasks []evals.Task, names []string) ([]evals.Task, error) {
 	byName := map[string]evals.Task{}
 	for _, t := range tasks {
@@ -45,17 +48,39 @@ func Lookup(tasks []evals.Task, names []string) ([]evals.Task, error) {
 	}
 	var out []evals.Task
 	seen := map[string]bool{}
+	add := func(t evals.Task, from string) error {
+		name := t.Info().Name
+		if seen[name] {
+			return fmt.Errorf("task %q is given twice (the second time by %s)", name, from)
+		}
+		seen[name] = true
+		out = append(out, t)
+		return nil
+	}
 	for _, n := range names {
 		n = strings.TrimSpace(n)
 		if n == "" || seen[n] {
 			continue
 		}
-		seen[n] = true
+		if taskfile.IsPath(n) {
+			files, err := taskfile.Load(n)
+			if err != nil {
+				return nil, err
+			}
+			for _, t := range files {
+				if err := add(t, n); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
 		t, ok := byName[n]
 		if !ok {
 			return nil, &UnknownTaskError{Name: n, Suggestions: suggest(n, tasks)}
 		}
-		out = append(out, t)
+		if err := add(t, n); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

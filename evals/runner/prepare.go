@@ -131,7 +131,7 @@ func prepare(ctx context.Context, t evals.Task, s settings, warn func(string, ..
 	if p.selected, err = selectSamples(p.info.Name, data.Samples, s.limit, s.shard); err != nil {
 		return p, err
 	}
-	if s.mode == "loglik" {
+	if taskMode(t, s.mode) == "loglik" {
 		if err := p.useLoglik(warn); err != nil {
 			return p, err
 		}
@@ -145,6 +145,19 @@ func prepare(ctx context.Context, t evals.Task, s settings, warn func(string, ..
 		PromptHash: hash, Samples: len(p.selected),
 	}
 	return p, nil
+}
+
+// taskMode is a task's scoring mode: the run's --mode when given, else
+// the task's own default (task files with output_type multiple_choice
+// score by log-likelihood), else gen.
+func taskMode(t evals.Task, mode string) string {
+	if mode != "" {
+		return mode
+	}
+	if d, ok := t.(interface{ DefaultMode() string }); ok {
+		return d.DefaultMode()
+	}
+	return "gen"
 }
 
 // selectSamples returns the dataset indexes a run evaluates: the first

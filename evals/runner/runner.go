@@ -68,7 +68,8 @@ type Options struct {
 	Chat bool
 	// StripThinking removes <think>…</think> before scoring.
 	StripThinking bool
-	// Mode is "gen" (default) or "loglik" for tasks that support it.
+	// Mode is "gen" or "loglik" for tasks that support it; "" leaves each
+	// task its own default (DefaultMode, else gen).
 	Mode string
 	// SamplesPerTask is n for pass@k (0: 1).
 	SamplesPerTask int
@@ -182,9 +183,6 @@ func (o *Options) setDefaults() {
 	}
 	if o.SamplesPerTask <= 0 {
 		o.SamplesPerTask = 1
-	}
-	if o.Mode == "" {
-		o.Mode = "gen"
 	}
 	if o.Warn == nil {
 		o.Warn = func(string, ...any) {}

@@ -3,18 +3,24 @@
 // the suite average of a run are computed by leaderboard.SuiteAverage, the
 // one implementation `suite`, `gate`, `leaderboard` and `run --suite` use.
 //
-// Suites are embedded YAML files in suites/; see pocket11.yaml.
+// Suites are embedded YAML files in suites/ (see pocket11.yaml), or a suite
+// file given by path, whose tasks may be task files (paths relative to the
+// suite file; see evals/taskfile).
 package suite
 
 import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/pocketeval/pocketeval/evals/taskfile"
 )
 
 //go:embed suites/*.yaml
@@ -40,13 +46,20 @@ type Entry struct {
 	// Reported is the published score ×100, if known.
 	Reported *float64 `yaml:"reported" json:"reported,omitempty"`
 	Note     string   `yaml:"note" json:"note,omitempty"`
+	// File is the task file of an entry that names one (then Task is the
+	// file's task name).
+	File string `yaml:"-" json:"file,omitempty"`
 }
 
-// TaskNames returns the suite's task names in order.
+// TaskNames returns what selects the suite's tasks, in order: task names,
+// and the paths of task files.
 func (s *Suite) TaskNames() []string {
 	out := make([]string, len(s.Tasks))
 	for i, e := range s.Tasks {
 		out[i] = e.Task
+		if e.File != "" {
+			out[i] = e.File
+		}
 	}
 	return out
 }
@@ -62,8 +75,12 @@ func Names() []string {
 	return out
 }
 
-// Get returns the embedded suite called name.
+// Get returns the embedded suite called name, or reads the suite file name
+// when it is a path (ends in .yaml or .yml, or contains a slash).
 func Get(name string) (*Suite, error) {
+	if strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") || strings.ContainsRune(name, '/') {
+		return readFile(name)
+	}
 	data, err := files.ReadFile(path.Join("suites", name+".yaml"))
 	if err != nil {
 		return nil, fmt.Errorf("unknown suite %q (known: %s)", name, strings.Join(Names(), ", "))
@@ -96,4 +113,32 @@ func Parse(file string, data []byte) (*Suite, error) {
 		return nil, fmt.Errorf("suite %s: no tasks", file)
 	}
 	return &s, nil
+}
+
+// readFile reads a suite file; entries that are task files (paths relative
+// to the suite file) are named by their task.
+func readFile(file string) (*Suite, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("read suite: %w", err)
+	}
+	s, err := Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range s.Tasks {
+		if !taskfile.IsPath(e.Task) {
+			continue
+		}
+		p := e.Task
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(file), p)
+		}
+		t, err := taskfile.Parse(p)
+		if err != nil {
+			return nil, fmt.Errorf("suite %s: tasks[%d]: %w", file, i, err)
+		}
+		s.Tasks[i].Task, s.Tasks[i].File = t.Info().Name, p
+	}
+	return s, nil
 }

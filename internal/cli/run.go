@@ -105,7 +105,7 @@ silently — a missing dataset fails with the command that fetches it.`,
 			if opts.Temperature < 0 {
 				return FlagErrorf("--temperature must be >= 0")
 			}
-			if opts.Mode != "gen" && opts.Mode != "loglik" {
+			if opts.Mode != "" && opts.Mode != "gen" && opts.Mode != "loglik" {
 				return FlagErrorf("--mode must be gen or loglik")
 			}
 			if err := checkTemplateFlags(opts.Runtime); err != nil {
@@ -143,7 +143,7 @@ silently — a missing dataset fails with the command that fetches it.`,
 	fl.BoolVar(&opts.Force, "force", false, "discard an existing result directory and start over")
 	fl.IntVar(&opts.SamplesPerTask, "samples-per-task", 1, "responses per sample (n for pass@k; use with --temperature > 0)")
 	fl.StringVar(&opts.Shard, "shard", "", "run only shard i of N (i/N, 0-based), for splitting across machines")
-	fl.StringVar(&opts.Mode, "mode", "gen", "multiple-choice scoring: gen (generate and extract) or loglik (option log-likelihood)")
+	fl.StringVar(&opts.Mode, "mode", "", "multiple-choice scoring: gen (generate and extract) or loglik (option log-likelihood); default: each task's own (gen for built-in tasks, loglik for multiple_choice task files)")
 	fl.BoolVar(&opts.UnsafeNoSandbox, "unsafe-no-sandbox", false, "run model-written code WITHOUT isolation (dangerous)")
 	fl.BoolVar(&opts.JSON, "json", false, "print summary.json to stdout instead of a table")
 	return cmd

@@ -1,0 +1,27 @@
+// Package taskfile runs tasks described in YAML files, without Go code:
+// lm-evaluation-harness task files unchanged (the subset its common tasks
+// use) and pocketeval's app tasks (intent, extraction, rewriting,
+// candidate ranking) with their scorers.
+//
+// A task file names its data (dataset_path: a local JSONL/JSON/CSV/TSV
+// file or directory, dataset_kwargs.data_files, or a Hugging Face dataset
+// id looked up under the data directory; dataset_sha256 pins the files),
+// its prompt (doc_to_text, doc_to_target, doc_to_choice, description:
+// Jinja rendered as lm-eval renders it, see internal/lmtemplate), its
+// output type (generate_until, or multiple_choice scored by the
+// log-likelihood of each choice or generatively with the option
+// extracted), few-shot settings, generation kwargs, filters and metrics.
+//
+// Prompts are lm-eval's byte for byte: Load reproduces doc_to_text,
+// doc_to_target, doc_to_choice, fewshot_context and the default and
+// first_n samplers, drawing examples with CPython's random.Random(seed)
+// stream in document order (internal/pyrandom). testdata/lmeval holds
+// renders produced by lm-eval's own code for real task files, and the
+// tests require equality.
+//
+// What the package intentionally does not do: run Python (`!function`
+// hooks, process_docs, process_results, custom datasets are refused with
+// the key named), download datasets, or accept keys it does not know.
+// Every refusal wraps ErrUnsupported; every error about a file is an
+// *Error with file, line and key. See docs/tasks.md.
+package taskfile

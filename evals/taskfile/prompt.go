@@ -1,0 +1,254 @@
+package taskfile
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/ardanlabs/jinja"
+
+	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyrandom"
+	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
+)
+
+// This file reproduces lm-evaluation-harness's prompt construction
+// (lm_eval/api/task.py ConfigurableTask: doc_to_text, doc_to_target,
+// doc_to_choice, fewshot_context, build_qa_turn) and its few-shot samplers
+// (lm_eval/api/samplers.py).
+
+// docs evaluates doc_to_* specs the way lm-eval does. features are the
+// field names of the evaluation split: a doc_to_* string that names one of
+// them is that field, anything else is a template.
+type docs struct {
+	features  map[string]bool
+	hasChoice bool // the task's doc_to_choice is set
+}
+
+func (e docs) field(doc jinja.Value, name string) (jinja.Value, error) {
+	v, ok := doc.AsDict().Get(name)
+	if !ok {
+		return jinja.Undefined(), fmt.Errorf("the document has no field %q", name)
+	}
+	return v, nil
+}
+
+// text is doc_to_text: a string, or an integer for multiple-input tasks.
+func (e docs) text(doc jinja.Value, spec docSpec) (jinja.Value, error) {
+	switch {
+	case spec.isInt:
+		return jinja.NewInt(spec.i), nil
+	case spec.tmpl == nil:
+		return jinja.Undefined(), errors.New("doc_to_text is not set")
+	case e.features[spec.str]:
+		return e.field(doc, spec.str)
+	}
+	s, err := spec.tmpl.Render(doc)
+	if err != nil {
+		return jinja.Undefined(), err
+	}
+	if pyvalue.IsDigit(s) && e.hasChoice {
+		return pyvalue.ParseLiteral(s)
+	}
+	return jinja.NewString(s), nil
+}
+
+// target is doc_to_target: an integer (an index into the choices), a
+// string, or a list of either.
+func (e docs) target(doc jinja.Value, spec docSpec) (jinja.Value, error) {
+	switch {
+	case spec.isInt:
+		return jinja.NewInt(spec.i), nil
+	case spec.list != nil:
+		return jinja.NewList(spec.list), nil
+	case spec.tmpl == nil:
+		return jinja.Undefined(), errors.New("doc_to_target is not set")
+	case e.features[spec.str]:
+		return e.field(doc, spec.str)
+	}
+	s, err := spec.tmpl.Render(doc)
+	if err != nil {
+		return jinja.Undefined(), err
+	}
+	if pyvalue.IsDigit(s) && e.hasChoice {
+		return pyvalue.ParseLiteral(s)
+	}
+	if len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']' {
+		if v, err := pyvalue.ParseLiteral(s); err == nil {
+			return v, nil
+		}
+	}
+	return jinja.NewString(s), nil
+}
+
+// choices is doc_to_choice.
+func (e docs) choices(doc jinja.Value, spec docSpec) ([]jinja.Value, error) {
+	var v jinja.Value
+	switch {
+	case spec.list != nil:
+		return spec.list, nil
+	case spec.tmpl == nil:
+		return nil, errors.New("doc_to_choice is not set")
+	case e.features[spec.str]:
+		var err error
+		if v, err = e.field(doc, spec.str); err != nil {
+			return nil, err
+		}
+	default:
+		s, err := spec.tmpl.Render(doc)
+		if err != nil {
+			return nil, err
+		}
+		if v, err = pyvalue.ParseLiteral(s); err != nil {
+			return nil, fmt.Errorf("doc_to_choice rendered %q, not a list: %w", s, err)
+		}
+	}
+	if !v.IsList() {
+		return nil, fmt.Errorf("doc_to_choice gave %s, not a list", pyvalue.Repr(v))
+	}
+	return v.AsList().Items, nil
+}
+
+// qaTurn is lm-eval's build_qa_turn rendered as plain text: the question,
+// then, when there is an answer, the target delimiter, the answer and the
+// few-shot delimiter.
+func qaTurn(q jinja.Value, choices []jinja.Value, a jinja.Value, tgtDelim, fewDelim string) (string, error) {
+	if !q.IsString() {
+		return "", fmt.Errorf("context is not a string: %s (multiple-input tasks are not supported)", pyvalue.Repr(q))
+	}
+	hasAnswer := !a.IsUndefined() && !a.IsNone() && !(a.IsString() && a.AsString() == "")
+	if !hasAnswer {
+		return q.AsString(), nil
+	}
+	var ans jinja.Value
+	switch {
+	case choices != nil && a.IsInt():
+		i := int(a.AsInt())
+		if i < 0 || i >= len(choices) {
+			return "", fmt.Errorf("target index %d outside %d choices", i, len(choices))
+		}
+		ans = choices[i]
+	case a.IsList():
+		if a.AsList().Len() == 0 {
+			return "", errors.New("empty target list")
+		}
+		ans = a.AsList().Items[0]
+	default:
+		ans = a
+	}
+	if !ans.IsString() {
+		return "", fmt.Errorf("answer is not a string: %s", pyvalue.Repr(ans))
+	}
+	return q.AsString() + tgtDelim + ans.AsString() + fewDelim, nil
+}
+
+// fewshotPool is the documents few-shot examples are drawn from, and
+// whether the evaluated document must be excluded from the draw (lm-eval
+// passes it when the few-shot split is the test split).
+type fewshotPool struct {
+	docs        []jinja.Value
+	excludeEval bool
+	sampler     string
+}
+
+// draw returns, for each evaluation document in order, the indices into
+// the pool of its k examples, consuming one random.Random(seed) stream as
+// lm-eval's sampler does across the documents of a run.
+func (p *fewshotPool) draw(evalDocs []jinja.Value, k int, seed int64) ([][]int, error) {
+	out := make([][]int, len(evalDocs))
+	if k == 0 {
+		return out, nil
+	}
+	rnd := pyrandom.New(seed)
+	for i, doc := range evalDocs {
+		exclude := p.excludeEval && doc.AsDict().Len() > 0
+		switch p.sampler {
+		case "first_n":
+			var pick []int
+			for j, d := range p.docs {
+				if exclude && pyEqual(d, doc) {
+					continue
+				}
+				pick = append(pick, j)
+			}
+			if k > len(pick) {
+				return nil, fmt.Errorf("%d few-shot examples requested, %d available", k, len(pick))
+			}
+			out[i] = pick[:k]
+		default:
+			n := k
+			if exclude {
+				n = k + 1
+			}
+			idx, err := rnd.Sample(len(p.docs), n)
+			if err != nil {
+				return nil, fmt.Errorf("%d few-shot examples requested from %d documents: %w", k, len(p.docs), err)
+			}
+			if exclude {
+				var kept []int
+				for _, j := range idx {
+					if !pyEqual(p.docs[j], doc) {
+						kept = append(kept, j)
+					}
+				}
+				if len(kept) < k {
+					return nil, fmt.Errorf("document %d: fewer than %d few-shot examples differ from it", i, k)
+				}
+				idx = kept[:k]
+			}
+			out[i] = idx
+		}
+	}
+	return out, nil
+}
+
+// pyEqual is Python's == on document values: numbers by value (True is 1),
+// lists element-wise, dicts by keys and values.
+func pyEqual(a, b jinja.Value) bool {
+	num := func(v jinja.Value) (float64, bool) {
+		switch {
+		case v.IsInt():
+			return float64(v.AsInt()), true
+		case v.IsFloat():
+			return v.AsFloat(), true
+		case v.IsBool():
+			if v.AsBool() {
+				return 1, true
+			}
+			return 0, true
+		}
+		return 0, false
+	}
+	if x, ok := num(a); ok {
+		y, ok := num(b)
+		return ok && x == y && !math.IsNaN(x)
+	}
+	switch {
+	case a.IsString():
+		return b.IsString() && a.AsString() == b.AsString()
+	case a.IsNone():
+		return b.IsNone()
+	case a.IsList():
+		if !b.IsList() || a.AsList().Len() != b.AsList().Len() {
+			return false
+		}
+		for i := range a.AsList().Items {
+			if !pyEqual(a.AsList().Items[i], b.AsList().Items[i]) {
+				return false
+			}
+		}
+		return true
+	case a.IsDict():
+		if !b.IsDict() || a.AsDict().Len() != b.AsDict().Len() {
+			return false
+		}
+		for _, k := range a.AsDict().OrderedKeys() {
+			x, _ := a.AsDict().Get(k)
+			y, ok := b.AsDict().Get(k)
+			if !ok || !pyEqual(x, y) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

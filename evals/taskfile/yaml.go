@@ -1,0 +1,268 @@
+package taskfile
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/ardanlabs/jinja"
+	"gopkg.in/yaml.v3"
+)
+
+// Error is a problem in a task file: the file, the 1-based line (0 when
+// unknown) and the key it concerns.
+type Error struct {
+	File  string
+	Line  int
+	Field string
+	Err   error
+}
+
+func (e *Error) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	if e.Field == "" {
+		return fmt.Sprintf("%s: %v", loc, e.Err)
+	}
+	return fmt.Sprintf("%s: field %q: %v", loc, e.Field, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrUnsupported is wrapped by errors about lm-eval features pocketeval
+// refuses (Python hooks, process_docs, ...).
+var ErrUnsupported = errors.New("not supported by pocketeval")
+
+// value is one key's value node and where it was written.
+type value struct {
+	node *yaml.Node
+	file string
+}
+
+func (v value) errorf(field, format string, args ...any) error {
+	return &Error{File: v.file, Line: v.node.Line, Field: field, Err: fmt.Errorf(format, args...)}
+}
+
+func (v value) wrap(field string, err error) error {
+	return &Error{File: v.file, Line: v.node.Line, Field: field, Err: err}
+}
+
+// rawConfig is a task file with its includes merged: key → value, as
+// lm-eval's load_yaml merges them (included files first, in order, then the
+// file's own keys; task_list is not inherited).
+type rawConfig struct {
+	file   string // the task file itself
+	values map[string]value
+}
+
+func (r *rawConfig) get(key string) (value, bool) {
+	v, ok := r.values[key]
+	return v, ok
+}
+
+// readYAML loads one file with its includes.
+func readYAML(path string, seen map[string]bool) (map[string]value, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if seen[abs] {
+		return nil, &Error{File: path, Field: "include", Err: errors.New("include cycle")}
+	}
+	seen[abs] = true
+	defer delete(seen, abs)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read task file: %w", err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, &Error{File: path, Line: 1, Err: errors.New("a task file is a YAML mapping of keys to values")}
+	}
+	root := doc.Content[0]
+	if err := refuseFunctions(path, "", root); err != nil {
+		return nil, err
+	}
+	own := map[string]value{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if _, dup := own[k.Value]; dup {
+			return nil, &Error{File: path, Line: k.Line, Field: k.Value, Err: errors.New("key given twice")}
+		}
+		own[k.Value] = value{node: v, file: path}
+	}
+	inc, ok := own["include"]
+	if !ok {
+		return own, nil
+	}
+	delete(own, "include")
+	var names []string
+	switch inc.node.Kind {
+	case yaml.ScalarNode:
+		names = []string{inc.node.Value}
+	case yaml.SequenceNode:
+		for _, n := range inc.node.Content {
+			if n.Kind != yaml.ScalarNode {
+				return nil, inc.errorf("include", "want a file name or a list of file names")
+			}
+			names = append(names, n.Value)
+		}
+	default:
+		return nil, inc.errorf("include", "want a file name or a list of file names")
+	}
+	merged := map[string]value{}
+	for _, name := range names {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(path), name)
+		}
+		sub, err := readYAML(p, seen)
+		if err != nil {
+			var fe *Error
+			if errors.As(err, &fe) {
+				return nil, err
+			}
+			return nil, inc.wrap("include", err)
+		}
+		delete(sub, "task_list")
+		for k, v := range sub {
+			merged[k] = v
+		}
+	}
+	for k, v := range own {
+		merged[k] = v
+	}
+	return merged, nil
+}
+
+// refuseFunctions rejects lm-eval's `!function module.fn` tags anywhere:
+// they name Python code pocketeval cannot run.
+func refuseFunctions(file, key string, n *yaml.Node) error {
+	if n.Tag == "!function" {
+		return &Error{File: file, Line: n.Line, Field: key, Err: fmt.Errorf("!function %s is a Python hook: %w", n.Value, ErrUnsupported)}
+	}
+	for i, c := range n.Content {
+		k := key
+		if n.Kind == yaml.MappingNode && i%2 == 1 {
+			if k != "" {
+				k += "."
+			}
+			k += n.Content[i-1].Value
+		}
+		if err := refuseFunctions(file, k, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PyYAML's YAML 1.1 resolution of plain scalars, which lm-eval's loader
+// uses: `yes`/`off` are booleans, `1e3` is a string, `012` is octal.
+var (
+	pyBool  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
+	pyInt   = regexp.MustCompile(`^[-+]?(?:0b[0-1_]+|0[0-7_]+|(?:0|[1-9][0-9_]*)|0x[0-9a-fA-F_]+)$`)
+	pyFloat = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+	pyNull  = regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)
+)
+
+// toValue converts a YAML node to a template value the way PyYAML would
+// construct it.
+func toValue(n *yaml.Node) (jinja.Value, error) {
+	switch n.Kind {
+	case yaml.AliasNode:
+		return toValue(n.Alias)
+	case yaml.SequenceNode:
+		items := make([]jinja.Value, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := toValue(c)
+			if err != nil {
+				return v, err
+			}
+			items = append(items, v)
+		}
+		return jinja.NewList(items), nil
+	case yaml.MappingNode:
+		d := jinja.NewDict()
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			v, err := toValue(n.Content[i+1])
+			if err != nil {
+				return v, err
+			}
+			d.AsDict().Set(n.Content[i].Value, v)
+		}
+		return d, nil
+	case yaml.ScalarNode:
+		return scalarValue(n), nil
+	}
+	return jinja.Undefined(), fmt.Errorf("unsupported YAML node")
+}
+
+func scalarValue(n *yaml.Node) jinja.Value {
+	s := n.Value
+	explicit := n.Tag != "" && n.Tag != "!" && n.Style&yaml.TaggedStyle != 0
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 || explicit && n.Tag == "!!str" {
+		return jinja.NewString(s)
+	}
+	switch {
+	case pyNull.MatchString(s):
+		return jinja.None()
+	case pyBool.MatchString(s):
+		switch s[0] {
+		case 'y', 'Y', 't', 'T':
+			return jinja.NewBool(true)
+		case 'o', 'O':
+			return jinja.NewBool(strings.EqualFold(s, "on"))
+		}
+		return jinja.NewBool(false)
+	case pyInt.MatchString(s):
+		t := strings.ReplaceAll(s, "_", "")
+		neg := strings.HasPrefix(t, "-")
+		t = strings.TrimLeft(t, "+-")
+		base := 10
+		switch {
+		case strings.HasPrefix(t, "0b"):
+			base, t = 2, t[2:]
+		case strings.HasPrefix(t, "0x"):
+			base, t = 16, t[2:]
+		case len(t) > 1 && t[0] == '0':
+			base, t = 8, t[1:]
+		}
+		if i, err := strconv.ParseInt(t, base, 64); err == nil {
+			if neg {
+				i = -i
+			}
+			return jinja.NewInt(i)
+		}
+		return jinja.NewString(s)
+	case pyFloat.MatchString(s):
+		t := strings.ReplaceAll(s, "_", "")
+		switch strings.ToLower(strings.TrimLeft(t, "+-")) {
+		case ".inf":
+			if strings.HasPrefix(t, "-") {
+				return jinja.NewFloat(math.Inf(-1))
+			}
+			return jinja.NewFloat(math.Inf(1))
+		case ".nan":
+			return jinja.NewFloat(math.NaN())
+		}
+		if f, err := strconv.ParseFloat(t, 64); err == nil {
+			return jinja.NewFloat(f)
+		}
+	}
+	return jinja.NewString(s)
+}
+
+// isString reports whether a scalar node is a string for PyYAML.
+func isString(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && scalarValue(n).IsString()
+}
