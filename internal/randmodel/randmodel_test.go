@@ -191,7 +191,7 @@ func TestLlamaCppRunsIt(t *testing.T) {
 			if got := info.Settings["n_params"]; got != uint64(Shapes["tiny"].Params()) {
 				t.Errorf("llama.cpp counts %v parameters, want %d", got, Shapes["tiny"].Params())
 			}
-			if got := info.Settings["chat_template"]; got != "model" {
+			if got := info.Settings["chat_template"]; got != "gguf:tokenizer.chat_template" {
 				t.Errorf("chat template %v, want the model's own", got)
 			}
 			ctx := context.Background()

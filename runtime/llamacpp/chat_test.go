@@ -3,9 +3,11 @@
 package llamacpp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +16,8 @@ import (
 	"github.com/hybridgroup/yzma/pkg/llama"
 
 	"github.com/pocketeval/pocketeval/chattemplate"
+	"github.com/pocketeval/pocketeval/internal/gguf"
+	"github.com/pocketeval/pocketeval/internal/randmodel"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
@@ -198,4 +202,71 @@ func equalTokens(a, b []llama.Token) bool {
 		}
 	}
 	return true
+}
+
+// TestChatGGUFTemplateTokens writes a random-weight Qwen3-shaped GGUF (the
+// MNN-Pocket-0.3B tokenizer layout: Qwen3's special tokens, no BOS) that
+// carries Qwen3-0.6B's real chat template in tokenizer.chat_template, and
+// checks that a chat request with thinking off is rendered from the GGUF
+// exactly as jinja2 renders it and sent as those tokens, no BOS added.
+func TestChatGGUFTemplateTokens(t *testing.T) {
+	if _, err := LibDir(""); err != nil {
+		t.Skipf("llama.cpp libraries not installed: %v", err)
+	}
+	src, err := os.ReadFile("../../chattemplate/testdata/templates/qwen3-0.6b.jinja")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var golden map[string]struct{ Text string }
+	b, err := os.ReadFile("../../chattemplate/testdata/golden/qwen3-0.6b.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &golden); err != nil {
+		t.Fatal(err)
+	}
+	v, err := randmodel.SyntheticBPE(randmodel.Shapes["tiny"].Vocab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.ChatTemplate = string(src)
+	var buf bytes.Buffer
+	if err := randmodel.Write(&buf, randmodel.Shapes["tiny"], randmodel.Options{Name: "tiny", Type: gguf.Q8_0, Vocab: v, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "qwen3-tiny.gguf")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := Open(context.Background(), Options{Model: path, Thinking: chattemplate.ThinkingOff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	prompts := capture(rt)
+	info := rt.ChatTemplate()
+	if info.Source != "gguf:tokenizer.chat_template" || info.SHA256 != chattemplate.SHA256(string(src)) ||
+		info.ThinkingApplied != "enable_thinking=false" || info.EOS != "<|im_end|>" || info.AddsBOS {
+		t.Errorf("ChatTemplate() = %+v", info)
+	}
+	req := runtime.Request{Messages: []runtime.Message{
+		{Role: "system", Content: "Answer briefly."}, {Role: "user", Content: "Name a prime number."},
+		{Role: "assistant", Content: "7"}, {Role: "user", Content: "And an even one?"},
+	}, Gen: runtime.GenConfig{MaxTokens: 2}}
+	resp, err := rt.Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := golden["multi-turn@thinking-off"].Text
+	if want == "" || resp.RenderedPrompt != want {
+		t.Fatalf("RenderedPrompt = %q, jinja2 golden %q", resp.RenderedPrompt, want)
+	}
+	sent := prompts()[0]
+	if !equalTokens(sent, llama.Tokenize(rt.vocab, want, false, true)) {
+		t.Errorf("tokens sent differ from the golden render's tokens")
+	}
+	imStart := llama.Tokenize(rt.vocab, "<|im_start|>", false, true)
+	if len(imStart) != 1 || countToken(sent, imStart[0]) != 5 {
+		t.Errorf("<|im_start|> is not one special token appearing 5 times: %v in %v", imStart, sent)
+	}
 }
