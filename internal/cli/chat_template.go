@@ -10,6 +10,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/chattemplate"
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/runtime/drivers"
 )
 
 // chatTemplateOptions reads --chat-template and --thinking: the override
@@ -37,12 +38,14 @@ func (o RuntimeOptions) chatTemplateOptions() (src, label string, thinking chatt
 }
 
 // checkTemplateFlags checks --thinking and refuses --chat-template and
-// --thinking for runtimes that do not render chat templates themselves.
+// --thinking for a runtime that does not render chat templates itself
+// (drivers.Caps.ChatTemplates); an unknown or not yet chosen runtime is
+// checked when it is opened.
 func checkTemplateFlags(o RuntimeOptions) error {
 	if _, err := chattemplate.ParseThinking(o.Thinking); err != nil {
 		return &FlagError{err: fmt.Errorf("--thinking: %w", err)}
 	}
-	if o.Name != "openai" && o.Name != "replay" {
+	if d, err := drivers.Lookup(o.list(), o.Name); err != nil || d.Caps.ChatTemplates {
 		return nil
 	}
 	if o.ChatTemplateFile != "" {

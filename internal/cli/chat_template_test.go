@@ -87,7 +87,6 @@ func TestChatTemplateFlagErrors(t *testing.T) {
 		{[]string{"run", "--runtime", "replay", "--predictions", "p.jsonl", "--tasks", "alpha", "--out", dir, "--thinking", "off"}, "does not render chat templates"},
 	} {
 		f, _, errb := testFactory()
-		f.OpenRuntime = OpenRuntime
 		code := Execute(t.Context(), f, c.args)
 		if code != ExitUsage || !strings.Contains(errb.String(), c.want) {
 			t.Errorf("%v: exit %d, %q; want usage error naming %q", c.args, code, errb.String(), c.want)

@@ -16,6 +16,8 @@ import (
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/drivers"
+	"github.com/spf13/pflag"
 )
 
 // cliTask is a small deterministic task for command tests.
@@ -62,19 +64,27 @@ func (cliRuntime) Close() error { return nil }
 func testFactory() (*Factory, *bytes.Buffer, *bytes.Buffer) {
 	io, _, out, errb := TestStreams()
 	f := &Factory{
-		IO:          io,
-		Tasks:       func() []evals.Task { return []evals.Task{cliTask{"alpha", 30}, cliTask{"beta", 12}} },
-		Now:         func() time.Time { return time.Unix(1700000000, 0) },
-		Args:        []string{"pocketeval", "test"},
-		OpenRuntime: testFactoryRuntime,
+		IO:       io,
+		Tasks:    func() []evals.Task { return []evals.Task{cliTask{"alpha", 30}, cliTask{"beta", 12}} },
+		Now:      func() time.Time { return time.Unix(1700000000, 0) },
+		Args:     []string{"pocketeval", "test"},
+		Runtimes: testRuntimes,
 	}
 	return f, out, errb
 }
 
-func testFactoryRuntime(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error) {
-	if o.Name != "fake" {
-		return nil, fmt.Errorf("unknown runtime %q", o.Name)
-	}
+// testRuntimes are the real runtimes plus "fake", which opens cliRuntime.
+func testRuntimes() []drivers.Driver {
+	return append(drivers.All(), drivers.Driver{Name: "fake", NewFlags: func() drivers.Flags { return fakeFlags{} }})
+}
+
+// fakeFlags are the "fake" runtime's (empty) flags.
+type fakeFlags struct{}
+
+func (fakeFlags) AddFlags(*pflag.FlagSet)                     {}
+func (fakeFlags) Validate(drivers.Common) error               { return nil }
+func (fakeFlags) Model(drivers.Common) (results.Model, error) { return results.Model{}, nil }
+func (fakeFlags) Open(context.Context, drivers.Common) (runtime.Runtime, error) {
 	return cliRuntime{}, nil
 }
 

@@ -192,9 +192,11 @@ overrides entries; $POCKETEVAL_HF_ENDPOINT points at a mirror.
 }
 
 // resolveModel turns --model NAME into a cached path when NAME is not a
-// file but a registry entry, downloading it on first use.
+// file but a registry entry, downloading it on first use; the entry also
+// names the runtime when --runtime is not given. It applies only to
+// runtimes whose model is a local file (drivers.Caps.LocalModel).
 func resolveModel(cmd *cobra.Command, f *Factory, o *RuntimeOptions) error {
-	if o.Model == "" || o.Name == "openai" || o.Name == "replay" {
+	if o.Model == "" || (o.Name != "" && !o.Caps().LocalModel) {
 		return nil
 	}
 	if _, err := os.Stat(o.Model); err == nil {

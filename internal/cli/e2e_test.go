@@ -17,13 +17,14 @@ import (
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/internal/sharedtest"
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/runtime/drivers"
 	"github.com/pocketeval/pocketeval/runtime/llamacpp"
 )
 
 // realFactory runs commands with the real task registry and runtimes.
 func realFactory() (*Factory, *bytes.Buffer, *bytes.Buffer) {
 	io, _, out, errb := TestStreams()
-	return &Factory{IO: io, Tasks: registry.All, Now: time.Now, Args: []string{"pocketeval", "e2e"}, OpenRuntime: OpenRuntime}, out, errb
+	return &Factory{IO: io, Tasks: registry.All, Now: time.Now, Args: []string{"pocketeval", "e2e"}, Runtimes: drivers.All}, out, errb
 }
 
 func runReal(t *testing.T, args ...string) (int, string, string) {
@@ -186,7 +187,7 @@ func TestMissingDatasetNamesTheFix(t *testing.T) {
 	t.Parallel()
 	empty := t.TempDir()
 	f, _, errb := realFactory()
-	f.OpenRuntime = testFactoryRuntime
+	f.Runtimes = testRuntimes
 	code := Execute(context.Background(), f, []string{"run", "--runtime", "fake", "--tasks", "gsm8k", "--data-dir", empty, "--out", filepath.Join(empty, "out")})
 	if code == 0 || !strings.Contains(errb.String(), "gsm8k/test.jsonl") || !strings.Contains(errb.String(), "pocketeval datasets download gsm8k") {
 		t.Errorf("exit %d: %s", code, errb.String())
@@ -312,7 +313,7 @@ func TestMalformedDatasetLine(t *testing.T) {
 			`{"question": "2+2?", "answer": "4\n#### 4"}`+"\n"+
 			`{"question": "3+3?", "answer": "no final line"}`+"\n"), 0o644)
 	f, _, errb := realFactory()
-	f.OpenRuntime = testFactoryRuntime
+	f.Runtimes = testRuntimes
 	out := filepath.Join(t.TempDir(), "o")
 	code := Execute(context.Background(), f, []string{"run", "--runtime", "fake", "--tasks", "gsm8k", "--data-dir", data, "--out", out})
 	if code == 0 || !strings.Contains(errb.String(), "test.jsonl:3") || !strings.Contains(errb.String(), "answer") {

@@ -90,7 +90,6 @@ func TestOpenAIRunSurvivesFaults(t *testing.T) {
 	args := []string{"run", "--runtime", "openai", "--base-url", srv.URL + "/v1", "--model", "fake", "--tasks", "alpha",
 		"--out", out, "--concurrency", "4", "--max-retries", "3", "--request-timeout", "1s"}
 	f, stdout, errb := testFactory()
-	f.OpenRuntime = OpenRuntime
 	done := make(chan int, 1)
 	go func() { done <- Execute(context.Background(), f, args) }()
 	var code int
@@ -108,7 +107,6 @@ func TestOpenAIRunSurvivesFaults(t *testing.T) {
 	// The server recovers: only the failed sample is requested again.
 	front.permanent.Store(false)
 	f2, _, errb2 := testFactory()
-	f2.OpenRuntime = OpenRuntime
 	if code := Execute(context.Background(), f2, args); code != 0 {
 		t.Fatalf("rerun: exit %d\n%s", code, errb2)
 	}

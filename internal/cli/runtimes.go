@@ -9,103 +9,193 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/drivers"
+	"github.com/pocketeval/pocketeval/runtime/mnn"
 )
 
-// RuntimeOptions are the flags that select and configure a runtime. Every
-// command that opens a runtime (run, serve, bench) shares them.
+// RuntimeOptions select and configure a runtime for the commands that open
+// one (run, serve, bench): --runtime, the settings every runtime shares,
+// and each runtime's own flags, which the runtime declares itself
+// (runtime/drivers). The zero value works: a runtime's own flags then take
+// their defaults.
 type RuntimeOptions struct {
-	Name  string // --runtime: llamacpp, openai, mnn, replay
-	Model string // --model: a file, a package directory, or a registry name
+	Name  string // --runtime
+	Model string // --model: a file, a package directory, or a model name
 	// Threads for in-process engines (--threads); 0 means 1 on this class
 	// of machine (engines spin and thrash when oversubscribed).
-	Threads     int
-	ContextSize int // --ctx-size for llamacpp; 0 = engine default
-	// Workers is how many independent engine contexts an in-process
-	// runtime keeps (set from --concurrency by run).
+	Threads int
+	// Workers is how many requests the runtime serves at once (engine
+	// contexts for in-process runtimes), set by the command.
 	Workers int
+	// Drivers are the runtimes to choose from; nil means drivers.All().
+	Drivers []drivers.Driver
 
-	// openai
-	BaseURL        string        // --base-url
-	APIKeyEnv      string        // --api-key-env: name of the env var holding the key
-	Endpoint       string        // --endpoint: chat or completions
-	RequestTimeout time.Duration // --request-timeout
-	MaxRetries     int           // --max-retries
-
-	// replay
-	Predictions string // --predictions FILE
-
-	// Chat templates (llamacpp, mnn): --chat-template FILE overrides the
+	// Chat templates, for runtimes that render them
+	// (drivers.Caps.ChatTemplates): --chat-template FILE overrides the
 	// model's; --thinking on|off|model-default; TemplateNow pins
 	// strftime_now (set by run when resuming).
 	ChatTemplateFile string
 	Thinking         string
 	TemplateNow      time.Time
 
-	// mnn
-	Backend   string // --backend (cpu, opencl, metal...)
-	Precision string // --precision (low, normal, high)
-	Memory    string // --memory-mode (low, normal, high)
+	// own holds each runtime's own flags by runtime name (filled by
+	// AddFlags, else on first use with defaults).
+	own map[string]drivers.Flags
+	// owner maps each runtime-specific flag to its runtime, and fs is the
+	// set they were registered on, to refuse a flag of another runtime.
+	owner map[string]string
+	fs    *pflag.FlagSet
 }
 
-// AddFlags registers the runtime flags on fs.
+// AddFlags registers --runtime, the shared flags and every runtime's own
+// flags on fs.
 func (o *RuntimeOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.Name, "runtime", "", "runtime: "+strings.Join(runtimeNames(), ", "))
-	fs.StringVar(&o.Model, "model", "", "model file (GGUF), MNN package directory or config.json, or model name for openai")
-	fs.IntVar(&o.Threads, "threads", 1, "engine threads per worker (in-process runtimes)")
-	fs.IntVar(&o.ContextSize, "ctx-size", 0, "context size in tokens for llamacpp (0 = min(4096, the model's training context))")
-	fs.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible server URL, e.g. http://127.0.0.1:8080/v1")
-	fs.StringVar(&o.APIKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key for openai")
-	fs.StringVar(&o.Endpoint, "endpoint", "chat", "openai endpoint: chat or completions")
-	fs.DurationVar(&o.RequestTimeout, "request-timeout", 10*time.Minute, "per-request timeout for openai")
-	fs.IntVar(&o.MaxRetries, "max-retries", 5, "retries on 429/5xx/connection errors for openai")
-	fs.StringVar(&o.Predictions, "predictions", "", "predictions file for --runtime replay")
-	fs.StringVar(&o.ChatTemplateFile, "chat-template", "", "Jinja chat template `FILE` replacing the model's (llamacpp, mnn)")
-	fs.StringVar(&o.Thinking, "thinking", "model-default", "reasoning mode for templates with enable_thinking: on, off or model-default")
-	fs.StringVar(&o.Backend, "backend", "cpu", "MNN backend")
-	fs.StringVar(&o.Precision, "precision", "low", "MNN precision: low, normal, high")
-	fs.StringVar(&o.Memory, "memory-mode", "low", "MNN memory mode: low, normal, high")
-}
-
-// runtimeOpeners maps runtime names to constructors. Each runtime's file
-// in this package provides its opener.
-var runtimeOpeners = map[string]func(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error){
-	"llamacpp": openLlamacpp,
-	"openai":   openOpenAI,
-	"mnn":      openMNN,
-	"replay":   openReplay,
-}
-
-func runtimeNames() []string {
+	o.own, o.owner, o.fs = map[string]drivers.Flags{}, map[string]string{}, fs
 	var names []string
-	for n := range runtimeOpeners {
-		names = append(names, n)
+	for _, d := range o.list() {
+		names = append(names, d.Name)
+		f := d.NewFlags()
+		own := pflag.NewFlagSet(d.Name, pflag.ContinueOnError)
+		f.AddFlags(own)
+		own.VisitAll(func(fl *pflag.Flag) {
+			if prev, dup := o.owner[fl.Name]; dup {
+				panic(fmt.Sprintf("runtimes %s and %s both define --%s", prev, d.Name, fl.Name))
+			}
+			o.owner[fl.Name] = d.Name
+		})
+		fs.AddFlagSet(own)
+		o.own[d.Name] = f
 	}
-	sort.Strings(names)
-	return names
+	fs.StringVar(&o.Name, "runtime", o.Name, "runtime: "+strings.Join(names, ", "))
+	fs.StringVar(&o.Model, "model", o.Model, "model file (GGUF), MNN package directory or config.json, or model name for openai")
+	fs.IntVar(&o.Threads, "threads", 1, "engine threads per worker (in-process runtimes)")
+	fs.StringVar(&o.ChatTemplateFile, "chat-template", "", "Jinja chat template `FILE` replacing the model's (runtimes that render templates: llamacpp, mnn)")
+	fs.StringVar(&o.Thinking, "thinking", "model-default", "reasoning mode for templates with enable_thinking: on, off or model-default")
 }
 
-// OpenRuntime opens the runtime the options name.
-func OpenRuntime(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error) {
-	if o.Name == "" {
-		return nil, FlagErrorf("--runtime is required (one of %s)", strings.Join(runtimeNames(), ", "))
+func (o *RuntimeOptions) list() []drivers.Driver {
+	if o.Drivers == nil {
+		return drivers.All()
 	}
-	open, ok := runtimeOpeners[o.Name]
+	return o.Drivers
+}
+
+// driver returns the selected runtime and its own flags.
+func (o *RuntimeOptions) driver() (drivers.Driver, drivers.Flags, error) {
+	d, err := drivers.Lookup(o.list(), o.Name)
+	if err != nil {
+		return d, nil, &FlagError{err: err}
+	}
+	if o.own == nil {
+		o.own = map[string]drivers.Flags{}
+	}
+	f, ok := o.own[d.Name]
 	if !ok {
-		return nil, FlagErrorf("unknown runtime %q (one of %s)", o.Name, strings.Join(runtimeNames(), ", "))
+		f = d.NewFlags()
+		o.own[d.Name] = f
 	}
-	if err := checkTemplateFlags(o); err != nil {
+	return d, f, nil
+}
+
+// common is what every runtime receives: the shared settings and, for
+// runtimes that render chat templates, the template override and thinking
+// mode.
+func (o *RuntimeOptions) common() (drivers.Common, error) {
+	c := drivers.Common{Model: o.Model, Threads: max(o.Threads, 1), Workers: max(o.Workers, 1), TemplateNow: o.TemplateNow}
+	var err error
+	c.ChatTemplate, c.ChatTemplateSource, c.Thinking, err = o.chatTemplateOptions()
+	return c, err
+}
+
+// Validate checks the runtime's flags before anything is opened: the
+// runtime exists, no other runtime's flag was set, and the runtime accepts
+// its own. Errors are *FlagError.
+func (o *RuntimeOptions) Validate() error {
+	d, f, err := o.driver()
+	if err != nil {
+		return err
+	}
+	if err := checkTemplateFlags(*o); err != nil {
+		return err
+	}
+	if o.fs != nil {
+		var foreign []string
+		for name, owner := range o.owner {
+			if owner != d.Name && o.fs.Changed(name) {
+				foreign = append(foreign, fmt.Sprintf("--%s (%s)", name, owner))
+			}
+		}
+		if len(foreign) > 0 {
+			sort.Strings(foreign)
+			return FlagErrorf("%s: not flags of --runtime %s", strings.Join(foreign, ", "), d.Name)
+		}
+	}
+	c, err := o.common()
+	if err != nil {
+		return err
+	}
+	if err := f.Validate(c); err != nil {
+		return &FlagError{err: err}
+	}
+	return nil
+}
+
+// Caps returns what the selected runtime can do (zero for an unknown one).
+func (o *RuntimeOptions) Caps() drivers.Caps {
+	d, _ := drivers.Lookup(o.list(), o.Name)
+	return d.Caps
+}
+
+// DescribeModel identifies the evaluated model for the manifest.
+func (o *RuntimeOptions) DescribeModel() (results.Model, error) {
+	_, f, err := o.driver()
+	if err != nil {
+		return results.Model{}, err
+	}
+	c, err := o.common()
+	if err != nil {
+		return results.Model{}, err
+	}
+	return f.Model(c)
+}
+
+// RawPrompts reports why every request to the open runtime rt must be a raw
+// prompt, or "".
+func (o *RuntimeOptions) RawPrompts(rt runtime.Runtime) string {
+	_, f, err := o.driver()
+	if err != nil {
+		return ""
+	}
+	if pf, ok := f.(drivers.PromptForm); ok {
+		return pf.RawPrompts(rt)
+	}
+	return ""
+}
+
+// OpenRuntime validates the options and opens the runtime they select.
+func OpenRuntime(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error) {
+	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if o.Threads <= 0 {
-		o.Threads = 1
+	_, f, _ := o.driver()
+	c, err := o.common()
+	if err != nil {
+		return nil, err
 	}
-	if o.Workers <= 0 {
-		o.Workers = 1
-	}
-	rt, err := open(ctx, o)
+	rt, err := f.Open(ctx, c)
 	if err != nil {
 		return nil, fmt.Errorf("open runtime %s: %w", o.Name, err)
 	}
 	return rt, nil
+}
+
+// mnnOptions maps the options (and extra MNN config keys, which may be
+// nil) to mnn.Options, for bench's --mnn-config.
+func mnnOptions(o RuntimeOptions, extra map[string]any) mnn.Options {
+	o.Name = "mnn"
+	_, f, _ := o.driver()
+	c, _ := o.common() // bench validated the flags
+	return f.(*drivers.MNNFlags).Options(c, extra)
 }

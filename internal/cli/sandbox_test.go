@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pocketeval/pocketeval/sandbox"
+	"github.com/spf13/cobra"
 )
 
 // fakeExecutor returns a fixed result and records the program it got.
@@ -116,12 +117,14 @@ func TestSandboxRunFlagErrors(t *testing.T) {
 			t.Errorf("%v: ran despite a usage error", args)
 			return nil
 		})
+		usageArgs(cmd) // as NewCmdRoot does
+		cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{err: err} })
 		cmd.SetArgs(args)
 		cmd.SetOut(ios.Out)
 		cmd.SetErr(ios.ErrOut)
 		err := cmd.ExecuteContext(context.Background())
 		var fe *FlagError
-		if err == nil || (!errors.As(err, &fe) && !isCobraUsageError(err)) {
+		if !errors.As(err, &fe) {
 			t.Errorf("%v: error %v, want a usage error", args, err)
 		}
 	}

