@@ -40,7 +40,7 @@ func TestNewCmdBench(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			io, _, _, _ := TestStreams()
 			var got *BenchOptions
-			cmd := NewCmdBench(&Factory{IO: io}, func(_ context.Context, o *BenchOptions) error { got = o; return nil })
+			cmd := NewCmdBench(&Factory{IO: io}, func(o *BenchOptions) error { got = o; return nil })
 			cmd.SetArgs(strings.Fields(tt.args))
 			cmd.SetOut(io.Out)
 			cmd.SetErr(io.ErrOut)
@@ -83,7 +83,7 @@ func TestBenchMNNConfig(t *testing.T) {
 		t.Run(tt.args, func(t *testing.T) {
 			io, _, _, _ := TestStreams()
 			var got *BenchOptions
-			cmd := NewCmdBench(&Factory{IO: io}, func(_ context.Context, o *BenchOptions) error { got = o; return nil })
+			cmd := NewCmdBench(&Factory{IO: io}, func(o *BenchOptions) error { got = o; return nil })
 			cmd.SetArgs(strings.Fields(tt.args))
 			if err := cmd.Execute(); err != nil {
 				t.Fatal(err)

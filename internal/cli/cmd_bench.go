@@ -43,7 +43,7 @@ func llmBenchDynamicOption(n int) int {
 }
 
 // NewCmdBench measures prefill and decode speed, load time and memory.
-func NewCmdBench(f *Factory, runF func(context.Context, *BenchOptions) error) *cobra.Command {
+func NewCmdBench(f *Factory, runF func(*BenchOptions) error) *cobra.Command {
 	opts := &BenchOptions{IO: f.IO, Probe: bench.System, Open: OpenRuntime}
 	var pgs []string
 	var mnnConfig string
@@ -128,7 +128,7 @@ the longest test prompt exceeds 300 tokens and 0 otherwise, unless
 				}
 			}
 			if runF != nil {
-				return runF(cmd.Context(), opts)
+				return runF(opts)
 			}
 			return benchRun(cmd.Context(), opts)
 		},

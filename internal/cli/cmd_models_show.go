@@ -10,29 +10,44 @@ import (
 	"github.com/pocketeval/pocketeval/models"
 )
 
-// newCmdModelsShow prints one registry entry: where its files come from
+// ModelsShowOptions are the options of `pocketeval models show`.
+type ModelsShowOptions struct {
+	*ModelsOptions
+	Name string // the model to show
+}
+
+// NewCmdModelsShow prints one registry entry: where its files come from
 // and its chat defaults (template source, thinking, stop tokens,
 // recommended generation settings with their sources).
-func newCmdModelsShow(f *Factory, file *string, asJSON *bool) *cobra.Command {
+func NewCmdModelsShow(f *Factory, shared *ModelsOptions, runF func(*ModelsShowOptions) error) *cobra.Command {
+	opts := &ModelsShowOptions{ModelsOptions: shared}
 	return &cobra.Command{
 		Use: "show NAME", Short: "Show a model's files and chat defaults", Args: cobra.ExactArgs(1),
 		Example: "  $ pocketeval models show qwen3-0.6b-gguf",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			reg, err := models.Load(*file)
-			if err != nil {
-				return &ExitCodeError{Code: ExitUsage, Err: err}
+			opts.Name = args[0]
+			if runF != nil {
+				return runF(opts)
 			}
-			m, ok := reg[args[0]]
-			if !ok {
-				return FlagErrorf("unknown model %q (see `pocketeval models list`)", args[0])
-			}
-			if *asJSON {
-				return writeJSON(f, m)
-			}
-			printModel(f.IO.Out, m)
-			return nil
+			return modelsShowRun(opts)
 		},
 	}
+}
+
+func modelsShowRun(opts *ModelsShowOptions) error {
+	reg, err := models.Load(opts.File)
+	if err != nil {
+		return &ExitCodeError{Code: ExitUsage, Err: err}
+	}
+	m, ok := reg[opts.Name]
+	if !ok {
+		return FlagErrorf("unknown model %q (see `pocketeval models list`)", opts.Name)
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO, m)
+	}
+	printModel(opts.IO.Out, m)
+	return nil
 }
 
 func printModel(w io.Writer, m *models.Model) {

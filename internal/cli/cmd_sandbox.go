@@ -63,7 +63,7 @@ type SandboxRunOptions struct {
 }
 
 // NewCmdSandboxRun runs one Python file in the sandbox.
-func NewCmdSandboxRun(f *Factory, runF func(context.Context, *SandboxRunOptions) error) *cobra.Command {
+func NewCmdSandboxRun(f *Factory, runF func(*SandboxRunOptions) error) *cobra.Command {
 	opts := &SandboxRunOptions{IO: f.IO, Executor: openPool}
 	var memory string
 	cmd := &cobra.Command{
@@ -99,7 +99,7 @@ cap, out of memory, a signal, or the sandbox failed to set up), 2 usage.`,
 				opts.Memory = n
 			}
 			if runF != nil {
-				return runF(cmd.Context(), opts)
+				return runF(opts)
 			}
 			return sandboxRun(cmd.Context(), opts)
 		},

@@ -72,3 +72,30 @@ func (p *progress) Warn(msg string) {
 	}
 	fmt.Fprintf(p.io.ErrOut, "warning: %s\n", msg)
 }
+
+// byteProgress returns a download progress callback: a bar on a terminal,
+// otherwise a line per file.
+func byteProgress(io *IOStreams) func(path string, done, total int64) {
+	var mu sync.Mutex
+	bars := map[string]*progressbar.ProgressBar{}
+	announced := map[string]bool{}
+	return func(path string, done, total int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !io.StderrTTY {
+			if !announced[path] {
+				announced[path] = true
+				fmt.Fprintf(io.ErrOut, "downloading %s\n", path)
+			}
+			return
+		}
+		b, ok := bars[path]
+		if !ok {
+			b = progressbar.NewOptions64(total, progressbar.OptionSetWriter(io.ErrOut),
+				progressbar.OptionSetDescription(path), progressbar.OptionShowBytes(true),
+				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+			bars[path] = b
+		}
+		b.Set64(done)
+	}
+}

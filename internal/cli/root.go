@@ -105,7 +105,7 @@ predictions) on standard benchmarks with conformant scoring.`,
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{err: err} })
-	root.AddCommand(NewCmdRun(f, nil), NewCmdTasks(f, nil), NewCmdVersion(f))
+	root.AddCommand(NewCmdRun(f, nil), NewCmdTasks(f, nil), NewCmdVersion(f, nil))
 	for _, add := range []func(*Factory) []*cobra.Command{
 		serveCommands, benchCommands, sandboxCommands, leaderboardCommands, datasetCommands,
 	} {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +20,7 @@ import (
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/evals/runner"
+	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 )
@@ -27,8 +28,12 @@ import (
 // RunOptions are the options of `pocketeval run`.
 type RunOptions struct {
 	IO      *IOStreams
-	Factory *Factory
 	Runtime RuntimeOptions
+	// AllTasks lists the known tasks; Args (the command line) and Now are
+	// recorded in the manifest.
+	AllTasks func() []evals.Task
+	Args     []string
+	Now      func() time.Time
 
 	Tasks           []string
 	Suite           string
@@ -50,13 +55,11 @@ type RunOptions struct {
 	Mode            string
 	UnsafeNoSandbox bool
 	JSON            bool
-
-	cmd *cobra.Command
 }
 
 // NewCmdRun evaluates a model on tasks.
 func NewCmdRun(f *Factory, runF func(*RunOptions) error) *cobra.Command {
-	opts := &RunOptions{IO: f.IO, Factory: f, Runtime: RuntimeOptions{Drivers: f.runtimes()}}
+	opts := &RunOptions{IO: f.IO, Runtime: RuntimeOptions{Drivers: f.runtimes()}, AllTasks: f.Tasks, Args: f.Args, Now: f.Now}
 	cmd := &cobra.Command{
 		Use:   "run --runtime R --model M --tasks T[,T...] --out DIR",
 		Short: "Evaluate a model on benchmark tasks",
@@ -113,7 +116,6 @@ silently — a missing dataset fails with the command that fetches it.`,
 			if opts.DataDir == "" {
 				opts.DataDir = DefaultDataDir()
 			}
-			opts.cmd = cmd
 			if runF != nil {
 				return runF(opts)
 			}
@@ -162,36 +164,30 @@ func ParseShard(s string) (results.Shard, error) {
 // DefaultDataDir is $POCKETEVAL_DATA, else $XDG_CACHE_HOME/pocketeval/datasets.
 func DefaultDataDir() string { return datasets.DefaultDir() }
 
-func selectTasks(f *Factory, opts *RunOptions) ([]evals.Task, error) {
+// selectTasks resolves --suite and --tasks (suite tasks first).
+func selectTasks(opts *RunOptions) ([]evals.Task, error) {
 	names := opts.Tasks
 	if opts.Suite != "" {
-		suiteTasks, err := suiteTaskNames(opts.Suite)
+		s, err := suite.Get(opts.Suite)
 		if err != nil {
 			return nil, &FlagError{err: err}
 		}
-		names = append(append([]string(nil), suiteTasks...), names...)
+		names = append(s.TaskNames(), names...)
 	}
-	tasks, err := registry.Lookup(f.Tasks(), names)
+	tasks, err := registry.Lookup(opts.AllTasks(), names)
 	if err != nil {
 		return nil, &FlagError{err: err}
 	}
 	return tasks, nil
 }
 
-// suiteTaskNames resolves a suite name; suites are defined in suites.go.
-var suiteTaskNames = func(name string) ([]string, error) {
-	return nil, fmt.Errorf("unknown suite %q", name)
-}
-
 func runRun(ctx context.Context, opts *RunOptions) error {
-	f := opts.Factory
-	tasks, err := selectTasks(f, opts)
+	tasks, err := selectTasks(opts)
 	if err != nil {
 		return err
 	}
-	shard, _ := ParseShard(opts.Shard)
 	ro := opts.Runtime
-	if err := resolveModel(opts.cmd, f, &ro); err != nil {
+	if err := resolveModel(ctx, opts.IO, &ro); err != nil {
 		return err
 	}
 	ro.Workers = opts.Concurrency
@@ -209,65 +205,77 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	baseline := runner.CurrentRSS()
-	caps := ro.Caps()
 	rt, err := OpenRuntime(ctx, ro)
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
-	if opts.Temperature > 0 && caps.UnseededSampling {
+	if opts.Temperature > 0 && ro.Caps().UnseededSampling {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s's sampler has no seed: sampled runs are not reproducible\n", ro.Name)
 	}
 	if why := ro.RawPrompts(rt); why != "" && !opts.Raw {
 		opts.Raw = true
 		fmt.Fprintf(opts.IO.ErrOut, "note: %s\n", why)
 	}
-	bi := ReadBuildInfo()
 	progress := newProgress(opts.IO)
-	o := runner.Options{
+	o := opts.runnerOptions(tasks, rt, ro, model)
+	o.Progress, o.BaselineRSS = progress, baseline
+	o.Warn = func(format string, args ...any) { progress.Warn(fmt.Sprintf(format, args...)) }
+	res, err := runner.Run(ctx, o)
+	if err != nil {
+		return opts.runError(ctx, res, err)
+	}
+	return opts.report(res)
+}
+
+// runnerOptions are the runner's options for this command.
+func (opts *RunOptions) runnerOptions(tasks []evals.Task, rt runtime.Runtime, ro RuntimeOptions, model results.Model) runner.Options {
+	shard, _ := ParseShard(opts.Shard)
+	return runner.Options{
 		Tasks: tasks, Runtime: rt, RuntimeName: ro.Name, Model: model, OutDir: opts.Out,
 		DataDir: opts.DataDir, DatasetFile: opts.DatasetFile, Limit: opts.Limit,
 		Concurrency: opts.Concurrency,
 		Gen:         runtime.GenConfig{MaxTokens: opts.MaxTokens, Temperature: opts.Temperature, TopP: opts.TopP, Seed: opts.Seed},
 		NumFewshot:  opts.NumFewshot, Chat: !opts.Raw, StripThinking: opts.StripThinking, Mode: opts.Mode,
 		SamplesPerTask: opts.SamplesPerTask, Shard: shard, Force: opts.Force,
-		UnsafeNoSandbox: opts.UnsafeNoSandbox, Command: f.Args,
-		Build:       results.BuildInfo{Version: bi.Version, Revision: bi.Revision, Modified: bi.Modified, GoVersion: bi.GoVersion},
-		Progress:    progress,
-		Warn:        func(format string, args ...any) { progress.Warn(fmt.Sprintf(format, args...)) },
-		Now:         f.Now,
-		BaselineRSS: baseline,
-		InProcess:   caps.InProcess,
+		UnsafeNoSandbox: opts.UnsafeNoSandbox, Command: opts.Args,
+		Build: ReadBuildInfo().Results(), Now: opts.Now, InProcess: ro.Caps().InProcess,
 	}
-	res, err := runner.Run(ctx, o)
-	if err != nil {
-		var missing *evals.MissingDataError
-		if errors.As(err, &missing) {
-			if hint := datasets.MissingHint(missing.Task, opts.DataDir); hint != "" {
-				return fmt.Errorf("%w\n%s", err, hint)
-			}
+}
+
+// runError turns the runner's error into what the user sees: the command
+// that fetches a missing dataset, a usage error for a configuration
+// mismatch, how to resume an interrupted run.
+func (opts *RunOptions) runError(ctx context.Context, res *runner.Result, err error) error {
+	var missing *evals.MissingDataError
+	if errors.As(err, &missing) {
+		if hint := datasets.MissingHint(missing.Task, opts.DataDir); hint != "" {
+			return fmt.Errorf("%w\n%s", err, hint)
 		}
-		var mm *runner.ConfigMismatchError
-		if errors.As(err, &mm) {
-			return &ExitCodeError{Code: ExitUsage, Err: err}
-		}
-		if res != nil && (errors.Is(err, context.Canceled) || ctx.Err() != nil) {
-			done := 0
-			for _, ts := range res.Summary.Tasks {
-				done += ts.Scored + ts.Errors
-			}
-			fmt.Fprintf(opts.IO.ErrOut, "interrupted: %d samples are saved in %s; run the same command again to resume\n", done, opts.Out)
-			return &ExitCodeError{Code: ExitCancelled}
-		}
-		return err
 	}
+	var mm *runner.ConfigMismatchError
+	if errors.As(err, &mm) {
+		return &ExitCodeError{Code: ExitUsage, Err: err}
+	}
+	if res != nil && (errors.Is(err, context.Canceled) || ctx.Err() != nil) {
+		done := 0
+		for _, ts := range res.Summary.Tasks {
+			done += ts.Scored + ts.Errors
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "interrupted: %d samples are saved in %s; run the same command again to resume\n", done, opts.Out)
+		return &ExitCodeError{Code: ExitCancelled}
+	}
+	return err
+}
+
+// report prints a finished run: the summary table (or JSON), the suite
+// table, and the failed samples, which make the command exit 1.
+func (opts *RunOptions) report(res *runner.Result) error {
 	if res.Resumed {
 		fmt.Fprintf(opts.IO.ErrOut, "resumed %s: %d samples reused, %d generated\n", opts.Out, res.Reused, res.Generated)
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res.Summary)
+		return writeJSON(opts.IO, res.Summary)
 	}
 	PrintSummary(opts.IO.Out, res.Summary)
 	if opts.Suite != "" {

@@ -72,14 +72,14 @@ func TestSandboxRun(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ios, _, out, _ := TestStreams()
 			fake := &fakeExecutor{res: tt.res}
-			cmd := NewCmdSandboxRun(&Factory{IO: ios}, func(ctx context.Context, o *SandboxRunOptions) error {
+			cmd := NewCmdSandboxRun(&Factory{IO: ios}, func(o *SandboxRunOptions) error {
 				o.Executor = func(cfg sandbox.Config) (sandbox.Executor, sandbox.Layers, func() error, error) {
 					if cfg.Unsafe {
 						t.Errorf("unsafe mode without --unsafe-no-sandbox")
 					}
 					return fake, sandbox.Layers{}, func() error { return nil }, nil
 				}
-				return sandboxRun(ctx, o)
+				return sandboxRun(context.Background(), o)
 			})
 			cmd.SetArgs(tt.args)
 			err := cmd.ExecuteContext(context.Background())
@@ -113,7 +113,7 @@ func TestSandboxRunFlagErrors(t *testing.T) {
 		{},
 	} {
 		ios, _, _, _ := TestStreams()
-		cmd := NewCmdSandboxRun(&Factory{IO: ios}, func(ctx context.Context, o *SandboxRunOptions) error {
+		cmd := NewCmdSandboxRun(&Factory{IO: ios}, func(o *SandboxRunOptions) error {
 			t.Errorf("%v: ran despite a usage error", args)
 			return nil
 		})

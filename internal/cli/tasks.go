@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -46,9 +45,7 @@ func tasksRun(opts *TasksOptions) error {
 		infos = append(infos, t.Info())
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(infos)
+		return writeJSON(opts.IO, infos)
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tDATASET\tVERSION\tPRIMARY METRIC")

@@ -1,12 +1,13 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	goruntime "runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pocketeval/pocketeval/results"
 )
 
 // Version is set at link time (-ldflags "-X .../internal/cli.Version=v1.2.3");
@@ -43,32 +44,50 @@ func ReadBuildInfo() BuildInfo {
 	return bi
 }
 
+// Results is the build info as result manifests record it.
+func (bi BuildInfo) Results() results.BuildInfo {
+	return results.BuildInfo{Version: bi.Version, Revision: bi.Revision, Modified: bi.Modified, GoVersion: bi.GoVersion}
+}
+
+// VersionOptions are the options of `pocketeval version`.
+type VersionOptions struct {
+	IO   *IOStreams
+	JSON bool // --json
+	// BuildInfo reads the binary's version (ReadBuildInfo by default).
+	BuildInfo func() BuildInfo
+}
+
 // NewCmdVersion prints the version.
-func NewCmdVersion(f *Factory) *cobra.Command {
-	var asJSON bool
+func NewCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command {
+	opts := &VersionOptions{IO: f.IO, BuildInfo: ReadBuildInfo}
 	cmd := &cobra.Command{
 		Use:     "version",
 		Short:   "Print pocketeval's version and VCS revision",
 		Example: "  $ pocketeval version\n  $ pocketeval version --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			bi := ReadBuildInfo()
-			if asJSON {
-				enc := json.NewEncoder(f.IO.Out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(bi)
+			if runF != nil {
+				return runF(opts)
 			}
-			rev := bi.Revision
-			if rev == "" {
-				rev = "unknown"
-			}
-			if bi.Modified {
-				rev += "+dirty"
-			}
-			_, err := fmt.Fprintf(f.IO.Out, "pocketeval %s (revision %s, %s)\n", bi.Version, rev, bi.GoVersion)
-			return err
+			return versionRun(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "machine-readable output")
 	return cmd
+}
+
+func versionRun(opts *VersionOptions) error {
+	bi := opts.BuildInfo()
+	if opts.JSON {
+		return writeJSON(opts.IO, bi)
+	}
+	rev := bi.Revision
+	if rev == "" {
+		rev = "unknown"
+	}
+	if bi.Modified {
+		rev += "+dirty"
+	}
+	_, err := fmt.Fprintf(opts.IO.Out, "pocketeval %s (revision %s, %s)\n", bi.Version, rev, bi.GoVersion)
+	return err
 }

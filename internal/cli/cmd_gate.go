@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pocketeval/pocketeval/leaderboard"
+)
+
+// GateOptions are the options of `pocketeval gate`.
+type GateOptions struct {
+	IO *IOStreams
+
+	Baseline  string // --baseline
+	Candidate string // --candidate
+	Policy    string // --policy
+	JUnit     string // --junit: write JUnit XML here
+	Markdown  string // --markdown: append a Markdown summary here
+	JSON      bool   // --json
+	Seed      uint64 // --seed
+}
+
+// NewCmdGate applies a release policy.
+func NewCmdGate(f *Factory, runF func(*GateOptions) error) *cobra.Command {
+	opts := &GateOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "gate --baseline A --candidate B --policy gate.yaml",
+		Short: "Decide whether a candidate model regresses against a baseline",
+		Long: `Gate compares a candidate run with a baseline run under a policy (per-task
+maximum drop in points, minimum score, whether a drop must be significant to
+fail, and a suite-average floor) and exits:
+
+  0  pass
+  1  regression (a task or the suite average fails the policy)
+  2  usage or configuration error (bad flags, unreadable runs or policy,
+     samples that do not align)
+
+--junit writes one JUnit test case per task; --markdown writes a table fit for
+a CI step summary. See docs/ci.md for a GitHub Actions example.`,
+		Example: `  $ pocketeval gate --baseline runs/release --candidate runs/pr --policy gate.yaml \
+      --junit gate.xml --markdown "$GITHUB_STEP_SUMMARY"`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Baseline == "" || opts.Candidate == "" || opts.Policy == "" {
+				return FlagErrorf("--baseline, --candidate and --policy are required")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return gateRun(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Baseline, "baseline", "", "baseline result directory")
+	fl.StringVar(&opts.Candidate, "candidate", "", "candidate result directory")
+	fl.StringVar(&opts.Policy, "policy", "", "policy file (YAML)")
+	fl.StringVar(&opts.JUnit, "junit", "", "write JUnit XML here")
+	fl.StringVar(&opts.Markdown, "markdown", "", "append a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)")
+	fl.BoolVar(&opts.JSON, "json", false, "print the verdict as JSON")
+	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
+	return cmd
+}
+
+func gateRun(opts *GateOptions) error {
+	p, err := leaderboard.ReadPolicy(opts.Policy)
+	if err != nil {
+		return &ExitCodeError{Code: ExitUsage, Err: err}
+	}
+	a, err := leaderboard.Load(opts.Baseline)
+	if err != nil {
+		return &ExitCodeError{Code: ExitUsage, Err: err}
+	}
+	b, err := leaderboard.Load(opts.Candidate)
+	if err != nil {
+		return &ExitCodeError{Code: ExitUsage, Err: err}
+	}
+	g, err := leaderboard.Gate(a, b, p, opts.Seed)
+	if err != nil {
+		return &ExitCodeError{Code: ExitUsage, Err: err}
+	}
+	if opts.JUnit != "" {
+		x, err := g.JUnit()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(opts.JUnit, x, 0o644); err != nil {
+			return &ExitCodeError{Code: ExitUsage, Err: err}
+		}
+	}
+	md := g.Markdown()
+	if opts.Markdown != "" {
+		if err := appendFile(opts.Markdown, md); err != nil {
+			return &ExitCodeError{Code: ExitUsage, Err: err}
+		}
+	}
+	if opts.JSON {
+		if err := writeJSON(opts.IO, g); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprint(opts.IO.Out, md)
+	}
+	if !g.Pass {
+		for _, fl := range g.Failures {
+			fmt.Fprintf(opts.IO.ErrOut, "regression: %s\n", fl)
+		}
+		return &ExitCodeError{Code: ExitError}
+	}
+	return nil
+}
+
+// appendFile appends text to path, creating it if needed.
+func appendFile(path, text string) error {
+	fh, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := fh.WriteString(text)
+	if cerr := fh.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}

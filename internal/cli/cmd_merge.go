@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/evals/registry"
+	"github.com/pocketeval/pocketeval/evals/runner"
+)
+
+// MergeOptions are the options of `pocketeval merge`.
+type MergeOptions struct {
+	IO *IOStreams
+
+	Dirs    []string // the shards' result directories
+	Out     string   // --out
+	DataDir string   // --data-dir ("" = DefaultDataDir())
+	// Tasks are the known tasks; Args and Now are recorded in the manifest.
+	Tasks []evals.Task
+	Args  []string
+	Now   func() time.Time
+}
+
+// NewCmdMerge combines shard runs.
+func NewCmdMerge(f *Factory, runF func(*MergeOptions) error) *cobra.Command {
+	opts := &MergeOptions{IO: f.IO, Args: f.Args, Now: f.Now}
+	cmd := &cobra.Command{
+		Use:   "merge DIR... --out D",
+		Short: "Combine the result directories of a sharded run",
+		Long: `Merge combines the result directories written by "run --shard i/N" on several
+machines. It checks that they come from the same configuration, that every shard
+is present once and complete, and that every sample appears exactly once, then
+writes the same samples and summary an unsharded run would have written.`,
+		Example: `  $ pocketeval merge shard0 shard1 shard2 --out merged`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Out == "" {
+				return FlagErrorf("--out is required")
+			}
+			if opts.DataDir == "" {
+				opts.DataDir = DefaultDataDir()
+			}
+			opts.Dirs, opts.Tasks = args, f.Tasks()
+			if runF != nil {
+				return runF(opts)
+			}
+			return mergeRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Out, "out", "", "merged result directory")
+	cmd.Flags().StringVar(&opts.DataDir, "data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory")
+	return cmd
+}
+
+func mergeRun(ctx context.Context, opts *MergeOptions) error {
+	sum, err := runner.Merge(ctx, runner.MergeOptions{
+		Dirs: opts.Dirs, Out: opts.Out, DataDir: opts.DataDir, Command: opts.Args, Now: opts.Now,
+		Build: ReadBuildInfo().Results(),
+		Lookup: func(name string) (evals.Task, error) {
+			ts, err := registry.Lookup(opts.Tasks, []string{name})
+			if err != nil {
+				return nil, err
+			}
+			return ts[0], nil
+		},
+	})
+	if err != nil {
+		return &ExitCodeError{Code: ExitUsage, Err: err}
+	}
+	PrintSummary(opts.IO.Out, sum)
+	return nil
+}
