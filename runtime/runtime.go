@@ -183,3 +183,37 @@ type BenchResult struct {
 	LoadTime      time.Duration // set once by the runtime on the first call, if known
 	FirstTokenLag time.Duration
 }
+
+// ServerTimings is llama.cpp's per-response "timings" object, which
+// llama-server and `pocketeval serve` send and the openai runtime reads:
+// the engine's own prefill and decode figures, free of network and
+// queueing time.
+type ServerTimings struct {
+	PromptN            int     `json:"prompt_n"`
+	PromptMS           float64 `json:"prompt_ms"`
+	PromptPerSecond    float64 `json:"prompt_per_second"`
+	PredictedN         int     `json:"predicted_n"`
+	PredictedMS        float64 `json:"predicted_ms"`
+	PredictedPerSecond float64 `json:"predicted_per_second"`
+}
+
+// ServerTimingsOf is resp's timings as llama.cpp reports them; nil when the
+// runtime measured nothing.
+func ServerTimingsOf(resp Response) *ServerTimings {
+	t := resp.Timings
+	if t == (Timings{}) {
+		return nil
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	out := &ServerTimings{
+		PromptN:            resp.PromptTokens,
+		PromptMS:           ms(t.TimeToFirstToken),
+		PromptPerSecond:    t.PrefillTokPerSec,
+		PredictedN:         resp.CompletionTokens,
+		PredictedPerSecond: t.DecodeTokPerSec,
+	}
+	if t.Total > t.TimeToFirstToken {
+		out.PredictedMS = ms(t.Total - t.TimeToFirstToken)
+	}
+	return out
+}

@@ -395,7 +395,7 @@ type result struct {
 	promptTokens     int
 	completionTokens int
 	ttft             time.Duration // client-measured, streaming only
-	server           *serverTimings
+	server           *runtime.ServerTimings
 }
 
 func (r result) response(total time.Duration) runtime.Response {

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/pocketeval/pocketeval/runtime"
 )
 
 // maxBody bounds how much of a response is read (a runaway server must not
@@ -23,10 +25,10 @@ type wireMessage struct {
 // wireResponse covers the chat and completions responses, streamed chunks
 // included.
 type wireResponse struct {
-	Choices []wireChoice   `json:"choices"`
-	Usage   *wireUsage     `json:"usage"`
-	Timings *serverTimings `json:"timings"`
-	Error   *wireError     `json:"error"`
+	Choices []wireChoice           `json:"choices"`
+	Usage   *wireUsage             `json:"usage"`
+	Timings *runtime.ServerTimings `json:"timings"`
+	Error   *wireError             `json:"error"`
 }
 
 type wireChoice struct {
@@ -71,17 +73,6 @@ func withThinking(reasoning, text string) string {
 type wireUsage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
-}
-
-// serverTimings are llama.cpp's per-response engine timings, which
-// `pocketeval serve` also emits.
-type serverTimings struct {
-	PromptN            int     `json:"prompt_n"`
-	PromptMS           float64 `json:"prompt_ms"`
-	PromptPerSecond    float64 `json:"prompt_per_second"`
-	PredictedN         int     `json:"predicted_n"`
-	PredictedMS        float64 `json:"predicted_ms"`
-	PredictedPerSecond float64 `json:"predicted_per_second"`
 }
 
 type wireError struct {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/pocketeval/pocketeval/runtime"
 )
@@ -21,35 +20,6 @@ type usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
-}
-
-// timings is llama.cpp's per-response engine timing object.
-type timings struct {
-	PromptN            int     `json:"prompt_n"`
-	PromptMS           float64 `json:"prompt_ms"`
-	PromptPerSecond    float64 `json:"prompt_per_second"`
-	PredictedN         int     `json:"predicted_n"`
-	PredictedMS        float64 `json:"predicted_ms"`
-	PredictedPerSecond float64 `json:"predicted_per_second"`
-}
-
-func responseTimings(resp runtime.Response) *timings {
-	t := resp.Timings
-	if t == (runtime.Timings{}) {
-		return nil
-	}
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	out := &timings{
-		PromptN:            resp.PromptTokens,
-		PromptMS:           ms(t.TimeToFirstToken),
-		PromptPerSecond:    t.PrefillTokPerSec,
-		PredictedN:         resp.CompletionTokens,
-		PredictedPerSecond: t.DecodeTokPerSec,
-	}
-	if t.Total > t.TimeToFirstToken {
-		out.PredictedMS = ms(t.Total - t.TimeToFirstToken)
-	}
-	return out
 }
 
 func responseUsage(resp runtime.Response) usage {
@@ -92,7 +62,7 @@ func (h *Handler) generate(w http.ResponseWriter, r *http.Request, req runtime.R
 		"id": id, "object": object, "created": created, "model": h.model,
 		"choices": []any{choice}, "usage": responseUsage(resp),
 	}
-	if t := responseTimings(resp); t != nil {
+	if t := runtime.ServerTimingsOf(resp); t != nil {
 		body["timings"] = t
 	}
 	writeJSON(w, http.StatusOK, body)
@@ -193,7 +163,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, req runtime.Req
 	}
 	empty := ""
 	last := chunk(map[string]any{}, &empty, resp.FinishReason)
-	if t := responseTimings(resp); t != nil {
+	if t := runtime.ServerTimingsOf(resp); t != nil {
 		last["timings"] = t
 	}
 	if err := send(last); err != nil {
