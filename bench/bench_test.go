@@ -285,41 +285,6 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
-func TestParseStatus(t *testing.T) {
-	tests := []struct {
-		name      string
-		in        string
-		rss, peak int64
-		wantErr   bool
-	}{
-		{"ok", "Name:\tx\nVmPeak:\t  9 kB\nVmHWM:\t    2048 kB\nVmRSS:\t    1024 kB\n", 1 << 20, 2 << 20, false},
-		{"missing", "VmRSS:\t1 kB\n", 0, 0, true},
-		{"bad unit", "VmRSS:\t1 MB\nVmHWM:\t1 kB\n", 0, 0, true},
-		{"bad number", "VmRSS:\tx kB\nVmHWM:\t1 kB\n", 0, 0, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rss, peak, err := parseStatus([]byte(tt.in))
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
-			}
-			if rss != tt.rss || peak != tt.peak {
-				t.Errorf("got %d, %d; want %d, %d", rss, peak, tt.rss, tt.peak)
-			}
-		})
-	}
-}
-
-func TestParseLoadAvg(t *testing.T) {
-	la, err := parseLoadAvg([]byte("1.87 0.74 0.28 3/107 10854\n"))
-	if err != nil || la != [3]float64{1.87, 0.74, 0.28} {
-		t.Errorf("got %v, %v", la, err)
-	}
-	if _, err := parseLoadAvg([]byte("1.0 x 2\n")); err == nil {
-		t.Error("no error for a bad field")
-	}
-}
-
 func TestPackageSize(t *testing.T) {
 	dir := writePackage(t, 100, 20)
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
