@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,10 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pocketeval/pocketeval/internal/golden"
 	"github.com/pocketeval/pocketeval/runtime"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // fakeBencher answers Bench with times taken from a script: call i (0 is
 // the warm-up) takes prefill[i] and decode[i] milliseconds.
@@ -311,25 +309,6 @@ func TestPackageSize(t *testing.T) {
 	}
 }
 
-// golden compares got with testdata/name, rewriting it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		_ = os.WriteFile(path+".got", got, 0o644)
-		t.Errorf("%s differs from the golden file (wrote %s.got):\n%s", name, path, got)
-	}
-}
-
 func sampleReport() *Report {
 	return &Report{
 		Model:        "/opt/models/pocket/config.json",
@@ -357,7 +336,7 @@ func TestWriteMarkdown(t *testing.T) {
 	if err := WriteMarkdown(&buf, sampleReport()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.md", buf.Bytes())
+	golden.Check(t, filepath.Join("testdata", "report.md"), buf.Bytes())
 }
 
 func TestWriteJSONRoundTrip(t *testing.T) {
@@ -366,7 +345,7 @@ func TestWriteJSONRoundTrip(t *testing.T) {
 	if err := WriteJSON(&buf, r); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.json", buf.Bytes())
+	golden.Check(t, filepath.Join("testdata", "report.json"), buf.Bytes())
 	var back Report
 	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,12 +14,11 @@ import (
 	"time"
 
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/internal/golden"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/sandbox"
 	"github.com/pocketeval/pocketeval/scorers/code/codetest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 // testLimits keep the official 3 s CPU budget but move the wall-clock
 // backstop far out: the shared test machine can be loaded enough that a
@@ -170,22 +168,7 @@ func TestPromptGolden(t *testing.T) {
 				if req.IsChat() != chat || req.ID != ds.Samples[0].ID || req.Task != task.Info().Name {
 					t.Errorf("request header: chat=%v id=%q task=%q", req.IsChat(), req.ID, req.Task)
 				}
-				got := renderRequest(req)
-				golden := filepath.Join("testdata", name+".golden")
-				if *update {
-					if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil && !errors.Is(err, os.ErrNotExist) {
-					t.Fatal(err)
-				}
-				if got != string(want) {
-					gotFile := filepath.Join("testdata", name+".got")
-					_ = os.WriteFile(gotFile, []byte(got), 0o644)
-					t.Errorf("prompt differs from %s (got written to %s; run with -update to accept)", golden, gotFile)
-				}
+				golden.Check(t, filepath.Join("testdata", name+".golden"), []byte(renderRequest(req)))
 			})
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -13,11 +12,10 @@ import (
 	"testing"
 
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/internal/golden"
 	"github.com/pocketeval/pocketeval/internal/sharedtest"
 	"github.com/pocketeval/pocketeval/runtime"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 // load loads a task from the shared data, skipping when the file is absent.
 func load(t *testing.T, task evals.Task, cfg evals.LoadConfig) *evals.Dataset {
@@ -160,25 +158,6 @@ func render(req runtime.Request) string {
 	return b.String()
 }
 
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		_ = os.WriteFile(path+".got", []byte(got), 0o644)
-		t.Errorf("%s differs from %s (got written to %s.got; run go test -update to accept):\n%s", name, path, path, got)
-	}
-}
-
 func TestPromptsGolden(t *testing.T) {
 	t.Parallel()
 	fs := fewshotDir(t)
@@ -221,7 +200,7 @@ func TestPromptsGolden(t *testing.T) {
 		if req.ID != tt.s.ID || req.Task != tt.task.Info().Name {
 			t.Errorf("%s: request id/task = %q/%q", tt.name, req.ID, req.Task)
 		}
-		golden(t, tt.name, render(req))
+		golden.Check(t, filepath.Join("testdata", tt.name+".golden"), []byte(render(req)))
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -13,10 +12,9 @@ import (
 	"testing"
 
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/internal/golden"
 	"github.com/pocketeval/pocketeval/runtime"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestLoadOfficialMMLULayout(t *testing.T) {
 	t.Parallel()
@@ -161,28 +159,9 @@ func TestPromptGolden(t *testing.T) {
 				if chat {
 					shape = "chat"
 				}
-				checkGolden(t, fmt.Sprintf("prompt_%s_%s_%dshot.golden", name, shape, k), b.String())
+				golden.Check(t, filepath.Join("testdata", fmt.Sprintf("prompt_%s_%s_%dshot.golden", name, shape, k)), []byte(b.String()))
 			}
 		}
-	}
-}
-
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		_ = os.WriteFile(path+".got", []byte(got), 0o644)
-		t.Errorf("%s differs from golden (got written to %s.got; run with -update to accept)", name, path)
 	}
 }
 

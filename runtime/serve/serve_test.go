@@ -2,29 +2,25 @@ package serve
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/pocketeval/pocketeval/internal/golden"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/openai"
 	"github.com/pocketeval/pocketeval/runtime/runtimetest"
 	"github.com/pocketeval/pocketeval/runtime/serve/internal/fake"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // plain hides the fake's Streamer and LogLikelihooder methods.
 type plain struct{ rt *fake.Runtime }
@@ -275,7 +271,7 @@ func TestStreamGolden(t *testing.T) {
 			if ct := rec.Header().Get("Content-Type"); ct != "text/event-stream" {
 				t.Errorf("content type = %q", ct)
 			}
-			golden(t, filepath.Join("testdata", tt.name+".golden"), rec.Body.Bytes())
+			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), rec.Body.Bytes())
 		})
 	}
 }
@@ -291,24 +287,6 @@ func (plainTimings) GenerateStream(ctx context.Context, req runtime.Request, emi
 	r, err := (&fake.Runtime{}).GenerateStream(ctx, req, emit)
 	r.Timings = runtime.Timings{TimeToFirstToken: 40 * time.Millisecond, Total: 90 * time.Millisecond, PrefillTokPerSec: 75, DecodeTokPerSec: 20}
 	return r, err
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		gotPath := strings.TrimSuffix(path, ".golden") + ".got"
-		_ = os.WriteFile(gotPath, got, 0o644)
-		t.Errorf("%s differs (got written to %s; rerun with -update to accept):\n got: %s\nwant: %s", path, gotPath, got, want)
-	}
 }
 
 func TestMidStreamErrorIsRetried(t *testing.T) {
