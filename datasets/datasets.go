@@ -19,6 +19,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/evals"
+	mathtasks "github.com/pocketeval/pocketeval/evals/math"
+	"github.com/pocketeval/pocketeval/evals/registry"
 )
 
 // Dataset is one benchmark's data.
@@ -44,22 +48,6 @@ type File struct {
 	Optional bool
 }
 
-// taskMap says which tasks read which dataset.
-var taskMap = map[string][]string{
-	"ifeval":        {"ifeval"},
-	"ifeval_zh":     {"ifeval_zh"},
-	"humaneval":     {"humaneval"},
-	"mgsm":          {"mgsm_en", "mgsm_zh", "mgsm_bn", "mgsm_de", "mgsm_es", "mgsm_fr", "mgsm_ja", "mgsm_ru", "mgsm_sw", "mgsm_te", "mgsm_th"},
-	"gsm8k":         {"gsm8k"},
-	"mmlu":          {"mmlu"},
-	"ceval":         {"ceval"},
-	"cmmlu":         {"cmmlu"},
-	"mbpp":          {"mbpp", "mbpp_full"},
-	"arc_challenge": {"arc_challenge"},
-	"bbh":           {"bbh"},
-	"math500":       {"math500"},
-}
-
 // extras are files beyond the verified copies: official files whose digest
 // is pinned on first download.
 var extras = map[string][]File{
@@ -70,24 +58,53 @@ var extras = map[string][]File{
 	}},
 }
 
-func init() {
-	// The other MGSM languages, from the same official commit; their
-	// digests are pinned on first download.
-	for _, lang := range []string{"bn", "de", "es", "fr", "ja", "ru", "sw", "te", "th"} {
-		extras["mgsm"] = append(extras["mgsm"], File{
-			Path:     "mgsm/mgsm_" + lang + ".tsv",
-			URL:      "https://raw.githubusercontent.com/google-research/url-nlp/452a21ad3dae5668c06ceeac21ff073e1e40f9be/mgsm/mgsm_" + lang + ".tsv",
-			Optional: true,
-		})
+// mgsmBase is the official MGSM commit the copies come from.
+const mgsmBase = "https://raw.githubusercontent.com/google-research/url-nlp/452a21ad3dae5668c06ceeac21ff073e1e40f9be/mgsm/"
+
+// mgsmExtras are the MGSM languages (one task each, evals/math) whose files
+// are not among the verified copies: fetched from the same official
+// commit, their digests pinned on first download.
+func mgsmExtras(verified []File) []File {
+	have := map[string]bool{}
+	for _, f := range verified {
+		have[f.Path] = true
 	}
+	var out []File
+	for _, lang := range mathtasks.MGSMLanguages() {
+		name := "mgsm_" + lang + ".tsv"
+		if !have["mgsm/"+name] {
+			out = append(out, File{Path: "mgsm/" + name, URL: mgsmBase + name, Optional: true})
+		}
+	}
+	return out
 }
 
-// Registry returns every known dataset, sorted by name.
+// datasetOf names the dataset a task reads: the directory of its primary
+// file under the data directory ("mgsm" for "mgsm/mgsm_zh.tsv").
+func datasetOf(info evals.TaskInfo) string {
+	if len(info.DatasetFiles) == 0 {
+		return ""
+	}
+	dir, _, _ := strings.Cut(info.DatasetFiles[0], "/")
+	return dir
+}
+
+// Registry returns every known dataset, sorted by name. Each dataset's
+// Tasks are the registered tasks (evals/registry) whose primary file lies
+// in its directory, so a new task needs no entry here.
 func Registry() []Dataset {
+	tasks := map[string][]string{}
+	for _, t := range registry.All() {
+		info := t.Info()
+		tasks[datasetOf(info)] = append(tasks[datasetOf(info)], info.Name)
+	}
 	out := make([]Dataset, 0, len(builtin))
 	for _, d := range builtin {
-		d.Tasks = taskMap[d.Name]
+		d.Tasks = tasks[d.Name]
 		d.Files = append(append([]File(nil), d.Files...), extras[d.Name]...)
+		if d.Name == "mgsm" {
+			d.Files = append(d.Files, mgsmExtras(d.Files)...)
+		}
 		out = append(out, d)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

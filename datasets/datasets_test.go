@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/internal/sharedtest"
 )
 
@@ -156,5 +157,30 @@ func TestTrustOnFirstUsePin(t *testing.T) {
 	var ce *ChecksumError
 	if !errors.As(err, &ce) {
 		t.Errorf("err = %v, want checksum error against the pin", err)
+	}
+}
+
+// TestEveryTaskHasADataset: the task → dataset map comes from the task
+// registry, so every registered task has a dataset to download (and a
+// MissingHint), and every file a task names is one the registry fetches.
+func TestEveryTaskHasADataset(t *testing.T) {
+	t.Parallel()
+	files := map[string]bool{}
+	for _, d := range Registry() {
+		for _, f := range d.Files {
+			files[f.Path] = true
+		}
+	}
+	for _, task := range registry.All() {
+		info := task.Info()
+		if _, ok := ForTask(info.Name); !ok {
+			t.Errorf("task %s reads %v, which no dataset holds", info.Name, info.DatasetFiles)
+		}
+		if hint := MissingHint(info.Name, "/data"); !strings.Contains(hint, "pocketeval datasets download") {
+			t.Errorf("task %s: no download hint (%q)", info.Name, hint)
+		}
+		if p := info.DatasetFiles[0]; strings.HasPrefix(p, "mgsm/") && !files[p] {
+			t.Errorf("task %s: %s is not fetched by the registry", info.Name, p)
+		}
 	}
 }
