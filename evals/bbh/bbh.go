@@ -397,49 +397,23 @@ func b2f(b bool) float64 {
 // average over tasks (the paper's "All tasks (avg)"), plus the micro
 // average over examples.
 func (Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
-	type tally struct {
-		n   int
-		sum map[string]float64
-	}
-	tasks := map[string]*tally{}
-	total := 0
+	var tasks evals.Groups
 	for _, r := range results {
-		tl := tasks[r.Sample.Group]
-		if tl == nil {
-			tl = &tally{sum: map[string]float64{}}
-			tasks[r.Sample.Group] = tl
-		}
-		tl.n++
-		total++
-		for k, v := range r.Score.Values {
-			tl.sum[k] += v
-		}
+		tasks.Add(r.Sample.Group, r.Score.Values)
 	}
-	agg := evals.Aggregates{Metrics: map[string]float64{}, Breakdown: map[string]map[string]float64{}}
-	names := make([]string, 0, len(tasks))
-	for n := range tasks {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		tl := tasks[n]
-		b := map[string]float64{"n": float64(tl.n)}
-		for k, v := range tl.sum {
-			b[k] = v / float64(tl.n)
-		}
-		agg.Breakdown[n] = b
-	}
+	total := len(results)
+	agg := evals.Aggregates{Metrics: map[string]float64{}, Breakdown: tasks.Breakdown(nil)}
+	names := tasks.Names()
 	for _, m := range []string{MetricExact, MetricFlexible} {
-		var macro, sum float64
+		var sum float64
 		for _, n := range names {
-			macro += agg.Breakdown[n][m]
-			sum += tasks[n].sum[m]
+			sum += tasks.Get(n).Sum[m]
 		}
 		if len(names) > 0 {
-			agg.Metrics[m+"_macro"] = macro / float64(len(names))
+			agg.Metrics[m+"_macro"] = tasks.Macro(names, m)
 			means, ns := make([]float64, len(names)), make([]int, len(names))
 			for i, n := range names {
-				means[i], ns[i] = agg.Breakdown[n][m], tasks[n].n
+				means[i], ns[i] = tasks.Get(n).Mean(m), tasks.Get(n).N
 			}
 			if agg.Stderr == nil {
 				agg.Stderr = map[string]float64{}

@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/pocketeval/pocketeval/evals"
@@ -340,21 +339,9 @@ func count(bs []bool) int {
 // counted.
 func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 	var prompts, promptStrict, promptLoose, instTotal, instStrict, instLoose int
-	type tally struct{ n, strict, loose int }
-	byID := map[string]*tally{}
+	var byID evals.Groups // per instruction and per instruction family
 	add := func(key string, strict, loose bool) {
-		tl := byID[key]
-		if tl == nil {
-			tl = &tally{}
-			byID[key] = tl
-		}
-		tl.n++
-		if strict {
-			tl.strict++
-		}
-		if loose {
-			tl.loose++
-		}
+		byID.Add(key, map[string]float64{"strict_acc": b2f(strict), "loose_acc": b2f(loose)})
 	}
 	var notes []string
 	var instStrictUnits, instLooseUnits []float64
@@ -388,7 +375,7 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 			add(family, strict[i], loose[i])
 		}
 	}
-	agg := evals.Aggregates{Metrics: map[string]float64{}, Breakdown: map[string]map[string]float64{}}
+	agg := evals.Aggregates{Metrics: map[string]float64{}, Breakdown: byID.Breakdown(nil)}
 	if prompts > 0 {
 		agg.Metrics[MetricPromptStrict] = float64(promptStrict) / float64(prompts)
 		agg.Metrics[MetricPromptLoose] = float64(promptLoose) / float64(prompts)
@@ -399,19 +386,6 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 		// Intervals over instructions (as lm-evaluation-harness computes
 		// the instruction-level standard error).
 		agg.Units = map[string][]float64{MetricInstStrict: instStrictUnits, MetricInstLoose: instLooseUnits}
-	}
-	keys := make([]string, 0, len(byID))
-	for k := range byID {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		tl := byID[k]
-		agg.Breakdown[k] = map[string]float64{
-			"strict_acc": float64(tl.strict) / float64(tl.n),
-			"loose_acc":  float64(tl.loose) / float64(tl.n),
-			"n":          float64(tl.n),
-		}
 	}
 	agg.Notes = append([]string{
 		fmt.Sprintf("prompt-level: %d/%d strict, %d/%d loose", promptStrict, prompts, promptLoose, prompts),

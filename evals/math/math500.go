@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -131,17 +130,9 @@ func (MATH500) Score(ctx context.Context, s evals.Sample, out evals.Output) (eva
 // Aggregate implements evals.Aggregator: flexible and strict accuracy per
 // subject and per difficulty level (as "level 1" … "level 5").
 func (MATH500) Aggregate(results []evals.SampleResult) evals.Aggregates {
-	type acc struct{ n, flex, strict float64 }
-	groups := map[string]*acc{}
+	var groups evals.Groups
 	add := func(key string, sc evals.Score) {
-		a := groups[key]
-		if a == nil {
-			a = &acc{}
-			groups[key] = a
-		}
-		a.n++
-		a.flex += sc.Values[MetricFlexible]
-		a.strict += sc.Values[MetricStrict]
+		groups.Add(key, map[string]float64{MetricFlexible: sc.Values[MetricFlexible], MetricStrict: sc.Values[MetricStrict]})
 	}
 	for _, r := range results {
 		if r.Sample.Group != "" {
@@ -151,20 +142,7 @@ func (MATH500) Aggregate(results []evals.SampleResult) evals.Aggregates {
 			add("level "+lv, r.Score)
 		}
 	}
-	out := evals.Aggregates{Breakdown: map[string]map[string]float64{}}
-	keys := make([]string, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		a := groups[k]
-		out.Breakdown[k] = map[string]float64{
-			MetricFlexible: a.flex / a.n,
-			MetricStrict:   a.strict / a.n,
-			"n":            a.n,
-		}
-	}
+	out := evals.Aggregates{Breakdown: groups.Breakdown(nil)}
 	out.Notes = append(out.Notes, "breakdown by subject and by level (\"level N\"); headline numbers are means over all samples")
 	return out
 }

@@ -2,7 +2,6 @@ package mc
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/stats"
@@ -89,28 +88,6 @@ func accMetrics(loglik bool) []string {
 	return []string{MetricFlexible, MetricStrict}
 }
 
-type tally struct {
-	n   int
-	sum map[string]float64
-}
-
-func (t *tally) add(v map[string]float64) {
-	if t.sum == nil {
-		t.sum = map[string]float64{}
-	}
-	t.n++
-	for k, x := range v {
-		t.sum[k] += x
-	}
-}
-
-func (t *tally) mean(m string) float64 {
-	if t.n == 0 {
-		return 0
-	}
-	return t.sum[m] / float64(t.n)
-}
-
 // Aggregate computes per-subject accuracy, the official category averages
 // and the micro and macro headline numbers. Metrics gets <metric>_micro and
 // <metric>_macro for each accuracy metric; Breakdown has one entry per
@@ -124,19 +101,13 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 	}
 	loglik := t.loglikRun(results)
 	metrics := accMetrics(loglik)
-	all := &tally{}
-	subjects := map[string]*tally{}
+	all := &evals.Tally{}
+	var subjects evals.Groups
 	for _, r := range results {
-		all.add(r.Score.Values)
-		if r.Sample.Group == "" {
-			continue
+		all.Add(r.Score.Values)
+		if r.Sample.Group != "" {
+			subjects.Add(r.Sample.Group, r.Score.Values)
 		}
-		st := subjects[r.Sample.Group]
-		if st == nil {
-			st = &tally{}
-			subjects[r.Sample.Group] = st
-		}
-		st.add(r.Score.Values)
 	}
 	mode := "scoring mode: " + ModeGen
 	if loglik {
@@ -151,27 +122,16 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 	}
 	agg.Notes = append(agg.Notes, mode)
 
-	names := make([]string, 0, len(subjects))
-	for s := range subjects {
-		names = append(names, s)
-	}
-	sort.Strings(names)
-	for _, s := range names {
-		st := subjects[s]
-		b := map[string]float64{"n": float64(st.n)}
-		for m := range st.sum {
-			b[m] = st.mean(m)
-		}
-		agg.Breakdown[s] = b
-	}
+	names := subjects.Names()
+	subjects.Breakdown(agg.Breakdown)
 	agg.Stderr = map[string]float64{}
 	for _, m := range metrics {
-		agg.Metrics[m+"_micro"] = all.mean(m)
+		agg.Metrics[m+"_micro"] = all.Mean(m)
 		if len(names) > 0 {
-			agg.Metrics[m+"_macro"] = macro(names, subjects, m)
+			agg.Metrics[m+"_macro"] = subjects.Macro(names, m)
 			means, ns := make([]float64, len(names)), make([]int, len(names))
 			for i, s := range names {
-				means[i], ns[i] = subjects[s].mean(m), subjects[s].n
+				means[i], ns[i] = subjects.Get(s).Mean(m), subjects.Get(s).N
 			}
 			agg.Stderr[m+"_macro"] = stats.MacroStderr(means, ns)
 		}
@@ -190,20 +150,13 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 		if len(subs) == 0 {
 			continue
 		}
-		ct := &tally{}
+		ct := &evals.Tally{}
 		for _, s := range subs {
-			st := subjects[s]
-			ct.n += st.n
-			if ct.sum == nil {
-				ct.sum = map[string]float64{}
-			}
-			for k, x := range st.sum {
-				ct.sum[k] += x
-			}
+			ct.Merge(subjects.Get(s))
 		}
-		b := map[string]float64{"n": float64(ct.n), "subjects": float64(len(subs))}
+		b := map[string]float64{"n": float64(ct.N), "subjects": float64(len(subs))}
 		for _, m := range metrics {
-			mi, ma := ct.mean(m), macro(subs, subjects, m)
+			mi, ma := ct.Mean(m), subjects.Macro(subs, m)
 			b[m+"_micro"], b[m+"_macro"] = mi, ma
 			if t.b.agg.macro {
 				b[m] = ma
@@ -224,22 +177,11 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 			agg.Headline = primary + "_macro"
 		}
 		agg.Notes = append(agg.Notes, fmt.Sprintf("headline: %s_%s = %.4f over %d subjects and %d samples (%s_micro = %.4f, %s_macro = %.4f)",
-			primary, kind, agg.Metrics[primary+"_"+kind], len(names), all.n,
+			primary, kind, agg.Metrics[primary+"_"+kind], len(names), all.N,
 			primary, agg.Metrics[primary+"_micro"], primary, agg.Metrics[primary+"_macro"]))
 	} else {
-		agg.Notes = append(agg.Notes, fmt.Sprintf("headline: %s_micro = %.4f over %d samples", primary, agg.Metrics[primary+"_micro"], all.n))
+		agg.Notes = append(agg.Notes, fmt.Sprintf("headline: %s_micro = %.4f over %d samples", primary, agg.Metrics[primary+"_micro"], all.N))
 	}
 	agg.Notes = append(agg.Notes, t.b.agg.convention)
 	return agg
-}
-
-func macro(subjects []string, tallies map[string]*tally, m string) float64 {
-	if len(subjects) == 0 {
-		return 0
-	}
-	sum := 0.0
-	for _, s := range subjects {
-		sum += tallies[s].mean(m)
-	}
-	return sum / float64(len(subjects))
 }
