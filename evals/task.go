@@ -114,6 +114,15 @@ type Output struct {
 	Loglik []runtime.LoglikResult
 }
 
+// LogProbs are the summed log-probabilities of Loglik, in choice order.
+func (o Output) LogProbs() []float64 {
+	out := make([]float64, len(o.Loglik))
+	for i, r := range o.Loglik {
+		out[i] = r.LogProb
+	}
+	return out
+}
+
 // Score is a scorer's verdict on one sample.
 type Score struct {
 	// Values maps metric name → value (1/0 for accuracy-like metrics).

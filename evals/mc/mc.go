@@ -299,7 +299,7 @@ func (t *Task) scoreLoglik(s evals.Sample, out evals.Output, want int) (evals.Sc
 			lengths[i] = choice.Letter(i)
 		}
 	}
-	p, err := choice.PickLoglik(out.Loglik, lengths)
+	p, err := choice.PickLoglik(out.LogProbs(), lengths)
 	if err != nil {
 		return evals.Score{}, fmt.Errorf("score %s %s: %w", t.b.name, s.ID, err)
 	}

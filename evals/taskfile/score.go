@@ -107,7 +107,7 @@ func (t *Task) scoreLoglik(s evals.Sample, out evals.Output, gold []int) (evals.
 	if len(out.Loglik) == 0 {
 		return evals.Score{}, fmt.Errorf("score %s %s: log-likelihood mode but the output has no log-likelihoods", c.Name, s.ID)
 	}
-	p, err := choice.PickLoglik(out.Loglik, s.Choices)
+	p, err := choice.PickLoglik(out.LogProbs(), s.Choices)
 	if err != nil {
 		return evals.Score{}, fmt.Errorf("score %s %s: %w", c.Name, s.ID, err)
 	}

@@ -3,8 +3,6 @@ package choice
 import (
 	"math"
 	"testing"
-
-	"github.com/pocketeval/pocketeval/runtime"
 )
 
 func TestExtract(t *testing.T) {
@@ -110,16 +108,10 @@ func TestLetterIndex(t *testing.T) {
 
 func TestPickLoglik(t *testing.T) {
 	t.Parallel()
-	res := func(lps ...float64) []runtime.LoglikResult {
-		var out []runtime.LoglikResult
-		for _, lp := range lps {
-			out = append(out, runtime.LoglikResult{LogProb: lp})
-		}
-		return out
-	}
+	res := func(lps ...float64) []float64 { return lps }
 	tests := []struct {
 		name     string
-		results  []runtime.LoglikResult
+		results  []float64
 		texts    []string
 		wantIdx  int
 		wantNorm int

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"unicode/utf8"
-
-	"github.com/pocketeval/pocketeval/runtime"
 )
 
 // LoglikPick is the outcome of scoring one question by the log-likelihood
@@ -22,33 +20,34 @@ type LoglikPick struct {
 	NormLogProbs []float64
 }
 
-// PickLoglik chooses an option from per-option log-likelihood results.
+// PickLoglik chooses an option from the per-option summed
+// log-probabilities (the runtime's log-likelihood results, in option order).
 // lengthTexts are the strings whose character counts normalise acc_norm:
 // lm-eval uses the option texts (without the leading delimiter). Ties go to
 // the first option, as numpy.argmax does. A result count that differs from
 // the option count, or a NaN log-probability, is an error: the runtime did
 // not answer what was asked.
-func PickLoglik(results []runtime.LoglikResult, lengthTexts []string) (LoglikPick, error) {
-	if len(results) != len(lengthTexts) {
-		return LoglikPick{}, fmt.Errorf("pick by log-likelihood: %d results for %d options", len(results), len(lengthTexts))
+func PickLoglik(logprobs []float64, lengthTexts []string) (LoglikPick, error) {
+	if len(logprobs) != len(lengthTexts) {
+		return LoglikPick{}, fmt.Errorf("pick by log-likelihood: %d results for %d options", len(logprobs), len(lengthTexts))
 	}
-	if len(results) == 0 {
+	if len(logprobs) == 0 {
 		return LoglikPick{}, fmt.Errorf("pick by log-likelihood: no options")
 	}
 	p := LoglikPick{
-		LogProbs:     make([]float64, len(results)),
-		NormLogProbs: make([]float64, len(results)),
+		LogProbs:     make([]float64, len(logprobs)),
+		NormLogProbs: make([]float64, len(logprobs)),
 	}
-	for i, r := range results {
-		if math.IsNaN(r.LogProb) {
+	for i, lp := range logprobs {
+		if math.IsNaN(lp) {
 			return LoglikPick{}, fmt.Errorf("pick by log-likelihood: option %s: log-probability is NaN", Letter(i))
 		}
 		n := utf8.RuneCountInString(lengthTexts[i])
 		if n == 0 {
 			n = 1
 		}
-		p.LogProbs[i] = r.LogProb
-		p.NormLogProbs[i] = r.LogProb / float64(n)
+		p.LogProbs[i] = lp
+		p.NormLogProbs[i] = lp / float64(n)
 	}
 	p.Index = argmax(p.LogProbs)
 	p.NormIndex = argmax(p.NormLogProbs)
