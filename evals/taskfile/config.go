@@ -187,6 +187,9 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 			c.Ignored = append(c.Ignored, k)
 		}
 	}
+	if v, ok := raw["task"]; ok && v.node.Kind == yaml.SequenceNode {
+		return nil, v.errorf("task", "this is a group file (a list of tasks); pass the task files or their directory: %w", ErrUnsupported)
+	}
 	str := func(key string, dst *string) error {
 		v, ok := raw[key]
 		if !ok {
@@ -213,9 +216,6 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 		}
 	}
 	if c.Name == "" {
-		if v, ok := raw["task"]; ok && v.node.Kind == yaml.SequenceNode {
-			return nil, v.errorf("task", "this is a group file (a list of tasks); pass the task files or their directory: %w", ErrUnsupported)
-		}
 		return nil, &Error{File: file, Field: "task", Err: errors.New("missing: every task file names its task")}
 	}
 	if c.Data.Path == "" {
