@@ -209,18 +209,23 @@ type golden struct {
 	Seed    int64  `json:"seed"`
 	Limit   int    `json:"limit"`
 	Renders []struct {
-		NumFewshot int `json:"num_fewshot"`
-		Docs       []struct {
-			DocID    int             `json:"doc_id"`
-			Target   json.RawMessage `json:"target"`
-			Requests []struct {
-				Context      string   `json:"context"`
-				Continuation *string  `json:"continuation"`
-				Until        []string `json:"until"`
-			} `json:"requests"`
-		} `json:"docs"`
+		NumFewshot int         `json:"num_fewshot"`
+		Docs       []goldenDoc `json:"docs"`
 	} `json:"renders"`
 }
+
+// goldenDoc is what lm-eval built for one document.
+type goldenDoc struct {
+	DocID    int             `json:"doc_id"`
+	Target   json.RawMessage `json:"target"`
+	Requests []struct {
+		Context      string   `json:"context"`
+		Continuation *string  `json:"continuation"`
+		Until        []string `json:"until"`
+	} `json:"requests"`
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
 
 // TestLMEvalRendersMatch renders real lm-eval task files with pocketeval
 // and compares every request with what lm-eval built for the same data
