@@ -381,15 +381,13 @@ func decodeFewshot(c *Config, raw map[string]value) error {
 		DocToText: c.DocToText, DocToTarget: c.DocToTarget, DocToChoice: c.DocToChoice,
 		TargetDelimiter: c.TargetDelimiter, FewshotDelimiter: c.FewshotDelimiter,
 	}
-	v, ok := raw["fewshot_config"]
-	if ok {
-		if v.node.Kind != yaml.MappingNode {
-			return v.errorf("fewshot_config", "want a mapping")
+	if v, ok := raw["fewshot_config"]; ok {
+		es, err := v.entries("fewshot_config")
+		if err != nil {
+			return err
 		}
-		for i := 0; i+1 < len(v.node.Content); i += 2 {
-			k, n := v.node.Content[i].Value, v.node.Content[i+1]
-			sub := value{node: n, file: v.file}
-			field := "fewshot_config." + k
+		for _, e := range es {
+			k, n, sub, field := e.key, e.v.node, e.v, e.field
 			var err error
 			switch k {
 			case "sampler":
@@ -452,13 +450,12 @@ func decodeGen(c *Config, raw map[string]value) error {
 		c.Gen = g
 		return nil
 	}
-	if v.node.Kind != yaml.MappingNode {
-		return v.errorf("generation_kwargs", "want a mapping")
+	es, err := v.entries("generation_kwargs")
+	if err != nil {
+		return err
 	}
-	for i := 0; i+1 < len(v.node.Content); i += 2 {
-		k, n := v.node.Content[i].Value, v.node.Content[i+1]
-		sub := value{node: n, file: v.file}
-		field := "generation_kwargs." + k
+	for _, e := range es {
+		k, n, sub, field := e.key, e.v.node, e.v, e.field
 		x, err := toValue(n)
 		if err != nil {
 			return sub.wrap(field, err)

@@ -85,18 +85,10 @@ func Load(path string) ([]evals.Task, error) {
 // definesTask reports whether a file (without its includes) has a `task`
 // key naming one task.
 func definesTask(path string) (bool, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return false, fmt.Errorf("read task file: %w", err)
+	root, err := readRoot(path)
+	if err != nil || root == nil {
+		return false, err
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return false, &Error{File: path, Err: err}
-	}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return false, nil
-	}
-	root := doc.Content[0]
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if root.Content[i].Value == "task" {
 			return root.Content[i+1].Kind == yaml.ScalarNode, nil
