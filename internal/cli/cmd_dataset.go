@@ -224,6 +224,7 @@ func resolveModel(cmd *cobra.Command, f *Factory, o *RuntimeOptions) error {
 // NewCmdMerge combines shard runs.
 func NewCmdMerge(f *Factory) *cobra.Command {
 	var out, dataDir string
+	var taskFiles []string
 	cmd := &cobra.Command{
 		Use:   "merge DIR... --out D",
 		Short: "Combine the result directories of a sharded run",
@@ -242,6 +243,13 @@ writes the same samples and summary an unsharded run would have written.`,
 			}
 			bi := ReadBuildInfo()
 			tasks := f.Tasks()
+			if len(taskFiles) > 0 {
+				files, err := registry.Lookup(nil, taskFiles)
+				if err != nil {
+					return &FlagError{err: err}
+				}
+				tasks = append(files, tasks...)
+			}
 			sum, err := runner.Merge(cmd.Context(), runner.MergeOptions{
 				Dirs: args, Out: out, DataDir: dataDir, Command: f.Args, Now: f.Now,
 				Build: results.BuildInfo{Version: bi.Version, Revision: bi.Revision, Modified: bi.Modified, GoVersion: bi.GoVersion},
@@ -262,6 +270,7 @@ writes the same samples and summary an unsharded run would have written.`,
 	}
 	cmd.Flags().StringVar(&out, "out", "", "merged result directory")
 	cmd.Flags().StringVar(&dataDir, "data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory")
+	cmd.Flags().StringSliceVar(&taskFiles, "tasks", nil, "the task files or directories the shards ran, when they ran task files")
 	return cmd
 }
 

@@ -143,3 +143,51 @@ func docArgs(t *testing.T, root, tmp, cmd string) ([]string, string) {
 	}
 	return fields, out
 }
+
+// TestTaskFileShardsMerge runs a task file in two shards and merges them:
+// merge finds the task file through --tasks, and the merged summary equals
+// an unsharded run's.
+func TestTaskFileShardsMerge(t *testing.T) {
+	t.Parallel()
+	root, err := sharedtest.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := filepath.Join(root, "examples", "tasks", "keywords.yaml")
+	dir := t.TempDir()
+	for _, shard := range []string{"0/2", "1/2"} {
+		out := filepath.Join(dir, "shard"+shard[:1])
+		if code, _, errOut := run(t, "run", "--runtime", "fake", "--tasks", task, "--shard", shard, "--out", out); code != 0 {
+			t.Fatalf("shard %s: exit %d: %s", shard, code, errOut)
+		}
+	}
+	whole := filepath.Join(dir, "whole")
+	if code, _, errOut := run(t, "run", "--runtime", "fake", "--tasks", task, "--out", whole); code != 0 {
+		t.Fatalf("unsharded: exit %d: %s", code, errOut)
+	}
+	shards := []string{filepath.Join(dir, "shard0"), filepath.Join(dir, "shard1")}
+	if code, _, errOut := run(t, append([]string{"merge", "--out", filepath.Join(dir, "bad")}, shards...)...); code == 0 || !strings.Contains(errOut, "app_keywords") {
+		t.Errorf("merge without --tasks: exit %d, stderr %q; want a failure naming the task", code, errOut)
+	}
+	merged := filepath.Join(dir, "merged")
+	if code, _, errOut := run(t, append([]string{"merge", "--tasks", task, "--out", merged}, shards...)...); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, errOut)
+	}
+	a, err := results.ReadSummary(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := results.ReadSummary(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ma, mb := a.Tasks["app_keywords"].Metrics, b.Tasks["app_keywords"].Metrics
+	if len(ma) == 0 || len(ma) != len(mb) {
+		t.Fatalf("metrics %v vs %v", ma, mb)
+	}
+	for k, v := range ma {
+		if mb[k].Mean != v.Mean || mb[k].N != v.N {
+			t.Errorf("%s: merged %+v, unsharded %+v", k, mb[k], v)
+		}
+	}
+}
