@@ -173,6 +173,25 @@ func (d *DataConfig) resolve(split, dataDir string) ([]string, error) {
 		fmt.Sprintf("Hugging Face dataset %s (pocketeval does not download it: put a local copy there)", d.hubName()))
 }
 
+// files names the data for TaskInfo: the data_files (test split first),
+// else dataset_path and dataset_name.
+func (d *DataConfig) files() []string {
+	if len(d.DataFiles) == 0 {
+		if d.Name != "" {
+			return []string{d.Path + "/" + d.Name}
+		}
+		return []string{d.Path}
+	}
+	var out []string
+	out = append(out, d.DataFiles[d.Test]...)
+	for _, split := range sortedKeys(d.DataFiles) {
+		if split != d.Test {
+			out = append(out, d.DataFiles[split]...)
+		}
+	}
+	return out
+}
+
 func (d *DataConfig) hubName() string {
 	if d.Name == "" {
 		return d.Path

@@ -96,7 +96,7 @@ func (t *Task) Info() evals.TaskInfo {
 	info := evals.TaskInfo{
 		Name:          c.Name,
 		Version:       "file-" + c.Version,
-		DatasetFiles:  []string{c.Data.Path},
+		DatasetFiles:  c.Data.files(),
 		Source:        c.File,
 		FewShot:       true,
 		PrimaryMetric: "",
