@@ -14,14 +14,13 @@ import (
 )
 
 // IsPath reports whether a --tasks entry names a task file or a directory
-// of them rather than a built-in task: it ends in .yaml or .yml, contains
-// a path separator, or names an existing directory.
+// of them rather than a built-in task: it ends in .yaml or .yml or contains
+// a path separator. A directory in the working directory is named
+// "./dir", so that a directory that happens to share a task's name (a
+// dataset folder called gsm8k) never shadows the task.
 func IsPath(name string) bool {
-	if strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") || strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator) {
-		return true
-	}
-	st, err := os.Stat(name)
-	return err == nil && st.IsDir()
+	return strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") ||
+		strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator)
 }
 
 // Load reads a task file, or every task file under a directory (*.yaml

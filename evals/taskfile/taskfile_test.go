@@ -370,3 +370,13 @@ metric_list: [{metric: acc}, {metric: mrr}, {metric: brier_score}, {metric: ece}
 }
 
 func reprOf(v jinja.Value) string { return pyvalue.Repr(v) }
+
+func TestIsPath(t *testing.T) {
+	for name, want := range map[string]bool{
+		"gsm8k": false, "mgsm_zh": false, "my_task.yaml": true, "t.yml": true, "./tasks": true, "examples/tasks": true, "/abs/dir": true,
+	} {
+		if got := IsPath(name); got != want {
+			t.Errorf("IsPath(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
