@@ -3,6 +3,8 @@ package taskfile
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -167,12 +169,7 @@ type docSpec struct {
 
 func decodeConfig(file string, raw map[string]value) (*Config, error) {
 	c := &Config{File: file, TargetDelimiter: " ", FewshotDelimiter: "\n\n", OutputType: GenerateUntil}
-	names := make([]string, 0, len(raw))
-	for k := range raw {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		v := raw[k]
 		rule, ok := keys[k]
 		switch {

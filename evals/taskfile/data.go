@@ -9,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -184,7 +186,7 @@ func (d *DataConfig) files() []string {
 	}
 	var out []string
 	out = append(out, d.DataFiles[d.Test]...)
-	for _, split := range sortedKeys(d.DataFiles) {
+	for _, split := range slices.Sorted(maps.Keys(d.DataFiles)) {
 		if split != d.Test {
 			out = append(out, d.DataFiles[split]...)
 		}
