@@ -2,6 +2,8 @@ package taskfile
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/pocketeval/pocketeval/evals"
@@ -86,7 +88,7 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 			}
 			_, _, f1 := total.PRF()
 			agg.Metrics[key("json_field_f1_micro")] = f1
-			for _, name := range sortedKeys(perField) {
+			for _, name := range slices.Sorted(maps.Keys(perField)) {
 				p, r, f := perField[name].PRF()
 				cnt := perField[name]
 				agg.Breakdown[prefix+"field:"+name] = map[string]float64{"precision": p, "recall": r, "f1": f, "tp": float64(cnt.TP), "fp": float64(cnt.FP), "fn": float64(cnt.FN)}

@@ -3,6 +3,8 @@ package taskfile
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -167,12 +169,7 @@ type docSpec struct {
 
 func decodeConfig(file string, raw map[string]value) (*Config, error) {
 	c := &Config{File: file, TargetDelimiter: " ", FewshotDelimiter: "\n\n", OutputType: GenerateUntil}
-	names := make([]string, 0, len(raw))
-	for k := range raw {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		v := raw[k]
 		rule, ok := keys[k]
 		switch {
@@ -186,6 +183,9 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 		case rule.kind == keyIgnored:
 			c.Ignored = append(c.Ignored, k)
 		}
+	}
+	if v, ok := raw["task"]; ok && v.node.Kind == yaml.SequenceNode {
+		return nil, v.errorf("task", "this is a group file (a list of tasks); pass the task files or their directory: %w", ErrUnsupported)
 	}
 	str := func(key string, dst *string) error {
 		v, ok := raw[key]
@@ -213,9 +213,6 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 		}
 	}
 	if c.Name == "" {
-		if v, ok := raw["task"]; ok && v.node.Kind == yaml.SequenceNode {
-			return nil, v.errorf("task", "this is a group file (a list of tasks); pass the task files or their directory: %w", ErrUnsupported)
-		}
 		return nil, &Error{File: file, Field: "task", Err: errors.New("missing: every task file names its task")}
 	}
 	if c.Data.Path == "" {
@@ -381,15 +378,13 @@ func decodeFewshot(c *Config, raw map[string]value) error {
 		DocToText: c.DocToText, DocToTarget: c.DocToTarget, DocToChoice: c.DocToChoice,
 		TargetDelimiter: c.TargetDelimiter, FewshotDelimiter: c.FewshotDelimiter,
 	}
-	v, ok := raw["fewshot_config"]
-	if ok {
-		if v.node.Kind != yaml.MappingNode {
-			return v.errorf("fewshot_config", "want a mapping")
+	if v, ok := raw["fewshot_config"]; ok {
+		es, err := v.entries("fewshot_config")
+		if err != nil {
+			return err
 		}
-		for i := 0; i+1 < len(v.node.Content); i += 2 {
-			k, n := v.node.Content[i].Value, v.node.Content[i+1]
-			sub := value{node: n, file: v.file}
-			field := "fewshot_config." + k
+		for _, e := range es {
+			k, n, sub, field := e.key, e.v.node, e.v, e.field
 			var err error
 			switch k {
 			case "sampler":
@@ -452,13 +447,12 @@ func decodeGen(c *Config, raw map[string]value) error {
 		c.Gen = g
 		return nil
 	}
-	if v.node.Kind != yaml.MappingNode {
-		return v.errorf("generation_kwargs", "want a mapping")
+	es, err := v.entries("generation_kwargs")
+	if err != nil {
+		return err
 	}
-	for i := 0; i+1 < len(v.node.Content); i += 2 {
-		k, n := v.node.Content[i].Value, v.node.Content[i+1]
-		sub := value{node: n, file: v.file}
-		field := "generation_kwargs." + k
+	for _, e := range es {
+		k, n, sub, field := e.key, e.v.node, e.v, e.field
 		x, err := toValue(n)
 		if err != nil {
 			return sub.wrap(field, err)

@@ -6,14 +6,15 @@ import (
 	"crypto/sha256"
 	"encoding/csv"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,6 +22,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
 )
 
 // dataExts are the file formats read, in the order they are looked for.
@@ -32,15 +34,14 @@ func decodeData(c *Config, raw map[string]value) error {
 	d.dir = filepath.Dir(c.File)
 	d.where = raw
 	if v, ok := raw["dataset_kwargs"]; ok {
-		if v.node.Kind != yaml.MappingNode {
-			return v.errorf("dataset_kwargs", "want a mapping")
+		es, err := v.entries("dataset_kwargs")
+		if err != nil {
+			return err
 		}
-		for i := 0; i+1 < len(v.node.Content); i += 2 {
-			k, n := v.node.Content[i].Value, v.node.Content[i+1]
-			sub := value{node: n, file: v.file}
-			switch k {
+		for _, e := range es {
+			switch e.key {
 			case "data_files":
-				files, err := decodeDataFiles(sub)
+				files, err := decodeDataFiles(e.v)
 				if err != nil {
 					return err
 				}
@@ -48,7 +49,7 @@ func decodeData(c *Config, raw map[string]value) error {
 			case "trust_remote_code":
 				// Only meaningful for Hub loading scripts, which are never run.
 			default:
-				return sub.errorf("dataset_kwargs."+k, "%w (data_files is)", ErrUnsupported)
+				return e.v.errorf(e.field, "%w (data_files is)", ErrUnsupported)
 			}
 		}
 	}
@@ -172,6 +173,25 @@ func (d *DataConfig) resolve(split, dataDir string) ([]string, error) {
 	root := filepath.Join(dataDir, filepath.FromSlash(d.Path))
 	return findSplit(d.task, root, d.Name, split,
 		fmt.Sprintf("Hugging Face dataset %s (pocketeval does not download it: put a local copy there)", d.hubName()))
+}
+
+// files names the data for TaskInfo: the data_files (test split first),
+// else dataset_path and dataset_name.
+func (d *DataConfig) files() []string {
+	if len(d.DataFiles) == 0 {
+		if d.Name != "" {
+			return []string{d.Path + "/" + d.Name}
+		}
+		return []string{d.Path}
+	}
+	var out []string
+	out = append(out, d.DataFiles[d.Test]...)
+	for _, split := range slices.Sorted(maps.Keys(d.DataFiles)) {
+		if split != d.Test {
+			out = append(out, d.DataFiles[split]...)
+		}
+	}
+	return out
 }
 
 func (d *DataConfig) hubName() string {
@@ -303,7 +323,7 @@ func parseJSONL(path string, raw []byte) ([]jinja.Value, []int, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		v, err := decodeJSON(line)
+		v, err := pyvalue.FromJSON(line)
 		if err != nil {
 			return nil, nil, &evals.DataError{Path: path, Line: i + 1, Err: err}
 		}
@@ -317,7 +337,7 @@ func parseJSONL(path string, raw []byte) ([]jinja.Value, []int, error) {
 }
 
 func parseJSONArray(path string, raw []byte) ([]jinja.Value, []int, error) {
-	v, err := decodeJSON(raw)
+	v, err := pyvalue.FromJSON(raw)
 	if err != nil {
 		return nil, nil, &evals.DataError{Path: path, Line: 1, Err: err}
 	}
@@ -329,78 +349,6 @@ func parseJSONArray(path string, raw []byte) ([]jinja.Value, []int, error) {
 		lines = append(lines, 1)
 	}
 	return v.AsList().Items, lines, nil
-}
-
-// decodeJSON decodes one JSON value keeping object key order and the
-// difference between 1 and 1.0.
-func decodeJSON(raw []byte) (jinja.Value, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	v, err := decodeValue(dec)
-	if err != nil {
-		return v, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return jinja.Undefined(), errors.New("trailing data after the JSON value")
-	}
-	return v, nil
-}
-
-func decodeValue(dec *json.Decoder) (jinja.Value, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return jinja.Undefined(), err
-	}
-	switch x := tok.(type) {
-	case json.Delim:
-		switch x {
-		case '[':
-			var items []jinja.Value
-			for dec.More() {
-				v, err := decodeValue(dec)
-				if err != nil {
-					return v, err
-				}
-				items = append(items, v)
-			}
-			_, err := dec.Token()
-			return jinja.NewList(items), err
-		case '{':
-			d := jinja.NewDict()
-			for dec.More() {
-				k, err := dec.Token()
-				if err != nil {
-					return d, err
-				}
-				v, err := decodeValue(dec)
-				if err != nil {
-					return v, err
-				}
-				d.AsDict().Set(k.(string), v)
-			}
-			_, err := dec.Token()
-			return d, err
-		}
-	case json.Number:
-		s := string(x)
-		if !strings.ContainsAny(s, ".eE") {
-			if i, err := x.Int64(); err == nil {
-				return jinja.NewInt(i), nil
-			}
-		}
-		f, err := x.Float64()
-		if err != nil {
-			return jinja.Undefined(), err
-		}
-		return jinja.NewFloat(f), nil
-	case string:
-		return jinja.NewString(x), nil
-	case bool:
-		return jinja.NewBool(x), nil
-	case nil:
-		return jinja.None(), nil
-	}
-	return jinja.Undefined(), fmt.Errorf("unexpected JSON token %v", tok)
 }
 
 // unifyColumns gives every document the same fields, as a datasets table

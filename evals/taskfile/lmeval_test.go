@@ -35,7 +35,7 @@ func TestWriteLMEvalData(t *testing.T) {
 // writeLMEvalData copies the hand-written splits and converts the first
 // documents of the shared datasets to the Hugging Face schema the task
 // files expect, in <root>/<dataset_path>/[<dataset_name>/]<split>.jsonl.
-func writeLMEvalData(t *testing.T, root string) {
+func writeLMEvalData(t testing.TB, root string) {
 	t.Helper()
 	src := filepath.Join("testdata", "lmeval", "data")
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
@@ -180,7 +180,7 @@ func (m *orderedMap) MarshalJSON() ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-func readLines(t *testing.T, path string, n int) []string {
+func readLines(t testing.TB, path string, n int) []string {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -209,18 +209,23 @@ type golden struct {
 	Seed    int64  `json:"seed"`
 	Limit   int    `json:"limit"`
 	Renders []struct {
-		NumFewshot int `json:"num_fewshot"`
-		Docs       []struct {
-			DocID    int             `json:"doc_id"`
-			Target   json.RawMessage `json:"target"`
-			Requests []struct {
-				Context      string   `json:"context"`
-				Continuation *string  `json:"continuation"`
-				Until        []string `json:"until"`
-			} `json:"requests"`
-		} `json:"docs"`
+		NumFewshot int         `json:"num_fewshot"`
+		Docs       []goldenDoc `json:"docs"`
 	} `json:"renders"`
 }
+
+// goldenDoc is what lm-eval built for one document.
+type goldenDoc struct {
+	DocID    int             `json:"doc_id"`
+	Target   json.RawMessage `json:"target"`
+	Requests []struct {
+		Context      string   `json:"context"`
+		Continuation *string  `json:"continuation"`
+		Until        []string `json:"until"`
+	} `json:"requests"`
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
 
 // TestLMEvalRendersMatch renders real lm-eval task files with pocketeval
 // and compares every request with what lm-eval built for the same data

@@ -14,14 +14,13 @@ import (
 )
 
 // IsPath reports whether a --tasks entry names a task file or a directory
-// of them rather than a built-in task: it ends in .yaml or .yml, contains
-// a path separator, or names an existing directory.
+// of them rather than a built-in task: it ends in .yaml or .yml or contains
+// a path separator. A directory in the working directory is named
+// "./dir", so that a directory that happens to share a task's name (a
+// dataset folder called gsm8k) never shadows the task.
 func IsPath(name string) bool {
-	if strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") || strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator) {
-		return true
-	}
-	st, err := os.Stat(name)
-	return err == nil && st.IsDir()
+	return strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") ||
+		strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator)
 }
 
 // Load reads a task file, or every task file under a directory (*.yaml
@@ -85,18 +84,10 @@ func Load(path string) ([]evals.Task, error) {
 // definesTask reports whether a file (without its includes) has a `task`
 // key naming one task.
 func definesTask(path string) (bool, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return false, fmt.Errorf("read task file: %w", err)
+	root, err := readRoot(path)
+	if err != nil || root == nil {
+		return false, err
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return false, &Error{File: path, Err: err}
-	}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return false, nil
-	}
-	root := doc.Content[0]
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if root.Content[i].Value == "task" {
 			return root.Content[i+1].Kind == yaml.ScalarNode, nil

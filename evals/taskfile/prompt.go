@@ -32,19 +32,28 @@ func (e docs) field(doc jinja.Value, name string) (jinja.Value, error) {
 	return v, nil
 }
 
+// lookup resolves a string spec: the field it names, or the rendered
+// template (rendered reports which).
+func (e docs) lookup(doc jinja.Value, spec docSpec, key string) (v jinja.Value, text string, rendered bool, err error) {
+	switch {
+	case spec.tmpl == nil:
+		return jinja.Undefined(), "", false, fmt.Errorf("%s is not set", key)
+	case e.features[spec.str]:
+		v, err = e.field(doc, spec.str)
+		return v, "", false, err
+	}
+	text, err = spec.tmpl.Render(doc)
+	return jinja.Undefined(), text, true, err
+}
+
 // text is doc_to_text: a string, or an integer for multiple-input tasks.
 func (e docs) text(doc jinja.Value, spec docSpec) (jinja.Value, error) {
-	switch {
-	case spec.isInt:
+	if spec.isInt {
 		return jinja.NewInt(spec.i), nil
-	case spec.tmpl == nil:
-		return jinja.Undefined(), errors.New("doc_to_text is not set")
-	case e.features[spec.str]:
-		return e.field(doc, spec.str)
 	}
-	s, err := spec.tmpl.Render(doc)
-	if err != nil {
-		return jinja.Undefined(), err
+	v, s, rendered, err := e.lookup(doc, spec, "doc_to_text")
+	if err != nil || !rendered {
+		return v, err
 	}
 	if pyvalue.IsDigit(s) && e.hasChoice {
 		return pyvalue.ParseLiteral(s)
@@ -60,14 +69,10 @@ func (e docs) target(doc jinja.Value, spec docSpec) (jinja.Value, error) {
 		return jinja.NewInt(spec.i), nil
 	case spec.list != nil:
 		return jinja.NewList(spec.list), nil
-	case spec.tmpl == nil:
-		return jinja.Undefined(), errors.New("doc_to_target is not set")
-	case e.features[spec.str]:
-		return e.field(doc, spec.str)
 	}
-	s, err := spec.tmpl.Render(doc)
-	if err != nil {
-		return jinja.Undefined(), err
+	v, s, rendered, err := e.lookup(doc, spec, "doc_to_target")
+	if err != nil || !rendered {
+		return v, err
 	}
 	if pyvalue.IsDigit(s) && e.hasChoice {
 		return pyvalue.ParseLiteral(s)
@@ -82,22 +87,14 @@ func (e docs) target(doc jinja.Value, spec docSpec) (jinja.Value, error) {
 
 // choices is doc_to_choice.
 func (e docs) choices(doc jinja.Value, spec docSpec) ([]jinja.Value, error) {
-	var v jinja.Value
-	switch {
-	case spec.list != nil:
+	if spec.list != nil {
 		return spec.list, nil
-	case spec.tmpl == nil:
-		return nil, errors.New("doc_to_choice is not set")
-	case e.features[spec.str]:
-		var err error
-		if v, err = e.field(doc, spec.str); err != nil {
-			return nil, err
-		}
-	default:
-		s, err := spec.tmpl.Render(doc)
-		if err != nil {
-			return nil, err
-		}
+	}
+	v, s, rendered, err := e.lookup(doc, spec, "doc_to_choice")
+	if err != nil {
+		return nil, err
+	}
+	if rendered {
 		if v, err = pyvalue.ParseLiteral(s); err != nil {
 			return nil, fmt.Errorf("doc_to_choice rendered %q, not a list: %w", s, err)
 		}

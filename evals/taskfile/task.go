@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -96,7 +95,7 @@ func (t *Task) Info() evals.TaskInfo {
 	info := evals.TaskInfo{
 		Name:          c.Name,
 		Version:       "file-" + c.Version,
-		DatasetFiles:  []string{c.Data.Path},
+		DatasetFiles:  c.Data.files(),
 		Source:        c.File,
 		FewShot:       true,
 		PrimaryMetric: "",
@@ -439,14 +438,4 @@ func (t *ChoiceTask) LoglikRequests(d *evals.Dataset, s evals.Sample, pc evals.P
 		reqs[k] = runtime.LoglikRequest{Context: x.contexts[i], Continuation: t.cfg.TargetDelimiter + pyvalue.Str(ch)}
 	}
 	return reqs, nil
-}
-
-// sortedKeys returns m's keys sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -54,17 +54,25 @@ func (v value) wrap(field string, err error) error {
 	return &Error{File: v.file, Line: v.node.Line, Field: field, Err: err}
 }
 
-// rawConfig is a task file with its includes merged: key → value, as
-// lm-eval's load_yaml merges them (included files first, in order, then the
-// file's own keys; task_list is not inherited).
-type rawConfig struct {
-	file   string // the task file itself
-	values map[string]value
+// entry is one key of a mapping value, with its dotted field name
+// ("generation_kwargs.until") for errors.
+type entry struct {
+	key   string
+	v     value
+	field string
 }
 
-func (r *rawConfig) get(key string) (value, bool) {
-	v, ok := r.values[key]
-	return v, ok
+// entries returns the keys of the mapping value of key, in file order.
+func (v value) entries(key string) ([]entry, error) {
+	if v.node.Kind != yaml.MappingNode {
+		return nil, v.errorf(key, "want a mapping")
+	}
+	out := make([]entry, 0, len(v.node.Content)/2)
+	for i := 0; i+1 < len(v.node.Content); i += 2 {
+		k := v.node.Content[i].Value
+		out = append(out, entry{key: k, v: value{node: v.node.Content[i+1], file: v.file}, field: key + "." + k})
+	}
+	return out, nil
 }
 
 // readYAML loads one file with its includes.
@@ -78,18 +86,13 @@ func readYAML(path string, seen map[string]bool) (map[string]value, error) {
 	}
 	seen[abs] = true
 	defer delete(seen, abs)
-	data, err := os.ReadFile(path)
+	root, err := readRoot(path)
 	if err != nil {
-		return nil, fmt.Errorf("read task file: %w", err)
+		return nil, err
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &Error{File: path, Err: err}
-	}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+	if root == nil {
 		return nil, &Error{File: path, Line: 1, Err: errors.New("a task file is a YAML mapping of keys to values")}
 	}
-	root := doc.Content[0]
 	if err := refuseFunctions(path, "", root); err != nil {
 		return nil, err
 	}
@@ -143,6 +146,23 @@ func readYAML(path string, seen map[string]bool) (map[string]value, error) {
 		merged[k] = v
 	}
 	return merged, nil
+}
+
+// readRoot reads a YAML file's top-level mapping; nil when the document
+// is something else.
+func readRoot(path string) (*yaml.Node, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read task file: %w", err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	return doc.Content[0], nil
 }
 
 // refuseFunctions rejects lm-eval's `!function module.fn` tags anywhere:

@@ -21,8 +21,11 @@ type MergeOptions struct {
 	DataDir string   // --data-dir ("" = DefaultDataDir())
 	// Tasks are the known tasks; Args and Now are recorded in the manifest.
 	Tasks []evals.Task
-	Args  []string
-	Now   func() time.Time
+	// TaskFiles are --tasks: the task files or directories the shards
+	// ran, when they ran task files.
+	TaskFiles []string
+	Args      []string
+	Now       func() time.Time
 }
 
 // NewCmdMerge combines shard runs.
@@ -45,6 +48,13 @@ writes the same samples and summary an unsharded run would have written.`,
 				opts.DataDir = DefaultDataDir()
 			}
 			opts.Dirs, opts.Tasks = args, f.Tasks()
+			if len(opts.TaskFiles) > 0 {
+				files, err := registry.Lookup(nil, opts.TaskFiles)
+				if err != nil {
+					return &FlagError{err: err}
+				}
+				opts.Tasks = append(files, opts.Tasks...)
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -53,6 +63,7 @@ writes the same samples and summary an unsharded run would have written.`,
 	}
 	cmd.Flags().StringVar(&opts.Out, "out", "", "merged result directory")
 	cmd.Flags().StringVar(&opts.DataDir, "data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory")
+	cmd.Flags().StringSliceVar(&opts.TaskFiles, "tasks", nil, "the task files or directories the shards ran, when they ran task files")
 	return cmd
 }
 

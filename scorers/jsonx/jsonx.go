@@ -29,6 +29,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/pocketeval/pocketeval/scorers/match"
 )
 
 // ErrNoJSON is returned when a response holds no JSON object.
@@ -218,14 +220,6 @@ func elements(v any) []string {
 }
 
 func normalizeString(s string) string {
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r >= 0xff01 && r <= 0xff5e:
-			r -= 0xfee0
-		case r == 0x3000:
-			r = ' '
-		}
-		return unicode.ToLower(r)
-	}, s)
+	s = strings.Map(func(r rune) rune { return unicode.ToLower(match.FoldWidth(r)) }, s)
 	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
 }

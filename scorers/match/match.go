@@ -86,12 +86,7 @@ const asciiPunctuation = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 // normalize_answer.
 func Normalize(s string) string {
 	s = strings.Map(func(r rune) rune {
-		switch {
-		case r >= 0xff01 && r <= 0xff5e:
-			r -= 0xfee0
-		case r == 0x3000:
-			r = ' '
-		}
+		r = FoldWidth(r)
 		if unicode.IsPunct(r) || unicode.IsSymbol(r) {
 			return -1
 		}
@@ -105,6 +100,19 @@ func Normalize(s string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// FoldWidth maps a full-width ASCII form (U+FF01–U+FF5E) to its ASCII
+// character and the ideographic space to a space; other runes are
+// returned as they are.
+func FoldWidth(r rune) rune {
+	switch {
+	case r >= 0xff01 && r <= 0xff5e:
+		return r - 0xfee0
+	case r == 0x3000:
+		return ' '
+	}
+	return r
 }
 
 // Normalized reports whether the normalised prediction equals the

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/ardanlabs/jinja"
+
+	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
 )
 
 // renders.json is made by testdata/make_renders.py with jinja2 configured
@@ -100,34 +102,9 @@ func TestPythonReplacement(t *testing.T) {
 
 func decodeJSON(t *testing.T, raw json.RawMessage) jinja.Value {
 	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.UseNumber()
-	var walk func() jinja.Value
-	walk = func() jinja.Value {
-		tok, err := dec.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch x := tok.(type) {
-		case json.Delim:
-			if x == '[' {
-				var items []jinja.Value
-				for dec.More() {
-					items = append(items, walk())
-				}
-				dec.Token()
-				return jinja.NewList(items)
-			}
-			d := jinja.NewDict()
-			for dec.More() {
-				k, _ := dec.Token()
-				d.AsDict().Set(k.(string), walk())
-			}
-			dec.Token()
-			return d
-		default:
-			return jinja.FromGoValue(x)
-		}
+	v, err := pyvalue.FromJSON(raw)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return walk()
+	return v
 }

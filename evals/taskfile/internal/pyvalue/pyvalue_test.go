@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/ardanlabs/jinja"
@@ -33,54 +32,14 @@ func loadCases(t *testing.T) cases {
 	return c
 }
 
-// fromJSON decodes JSON keeping key order and the int/float distinction.
+// fromJSON decodes a case's JSON value.
 func fromJSON(t *testing.T, raw json.RawMessage) jinja.Value {
 	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.UseNumber()
-	v, err := decode(dec)
+	v, err := FromJSON(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return v
-}
-
-func decode(dec *json.Decoder) (jinja.Value, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return jinja.Undefined(), err
-	}
-	switch x := tok.(type) {
-	case json.Delim:
-		if x == '[' {
-			var items []jinja.Value
-			for dec.More() {
-				v, err := decode(dec)
-				if err != nil {
-					return v, err
-				}
-				items = append(items, v)
-			}
-			_, err := dec.Token()
-			return jinja.NewList(items), err
-		}
-		d := jinja.NewDict()
-		for dec.More() {
-			k, err := dec.Token()
-			if err != nil {
-				return d, err
-			}
-			v, err := decode(dec)
-			if err != nil {
-				return v, err
-			}
-			d.AsDict().Set(k.(string), v)
-		}
-		_, err := dec.Token()
-		return d, err
-	default:
-		return jinja.FromGoValue(x), nil
-	}
 }
 
 func TestReprMatchesCPython(t *testing.T) {

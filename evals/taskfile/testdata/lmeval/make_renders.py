@@ -44,7 +44,7 @@ from lm_eval.tasks._yaml_loader import load_yaml
 CASES = [
     # yaml, limit, few-shot k (None: only the file's own setting)
     ("arc/arc_challenge.yaml", 8, 3),
-    ("gsm8k/gsm8k.yaml", 8, None),          # the file's num_fewshot: 5
+    ("gsm8k/gsm8k.yaml", 8, 0),             # the file's num_fewshot: 5, and zero-shot
     ("gsm8k/gsm8k-cot.yaml", 4, None),      # 8 inline first_n samples
     ("mmlu/default/mmlu_anatomy.yaml", 8, 5),
     ("swag/swag.yaml", 6, 2),
