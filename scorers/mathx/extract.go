@@ -91,10 +91,11 @@ func NewNumericExtractor(cues ...string) *NumericExtractor {
 
 // Strict returns the number after the first "#### " or answer cue in the
 // response (after any reasoning section), the lm-eval "strict-match"
-// convention of taking the first match.
+// convention of taking the first match. It reads the first MaxExamined
+// bytes of the answer part.
 func (e *NumericExtractor) Strict(response string) Extraction {
 	text, _ := StripThinking(response)
-	text = cleanForNumbers(text)
+	text = cleanForNumbers(head(text))
 	best := -1
 	var found Extraction
 	for i, re := range e.strict {
@@ -120,14 +121,14 @@ func (e *NumericExtractor) Strict(response string) Extraction {
 // holding a number, else the number after the last answer cue, else the
 // last number. When the response's answer part (after </think>) has none,
 // the reasoning section is searched the same way and the result is marked
-// FromThinking.
+// FromThinking. It reads the last MaxExamined bytes of each.
 func (e *NumericExtractor) Flexible(response string) Extraction {
 	text, stripped := StripThinking(response)
-	if x := e.flexible1(text); x.OK || !stripped {
+	if x := e.flexible1(tail(text)); x.OK || !stripped {
 		return x
 	}
 	thinking := strings.TrimPrefix(response[:len(response)-len(text)], "<think>")
-	x := e.flexible1(strings.ReplaceAll(thinking, "</think>", "\n"))
+	x := e.flexible1(strings.ReplaceAll(tail(thinking), "</think>", "\n"))
 	x.FromThinking = x.OK
 	return x
 }
@@ -166,11 +167,10 @@ func (e *NumericExtractor) flexible1(text string) Extraction {
 	if found.OK {
 		return found
 	}
-	nums := findNumbers(clean)
-	if len(nums) == 0 {
+	n, ok := lastNumber(clean)
+	if !ok {
 		return Extraction{}
 	}
-	n := nums[len(nums)-1].n
 	return Extraction{Number: n, Answer: n.String(), Method: MethodLastNumber, OK: true}
 }
 
@@ -190,11 +190,7 @@ func boxedNumber(box string) (Number, bool) {
 		}
 		return " "
 	})
-	nums := findNumbers(cleanForNumbers(box))
-	if len(nums) == 0 {
-		return Number{}, false
-	}
-	return nums[len(nums)-1].n, true
+	return lastNumber(cleanForNumbers(box))
 }
 
 // evalNumber evaluates a variable-free real expression ("2\frac{1}{2}",

@@ -16,10 +16,11 @@ type Answer struct {
 }
 
 // MathStrict extracts a MATH answer the way the prompt asks for it: the
-// content of the last \boxed{…} (or \fbox{…}) after any reasoning section.
+// content of the last \boxed{…} (or \fbox{…}) after any reasoning section,
+// within the last MaxExamined bytes.
 func MathStrict(response string) Answer {
 	text, _ := StripThinking(response)
-	if b, ok := LastBoxed(text); ok && strings.TrimSpace(b) != "" {
+	if b, ok := LastBoxed(tail(text)); ok && strings.TrimSpace(b) != "" {
 		return Answer{Text: b, Method: MethodBoxed, OK: true}
 	}
 	return Answer{}
@@ -36,14 +37,15 @@ var inlineMath = regexp.MustCompile(`\$\$?([^$]+?)\$\$?|\\\((.+?)\\\)`)
 // the answer after the last "final answer is" cue (its math span, or the
 // rest of the sentence), else the last inline math span, else the last
 // number. Like NumericExtractor.Flexible it falls back to the reasoning
-// section when the answer part has nothing.
+// section when the answer part has nothing. It reads the last MaxExamined
+// bytes of each.
 func MathFlexible(response string) Answer {
 	text, stripped := StripThinking(response)
-	if a := mathFlexible1(text); a.OK || !stripped {
+	if a := mathFlexible1(tail(text)); a.OK || !stripped {
 		return a
 	}
 	thinking := strings.TrimPrefix(response[:len(response)-len(text)], "<think>")
-	a := mathFlexible1(strings.ReplaceAll(thinking, "</think>", "\n"))
+	a := mathFlexible1(strings.ReplaceAll(tail(thinking), "</think>", "\n"))
 	a.FromThinking = a.OK
 	return a
 }
@@ -90,8 +92,8 @@ func mathFlexible1(text string) Answer {
 			return Answer{Text: span, Method: MethodLastMath, OK: true}
 		}
 	}
-	if nums := findNumbers(cleanForNumbers(text)); len(nums) > 0 {
-		return Answer{Text: nums[len(nums)-1].n.String(), Method: MethodLastNumber, OK: true}
+	if n, ok := lastNumber(cleanForNumbers(text)); ok {
+		return Answer{Text: n.String(), Method: MethodLastNumber, OK: true}
 	}
 	return Answer{}
 }

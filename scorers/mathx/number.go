@@ -115,31 +115,55 @@ func parseNumberToken(tok string) (Number, bool) {
 	return Number{r: r}, true
 }
 
-// numberSpan is a number found in text with its byte offsets.
-type numberSpan struct {
-	n          Number
-	start, end int
-}
-
-// findNumbers returns every number in s (already width-folded) in order.
-func findNumbers(s string) []numberSpan {
-	var out []numberSpan
-	for _, loc := range numberRe.FindAllStringIndex(s, -1) {
-		tok := s[loc[0]:loc[1]]
-		// A hyphen glued to a preceding word or digit is a dash ("3-4",
-		// "well-known"), not a minus sign.
-		if strings.HasPrefix(tok, "-") && loc[0] > 0 {
-			prev := s[loc[0]-1]
-			if isWordByte(prev) {
+// lastNumber returns the last number numberRe finds in s (already
+// cleaned by cleanForNumbers) that parses, the same number as scanning s
+// from the start and keeping the last match.
+//
+// It reads only the end of s. Every match ends with a digit, so the last
+// match holds the last digit; and a match is made only of digits, "-",
+// "$", ",", ".", "/" and ASCII blanks, so a match never spans a byte
+// outside that set. Scanning from just after such a byte therefore finds
+// the same matches as scanning from the start. lastNumber takes the run of
+// those bytes around the last digit, scans it, and moves to the run before
+// it only when no match in it parses. The regexp thus sees the final run
+// only instead of the whole text, which is what made a long response slow.
+func lastNumber(s string) (Number, bool) {
+	end := len(s)
+	for end > 0 {
+		d := strings.LastIndexAny(s[:end], "0123456789")
+		if d < 0 {
+			return Number{}, false
+		}
+		start := d
+		for start > 0 && inNumberRun(s[start-1]) {
+			start--
+		}
+		locs := numberRe.FindAllStringIndex(s[start:d+1], -1)
+		for i := len(locs) - 1; i >= 0; i-- {
+			a, b := start+locs[i][0], start+locs[i][1]
+			tok := s[a:b]
+			// A hyphen glued to a preceding word or digit is a dash ("3-4",
+			// "well-known"), not a minus sign.
+			if strings.HasPrefix(tok, "-") && a > 0 && isWordByte(s[a-1]) {
 				tok = tok[1:]
-				loc[0]++
+			}
+			if n, ok := parseNumberToken(tok); ok {
+				return n, true
 			}
 		}
-		if n, ok := parseNumberToken(tok); ok {
-			out = append(out, numberSpan{n: n, start: loc[0], end: loc[1]})
-		}
+		end = start
 	}
-	return out
+	return Number{}, false
+}
+
+// inNumberRun reports whether b can be part of a numberRe match: a digit,
+// a sign, a separator or an ASCII blank (RE2's \s).
+func inNumberRun(b byte) bool {
+	switch b {
+	case '-', '$', ',', '.', '/', ' ', '\t', '\n', '\f', '\r':
+		return true
+	}
+	return b >= '0' && b <= '9'
 }
 
 func isWordByte(b byte) bool {
@@ -149,11 +173,7 @@ func isWordByte(b byte) bool {
 // LastNumber returns the last number in s, the lm-eval "flexible-extract"
 // fallback.
 func LastNumber(s string) (Number, bool) {
-	nums := findNumbers(cleanForNumbers(s))
-	if len(nums) == 0 {
-		return Number{}, false
-	}
-	return nums[len(nums)-1].n, true
+	return lastNumber(cleanForNumbers(s))
 }
 
 // calcAnnotation matches GSM8K calculator annotations "<<48/2=24>>".
@@ -179,15 +199,27 @@ var texFracShort = regexp.MustCompile(`\\frac(\d)(\d)`)
 // cleanForNumbers prepares free text for number scanning: width folding,
 // calculator annotations removed, LaTeX fractions of literals turned into
 // a/b, LaTeX spacing removed.
+//
+// Each regexp runs only when the literal text it needs is present (a
+// narrow space, "答案", "<<", `\frac`): the result is the same, and
+// ordinary prose is not run through them.
 func cleanForNumbers(s string) string {
-	for narrowThousands.MatchString(s) {
-		s = narrowThousands.ReplaceAllString(s, "$1$2")
+	if strings.ContainsAny(s, "\u00a0\u202f\u2009") {
+		for narrowThousands.MatchString(s) {
+			s = narrowThousands.ReplaceAllString(s, "$1$2")
+		}
 	}
 	s = FoldWidth(s)
-	s = hanziToDigits(s)
-	s = calcAnnotation.ReplaceAllString(s, "")
+	if strings.Contains(s, "答案") {
+		s = hanziToDigits(s)
+	}
+	if strings.Contains(s, "<<") {
+		s = calcAnnotation.ReplaceAllString(s, "")
+	}
 	s = latexNumberNoise.Replace(s)
-	s = texFracShort.ReplaceAllString(s, `\frac{$1}{$2}`)
-	s = texFrac.ReplaceAllString(s, "$1$2/$3")
+	if strings.Contains(s, `\frac`) {
+		s = texFracShort.ReplaceAllString(s, `\frac{$1}{$2}`)
+		s = texFrac.ReplaceAllString(s, "$1$2/$3")
+	}
 	return s
 }
