@@ -1,14 +1,15 @@
 // Package textstats provides the text statistics that instruction-following
-// checkers are built on: word counts, sentence splitting, word tokens,
-// Python-compatible case predicates and language identification, for English
-// (matching the official IFEval scorer's nltk/langdetect behaviour) and for
-// Chinese (character-aware counting).
+// checkers are built on: word counts, sentence splitting, word tokens and
+// Python's str case predicates and lower(), for English (matching the
+// official IFEval scorer's nltk and str behaviour) and for Chinese
+// (character-aware counting).
 //
 // Everything here is a pure, deterministic function of its input: no I/O, no
 // randomness, no global state that callers can change. The package
-// intentionally does not embed nltk's trained Punkt parameters or langdetect's
-// n-gram profiles; it reimplements their decision rules with hand-written
-// parameters and documents where that can differ (see docs/ifeval.md).
+// intentionally does not embed nltk's trained Punkt parameters; it
+// reimplements their decision rules with hand-written parameters and
+// documents where that can differ (see docs/ifeval.md). Language
+// identification is package langdetect's.
 package textstats
 
 import (
@@ -79,41 +80,6 @@ func CountWords(s string) int {
 		in = w
 	}
 	return n
-}
-
-// isCased reports whether r is a cased character in Python's sense.
-func isCased(r rune) bool {
-	return unicode.IsUpper(r) || unicode.IsLower(r) || unicode.IsTitle(r)
-}
-
-// IsUpper is Python's str.isupper(): at least one cased character and no
-// lowercase or titlecase ones.
-func IsUpper(s string) bool {
-	cased := false
-	for _, r := range s {
-		if unicode.IsLower(r) || unicode.IsTitle(r) {
-			return false
-		}
-		if !cased && isCased(r) {
-			cased = true
-		}
-	}
-	return cased
-}
-
-// IsLower is Python's str.islower(): at least one cased character and no
-// uppercase or titlecase ones.
-func IsLower(s string) bool {
-	cased := false
-	for _, r := range s {
-		if unicode.IsUpper(r) || unicode.IsTitle(r) {
-			return false
-		}
-		if !cased && isCased(r) {
-			cased = true
-		}
-	}
-	return cased
 }
 
 // HasLetter reports whether s contains any letter.
