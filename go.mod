@@ -3,7 +3,6 @@ module github.com/pocketeval/pocketeval
 go 1.26.0
 
 require (
-	github.com/abadojack/whatlanggo v1.0.1
 	github.com/ardanlabs/jinja v1.8.0
 	github.com/ebitengine/purego v0.10.0
 	github.com/elastic/go-seccomp-bpf v1.6.0

@@ -19,7 +19,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/pocketeval/pocketeval/evals"
@@ -41,7 +43,8 @@ const (
 	MetaKwargs         = "kwargs"
 )
 
-// Task is an IFEval task. The zero value is not usable; use EN or ZH.
+// Task is an IFEval task. The zero value is not usable; use EN or ZH, or
+// their WithLangdetectSeed.
 type Task struct {
 	name        string
 	version     string
@@ -49,13 +52,14 @@ type Task struct {
 	source      string
 	description string
 	lang        scorer.Lang
+	seed        uint64 // langdetect's DetectorFactory.seed
 }
 
 var (
 	// EN is the official IFEval.
 	EN = &Task{
 		name:        "ifeval",
-		version:     "1",
+		version:     "2",
 		file:        "ifeval/input_data.jsonl",
 		source:      "google-research/google-research instruction_following_eval/data/input_data.jsonl (HF google/IFEval)",
 		description: "IFEval: 541 prompts with 25 types of verifiable instructions; official strict and loose scoring",
@@ -64,7 +68,7 @@ var (
 	// ZH is IFEval-zh on Marco-Bench-MIF's localized Chinese prompts.
 	ZH = &Task{
 		name:        "ifeval_zh",
-		version:     "1",
+		version:     "2",
 		file:        "ifeval_zh/marco_bench_mif/zh_local.jsonl",
 		source:      "AIDC-AI/Marco-Bench-MIF Marco-Bench-MIF/zh_local.jsonl (HF AIDC-AI/Marco-Bench-MIF); --dataset-file takes any IFEval-schema file",
 		description: "IFEval-zh: IFEval's 25 instruction types on Chinese prompts, with Chinese-aware counting (docs/ifeval-zh.md)",
@@ -75,7 +79,36 @@ var (
 var (
 	_ evals.Task       = (*Task)(nil)
 	_ evals.Aggregator = (*Task)(nil)
+	_ evals.Setupper   = (*Task)(nil)
 )
+
+// WithLangdetectSeed returns the task with its language checks
+// (language:response_language, change_case:english_capital and
+// english_lowercase) drawing as langdetect does after
+// DetectorFactory.seed = seed, so that their verdicts are those of the
+// official scorer run with that seed; EN and ZH use seed 0 (docs/ifeval.md).
+// A seed other than 0 is part of the task version ("2+langdetect-seed.7"),
+// so that the manifest records it and a run is never resumed with another.
+func (t *Task) WithLangdetectSeed(seed uint64) evals.Task {
+	c := *t
+	c.seed = seed
+	c.version = strings.SplitN(t.version, "+", 2)[0]
+	if seed != 0 {
+		c.version += "+langdetect-seed." + strconv.FormatUint(seed, 10)
+	}
+	return &c
+}
+
+// Setup implements evals.Setupper: it records the langdetect seed in the
+// run manifest's environment ("<task>.langdetect_seed").
+func (t *Task) Setup(_ context.Context, env evals.Env) (evals.Task, io.Closer, error) {
+	env.Record(t.name+".langdetect_seed", t.seed)
+	return t, nil, nil
+}
+
+func (t *Task) config() scorer.Config {
+	return scorer.Config{Lang: t.lang, LangdetectSeed: t.seed}
+}
 
 // Info implements evals.Task.
 func (t *Task) Info() evals.TaskInfo {
@@ -187,7 +220,7 @@ func (t *Task) parseRecord(path string, line int, raw []byte) (evals.Sample, err
 		}
 		kwargs[i] = m
 	}
-	if _, err := compile(r.InstructionIDList, kwargs, t.lang); err != nil {
+	if _, err := compile(r.InstructionIDList, kwargs, t.config()); err != nil {
 		return evals.Sample{}, &DataError{Path: path, Line: line, Field: "instruction_id_list/kwargs", Err: err}
 	}
 	return evals.Sample{
@@ -218,12 +251,12 @@ func decodeKwargs(raw json.RawMessage) (map[string]any, error) {
 	return out, nil
 }
 
-func compile(ids []string, kwargs []map[string]any, lang scorer.Lang) (*scorer.Prompt, error) {
+func compile(ids []string, kwargs []map[string]any, cfg scorer.Config) (*scorer.Prompt, error) {
 	ins := make([]scorer.Instruction, len(ids))
 	for i, id := range ids {
 		ins[i] = scorer.Instruction{ID: id, Kwargs: kwargs[i]}
 	}
-	return scorer.Compile(ins, lang)
+	return scorer.Compile(ins, cfg)
 }
 
 // Prompt implements evals.Task: the IFEval prompt verbatim, as the single
@@ -293,7 +326,7 @@ func (t *Task) Score(_ context.Context, s evals.Sample, out evals.Output) (evals
 	if err != nil {
 		return evals.Score{}, fmt.Errorf("%s: score: %w", t.name, err)
 	}
-	p, err := compile(ids, kws, t.lang)
+	p, err := compile(ids, kws, t.config())
 	if err != nil {
 		return evals.Score{}, fmt.Errorf("%s: score sample %s: %w", t.name, s.ID, err)
 	}
@@ -390,7 +423,7 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 	agg.Notes = append([]string{
 		fmt.Sprintf("prompt-level: %d/%d strict, %d/%d loose", promptStrict, prompts, promptLoose, prompts),
 		fmt.Sprintf("instruction-level (micro over instructions): %d/%d strict, %d/%d loose", instStrict, instTotal, instLoose, instTotal),
-		"scorer: pocketeval " + t.lang.String() + " IFEval checkers (docs/" + docName(t.lang) + ")",
+		fmt.Sprintf("scorer: pocketeval %s IFEval checkers (docs/%s), langdetect seed %d", t.lang, docName(t.lang), t.seed),
 	}, notes...)
 	return agg
 }

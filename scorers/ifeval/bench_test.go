@@ -24,7 +24,7 @@ func BenchmarkCompile(b *testing.B) {
 			for j, id := range c.in.InstructionIDList {
 				ins = append(ins, Instruction{ID: id, Kwargs: c.in.Kwargs[j]})
 			}
-			if _, err := Compile(ins, English); err != nil {
+			if _, err := Compile(ins, Config{}); err != nil {
 				b.Fatal(err)
 			}
 		}

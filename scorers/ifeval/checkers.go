@@ -3,11 +3,13 @@ package ifeval
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
-	"unicode"
+	"sync"
 	"unicode/utf8"
 
+	"github.com/pocketeval/pocketeval/scorers/langdetect"
 	"github.com/pocketeval/pocketeval/scorers/textstats"
 )
 
@@ -58,7 +60,7 @@ func compilePy(prefix, pattern, suffix string) *regexp.Regexp {
 
 // --- keywords -------------------------------------------------------------
 
-func buildKeywordExistence(id string, kw kwargs, _ Lang) (Checker, error) {
+func buildKeywordExistence(id string, kw kwargs, _ Config) (Checker, error) {
 	words, err := kw.strings(id, "keywords")
 	if err != nil {
 		return nil, err
@@ -77,7 +79,7 @@ func buildKeywordExistence(id string, kw kwargs, _ Lang) (Checker, error) {
 	}), nil
 }
 
-func buildKeywordFrequency(id string, kw kwargs, _ Lang) (Checker, error) {
+func buildKeywordFrequency(id string, kw kwargs, _ Config) (Checker, error) {
 	word, err := kw.str(id, "keyword")
 	if err != nil {
 		return nil, err
@@ -96,7 +98,8 @@ func buildKeywordFrequency(id string, kw kwargs, _ Lang) (Checker, error) {
 	}), nil
 }
 
-func buildForbiddenWords(id string, kw kwargs, lang Lang) (Checker, error) {
+func buildForbiddenWords(id string, kw kwargs, cfg Config) (Checker, error) {
+	lang := cfg.Lang
 	words, err := kw.strings(id, "forbidden_words")
 	if err != nil {
 		return nil, err
@@ -167,7 +170,7 @@ func isBoundary(s string, i int) bool {
 	return before != after
 }
 
-func buildLetterFrequency(id string, kw kwargs, _ Lang) (Checker, error) {
+func buildLetterFrequency(id string, kw kwargs, _ Config) (Checker, error) {
 	letter, err := kw.str(id, "letter")
 	if err != nil {
 		return nil, err
@@ -185,13 +188,20 @@ func buildLetterFrequency(id string, kw kwargs, _ Lang) (Checker, error) {
 	}
 	// The official checker counts any single character, letters or not
 	// (older versions replaced a non-letter by a random letter; pocketeval
-	// counts the character given). A longer "letter" is counted as a
-	// substring (the official code would pick a random letter).
-	letter = strings.ToLower(textstats.Strip(letter))
+	// counts the character given): letter.strip().lower(), then
+	// collections.Counter(value.lower())[letter], which counts one code
+	// point and is 0 for anything else ("", or "i̇" from "İ"). A longer
+	// "letter" is counted as a substring (the official code would pick a
+	// random letter).
+	single := utf8.RuneCountInString(letter) == 1
+	letter = textstats.Lower(textstats.Strip(letter))
+	if single && utf8.RuneCountInString(letter) != 1 {
+		letter = ""
+	}
 	return checkFunc(func(s string) bool {
 		n := 0
 		if letter != "" {
-			n = strings.Count(strings.ToLower(s), letter)
+			n = strings.Count(textstats.Lower(s), letter)
 		}
 		return rel.holds(n, freq)
 	}), nil
@@ -199,41 +209,79 @@ func buildLetterFrequency(id string, kw kwargs, _ Lang) (Checker, error) {
 
 // --- language and case ----------------------------------------------------
 
-// languageIs reports whether s is detected as code; text without letters
-// counts as followed, as in the official scorer.
-func languageIs(s, code string) bool {
-	got, err := textstats.DetectLanguage(s)
-	if errors.Is(err, textstats.ErrNoFeatures) {
-		return true
+// The official checkers call langdetect.detect(value) inside a try block:
+// LangDetectException ("No features in text") counts as followed.
+
+// detectors holds one langdetect Detector per seed.
+var detectors sync.Map // uint64 → *langdetect.Detector
+
+func detector(seed uint64) (*langdetect.Detector, error) {
+	// Load the profiles now, so that a checker never meets an error
+	// other than "no features" while judging.
+	if _, err := langdetect.Languages(); err != nil {
+		return nil, err
 	}
-	if code == "zh" {
-		return got == "zh-cn" || got == "zh-tw"
-	}
-	return got == code
+	d, _ := detectors.LoadOrStore(seed, langdetect.New(seed))
+	return d.(*langdetect.Detector), nil
 }
 
-func buildResponseLanguage(id string, kw kwargs, _ Lang) (Checker, error) {
+// detectedAs reports whether langdetect names s's language one of codes,
+// or finds no features in s.
+func detectedAs(d *langdetect.Detector, s string, codes ...string) bool {
+	got, err := d.Detect(s)
+	if errors.Is(err, langdetect.ErrNoFeatures) {
+		return true
+	}
+	if err != nil {
+		// Unreachable: detector() loaded the profiles.
+		panic(fmt.Sprintf("ifeval: langdetect: %v", err))
+	}
+	for _, c := range codes {
+		if got == c {
+			return true
+		}
+	}
+	return false
+}
+
+func buildResponseLanguage(id string, kw kwargs, cfg Config) (Checker, error) {
 	code, err := kw.str(id, "language")
 	if err != nil {
 		return nil, err
 	}
-	code = strings.ToLower(code)
-	return checkFunc(func(s string) bool { return languageIs(s, code) }), nil
+	d, err := detector(cfg.LangdetectSeed)
+	if err != nil {
+		return nil, err
+	}
+	codes := []string{code}
+	if cfg.Lang == Chinese && code == "zh" {
+		// pocketeval's IFEval-zh extension: langdetect never says "zh".
+		codes = []string{"zh-cn", "zh-tw"}
+	}
+	return checkFunc(func(s string) bool { return detectedAs(d, s, codes...) }), nil
 }
 
-func buildEnglishCapital(string, kwargs, Lang) (Checker, error) {
+func buildEnglishCapital(_ string, _ kwargs, cfg Config) (Checker, error) {
+	d, err := detector(cfg.LangdetectSeed)
+	if err != nil {
+		return nil, err
+	}
 	return checkFunc(func(s string) bool {
-		return textstats.IsUpper(s) && languageIs(s, "en")
+		return textstats.IsUpper(s) && detectedAs(d, s, "en")
 	}), nil
 }
 
-func buildEnglishLowercase(string, kwargs, Lang) (Checker, error) {
+func buildEnglishLowercase(_ string, _ kwargs, cfg Config) (Checker, error) {
+	d, err := detector(cfg.LangdetectSeed)
+	if err != nil {
+		return nil, err
+	}
 	return checkFunc(func(s string) bool {
-		return textstats.IsLower(s) && languageIs(s, "en")
+		return textstats.IsLower(s) && detectedAs(d, s, "en")
 	}), nil
 }
 
-func buildCapitalWordFrequency(id string, kw kwargs, _ Lang) (Checker, error) {
+func buildCapitalWordFrequency(id string, kw kwargs, _ Config) (Checker, error) {
 	freq, err := kw.integer(id, "capital_frequency")
 	if err != nil {
 		return nil, err
@@ -244,7 +292,7 @@ func buildCapitalWordFrequency(id string, kw kwargs, _ Lang) (Checker, error) {
 	}
 	return checkFunc(func(s string) bool {
 		n := 0
-		if !hasUpper(s) {
+		if !strings.ContainsFunc(s, textstats.IsUpperRune) {
 			return rel.holds(0, freq)
 		}
 		for _, t := range textstats.WordTokens(s) {
@@ -274,7 +322,8 @@ func countSentences(s string, lang Lang) int {
 	return textstats.CountSentences(s)
 }
 
-func buildNumberSentences(id string, kw kwargs, lang Lang) (Checker, error) {
+func buildNumberSentences(id string, kw kwargs, cfg Config) (Checker, error) {
+	lang := cfg.Lang
 	n, err := kw.integer(id, "num_sentences")
 	if err != nil {
 		return nil, err
@@ -286,7 +335,8 @@ func buildNumberSentences(id string, kw kwargs, lang Lang) (Checker, error) {
 	return checkFunc(func(s string) bool { return rel.holds(countSentences(s, lang), n) }), nil
 }
 
-func buildNumberWords(id string, kw kwargs, lang Lang) (Checker, error) {
+func buildNumberWords(id string, kw kwargs, cfg Config) (Checker, error) {
+	lang := cfg.Lang
 	n, err := kw.integer(id, "num_words")
 	if err != nil {
 		return nil, err
@@ -304,7 +354,7 @@ func buildNumberWords(id string, kw kwargs, lang Lang) (Checker, error) {
 
 var paragraphDivider = regexp.MustCompile(pyS + `?\*\*\*` + pyS + `?`)
 
-func buildNumberParagraphs(id string, kw kwargs, _ Lang) (Checker, error) {
+func buildNumberParagraphs(id string, kw kwargs, _ Config) (Checker, error) {
 	want, err := kw.integer(id, "num_paragraphs")
 	if err != nil {
 		return nil, err
@@ -328,7 +378,8 @@ func buildNumberParagraphs(id string, kw kwargs, _ Lang) (Checker, error) {
 // leadingQuotes are stripped before a Chinese first word is compared.
 const leadingQuotes = "\"'“‘「『《【（("
 
-func buildNthParagraphFirstWord(id string, kw kwargs, lang Lang) (Checker, error) {
+func buildNthParagraphFirstWord(id string, kw kwargs, cfg Config) (Checker, error) {
+	lang := cfg.Lang
 	num, err := kw.integer(id, "num_paragraphs")
 	if err != nil {
 		return nil, err
@@ -341,7 +392,7 @@ func buildNthParagraphFirstWord(id string, kw kwargs, lang Lang) (Checker, error
 	if err != nil {
 		return nil, err
 	}
-	first = strings.ToLower(first)
+	first = textstats.Lower(first)
 	cjkFirst := lang == Chinese && containsCJK(first)
 	return checkFunc(func(s string) bool {
 		paragraphs := strings.Split(s, "\n\n")
@@ -360,7 +411,7 @@ func buildNthParagraphFirstWord(id string, kw kwargs, lang Lang) (Checker, error
 		}
 		if cjkFirst {
 			p = strings.TrimLeft(p, leadingQuotes+" \t")
-			return n == num && strings.HasPrefix(strings.ToLower(p), first)
+			return n == num && strings.HasPrefix(textstats.Lower(p), first)
 		}
 		word := textstats.Fields(p)[0]
 		word = strings.TrimLeft(word, "'")
@@ -370,7 +421,7 @@ func buildNthParagraphFirstWord(id string, kw kwargs, lang Lang) (Checker, error
 			if strings.ContainsRune(`.,?!'"`, r) {
 				break
 			}
-			b.WriteString(strings.ToLower(string(r)))
+			b.WriteString(textstats.Lower(string(r)))
 		}
 		return n == num && b.String() == first
 	}), nil
@@ -380,7 +431,7 @@ func buildNthParagraphFirstWord(id string, kw kwargs, lang Lang) (Checker, error
 
 var placeholderRE = regexp.MustCompile(`\[.*?\]`)
 
-func buildPlaceholders(id string, kw kwargs, _ Lang) (Checker, error) {
+func buildPlaceholders(id string, kw kwargs, _ Config) (Checker, error) {
 	n, err := kw.integer(id, "num_placeholders")
 	if err != nil {
 		return nil, err
@@ -390,7 +441,7 @@ func buildPlaceholders(id string, kw kwargs, _ Lang) (Checker, error) {
 	}), nil
 }
 
-func buildPostscript(id string, kw kwargs, _ Lang) (Checker, error) {
+func buildPostscript(id string, kw kwargs, _ Config) (Checker, error) {
 	marker, err := kw.str(id, "postscript_marker")
 	if err != nil {
 		return nil, err
@@ -403,9 +454,9 @@ func buildPostscript(id string, kw kwargs, _ Lang) (Checker, error) {
 	case "P.S.":
 		re = regexp.MustCompile(`(?m)` + pyS + `*p\.` + pyS + `?s\..*$`)
 	default:
-		re = compilePy(`(?m)`+pyS+`*`, strings.ToLower(marker), `.*$`)
+		re = compilePy(`(?m)`+pyS+`*`, textstats.Lower(marker), `.*$`)
 	}
-	return checkFunc(func(s string) bool { return re.MatchString(strings.ToLower(s)) }), nil
+	return checkFunc(func(s string) bool { return re.MatchString(textstats.Lower(s)) }), nil
 }
 
 // --- detectable format ----------------------------------------------------
@@ -415,7 +466,7 @@ var (
 	bulletDashRE = regexp.MustCompile(`(?m)^` + pyS + `*-.*$`)
 )
 
-func buildBulletLists(id string, kw kwargs, _ Lang) (Checker, error) {
+func buildBulletLists(id string, kw kwargs, _ Config) (Checker, error) {
 	n, err := kw.integer(id, "num_bullets")
 	if err != nil {
 		return nil, err
@@ -431,7 +482,8 @@ var (
 	constrainedOptionsZh = []string{"我的答案是肯定的", "我的答案是否定的", "我的答案是可能", "我的答案是也许"}
 )
 
-func buildConstrainedResponse(_ string, _ kwargs, lang Lang) (Checker, error) {
+func buildConstrainedResponse(_ string, _ kwargs, cfg Config) (Checker, error) {
+	lang := cfg.Lang
 	return checkFunc(func(s string) bool {
 		s = textstats.Strip(s)
 		for _, o := range constrainedOptions {
@@ -455,7 +507,7 @@ var (
 	doubleHighlightRE = regexp.MustCompile(`\*\*[^\n*]*\*\*`)
 )
 
-func buildHighlightedSections(id string, kw kwargs, _ Lang) (Checker, error) {
+func buildHighlightedSections(id string, kw kwargs, _ Config) (Checker, error) {
 	n, err := kw.integer(id, "num_highlights")
 	if err != nil {
 		return nil, err
@@ -479,7 +531,8 @@ func buildHighlightedSections(id string, kw kwargs, _ Lang) (Checker, error) {
 // zhNumber is a number in Arabic or Chinese numerals.
 const zhNumber = `(?:` + pyD + `+|[零〇一二三四五六七八九十百两]+)`
 
-func buildMultipleSections(id string, kw kwargs, lang Lang) (Checker, error) {
+func buildMultipleSections(id string, kw kwargs, cfg Config) (Checker, error) {
+	lang := cfg.Lang
 	spliter, err := kw.str(id, "section_spliter")
 	if err != nil {
 		return nil, err
@@ -504,7 +557,7 @@ func buildMultipleSections(id string, kw kwargs, lang Lang) (Checker, error) {
 	}), nil
 }
 
-func buildJSONFormat(string, kwargs, Lang) (Checker, error) {
+func buildJSONFormat(string, kwargs, Config) (Checker, error) {
 	return checkFunc(func(s string) bool {
 		s = textstats.Strip(s)
 		s = strings.TrimPrefix(s, "```json")
@@ -559,7 +612,7 @@ func pythonJSONExtension(s string) bool {
 
 var titleRE = regexp.MustCompile(`<<[^\n]+>>`)
 
-func buildTitle(string, kwargs, Lang) (Checker, error) {
+func buildTitle(string, kwargs, Config) (Checker, error) {
 	return checkFunc(func(s string) bool {
 		for _, t := range titleRE.FindAllString(s, -1) {
 			if textstats.Strip(strings.TrimRight(strings.TrimLeft(t, "<"), ">")) != "" {
@@ -572,7 +625,7 @@ func buildTitle(string, kwargs, Lang) (Checker, error) {
 
 // --- combination ----------------------------------------------------------
 
-func buildTwoResponses(string, kwargs, Lang) (Checker, error) {
+func buildTwoResponses(string, kwargs, Config) (Checker, error) {
 	return checkFunc(func(s string) bool {
 		parts := strings.Split(s, "******")
 		var valid []string
@@ -589,25 +642,26 @@ func buildTwoResponses(string, kwargs, Lang) (Checker, error) {
 	}), nil
 }
 
-func buildRepeatPrompt(id string, kw kwargs, _ Lang) (Checker, error) {
+func buildRepeatPrompt(id string, kw kwargs, _ Config) (Checker, error) {
 	p, err := kw.str(id, "prompt_to_repeat")
 	if err != nil {
 		return nil, err
 	}
-	prefix := strings.ToLower(textstats.Strip(p))
+	prefix := textstats.Lower(textstats.Strip(p))
 	return checkFunc(func(s string) bool {
-		return strings.HasPrefix(strings.ToLower(textstats.Strip(s)), prefix)
+		return strings.HasPrefix(textstats.Lower(textstats.Strip(s)), prefix)
 	}), nil
 }
 
 // --- start / end ----------------------------------------------------------
 
-func buildEndChecker(id string, kw kwargs, lang Lang) (Checker, error) {
+func buildEndChecker(id string, kw kwargs, cfg Config) (Checker, error) {
+	lang := cfg.Lang
 	phrase, err := kw.str(id, "end_phrase")
 	if err != nil {
 		return nil, err
 	}
-	phrase = strings.ToLower(textstats.Strip(phrase))
+	phrase = textstats.Lower(textstats.Strip(phrase))
 	return checkFunc(func(s string) bool {
 		s = textstats.Strip(s)
 		if lang == Chinese {
@@ -615,11 +669,12 @@ func buildEndChecker(id string, kw kwargs, lang Lang) (Checker, error) {
 		} else {
 			s = strings.Trim(s, `"`)
 		}
-		return strings.HasSuffix(strings.ToLower(s), phrase)
+		return strings.HasSuffix(textstats.Lower(s), phrase)
 	}), nil
 }
 
-func buildQuotation(_ string, _ kwargs, lang Lang) (Checker, error) {
+func buildQuotation(_ string, _ kwargs, cfg Config) (Checker, error) {
+	lang := cfg.Lang
 	return checkFunc(func(s string) bool {
 		s = textstats.Strip(s)
 		if textstats.RuneLen(s) <= 1 {
@@ -636,7 +691,8 @@ func buildQuotation(_ string, _ kwargs, lang Lang) (Checker, error) {
 
 // --- punctuation ----------------------------------------------------------
 
-func buildNoComma(_ string, _ kwargs, lang Lang) (Checker, error) {
+func buildNoComma(_ string, _ kwargs, cfg Config) (Checker, error) {
+	lang := cfg.Lang
 	commas := ","
 	if lang == Chinese {
 		// ASCII and full-width commas, the enumeration comma 、 and their
@@ -644,13 +700,4 @@ func buildNoComma(_ string, _ kwargs, lang Lang) (Checker, error) {
 		commas = ",，、﹐﹑､"
 	}
 	return checkFunc(func(s string) bool { return !strings.ContainsAny(s, commas) }), nil
-}
-
-func hasUpper(s string) bool {
-	for _, r := range s {
-		if unicode.IsUpper(r) || unicode.IsTitle(r) {
-			return true
-		}
-	}
-	return false
 }

@@ -21,7 +21,7 @@ func runChecks(t *testing.T, lang Lang, cases []checkCase) {
 	for _, tt := range cases {
 		covered[tt.id] = true
 		t.Run(tt.id+"/"+tt.name, func(t *testing.T) {
-			c, err := Build(tt.id, tt.kwargs, lang)
+			c, err := Build(tt.id, tt.kwargs, Config{Lang: lang})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -240,21 +240,21 @@ func TestCheckersChinese(t *testing.T) {
 }
 
 func TestBuildErrors(t *testing.T) {
-	_, err := Build("no:such", nil, English)
+	_, err := Build("no:such", nil, Config{})
 	var unknown *UnknownInstructionError
 	if !errors.As(err, &unknown) {
 		t.Errorf("unknown id: err = %v, want UnknownInstructionError", err)
 	}
-	_, err = Build("length_constraints:number_words", map[string]any{"relation": "at least"}, English)
+	_, err = Build("length_constraints:number_words", map[string]any{"relation": "at least"}, Config{})
 	var kwErr *KwargError
 	if !errors.As(err, &kwErr) || kwErr.Kwarg != "num_words" {
 		t.Errorf("missing kwarg: err = %v, want KwargError for num_words", err)
 	}
-	_, err = Build("length_constraints:number_words", map[string]any{"num_words": 3.0, "relation": "at most"}, English)
+	_, err = Build("length_constraints:number_words", map[string]any{"num_words": 3.0, "relation": "at most"}, Config{})
 	if !errors.As(err, &kwErr) || kwErr.Kwarg != "relation" {
 		t.Errorf("bad relation: err = %v, want KwargError for relation", err)
 	}
-	_, err = Build("length_constraints:number_words", map[string]any{"num_words": 3.5, "relation": "at least"}, English)
+	_, err = Build("length_constraints:number_words", map[string]any{"num_words": 3.5, "relation": "at least"}, Config{})
 	if !errors.As(err, &kwErr) {
 		t.Errorf("fractional count: err = %v, want KwargError", err)
 	}
@@ -288,7 +288,7 @@ func TestEvaluateStrictAndLoose(t *testing.T) {
 	p, err := Compile([]Instruction{
 		{ID: "startend:quotation"},
 		{ID: "punctuation:no_comma"},
-	}, English)
+	}, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ func ExampleCompile() {
 		{ID: "punctuation:no_comma"},
 		{ID: "length_constraints:number_words", Kwargs: map[string]any{"num_words": 5.0, "relation": "less than"}},
 		{ID: "startend:quotation"},
-	}, ifeval.English)
+	}, ifeval.Config{})
 	if err != nil {
 		panic(err)
 	}

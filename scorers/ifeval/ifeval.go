@@ -8,9 +8,11 @@
 // responses; it is immutable and safe for concurrent use. Evaluate runs a
 // prompt's checkers on a response strictly and on the eight loose variants.
 //
-// The package is deterministic: where the official scorer draws random
-// values (a kwarg it cannot use, langdetect's sampling), this package takes
-// one documented decision instead. It intentionally does not generate
+// The package is deterministic: langdetect's random sampling, which the
+// official scorer leaves unseeded, is reproduced for a given seed
+// (Config.LangdetectSeed, default 0) by package langdetect; where the
+// official code draws a random kwarg it cannot use, this package takes one
+// documented decision instead. It intentionally does not generate
 // instructions (the official build_description with missing kwargs picks
 // random ones); a missing required kwarg is an error.
 package ifeval
@@ -69,8 +71,21 @@ func (e *UnknownInstructionError) Error() string {
 	return fmt.Sprintf("unknown IFEval instruction %q", e.ID)
 }
 
+// Config selects the rules of the checkers. The zero value is the official
+// English IFEval with langdetect seed 0.
+type Config struct {
+	// Lang selects English (official) or Chinese (IFEval-zh) rules.
+	Lang Lang
+	// LangdetectSeed is the seed of langdetect's random sampling in the
+	// language checks (language:response_language,
+	// change_case:english_capital, change_case:english_lowercase):
+	// verdicts equal those of the official scorer run with
+	// langdetect.DetectorFactory.seed = LangdetectSeed (docs/ifeval.md).
+	LangdetectSeed uint64
+}
+
 // builder constructs a checker from kwargs.
-type builder func(id string, kw kwargs, lang Lang) (Checker, error)
+type builder func(id string, kw kwargs, cfg Config) (Checker, error)
 
 // IDs returns the 25 instruction ids of the official registry, sorted.
 func IDs() []string {
@@ -85,12 +100,12 @@ func IDs() []string {
 // Build returns the checker for one instruction. kw holds the instruction's
 // kwargs as decoded from JSON (numbers as float64 or json.Number); null
 // values count as absent.
-func Build(id string, kw map[string]any, lang Lang) (Checker, error) {
+func Build(id string, kw map[string]any, cfg Config) (Checker, error) {
 	b, ok := registry[id]
 	if !ok {
 		return nil, &UnknownInstructionError{ID: id}
 	}
-	return b(id, kwargs(kw), lang)
+	return b(id, kwargs(kw), cfg)
 }
 
 // Instruction is one instruction of a prompt: its id and kwargs.
@@ -107,10 +122,10 @@ type Prompt struct {
 }
 
 // Compile builds the checkers of a prompt's instructions.
-func Compile(instructions []Instruction, lang Lang) (*Prompt, error) {
+func Compile(instructions []Instruction, cfg Config) (*Prompt, error) {
 	p := &Prompt{}
 	for i, in := range instructions {
-		c, err := Build(in.ID, in.Kwargs, lang)
+		c, err := Build(in.ID, in.Kwargs, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("instruction %d: %w", i, err)
 		}
