@@ -55,6 +55,8 @@ type RunOptions struct {
 	Mode            string
 	UnsafeNoSandbox bool
 	JSON            bool
+	// IFEvalSeed is langdetect's seed for IFEval's language checks.
+	IFEvalSeed uint64
 }
 
 // NewCmdRun evaluates a model on tasks.
@@ -144,6 +146,7 @@ silently — a missing dataset fails with the command that fetches it.`,
 	fl.StringVar(&opts.Mode, "mode", "", "multiple-choice scoring: gen (generate and extract) or loglik (option log-likelihood); default: each task's own (gen for built-in tasks, loglik for multiple_choice task files)")
 	fl.BoolVar(&opts.UnsafeNoSandbox, "unsafe-no-sandbox", false, "run model-written code WITHOUT isolation (dangerous)")
 	fl.BoolVar(&opts.JSON, "json", false, "print summary.json to stdout instead of a table")
+	fl.Uint64Var(&opts.IFEvalSeed, "ifeval-seed", 0, "langdetect seed for IFEval's language checks: the verdicts of the official scorer run with DetectorFactory.seed = N (recorded in the task version)")
 	return cmd
 }
 
@@ -177,6 +180,11 @@ func selectTasks(opts *RunOptions) ([]evals.Task, error) {
 	tasks, err := registry.Lookup(opts.AllTasks(), names)
 	if err != nil {
 		return nil, &FlagError{err: err}
+	}
+	for i, t := range tasks {
+		if s, ok := t.(interface{ WithLangdetectSeed(uint64) evals.Task }); ok {
+			tasks[i] = s.WithLangdetectSeed(opts.IFEvalSeed)
+		}
 	}
 	return tasks, nil
 }
