@@ -40,33 +40,26 @@ func isCased(r rune) bool { return IsUpperRune(r) || IsLowerRune(r) || isTitleRu
 // and at least one uppercase one; uncased characters (digits, punctuation,
 // Chinese) are ignored. "ABC 123" and "Ⅻ" are upper-case, "ǅ" and "123"
 // are not.
-func IsUpper(s string) bool {
-	upper := false
-	for _, r := range s {
-		if IsLowerRune(r) || isTitleRune(r) {
-			return false
-		}
-		if !upper && IsUpperRune(r) {
-			upper = true
-		}
-	}
-	return upper
-}
+func IsUpper(s string) bool { return onlyCase(s, IsUpperRune, IsLowerRune) }
 
 // IsLower is Python's str.islower(): no uppercase or titlecase character
 // and at least one lowercase one. "abc 123", "ª" and "º" are lower-case,
 // "ǅ" and "123" are not.
-func IsLower(s string) bool {
-	lower := false
+func IsLower(s string) bool { return onlyCase(s, IsLowerRune, IsUpperRune) }
+
+// onlyCase reports whether s has a character of the case is and none of
+// the case other nor titlecase.
+func onlyCase(s string, is, other func(rune) bool) bool {
+	found := false
 	for _, r := range s {
-		if IsUpperRune(r) || isTitleRune(r) {
+		if other(r) || isTitleRune(r) {
 			return false
 		}
-		if !lower && IsLowerRune(r) {
-			lower = true
+		if !found && is(r) {
+			found = true
 		}
 	}
-	return lower
+	return found
 }
 
 // Lower is Python's str.lower(): each character's lowercase mapping, with

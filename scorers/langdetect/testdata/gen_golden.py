@@ -215,8 +215,9 @@ def main():
     for family, texts in synthetic.FAMILIES.items():
         for k, t in enumerate(texts):
             records.append({"src": "synthetic", "family": family, "i": k, "d": "full", "text": t, "verbatim": True})
-    stats = {"stock_label": 0, "stock_probs": 0, "py312_label": 0, "py312_probs": 0,
-             "stock_max": 0.0, "py312_max": 0.0, "stock_langs": 0, "py312_langs": 0}
+    variants = {"stock": stock, "py312": py312}
+    stats = {name: {"label": 0, "probabilities": 0, "language_lists": 0, "max_probability_difference": 0.0}
+             for name in variants}
     out = []
     for n, r in enumerate(records):
         seeds = [0]
@@ -231,28 +232,18 @@ def main():
             rec["sha"] = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
             rec["seed"] = seed
             rec["ref"] = ref
-            st = stock(text, seed)
-            if st != ref:
-                stats["stock_probs"] += 1
-                d = max_diff(st, ref)
-                if d is None:
-                    stats["stock_langs"] += 1
-                else:
-                    stats["stock_max"] = max(stats["stock_max"], d)
-            if label(st) != label(ref):
-                stats["stock_label"] += 1
-                rec["stock"] = label(st)
-            p12 = py312(text, seed)
-            if p12 != ref:
-                stats["py312_probs"] += 1
-                d = max_diff(p12, ref)
-                if d is None:
-                    stats["py312_langs"] += 1
-                else:
-                    stats["py312_max"] = max(stats["py312_max"], d)
-            if label(p12) != label(ref):
-                stats["py312_label"] += 1
-                rec["py312"] = label(p12)
+            for name, fn in variants.items():
+                res, st = fn(text, seed), stats[name]
+                if res != ref:
+                    st["probabilities"] += 1
+                    d = max_diff(res, ref)
+                    if d is None:
+                        st["language_lists"] += 1
+                    else:
+                        st["max_probability_difference"] = max(st["max_probability_difference"], d)
+                if label(res) != label(ref):
+                    st["label"] += 1
+                    rec[name] = label(res)
             out.append(rec)
     header = {
         "generator": "gen_golden.py",
@@ -264,16 +255,7 @@ def main():
         # library's cos/sin/log) or Python 3.12's sum() give another label,
         # other probabilities, another list of languages above 0.1, and the
         # largest probability difference otherwise.
-        "differences": {
-            "stock_label": stats["stock_label"],
-            "stock_probabilities": stats["stock_probs"],
-            "stock_language_lists": stats["stock_langs"],
-            "stock_max_probability_difference": stats["stock_max"],
-            "py312_label": stats["py312_label"],
-            "py312_probabilities": stats["py312_probs"],
-            "py312_language_lists": stats["py312_langs"],
-            "py312_max_probability_difference": stats["py312_max"],
-        },
+        "differences": {f"{name}_{k}": v for name, st in stats.items() for k, v in st.items()},
     }
     sys.stdout.write(json.dumps(header, ensure_ascii=False) + "\n")
     for rec in out:

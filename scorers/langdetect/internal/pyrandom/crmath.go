@@ -221,57 +221,44 @@ func Cos(x float64) float64 {
 	if x == 0 {
 		return 1
 	}
+	return sinShifted(x, 1)
+}
+
+// Sin is the correctly rounded sine.
+func Sin(x float64) float64 {
+	if x == 0 {
+		return x
+	}
+	return sinShifted(x, 0)
+}
+
+// sinShifted returns sin(x + shift·π/2): the sine for shift 0, the cosine
+// for shift 1.
+func sinShifted(x float64, shift int) float64 {
 	if math.IsInf(x, 0) || math.IsNaN(x) {
 		return math.NaN()
 	}
 	if math.Abs(x) <= 64 {
 		r, k := reduce(x)
 		s, c := sinCosDD(r)
-		var v dd
-		switch k & 3 {
-		case 0:
-			v = c
-		case 1:
-			v = ddNeg(s)
-		case 2:
-			v = ddNeg(c)
-		default:
-			v = s
-		}
-		if f, ok := roundDD(v); ok {
+		if f, ok := roundDD(quadrant(k+shift, s, c, ddNeg)); ok {
 			return f
 		}
 	}
-	return bigCos(x)
+	return bigSinShifted(x, shift)
 }
 
-// Sin is the correctly rounded sine.
-func Sin(x float64) float64 {
-	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
-		if x == 0 {
-			return x
-		}
-		return math.NaN()
+// quadrant returns sin(r + k·π/2) from s = sin r and c = cos r.
+func quadrant[T any](k int, s, c T, neg func(T) T) T {
+	switch k & 3 {
+	case 0:
+		return s
+	case 1:
+		return c
+	case 2:
+		return neg(s)
 	}
-	if math.Abs(x) <= 64 {
-		r, k := reduce(x)
-		s, c := sinCosDD(r)
-		var v dd
-		switch k & 3 {
-		case 0:
-			v = s
-		case 1:
-			v = c
-		case 2:
-			v = ddNeg(s)
-		default:
-			v = ddNeg(c)
-		}
-		if f, ok := roundDD(v); ok {
-			return f
-		}
-	}
-	return bigSin(x)
+	return neg(c)
 }
 
 // Log is the correctly rounded natural logarithm.
@@ -360,39 +347,14 @@ func bigReduce(x float64) (*big.Float, int) {
 	return r, int(k)
 }
 
-func bigCos(x float64) float64 {
-	r, k := bigReduce(x)
-	s, c := bigSinCos(r)
-	var v *big.Float
-	switch k {
-	case 0:
-		v = c
-	case 1:
-		v = s.Neg(s)
-	case 2:
-		v = c.Neg(c)
-	default:
-		v = s
-	}
-	f, _ := v.Float64()
-	return f
-}
+func bigCos(x float64) float64 { return bigSinShifted(x, 1) }
 
-func bigSin(x float64) float64 {
+func bigSin(x float64) float64 { return bigSinShifted(x, 0) }
+
+func bigSinShifted(x float64, shift int) float64 {
 	r, k := bigReduce(x)
 	s, c := bigSinCos(r)
-	var v *big.Float
-	switch k {
-	case 0:
-		v = s
-	case 1:
-		v = c
-	case 2:
-		v = s.Neg(s)
-	default:
-		v = c.Neg(c)
-	}
-	f, _ := v.Float64()
+	f, _ := quadrant(k+shift, s, c, func(v *big.Float) *big.Float { return v.Neg(v) }).Float64()
 	return f
 }
 
