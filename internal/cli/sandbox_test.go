@@ -49,7 +49,7 @@ func TestSandboxRun(t *testing.T) {
 			res:      sandbox.Result{Verdict: sandbox.Fail, ExitCode: 1, Reason: "AssertionError", Stderr: "Traceback", Duration: time.Second},
 			wantCode: 1, wantOut: "verdict: fail\nreason: AssertionError\nexit code: 1\nduration: 1s\n--- stderr ---\nTraceback\n",
 			check: func(t *testing.T, p sandbox.Program) {
-				if p.Limits.CPUTime != 3*time.Second || p.Limits.MemoryBytes != 512<<20 || p.Limits.Timeout != 0 {
+				if p.Limits.CPUTime != 3*time.Second || p.Limits.MemoryBytes != 512<<20 || p.Limits.Wall != 0 || p.Limits.Idle != 0 || p.Exec != "" {
 					t.Errorf("limits = %+v", p.Limits)
 				}
 				if p.Source != "assert 1 == 1\n" {
