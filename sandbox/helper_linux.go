@@ -87,10 +87,9 @@ type helperSpec struct {
 
 // zygoteConfig is the zygote's argv[1] (see zygote.py).
 type zygoteConfig struct {
-	Unshare   int           `json:"unshare"` // clone flags unshared per run
+	Unshare   int           `json:"unshare"` // namespaces each program unshares for itself
 	PIDNS     bool          `json:"pidns"`   // each program is pid 1 of its own PID namespace
 	Mount     bool          `json:"mount"`   // fresh tmpfs /scratch, /tmp, /dev/shm (and /proc) per run
-	CgroupNS  bool          `json:"cgroupns"`
 	Hostname  bool          `json:"hostname"`
 	DropCaps  bool          `json:"drop_caps"` // no uid to drop to: drop capabilities instead
 	TmpfsSize string        `json:"tmpfs_size"`

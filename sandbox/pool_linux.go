@@ -41,9 +41,9 @@ type mode struct {
 	plain    bool // unsafe: no helper, the zygote runs directly
 }
 
-// perRunFlags are the namespaces every program gets afresh (unshared by the
-// intermediate process before it forks the program).
-const perRunFlags = unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWNET
+// perRunFlags are the namespaces every program unshares for itself (its
+// PID namespace is new from its fork).
+const perRunFlags = unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWNET | unix.CLONE_NEWCGROUP
 
 // Pool runs programs on a bounded number of warm workers. It implements
 // Executor. Close it to stop the workers and remove its cgroups.

@@ -28,8 +28,9 @@ const (
 	// drainTimeout bounds waiting for the output pipes to close once the
 	// program's tree is dead (a process outside the tree holding them).
 	drainTimeout = 2 * time.Second
-	// doneTimeout bounds waiting for the zygote to report the run done.
-	doneTimeout = time.Minute
+	// doneDeadline bounds a run on the control socket: far beyond any
+	// program's limits (the supervisor kills the program first).
+	doneDeadline = 24 * time.Hour
 	// tick is how often the supervisor samples a running program's CPU
 	// and idle time.
 	tick = 20 * time.Millisecond
@@ -108,7 +109,7 @@ func (p *Pool) startWorker(id int) (w *worker, err error) {
 		w.cmd.ExtraFiles = []*os.File{theirs}
 	} else {
 		if m.mountNS {
-			zc.Unshare, zc.PIDNS, zc.Mount, zc.CgroupNS = perRunFlags, true, true, true
+			zc.Unshare, zc.PIDNS, zc.Mount = perRunFlags, true, true
 			zc.Hostname = m.flags&unix.CLONE_NEWUTS != 0
 			if err := os.Mkdir(filepath.Join(w.base, "root"), 0o700); err != nil {
 				return w, fmt.Errorf("worker root: %w", err)
@@ -321,7 +322,7 @@ func (w *worker) run(ctx context.Context, prog Program, lim Limits) (Result, err
 	}
 
 	// The run's descriptors, in the order zygote.py expects: request,
-	// stdout, stderr, proof, status, kill, cgroup.procs files, extra files.
+	// stdout, stderr, proof, kill, cgroup.procs files, extra files.
 	var mine []*os.File // read ends and the kill pipe's write end
 	defer func() { closeFiles(mine) }()
 	var procs []*os.File
@@ -337,21 +338,21 @@ func (w *worker) run(ctx context.Context, prog Program, lim Limits) (Result, err
 		return setupFailure(start, err)
 	}
 	send := []*os.File{memfd} // closed here once sent
-	var rs [5]*os.File
+	var rs [4]*os.File
 	for i := range rs {
 		r, wr, err := os.Pipe()
 		if err != nil {
 			closeFiles(append(send, procs...))
 			return setupFailure(start, fmt.Errorf("pipes: %w", err))
 		}
-		if i == 4 { // kill: the intermediate holds the read end
+		if i == 3 { // kill: the zygote holds the read end
 			r, wr = wr, r
 		}
 		rs[i] = r
 		mine = append(mine, r)
 		send = append(send, wr)
 	}
-	outR, errR, proofR, statR, killW := rs[0], rs[1], rs[2], rs[3], rs[4]
+	outR, errR, proofR, killW := rs[0], rs[1], rs[2], rs[3]
 	send = append(send, procs...)
 	nsend := len(send)
 	send = append(send, prog.ExtraFiles...)
@@ -366,7 +367,7 @@ func (w *worker) run(ctx context.Context, prog Program, lim Limits) (Result, err
 			cause = c
 		}
 		killMu.Unlock()
-		killW.Close() // the intermediate kills the program on EOF
+		killW.Close() // the zygote kills the program on EOF
 		if rc != nil {
 			rc.kill()
 		}
@@ -379,10 +380,9 @@ func (w *worker) run(ctx context.Context, prog Program, lim Limits) (Result, err
 	outDone, errDone := make(chan struct{}), make(chan struct{})
 	go readAll(outR, &out.out, outDone)
 	go readAll(errR, &out.err, errDone)
-	var proofBuf, statBuf bytes.Buffer
-	proofDone, statDone := make(chan struct{}), make(chan struct{})
+	var proofBuf bytes.Buffer
+	proofDone := make(chan struct{})
 	go readAll(io.LimitReader(proofR, 4096), &proofBuf, proofDone)
-	go readAll(io.LimitReader(statR, 4096), &statBuf, statDone)
 
 	fds := make([]int, len(send))
 	for i, f := range send {
@@ -395,19 +395,20 @@ func (w *worker) run(ctx context.Context, prog Program, lim Limits) (Result, err
 		return setupFailure(start, fmt.Errorf("send to worker: %w%s", err, w.diagnostics()))
 	}
 
-	// Watch the run until the intermediate reports the program's end.
+	// Watch the run until the zygote reports the program's end.
+	doneC := make(chan string, 1)
+	go func() { doneC <- w.awaitDone() }()
 	mon := newMonitor(rc, lim, precise)
 	ticker := time.NewTicker(tick)
+	var done string
 watch:
 	for {
 		select {
-		case <-statDone:
+		case done = <-doneC:
 			break watch
 		case <-ctx.Done():
 			kill(killCancel)
-			break watch
-		case <-w.exit:
-			kill(killCancel)
+			done = <-doneC
 			break watch
 		case now := <-ticker.C:
 			if c := mon.sample(now); c != killNone {
@@ -428,20 +429,14 @@ watch:
 		case <-drain:
 		}
 	}
-	select {
-	case <-statDone:
-	case <-time.After(doneTimeout):
-	}
 	closeFiles(mine)
 	mine = nil
 	<-outDone
 	<-errDone
 	<-proofDone
-	<-statDone
-	w.awaitDone()
 
 	res := Result{Stdout: out.out.text(), Stderr: out.err.text(), Duration: elapsed}
-	st, ok := parseStatus(statBuf.String())
+	st, ok := parseStatus(done)
 	if !ok {
 		if ctx.Err() != nil {
 			res.Verdict, res.Reason = Error, "cancelled"
@@ -450,7 +445,7 @@ watch:
 		w.dead.Store(true)
 		reason := strings.TrimSpace(proofBuf.String())
 		if reason == "" {
-			reason = "the worker ended without a status"
+			reason = "the worker ended during the run"
 		}
 		return setupFailure(start, fmt.Errorf("%s%s", reason, w.diagnostics()))
 	}
@@ -496,16 +491,18 @@ watch:
 	return res, nil
 }
 
-// awaitDone waits for the zygote's "done" after a run; a worker that does
-// not answer is marked dead (and restarted by the pool).
-func (w *worker) awaitDone() {
-	buf := make([]byte, 64)
-	_ = w.ctl.SetReadDeadline(time.Now().Add(doneTimeout))
+// awaitDone waits for the zygote's "done" after a run and returns it; a
+// worker that does not answer is marked dead (and restarted by the pool).
+func (w *worker) awaitDone() string {
+	buf := make([]byte, 128)
+	_ = w.ctl.SetReadDeadline(time.Now().Add(doneDeadline))
 	n, err := w.ctl.Read(buf)
 	_ = w.ctl.SetReadDeadline(time.Time{})
 	if err != nil || !strings.HasPrefix(string(buf[:n]), "done ") {
 		w.dead.Store(true)
+		return ""
 	}
+	return string(buf[:n])
 }
 
 func closeFiles(fs []*os.File) {
@@ -535,7 +532,7 @@ func requestFile(req request, src string) (*os.File, error) {
 	return f, nil
 }
 
-// status is what the intermediate reported about the program process.
+// status is what the zygote reported about the program process.
 type status struct {
 	status int
 	cpu    time.Duration
@@ -544,7 +541,7 @@ type status struct {
 
 func parseStatus(s string) (status, bool) {
 	f := strings.Fields(strings.TrimSpace(s))
-	if len(f) != 5 || f[0] != "exit" {
+	if len(f) != 5 || f[0] != "done" {
 		return status{}, false
 	}
 	var v [4]int64
@@ -564,10 +561,11 @@ func parseStatus(s string) (status, bool) {
 // against Limits.Wall.
 //
 // Idle time is wall-clock time in which no task of the tree was running
-// or waiting for a CPU: each sample adds the part of the interval not
-// covered by the tasks' run and run-queue-wait time (/proc/<tid>/schedstat).
-// A program starved of CPU on a loaded machine waits in the run queue, so
-// it does not become idle; a sleeping or blocked one does.
+// or waiting for a CPU: each sample in which no task is runnable (state R
+// in /proc/<tid>/stat) adds the part of the interval not covered by the
+// tasks' run and run-queue-wait time (/proc/<tid>/schedstat). A program
+// starved of CPU on a loaded machine waits in the run queue, so it does
+// not become idle; a sleeping or blocked one does.
 type monitor struct {
 	rc      *group
 	lim     Limits
@@ -611,17 +609,21 @@ func (m *monitor) sample(now time.Time) killCause {
 		return killNone // still setting up, or already gone
 	}
 	var active int64
+	running := false
 	next := make(map[int]int64, len(tids))
 	for _, tid := range tids {
-		v, ok := schedTime(tid)
+		v, r, ok := schedTime(tid)
 		if !ok {
 			continue
 		}
 		next[tid] = v
 		active += v - m.prev[tid]
+		running = running || r
 	}
 	m.prev = next
-	if gap := dt - time.Duration(active); gap > 0 {
+	// A task waiting for a CPU is accounted only once it gets one, so an
+	// interval with a runnable task is never idle.
+	if gap := dt - time.Duration(active); gap > 0 && !running {
 		m.idle += gap
 	}
 	if m.lim.Alarm == 0 && m.idle >= m.lim.Idle {
@@ -631,20 +633,27 @@ func (m *monitor) sample(now time.Time) killCause {
 }
 
 // schedTime is a task's time on a CPU plus its time waiting in a run
-// queue, in nanoseconds.
-func schedTime(tid int) (int64, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/schedstat")
+// queue, in nanoseconds, and whether it is running or runnable now.
+func schedTime(tid int) (ns int64, runnable, ok bool) {
+	id := strconv.Itoa(tid)
+	b, err := os.ReadFile("/proc/" + id + "/schedstat")
 	if err != nil {
-		return 0, false
+		return 0, false, false
 	}
 	f := strings.Fields(string(b))
 	if len(f) < 2 {
-		return 0, false
+		return 0, false, false
 	}
 	run, err1 := strconv.ParseInt(f[0], 10, 64)
 	wait, err2 := strconv.ParseInt(f[1], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, false
+		return 0, false, false
 	}
-	return run + wait, true
+	// /proc/<tid>/stat: "pid (comm) S ...", comm may hold spaces or ")".
+	if st, err := os.ReadFile("/proc/" + id + "/stat"); err == nil {
+		if i := bytes.LastIndexByte(st, ')'); i >= 0 && i+2 < len(st) {
+			runnable = st[i+2] == 'R'
+		}
+	}
+	return run + wait, runnable, true
 }

@@ -8,17 +8,18 @@
 # runs program code itself and never reads a request: it only forks.
 #
 # For each "run" message (whose SCM_RIGHTS carry the run's descriptors:
-# request memfd, stdout, stderr, proof, status, kill, the run cgroup's
-# cgroup.procs files, extra files) it forks an INTERMEDIATE process, which
-# reads the request, unshares fresh namespaces for the run and forks the
-# PROGRAM process (pid 1 of its own PID namespace). The program process
-# joins the run's cgroup, mounts fresh tmpfs /scratch, /tmp, /dev/shm and
-# /proc, sets rlimits, drops to the run's uid (no capabilities, no
-# groups), sets no_new_privs, enters the Landlock domain and the seccomp
-# filter, and runs the program under the wrapper below, which ends with
-# os._exit. The intermediate waits for it, kills it when the supervisor
-# closes the kill pipe, and writes its wait status and resource use to the
-# status pipe. The zygote then reports "done" on the control socket.
+# request memfd, stdout, stderr, proof, kill, the run cgroup's
+# cgroup.procs files, extra files) it forks the PROGRAM process as pid 1 of
+# a fresh PID namespace (it points the PID namespace of its next child back
+# at its own, then unshares a new one). The program process reads the
+# request, joins the run's cgroup, unshares fresh mount, IPC, UTS, network
+# and cgroup namespaces, mounts fresh tmpfs /scratch, /tmp, /dev/shm and
+# /proc, sets rlimits, drops to the run's uid (no capabilities, no groups),
+# sets no_new_privs, enters the Landlock domain and the seccomp filter, and
+# runs the program under the wrapper below, which ends with os._exit. The
+# zygote waits for it, kills it when the supervisor closes the kill pipe,
+# and reports "done <wait status> <user us> <system us> <max rss KiB>" on
+# the control socket.
 #
 # The wrapper proves the program ran to its end: only a normal end writes
 # "ok <nonce>" to fd 4 (the proof pipe); every other outcome writes
@@ -148,12 +149,20 @@ def _pe_zygote():
 
     # ---- the program process ------------------------------------------
 
-    def program(req, src, out_fd, err_fd, proof_fd, cg_fds, extra):
+    def program(fds):
+        req_fd, out_fd, err_fd, proof_fd = fds[:4]
+        data = read_all(req_fd)
+        os.close(req_fd)
+        header, _, src = data.partition(b"\n")
+        req = json.loads(header)
+        del data
+        ncg, nextra = req.get("cgroups", 0), req.get("extra", 0)
+        cg_fds, extra = fds[5:5 + ncg], fds[5 + ncg:5 + ncg + nextra]
         for fd in cg_fds:
             os.write(fd, b"0")
             os.close(fd)
-        if cfg.get("cgroupns"):
-            check(libc.unshare(ctypes.c_int(0x02000000)), "unshare cgroup namespace")
+        if cfg.get("unshare"):
+            check(libc.unshare(ctypes.c_int(cfg["unshare"])), "unshare")
         if not cfg.get("pidns"):
             os.setsid()
         scratch = req.get("scratch") or "/scratch"
@@ -445,73 +454,12 @@ def _pe_zygote():
             sys.stdout, sys.stderr, sys.stdin = saved
         return restore
 
-    # ---- the intermediate process ----------------------------------------
-
-    def intermediate(fds):
-        req_fd, out_fd, err_fd, proof_fd, status_fd, kill_fd = fds[:6]
-        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        data = read_all(req_fd)
-        os.close(req_fd)
-        header, _, src = data.partition(b"\n")
-        req = json.loads(header)
-        ncg, nextra = req.get("cgroups", 0), req.get("extra", 0)
-        cg_fds, extra = fds[6:6 + ncg], fds[6 + ncg:6 + ncg + nextra]
-        try:
-            if cfg.get("unshare"):
-                check(libc.unshare(ctypes.c_int(cfg["unshare"])), "unshare")
-            pid = os.fork()
-        except BaseException as e:
-            write_line(proof_fd, "setup-error: %s" % (e,))
-            write_line(status_fd, "exit %d 0 0 0" % (120 << 8))
-            return 0
-        if pid == 0:
-            try:
-                os.close(status_fd)
-                os.close(kill_fd)
-                program(req, src, out_fd, err_fd, proof_fd, cg_fds, extra)
-            except BaseException as e:
-                write_line(proof_fd, "setup-error: %s" % (e,))
-            os._exit(120)
-        for fd in [out_fd, err_fd, proof_fd] + cg_fds + extra:
-            os.close(fd)
-        del src, data
-
-        def kill():
-            for f in (os.kill, os.killpg):
-                try:
-                    f(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-
-        pfd = None
-        try:
-            pfd = os.pidfd_open(pid)
-        except (AttributeError, OSError):
-            pass
-        killed = False
-        while True:
-            if pfd is not None:
-                r, _, _ = select.select([pfd, kill_fd], [], [])
-                done = pfd in r
-            else:
-                r, _, _ = select.select([kill_fd], [], [], 0.005)
-                done = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-            if kill_fd in r and not killed:
-                kill()
-                killed = True
-            if done or killed:
-                break
-        _, st, ru = os.wait4(pid, 0)
-        if not cfg.get("pidns"):
-            kill()  # what is left of its session
-        write_line(status_fd, "exit %d %d %d %d" % (
-            st, int(ru.ru_utime * 1e6), int(ru.ru_stime * 1e6), ru.ru_maxrss))
-        return 0
-
     # ---- the zygote loop ---------------------------------------------------
 
+    CLONE_NEWPID = 0x20000000
     ctl = socket.socket(fileno=3)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    pidns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC) if cfg.get("pidns") else -1
     gc.collect()
     if hasattr(gc, "freeze"):
         gc.freeze()
@@ -520,23 +468,61 @@ def _pe_zygote():
         msg, fds = recv_fds(ctl)
         if not msg:
             os._exit(0)
-        pid = os.fork()
+        proof_fd, kill_fd = fds[3], fds[4]
+        try:
+            if pidns >= 0:
+                # The next child is pid 1 of a new PID namespace.
+                check(libc.setns(ctypes.c_int(pidns), ctypes.c_int(CLONE_NEWPID)), "setns")
+                check(libc.unshare(ctypes.c_int(CLONE_NEWPID)), "unshare")
+            pid = os.fork()
+        except BaseException as e:
+            write_line(proof_fd, "setup-error: %s" % (e,))
+            for fd in fds:
+                os.close(fd)
+            ctl.send(b"done %d 0 0 0" % (120 << 8))
+            continue
         if pid == 0:
-            code = 120
             try:
                 ctl.close()
-                code = intermediate(fds)
+                os.close(kill_fd)
+                if pidns >= 0:
+                    os.close(pidns)
+                program(fds)
             except BaseException as e:
-                try:
-                    write_line(fds[3], "setup-error: %s" % (e,))
-                    write_line(fds[4], "exit %d 0 0 0" % (120 << 8))
-                except BaseException:
-                    pass
-            os._exit(code)
+                write_line(proof_fd, "setup-error: %s" % (e,))
+            os._exit(120)
         for fd in fds:
-            os.close(fd)
-        _, st = os.waitpid(pid, 0)
-        ctl.send(b"done %d" % st)
+            if fd != kill_fd:
+                os.close(fd)
+        try:
+            pfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            pfd = None
+        while True:
+            if pfd is not None:
+                r, _, _ = select.select([pfd, kill_fd], [], [])
+                done = pfd in r
+            else:
+                r, _, _ = select.select([kill_fd], [], [], 0.005)
+                done = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+            if done or kill_fd in r:
+                break
+        if not done:
+            for f in (os.kill, os.killpg):
+                try:
+                    f(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        _, st, ru = os.wait4(pid, 0)
+        if pidns < 0:
+            try:
+                os.killpg(pid, signal.SIGKILL)  # what is left of its session
+            except OSError:
+                pass
+        if pfd is not None:
+            os.close(pfd)
+        os.close(kill_fd)
+        ctl.send(b"done %d %d %d %d" % (st, int(ru.ru_utime * 1e6), int(ru.ru_stime * 1e6), ru.ru_maxrss))
 
 
 _pe_zygote()
