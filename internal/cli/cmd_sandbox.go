@@ -319,7 +319,7 @@ type SandboxConformanceOptions struct {
 }
 
 // NewCmdSandboxConformance runs the code tasks' long conformance sweeps.
-func NewCmdSandboxConformance(f *Factory, runF func(context.Context, *SandboxConformanceOptions) error) *cobra.Command {
+func NewCmdSandboxConformance(f *Factory, runF func(*SandboxConformanceOptions) error) *cobra.Command {
 	opts := &SandboxConformanceOptions{IO: f.IO, Executor: openPool, StartHogs: sandbox.StartCPUHogs}
 	cmd := &cobra.Command{
 		Use:   "conformance",
@@ -359,7 +359,7 @@ same both times. Exits 1 on any mismatch. CI runs it once (scripts/test.sh).`,
 				return &FlagError{err: err}
 			}
 			if runF != nil {
-				return runF(cmd.Context(), opts)
+				return runF(opts)
 			}
 			return sandboxConformance(cmd.Context(), opts)
 		},

@@ -214,7 +214,7 @@ func TestSandboxConformance(t *testing.T) {
 	conf := sharedtest.Conformance(t)
 	ios, _, out, errb := TestStreams()
 	hogs := 0
-	cmd := NewCmdSandboxConformance(&Factory{IO: ios}, func(ctx context.Context, o *SandboxConformanceOptions) error {
+	cmd := NewCmdSandboxConformance(&Factory{IO: ios}, func(o *SandboxConformanceOptions) error {
 		o.Executor = func(cfg sandbox.Config) (sandbox.Executor, sandbox.Layers, func() error, error) {
 			return passingExecutor{}, sandbox.Layers{Mode: "fake"}, func() error { return nil }, nil
 		}
@@ -223,7 +223,7 @@ func TestSandboxConformance(t *testing.T) {
 			return func() {}, nil
 		}
 		o.TimeLimits.CacheDir = t.TempDir()
-		return sandboxConformance(ctx, o)
+		return sandboxConformance(context.Background(), o)
 	})
 	cmd.SetArgs([]string{"--data-dir", data, "--conformance-dir", conf, "--limit", "3", "--sets", "humaneval-canonical,humaneval-gpt-3.5-turbo"})
 	err := cmd.ExecuteContext(context.Background())
@@ -253,7 +253,7 @@ func TestSandboxConformanceFlagErrors(t *testing.T) {
 		{"--limit", "-1"},
 	} {
 		ios, _, _, _ := TestStreams()
-		cmd := NewCmdSandboxConformance(&Factory{IO: ios}, func(ctx context.Context, o *SandboxConformanceOptions) error {
+		cmd := NewCmdSandboxConformance(&Factory{IO: ios}, func(o *SandboxConformanceOptions) error {
 			t.Errorf("%v: ran despite a usage error", args)
 			return nil
 		})
