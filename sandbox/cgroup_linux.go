@@ -17,18 +17,21 @@ const (
 	cgroupPrefix = "pocketeval-sandbox-"
 )
 
-// cgroups is the pool's parent cgroup: one directory per controller on v1
-// (memory, pids) or one directory on v2. Each run gets a child.
+// cgroups is the pool's parent cgroup: on v1 one directory per controller
+// hierarchy (memory, pids, and cpuacct when mounted), on v2 one directory.
+// Every worker's zygote and every run gets a child group.
 type cgroups struct {
 	v2      bool
-	memory  string // parent dir holding memory limits (v1: memory hierarchy)
-	pids    string // parent dir holding pids limits (v1: pids hierarchy)
+	memory  string // pool dir in the memory hierarchy (v2: the pool dir)
+	pids    string // pool dir in the pids hierarchy
+	cpuacct string // pool dir in the cpuacct hierarchy ("" when absent)
 	memsw   bool   // v1 memory.memsw.* present (swap can be limited)
 	created []string
 }
 
 // newCgroups creates the pool's parent cgroup under this process's own
-// cgroup, for both the memory and pids controllers, or explains why not.
+// cgroup, for the memory, pids and (when available) CPU accounting
+// controllers, or explains why not.
 func newCgroups(name string) (*cgroups, error) {
 	own, err := ownCgroups()
 	if err != nil {
@@ -45,9 +48,15 @@ func newCgroups(name string) (*cgroups, error) {
 	cg := &cgroups{}
 	cg.memory = filepath.Join(cgroupRoot, "memory", mem, name)
 	cg.pids = filepath.Join(cgroupRoot, "pids", pids, name)
-	removeStale(filepath.Dir(cg.memory))
-	removeStale(filepath.Dir(cg.pids))
-	for _, d := range []string{cg.memory, cg.pids} {
+	dirs := []string{cg.memory, cg.pids}
+	if acct, ok := own["cpuacct"]; ok {
+		if _, err := os.Stat(filepath.Join(cgroupRoot, "cpuacct", acct, "cpuacct.usage")); err == nil {
+			cg.cpuacct = filepath.Join(cgroupRoot, "cpuacct", acct, name)
+			dirs = append(dirs, cg.cpuacct)
+		}
+	}
+	for _, d := range dirs {
+		removeStale(filepath.Dir(d))
 		if err := os.Mkdir(d, 0o755); err != nil {
 			cg.close()
 			return nil, fmt.Errorf("create cgroup: %w", err)
@@ -74,7 +83,7 @@ func newCgroupsV2(own, name string) (*cgroups, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create cgroup: %w", err)
 	}
-	cg := &cgroups{v2: true, memory: dir, pids: dir, created: []string{dir}}
+	cg := &cgroups{v2: true, memory: dir, pids: dir, cpuacct: dir, created: []string{dir}}
 	if err := os.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), []byte("+memory +pids"), 0o644); err != nil {
 		cg.close()
 		return nil, fmt.Errorf("delegate memory and pids to %s: %w", dir, err)
@@ -95,9 +104,11 @@ func removeStale(parent string) {
 		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
 			continue // its pool may still be running
 		}
-		runs, _ := filepath.Glob(filepath.Join(d, "run-*"))
-		for _, r := range runs {
-			_ = syscall.Rmdir(r)
+		children, _ := filepath.Glob(filepath.Join(d, "*"))
+		for _, c := range children {
+			if fi, err := os.Stat(c); err == nil && fi.IsDir() {
+				_ = syscall.Rmdir(c)
+			}
 		}
 		_ = syscall.Rmdir(d)
 	}
@@ -139,13 +150,17 @@ func contains(xs []string, x string) bool {
 
 func (cg *cgroups) detail() string {
 	if cg.v2 {
-		return "v2 memory.max (swap 0) + pids.max at " + cg.memory
+		return "v2 memory.max (swap 0) + pids.max + cpu.stat at " + cg.memory
 	}
 	swap := "swap not limitable"
 	if cg.memsw {
 		swap = "swap 0"
 	}
-	return "v1 memory (" + swap + ") + pids under " + filepath.Dir(cg.memory)
+	acct := ""
+	if cg.cpuacct != "" {
+		acct = " + cpuacct"
+	}
+	return "v1 memory (" + swap + ") + pids" + acct + " under " + filepath.Dir(cg.memory)
 }
 
 // close removes the pool's parent cgroups (they must be empty).
@@ -160,65 +175,84 @@ func (cg *cgroups) close() error {
 	return errors.Join(errs...)
 }
 
-// runCgroup is one run's cgroup.
-type runCgroup struct {
-	parent *cgroups
-	dirs   []string // distinct dirs (v1: memory, pids; v2: one)
-	memory string
+// group is one child cgroup of the pool: a worker's zygote or one run.
+type group struct {
+	parent  *cgroups
+	dirs    []string // distinct dirs (v1: memory, pids[, cpuacct]; v2: one)
+	memory  string
+	pids    string
+	cpuacct string
 }
 
-func (cg *cgroups) newRun(name string, memBytes int64, pidsMax int) (*runCgroup, error) {
-	rc := &runCgroup{parent: cg, memory: filepath.Join(cg.memory, name)}
-	rc.dirs = []string{rc.memory}
-	if p := filepath.Join(cg.pids, name); p != rc.memory {
-		rc.dirs = append(rc.dirs, p)
+// newGroup creates the child cgroup name with a memory limit (swap 0 where
+// it can be limited) and pids.max.
+func (cg *cgroups) newGroup(name string, memBytes int64, pidsMax int) (*group, error) {
+	g := &group{parent: cg, memory: filepath.Join(cg.memory, name), pids: filepath.Join(cg.pids, name)}
+	if cg.cpuacct != "" {
+		g.cpuacct = filepath.Join(cg.cpuacct, name)
 	}
-	for _, d := range rc.dirs {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			rc.remove()
-			return nil, fmt.Errorf("create run cgroup: %w", err)
+	for _, d := range []string{g.memory, g.pids, g.cpuacct} {
+		if d != "" && !contains(g.dirs, d) {
+			g.dirs = append(g.dirs, d)
 		}
 	}
-	pidsDir := rc.dirs[len(rc.dirs)-1]
+	for _, d := range g.dirs {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			g.remove()
+			return nil, fmt.Errorf("create cgroup %s: %w", name, err)
+		}
+	}
+	mem := strconv.FormatInt(memBytes, 10)
 	var writes [][2]string
 	if cg.v2 {
 		writes = [][2]string{
-			{"memory.max", strconv.FormatInt(memBytes, 10)},
-			{"memory.swap.max", "0"},
-			{"pids.max", strconv.Itoa(pidsMax)},
+			{filepath.Join(g.memory, "memory.max"), mem},
+			{filepath.Join(g.memory, "memory.swap.max"), "0"},
 		}
 	} else {
-		writes = [][2]string{{"memory.limit_in_bytes", strconv.FormatInt(memBytes, 10)}}
+		writes = [][2]string{{filepath.Join(g.memory, "memory.limit_in_bytes"), mem}}
 		if cg.memsw {
-			writes = append(writes, [2]string{"memory.memsw.limit_in_bytes", strconv.FormatInt(memBytes, 10)})
+			writes = append(writes, [2]string{filepath.Join(g.memory, "memory.memsw.limit_in_bytes"), mem})
 		}
 	}
+	writes = append(writes, [2]string{filepath.Join(g.pids, "pids.max"), strconv.Itoa(pidsMax)})
 	for _, w := range writes {
-		if err := os.WriteFile(filepath.Join(rc.memory, w[0]), []byte(w[1]), 0o644); err != nil {
-			if w[0] == "memory.swap.max" && errors.Is(err, os.ErrNotExist) {
+		if err := os.WriteFile(w[0], []byte(w[1]), 0o644); err != nil {
+			if strings.HasSuffix(w[0], "memory.swap.max") && errors.Is(err, os.ErrNotExist) {
 				continue
 			}
-			rc.remove()
-			return nil, fmt.Errorf("set %s: %w", w[0], err)
+			g.remove()
+			return nil, fmt.Errorf("set %s: %w", filepath.Base(w[0]), err)
 		}
 	}
-	if !cg.v2 {
-		if err := os.WriteFile(filepath.Join(pidsDir, "pids.max"), []byte(strconv.Itoa(pidsMax)), 0o644); err != nil {
-			rc.remove()
-			return nil, fmt.Errorf("set pids.max: %w", err)
+	return g, nil
+}
+
+// procsFiles opens cgroup.procs of every controller's directory for
+// writing: a process that writes "0" to each joins the group.
+func (g *group) procsFiles() ([]*os.File, error) {
+	var fs []*os.File
+	for _, d := range g.dirs {
+		f, err := os.OpenFile(filepath.Join(d, "cgroup.procs"), os.O_WRONLY, 0)
+		if err != nil {
+			for _, f := range fs {
+				f.Close()
+			}
+			return nil, fmt.Errorf("open cgroup.procs: %w", err)
 		}
+		fs = append(fs, f)
 	}
-	return rc, nil
+	return fs, nil
 }
 
 // fd opens the v2 cgroup directory for CLONE_INTO_CGROUP.
-func (rc *runCgroup) fd() (*os.File, error) {
-	return os.Open(rc.memory)
+func (g *group) fd() (*os.File, error) {
+	return os.Open(g.memory)
 }
 
-// add moves pid into every controller's run cgroup (v1).
-func (rc *runCgroup) add(pid int) error {
-	for _, d := range rc.dirs {
+// add moves pid into every controller's directory (v1).
+func (g *group) add(pid int) error {
+	for _, d := range g.dirs {
 		if err := os.WriteFile(filepath.Join(d, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0o644); err != nil {
 			return fmt.Errorf("join cgroup %s: %w", d, err)
 		}
@@ -226,55 +260,130 @@ func (rc *runCgroup) add(pid int) error {
 	return nil
 }
 
-// oomKilled reports whether the kernel OOM-killed a process of the run.
-func (rc *runCgroup) oomKilled() bool {
-	file, key := "memory.oom_control", "oom_kill"
-	if rc.parent.v2 {
-		file = "memory.events"
+// cpuUsage is the CPU time used by every process that ever ran in the
+// group; ok is false without CPU accounting.
+func (g *group) cpuUsage() (time.Duration, bool) {
+	if g.cpuacct == "" {
+		return 0, false
 	}
-	b, err := os.ReadFile(filepath.Join(rc.memory, file))
+	if g.parent.v2 {
+		v, ok := readKeyed(filepath.Join(g.cpuacct, "cpu.stat"), "usage_usec")
+		return time.Duration(v) * time.Microsecond, ok
+	}
+	b, err := os.ReadFile(filepath.Join(g.cpuacct, "cpuacct.usage"))
 	if err != nil {
-		return false
+		return 0, false
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 2 && f[0] == key && f[1] != "0" {
+	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	return time.Duration(v), err == nil
+}
+
+// tasks lists the host thread ids in the group.
+func (g *group) tasks() []int {
+	file := filepath.Join(g.pids, "tasks")
+	if g.parent.v2 {
+		file = filepath.Join(g.pids, "cgroup.threads")
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, s := range strings.Fields(string(b)) {
+		if id, err := strconv.Atoi(s); err == nil {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// oomKilled reports whether the kernel OOM-killed a process of the group.
+func (g *group) oomKilled() bool {
+	file := filepath.Join(g.memory, "memory.oom_control")
+	if g.parent.v2 {
+		file = filepath.Join(g.memory, "memory.events")
+	}
+	v, _ := readKeyed(file, "oom_kill")
+	return v > 0
+}
+
+// limitHit reports whether the group's memory use reached its limit.
+func (g *group) limitHit() bool {
+	if g.parent.v2 {
+		v, _ := readKeyed(filepath.Join(g.memory, "memory.events"), "max")
+		return v > 0
+	}
+	for _, f := range []string{"memory.failcnt", "memory.memsw.failcnt"} {
+		if b, err := os.ReadFile(filepath.Join(g.memory, f)); err == nil && strings.TrimSpace(string(b)) != "0" {
 			return true
 		}
 	}
 	return false
 }
 
-// kill SIGKILLs every process in the run's cgroups until they are empty.
-func (rc *runCgroup) kill() {
-	if rc.parent.v2 {
-		if err := os.WriteFile(filepath.Join(rc.memory, "cgroup.kill"), []byte("1"), 0o644); err == nil {
-			return
+// readKeyed reads "key value" lines and returns key's value.
+func readKeyed(file, key string) (int64, bool) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == key {
+			v, err := strconv.ParseInt(f[1], 10, 64)
+			return v, err == nil
 		}
 	}
-	for range 50 {
-		alive := 0
-		for _, d := range rc.dirs {
-			b, err := os.ReadFile(filepath.Join(d, "cgroup.procs"))
-			if err != nil {
-				continue
-			}
-			for _, s := range strings.Fields(string(b)) {
-				if pid, err := strconv.Atoi(s); err == nil {
-					alive++
-					_ = syscall.Kill(pid, syscall.SIGKILL)
-				}
+	return 0, false
+}
+
+// procs lists the processes in the group.
+func (g *group) procs() []int {
+	var out []int
+	for _, d := range g.dirs {
+		b, err := os.ReadFile(filepath.Join(d, "cgroup.procs"))
+		if err != nil {
+			continue
+		}
+		for _, s := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(s); err == nil && !contains2(out, pid) {
+				out = append(out, pid)
 			}
 		}
-		if alive == 0 {
-			return
+	}
+	return out
+}
+
+func contains2(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// kill SIGKILLs every process in the group until it is empty, and reports
+// whether it is.
+func (g *group) kill() bool {
+	if g.parent.v2 {
+		_ = os.WriteFile(filepath.Join(g.memory, "cgroup.kill"), []byte("1"), 0o644)
+	}
+	for range 500 {
+		pids := g.procs()
+		if len(pids) == 0 {
+			return true
+		}
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+	return len(g.procs()) == 0
 }
 
-func (rc *runCgroup) remove() {
-	for _, d := range rc.dirs {
+func (g *group) remove() {
+	for _, d := range g.dirs {
 		_ = rmdirRetry(d)
 	}
 }
@@ -283,7 +392,7 @@ func (rc *runCgroup) remove() {
 // processes to leave it.
 func rmdirRetry(d string) error {
 	var err error
-	for range 200 {
+	for range 400 {
 		err = syscall.Rmdir(d)
 		if err == nil || errors.Is(err, syscall.ENOENT) {
 			return nil

@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-//go:embed wrapper.py
-var wrapperSource string
+//go:embed zygote.py
+var zygoteSource string
 
 // Config configures a Pool. The zero value is usable: it resolves python3
 // from PATH, sizes the pool to the machine and uses DefaultLimits.
@@ -17,7 +17,8 @@ type Config struct {
 	// Python is the interpreter to run. Empty means python3 from PATH. A
 	// pyenv-style shim is resolved to the real interpreter once, at New.
 	Python string
-	// Workers bounds how many programs run at once. Zero means GOMAXPROCS.
+	// Workers bounds how many programs run at once (one warm worker per
+	// slot, started on first use). Zero means GOMAXPROCS.
 	Workers int
 	// Limits are the defaults for programs that leave a limit at zero.
 	// Zero fields take DefaultLimits.
@@ -25,7 +26,8 @@ type Config struct {
 	// Unsafe allows running below the minimum isolation (see Layers.Check).
 	// It never disables a layer that works; it only lifts the refusal.
 	Unsafe bool
-	// TempDir holds the per-run scratch directories. Empty means os.TempDir().
+	// TempDir holds the workers' private roots (and, without a mount
+	// namespace, the per-run scratch directories). Empty means os.TempDir().
 	TempDir string
 	// HelperPath is the binary re-executed as the set-up helper. Empty
 	// means this process's own executable, which must call MaybeRunHelper
@@ -39,13 +41,14 @@ type Config struct {
 
 	// onlyMode restricts the probe to one mode (tests of the ladder).
 	onlyMode string
+	// noCgroup runs without cgroups (tests of the rlimit fallback).
+	noCgroup bool
 }
 
 // DefaultLimits are used for any limit left at zero by both the Program
-// and the Config.
+// and the Config. Idle and Wall derive from CPUTime (see Limits).
 var DefaultLimits = Limits{
 	CPUTime:     10 * time.Second,
-	Timeout:     30 * time.Second,
 	MemoryBytes: 1 << 30,
 	OutputBytes: 8 << 20,
 }
@@ -53,22 +56,35 @@ var DefaultLimits = Limits{
 // keepBytes is how much of stdout and of stderr a Result keeps (the head).
 const keepBytes = 64 << 10
 
-// resolve fills zero fields of l from def, deriving the wall clock from the
-// CPU limit (3x) and the CPU limit from the wall clock when only one is set.
+// minWall is the smallest default wall-clock hang guard.
+const minWall = 60 * time.Second
+
+// resolve fills zero fields of l from def (then DefaultLimits). Idle and
+// Wall left at zero derive from the run's own CPU limit when it sets one:
+// Idle = CPUTime, Wall = max(60 s, 20 × CPUTime), or Alarm + 1 s when the
+// harness timer is set.
 func (l Limits) resolve(def Limits) Limits {
-	switch {
-	case l.CPUTime == 0 && l.Timeout == 0:
-		l.CPUTime, l.Timeout = def.CPUTime, def.Timeout
-	case l.Timeout == 0:
-		l.Timeout = 3 * l.CPUTime
-	case l.CPUTime == 0:
-		l.CPUTime = l.Timeout
+	own := l.CPUTime != 0
+	if l.CPUTime == 0 {
+		l.CPUTime = def.CPUTime
 	}
 	if l.CPUTime == 0 {
 		l.CPUTime = DefaultLimits.CPUTime
 	}
-	if l.Timeout == 0 {
-		l.Timeout = 3 * l.CPUTime
+	if l.Idle == 0 && !own {
+		l.Idle = def.Idle
+	}
+	if l.Idle == 0 {
+		l.Idle = l.CPUTime
+	}
+	if l.Wall == 0 && l.Alarm > 0 {
+		l.Wall = l.Alarm + time.Second
+	}
+	if l.Wall == 0 && !own {
+		l.Wall = def.Wall
+	}
+	if l.Wall == 0 {
+		l.Wall = max(minWall, 20*l.CPUTime)
 	}
 	if l.MemoryBytes == 0 {
 		l.MemoryBytes = def.MemoryBytes
@@ -97,8 +113,8 @@ type Layer struct {
 // Layers is the probe's report: the run mode and every layer, in the
 // order they are applied. Runners record it in the run manifest.
 type Layers struct {
-	// Mode is "root" (namespaces as real root, then a per-worker uid),
-	// "rootless" (user namespace) or "no-namespaces".
+	// Mode is "root" (namespaces as real root, then a fresh uid per run),
+	// "rootless" (user namespace), "no-namespaces" or "unsafe-plain".
 	Mode   string  `json:"mode"`
 	Python string  `json:"python"`
 	Layers []Layer `json:"layers"`
@@ -146,7 +162,8 @@ const (
 	LayerUID        = "uid-drop"
 	LayerLandlock   = "landlock"
 	LayerSeccomp    = "seccomp"
-	LayerIntegrity  = "integrity" // run-to-completion nonce, assert == rewrite
+	LayerIntegrity  = "integrity"   // run-to-completion nonce, assert == rewrite
+	LayerFreshState = "fresh-state" // a fresh fork of a pre-initialised interpreter per program
 )
 
 // ErrInsufficientIsolation is returned by New when the machine cannot

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,15 +12,20 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
-	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/landlock-lsm/go-landlock/landlock"
+	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
 
-// helperArg is argv[1] of the re-executed binary acting as the set-up helper.
-const helperArg = "__pocketeval_sandbox_init"
+// helperArg is argv[1] of the re-executed binary acting as a worker's
+// set-up helper; hogArg makes it a CPU hog (StartCPUHogs).
+const (
+	helperArg = "__pocketeval_sandbox_init"
+	hogArg    = "__pocketeval_sandbox_cpu_hog"
+)
 
 // Inside the private root.
 const (
@@ -28,46 +35,78 @@ const (
 
 var helperHooked atomic.Bool
 
-// MaybeRunHelper turns this process into the sandbox's set-up helper when it
-// was started as one, and never returns in that case. Call it first thing in
-// main (and in TestMain of any test binary that runs programs through a
-// Pool): the helper must run before anything else touches the process.
-// Otherwise it only records that the binary can act as the helper.
+// MaybeRunHelper turns this process into a sandbox worker's set-up helper
+// (or a CPU hog of StartCPUHogs) when it was started as one, and never
+// returns in that case. Call it first thing in main (and in TestMain of any
+// test binary that runs programs through a Pool): the helper must run
+// before anything else touches the process. Otherwise it only records that
+// the binary can act as the helper.
 func MaybeRunHelper() {
 	helperHooked.Store(true)
-	if len(os.Args) < 3 || os.Args[1] != helperArg {
+	if len(os.Args) < 2 {
 		return
 	}
-	runtime.LockOSThread()
-	os.Exit(runHelper(os.Args[2]))
+	switch os.Args[1] {
+	case helperArg:
+		if len(os.Args) < 3 {
+			os.Exit(exitSetup)
+		}
+		runtime.LockOSThread()
+		os.Exit(runHelper(os.Args[2]))
+	case hogArg:
+		spin()
+	}
 }
 
-// helperSpec is what the supervisor asks the helper to set up, passed as
-// JSON in argv[2]. The helper runs with fd 3 = sync pipe (one byte "G",
-// then the nonce for the wrapper) and fd 4 = proof pipe.
+// helperSpec is what the supervisor asks a worker's helper to set up,
+// passed as JSON in argv[2]. The helper runs with fd 3 = sync pipe (one
+// byte "G" once the supervisor placed it in the worker's cgroup) and fd 4
+// = the zygote's control socket; it execs the zygote with the control
+// socket as fd 3.
 type helperSpec struct {
-	// MountNS: build the private root under Base/root and pivot into it.
+	// MountNS: build the private root in the tmpfs mounted at Root and
+	// pivot into it.
 	MountNS bool   `json:"mount_ns"`
-	Base    string `json:"base"`
+	Root    string `json:"root"`
 	// Python is the real interpreter; Prefix is bound read-only at the same
 	// path when it is outside /usr.
 	Python string `json:"python"`
 	Prefix string `json:"prefix"`
 	// Hostname is set when the UTS namespace is new.
 	Hostname bool `json:"hostname"`
-	// UID/GID to drop to; -1 keeps the current ones (then DropCaps).
-	UID      int  `json:"uid"`
-	GID      int  `json:"gid"`
-	DropCaps bool `json:"drop_caps"`
-	// Rlimits.
-	CPUSeconds   uint64 `json:"cpu_seconds"`
-	AddressSpace uint64 `json:"address_space,omitempty"` // 0: not limited by rlimit
-	NProc        uint64 `json:"nproc,omitempty"`         // 0: not limited by rlimit
-	Landlock     bool   `json:"landlock"`
-	Seccomp      bool   `json:"seccomp"`
-	// DenySockets refuses socket(AF_INET/AF_INET6/AF_UNIX) in seccomp (no
-	// network namespace: Landlock does not cover UDP or UNIX sockets).
+	Seccomp  bool `json:"seccomp"`
+	// DenySockets refuses socket(AF_INET/AF_INET6/AF_UNIX/...) and DenyIPC
+	// System V IPC and POSIX message queues in seccomp (no network or IPC
+	// namespace: Landlock covers neither UDP, UNIX sockets nor IPC).
 	DenySockets bool `json:"deny_sockets"`
+	DenyIPC     bool `json:"deny_ipc"`
+	// Zygote is passed on to the zygote; the helper fills in the seccomp
+	// program.
+	Zygote zygoteConfig `json:"zygote"`
+}
+
+// zygoteConfig is the zygote's argv[1] (see zygote.py).
+type zygoteConfig struct {
+	Unshare   int           `json:"unshare"` // namespaces each program unshares for itself
+	PIDNS     bool          `json:"pidns"`   // each program is pid 1 of its own PID namespace
+	Mount     bool          `json:"mount"`   // fresh tmpfs /scratch, /tmp, /dev/shm (and /proc) per run
+	Hostname  bool          `json:"hostname"`
+	DropCaps  bool          `json:"drop_caps"` // no uid to drop to: drop capabilities instead
+	TmpfsSize string        `json:"tmpfs_size"`
+	Landlock  *landlockPlan `json:"landlock,omitempty"`
+	Seccomp   string        `json:"seccomp,omitempty"` // hex of the BPF program (struct sock_filter[])
+	Env       []string      `json:"env"`
+	Preload   []string      `json:"preload"`
+}
+
+// preload are the modules each zygote imports once, so programs do not
+// pay for them: what the wrapper needs and what benchmark programs
+// commonly import. They are loaded before any program runs; a program
+// changing one changes only its own copy.
+var preload = []string{
+	"ast", "traceback", "linecache", "io", "re", "math", "collections", "itertools", "functools",
+	"heapq", "bisect", "string", "typing", "random", "operator", "copy", "json", "hashlib",
+	"fractions", "decimal", "statistics", "datetime", "faulthandler", "shutil", "subprocess",
 }
 
 const (
@@ -76,13 +115,10 @@ const (
 	noFileLimit   = 256
 )
 
-// runHelper sets the layers up and execs Python. It returns only on failure.
+// runHelper sets the worker up and execs the zygote. It returns only on
+// failure.
 func runHelper(arg string) int {
-	proof := os.NewFile(4, "proof")
 	fail := func(err error) int {
-		if proof != nil {
-			fmt.Fprintf(proof, "%s%v\n", setupPrefix, err)
-		}
 		fmt.Fprintf(os.Stderr, "pocketeval sandbox: %s%v\n", setupPrefix, err)
 		return exitSetup
 	}
@@ -90,101 +126,57 @@ func runHelper(arg string) int {
 	if err := json.Unmarshal([]byte(arg), &spec); err != nil {
 		return fail(fmt.Errorf("decode spec: %w", err))
 	}
-	// Wait until the supervisor has placed us in our cgroups.
-	var go1 [1]byte
-	if n, err := unix.Read(3, go1[:]); n != 1 || go1[0] != 'G' {
+	var g [1]byte
+	if n, err := unix.Read(3, g[:]); n != 1 || g[0] != 'G' {
 		return fail(fmt.Errorf("wait for the supervisor: %d bytes, %v", n, err))
 	}
+	_ = unix.Close(3)
 	if err := setupHelper(&spec); err != nil {
 		return fail(err)
 	}
-	return fail(execPython(&spec))
+	return fail(execZygote(&spec))
 }
 
 func setupHelper(spec *helperSpec) error {
-	program := filepath.Join(spec.Base, programName)
 	if spec.MountNS {
 		if err := buildRoot(spec); err != nil {
 			return fmt.Errorf("private root: %w", err)
 		}
-		program = filepath.Join(scratchDir, programName)
 	}
 	if spec.Hostname {
 		if err := unix.Sethostname([]byte("sandbox")); err != nil {
 			return fmt.Errorf("sethostname: %w", err)
 		}
 	}
-	if err := os.Chdir(filepath.Dir(program)); err != nil {
-		return fmt.Errorf("chdir: %w", err)
-	}
-	limits := []struct {
-		res       int
-		cur, max  uint64
-		condition bool
-	}{
-		{unix.RLIMIT_CPU, spec.CPUSeconds, spec.CPUSeconds, spec.CPUSeconds > 0},
-		{unix.RLIMIT_FSIZE, fileSizeLimit, fileSizeLimit, true},
-		{unix.RLIMIT_NOFILE, noFileLimit, noFileLimit, true},
-		{unix.RLIMIT_CORE, 0, 0, true},
-		{unix.RLIMIT_NPROC, spec.NProc, spec.NProc, spec.NProc > 0},
-	}
-	for _, l := range limits {
-		if !l.condition {
-			continue
-		}
-		if err := unix.Setrlimit(l.res, &unix.Rlimit{Cur: l.cur, Max: l.max}); err != nil {
-			return fmt.Errorf("setrlimit %d: %w", l.res, err)
-		}
-	}
-	if spec.UID >= 0 {
-		// While still root: empty the bounding and ambient sets, so no
-		// capability can come back; setresuid below clears the rest.
-		if err := dropBoundingSet(); err != nil {
-			return fmt.Errorf("drop capabilities: %w", err)
-		}
-		if err := syscall.Setgroups(nil); err != nil {
-			return fmt.Errorf("setgroups: %w", err)
-		}
-		if err := syscall.Setresgid(spec.GID, spec.GID, spec.GID); err != nil {
-			return fmt.Errorf("setresgid: %w", err)
-		}
-		if err := syscall.Setresuid(spec.UID, spec.UID, spec.UID); err != nil {
-			return fmt.Errorf("setresuid: %w", err)
-		}
-	}
-	if spec.DropCaps {
-		if err := dropCapabilities(); err != nil {
-			return fmt.Errorf("drop capabilities: %w", err)
-		}
-	}
-	// Credential changes clear the parent-death signal; set it again.
+	// Credential changes of the zygote's children clear the parent-death
+	// signal; the zygote itself keeps it (set here, after setup).
 	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
 		return fmt.Errorf("pdeathsig: %w", err)
 	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("no_new_privs: %w", err)
+	// The control socket becomes fd 3.
+	if err := unix.Dup2(4, 3); err != nil {
+		return fmt.Errorf("control socket: %w", err)
 	}
-	if spec.Landlock {
-		if err := applyLandlock(spec); err != nil {
-			return fmt.Errorf("landlock: %w", err)
-		}
-	}
+	_ = unix.Close(4)
 	if spec.Seccomp {
-		if err := seccomp.LoadFilter(seccompFilter(spec.DenySockets)); err != nil {
+		prog, err := seccompProgram(spec.DenySockets, spec.DenyIPC)
+		if err != nil {
 			return fmt.Errorf("seccomp: %w", err)
 		}
+		spec.Zygote.Seccomp = hex.EncodeToString(prog)
 	}
 	return nil
 }
 
-// buildRoot assembles the private root in a tmpfs at Base/root and pivots
+// buildRoot assembles the private root in the tmpfs at Root and pivots
 // into it: read-only /usr (and the interpreter's prefix), minimal /dev and
-// /etc, fresh /proc, tmpfs /tmp and /scratch holding only the program.
+// /etc, /proc, and empty /tmp, /dev/shm and /scratch where every run
+// mounts its own fresh tmpfs.
 func buildRoot(spec *helperSpec) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
 	}
-	nr := filepath.Join(spec.Base, "root")
+	nr := spec.Root
 	if err := unix.Mount("tmpfs", nr, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "size=1m,mode=0755"); err != nil {
 		return fmt.Errorf("mount root tmpfs: %w", err)
 	}
@@ -228,14 +220,13 @@ func buildRoot(spec *helperSpec) error {
 			}
 		}
 	}
-	passwd := fmt.Sprintf("root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:%d:%d:sandbox:%s:/usr/sbin/nologin\n", spec.UID, spec.GID, scratchDir)
+	passwd := fmt.Sprintf("root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:%d:%d:sandbox:%s:/usr/sbin/nologin\n", defaultBaseUID, defaultBaseUID, scratchDir)
 	if err := os.WriteFile(at("/etc/passwd"), []byte(passwd), 0o644); err != nil {
 		return fmt.Errorf("write passwd: %w", err)
 	}
-	if err := os.WriteFile(at("/etc/group"), []byte(fmt.Sprintf("root:x:0:\nsandbox:x:%d:\n", spec.GID)), 0o644); err != nil {
+	if err := os.WriteFile(at("/etc/group"), []byte(fmt.Sprintf("root:x:0:\nsandbox:x:%d:\n", defaultBaseUID)), 0o644); err != nil {
 		return fmt.Errorf("write group: %w", err)
 	}
-	// /dev
 	if err := os.Mkdir(at("/dev"), 0o755); err != nil {
 		return fmt.Errorf("mkdir dev: %w", err)
 	}
@@ -249,38 +240,9 @@ func buildRoot(spec *helperSpec) error {
 			return fmt.Errorf("symlink dev/%s: %w", name, err)
 		}
 	}
-	tmpfs := func(p, mode string) error {
-		if err := os.MkdirAll(at(p), 0o755); err != nil {
-			return fmt.Errorf("mkdir %s: %w", p, err)
-		}
-		if err := unix.Mount("tmpfs", at(p), "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "size="+tmpfsSize+",mode="+mode); err != nil {
-			return fmt.Errorf("mount tmpfs %s: %w", p, err)
-		}
-		return nil
-	}
-	if err := tmpfs("/dev/shm", "1777"); err != nil {
-		return err
-	}
-	if err := tmpfs("/tmp", "1777"); err != nil {
-		return err
-	}
-	if err := tmpfs(scratchDir, "0755"); err != nil {
-		return err
-	}
-	src, err := os.ReadFile(filepath.Join(spec.Base, programName))
-	if err != nil {
-		return fmt.Errorf("read program: %w", err)
-	}
-	dst := at(filepath.Join(scratchDir, programName))
-	if err := os.WriteFile(dst, src, 0o644); err != nil {
-		return fmt.Errorf("copy program: %w", err)
-	}
-	if spec.UID >= 0 {
-		if err := os.Chown(at(scratchDir), spec.UID, spec.GID); err != nil {
-			return fmt.Errorf("chown scratch: %w", err)
-		}
-		if err := os.Chown(dst, spec.UID, spec.GID); err != nil {
-			return fmt.Errorf("chown program: %w", err)
+	for _, d := range []string{"/dev/shm", "/tmp", scratchDir} {
+		if err := os.MkdirAll(at(d), 0o755); err != nil {
+			return fmt.Errorf("mkdir %s: %w", d, err)
 		}
 	}
 	if err := os.Mkdir(at("/proc"), 0o555); err != nil {
@@ -369,67 +331,90 @@ func within(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, dir+"/")
 }
 
-// dropCapabilities empties the bounding, ambient, inheritable, permitted
-// and effective sets and locks SECBIT_NOROOT, so exec as (namespaced) uid 0
-// grants nothing.
-func dropCapabilities() error {
-	// SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP and SECBIT_KEEP_CAPS off, all locked.
-	const secbits = 0x1 | 0x2 | 0x4 | 0x8 | 0x20
-	if err := unix.Prctl(unix.PR_SET_SECUREBITS, secbits, 0, 0, 0); err != nil {
-		return fmt.Errorf("securebits: %w", err)
-	}
-	if err := dropBoundingSet(); err != nil {
-		return err
-	}
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("capset: %w", err)
-	}
-	return nil
+// landlockPlan is the Landlock ruleset every program enters, created by
+// the program process itself once its fresh mounts exist (a rule names an
+// inode, and a rule on a mount point does not cover what is mounted on
+// it): the handled access rights of the kernel's ABI and the rules.
+type landlockPlan struct {
+	Handled [3]uint64      `json:"handled"` // filesystem, network, scoped
+	Rules   []landlockRule `json:"rules"`
 }
 
-// dropBoundingSet clears the ambient set and empties the bounding set
-// (needs CAP_SETPCAP).
-func dropBoundingSet() error {
-	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-	for c := 0; c <= unix.CAP_LAST_CAP; c++ {
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-			return fmt.Errorf("drop bounding cap %d: %w", c, err)
+// landlockRule grants Access beneath Path; the path "$SCRATCH" is the
+// run's scratch directory. Missing paths are skipped.
+type landlockRule struct {
+	Path   string `json:"path"`
+	Access uint64 `json:"access"`
+}
+
+// Landlock access rights (as go-landlock's RODirs, RWDirs, ROFiles and
+// RWFiles grant them).
+const (
+	llRead  = llsyscall.AccessFSExecute | llsyscall.AccessFSReadFile | llsyscall.AccessFSReadDir
+	llWrite = llsyscall.AccessFSWriteFile | llsyscall.AccessFSRemoveDir | llsyscall.AccessFSRemoveFile |
+		llsyscall.AccessFSMakeChar | llsyscall.AccessFSMakeDir | llsyscall.AccessFSMakeReg | llsyscall.AccessFSMakeSock |
+		llsyscall.AccessFSMakeFifo | llsyscall.AccessFSMakeBlock | llsyscall.AccessFSMakeSym | llsyscall.AccessFSTruncate
+	llFile = llsyscall.AccessFSExecute | llsyscall.AccessFSWriteFile | llsyscall.AccessFSTruncate | llsyscall.AccessFSReadFile
+)
+
+// newLandlockPlan restricts the filesystem to the interpreter and system
+// read-only and the run's scratch space, /tmp and /dev/shm read-write,
+// denies TCP bind/connect, and scopes signals and abstract UNIX sockets
+// (best effort on the kernel's ABI: every right the ABI knows is handled).
+func newLandlockPlan(abi int, mountNS bool, prefix string) *landlockPlan {
+	configs := []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6,
+		landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
+	if abi < 1 {
+		return nil
+	}
+	c := configs[min(abi, len(configs))-1]
+	fs := uint64(c.HandledAccessFS)
+	pl := &landlockPlan{Handled: [3]uint64{fs, uint64(c.HandledAccessNet), uint64(c.Scoped)}}
+	add := func(access uint64, paths ...string) {
+		for _, p := range paths {
+			pl.Rules = append(pl.Rules, landlockRule{Path: p, Access: access & fs})
 		}
 	}
-	return nil
-}
-
-// applyLandlock restricts the filesystem to the interpreter and system
-// read-only and the scratch space read-write, denies TCP bind/connect, and
-// scopes signals and abstract UNIX sockets to the sandbox (best effort on
-// the kernel's ABI).
-func applyLandlock(spec *helperSpec) error {
-	ro := []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/proc"}
-	rw := []string{spec.Base}
-	roFiles := []string{"/etc/ld.so.cache", "/etc/localtime", "/dev/zero", "/dev/random", "/dev/urandom"}
-	if spec.MountNS {
+	if mountNS {
 		// Everything under the private root is meant to be readable.
-		ro = []string{"/"}
-		rw = []string{scratchDir, "/tmp", "/dev/shm"}
+		add(llRead, "/")
+		add(llRead|llWrite, scratchDir, "/tmp", "/dev/shm")
+	} else {
+		add(llRead, "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/proc")
+		add(llRead&llFile, "/etc/ld.so.cache", "/etc/localtime", "/dev/zero", "/dev/random", "/dev/urandom")
+		add(llRead|llWrite, "$SCRATCH")
 	}
-	if spec.Prefix != "" {
-		ro = append(ro, spec.Prefix)
+	if prefix != "" {
+		add(llRead, prefix)
 	}
-	rules := []landlock.Rule{
-		landlock.RODirs(ro...).IgnoreIfMissing(),
-		landlock.RWDirs(rw...).IgnoreIfMissing(),
-		landlock.ROFiles(roFiles...).IgnoreIfMissing(),
-		landlock.RWFiles("/dev/null").IgnoreIfMissing(),
-	}
-	return landlock.V11.BestEffort().Restrict(rules...)
+	add((llRead|llWrite)&llFile, "/dev/null")
+	return pl
 }
 
-// seccompFilter is the deny-list: kernel attack surface and everything that
-// could leave the namespaces (EPERM); clone3 gets ENOSYS so libc falls back
-// to clone, whose namespace flags are refused.
-func seccompFilter(denySockets bool) seccomp.Filter {
+// seccompProgram assembles the deny-list into a raw BPF program (struct
+// sock_filter[], native byte order) for the zygote to load: kernel attack
+// surface and everything that could leave the namespaces (EPERM); clone3
+// gets ENOSYS so libc falls back to clone, whose namespace flags are
+// refused.
+func seccompProgram(denySockets, denyIPC bool) ([]byte, error) {
+	insts, err := seccompPolicy(denySockets, denyIPC).Assemble()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := bpf.Assemble(insts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, 8*len(raw))
+	for _, r := range raw {
+		out = binary.NativeEndian.AppendUint16(out, r.Op)
+		out = append(out, r.Jt, r.Jf)
+		out = binary.NativeEndian.AppendUint32(out, r.K)
+	}
+	return out, nil
+}
+
+func seccompPolicy(denySockets, denyIPC bool) *seccomp.Policy {
 	deny := []string{
 		"ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "pivot_root",
 		"unshare", "setns", "bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key",
@@ -440,6 +425,11 @@ func seccompFilter(denySockets bool) seccomp.Filter {
 		"adjtimex", "clock_adjtime", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount",
 		"fspick", "mount_setattr", "pidfd_getfd", "iopl", "ioperm", "vhangup", "fanotify_init",
 		"lookup_dcookie",
+	}
+	if denyIPC {
+		deny = append(deny, "shmget", "shmat", "shmctl", "semget", "semop", "semtimedop", "semctl",
+			"msgget", "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive",
+			"mq_notify", "mq_getsetattr")
 	}
 	nsFlags := uint64(unix.CLONE_NEWNS | unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET |
 		unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWTIME)
@@ -453,25 +443,23 @@ func seccompFilter(denySockets bool) seccomp.Filter {
 			})
 		}
 	}
-	return seccomp.Filter{
-		NoNewPrivs: true,
-		Flag:       seccomp.FilterFlagTSync,
-		Policy: seccomp.Policy{
-			DefaultAction: seccomp.ActionAllow,
-			Syscalls: []seccomp.SyscallGroup{
-				{Action: seccomp.ActionErrno, Names: deny, NamesWithCondtions: conditional},
-				{Action: seccomp.Action(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)), Names: []string{"clone3"}},
-			},
+	return &seccomp.Policy{
+		DefaultAction: seccomp.ActionAllow,
+		Syscalls: []seccomp.SyscallGroup{
+			{Action: seccomp.ActionErrno, Names: deny, NamesWithCondtions: conditional},
+			{Action: seccomp.Action(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)), Names: []string{"clone3"}},
 		},
 	}
 }
 
-// pythonEnv is the whole environment of the program.
-func pythonEnv(home, tmp string) []string {
+// pythonEnv is the whole environment of the zygote and of every program
+// (without a mount namespace HOME and TMPDIR become the run's scratch
+// directory).
+func pythonEnv() []string {
 	return []string{
 		"PATH=/usr/local/bin:/usr/bin:/bin",
-		"HOME=" + home,
-		"TMPDIR=" + tmp,
+		"HOME=" + scratchDir,
+		"TMPDIR=/tmp",
 		"LANG=C.UTF-8",
 		"PYTHONDONTWRITEBYTECODE=1",
 		"PYTHONIOENCODING=utf-8",
@@ -481,36 +469,35 @@ func pythonEnv(home, tmp string) []string {
 	}
 }
 
-func pythonArgv(python, program string) []string {
-	return []string{python, "-I", "-B", "-c", wrapperSource, program}
+func zygoteArgv(python string, cfg zygoteConfig) ([]string, error) {
+	js, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return []string{python, "-I", "-B", "-c", zygoteSource, string(js)}, nil
 }
 
-// execPython sets RLIMIT_AS (if any) and execs the interpreter with no Go
-// allocation in between: the Go runtime cannot live under a tight RLIMIT_AS.
-func execPython(spec *helperSpec) error {
-	home, tmp, program := scratchDir, "/tmp", filepath.Join(scratchDir, programName)
-	if !spec.MountNS {
-		home, tmp, program = spec.Base, spec.Base, filepath.Join(spec.Base, programName)
-	}
-	argv0, err := unix.BytePtrFromString(spec.Python)
+// execZygote execs the interpreter as the worker's zygote.
+func execZygote(spec *helperSpec) error {
+	spec.Zygote.Env = pythonEnv()
+	argv, err := zygoteArgv(spec.Python, spec.Zygote)
 	if err != nil {
 		return fmt.Errorf("exec: %w", err)
 	}
-	argv, err := syscall.SlicePtrFromStrings(pythonArgv(spec.Python, program))
-	if err != nil {
-		return fmt.Errorf("exec: %w", err)
-	}
-	envv, err := syscall.SlicePtrFromStrings(pythonEnv(home, tmp))
-	if err != nil {
-		return fmt.Errorf("exec: %w", err)
-	}
-	if spec.AddressSpace > 0 {
-		lim := unix.Rlimit{Cur: spec.AddressSpace, Max: spec.AddressSpace}
-		if _, _, e := unix.RawSyscall6(unix.SYS_PRLIMIT64, 0, unix.RLIMIT_AS, uintptr(unsafe.Pointer(&lim)), 0, 0, 0); e != 0 {
-			return fmt.Errorf("setrlimit AS: %w", e)
+	err = syscall.Exec(spec.Python, argv, spec.Zygote.Env)
+	return fmt.Errorf("exec %s: %w", spec.Python, err)
+}
+
+// spin burns CPU forever (the body of a CPU hog process).
+func spin() {
+	runtime.GOMAXPROCS(1)
+	x := uint64(1)
+	for {
+		x = x*6364136223846793005 + 1442695040888963407
+		if x == 0 {
+			os.Exit(0)
 		}
 	}
-	_, _, e := unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(argv0)),
-		uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
-	return fmt.Errorf("exec %s: %w", spec.Python, e)
 }
+
+var errNoHelperHook = errors.New("sandbox: this binary does not call sandbox.MaybeRunHelper first thing in main (or TestMain)")

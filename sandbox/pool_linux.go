@@ -4,18 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
@@ -25,8 +20,9 @@ import (
 
 const (
 	pidsMax         = 64
-	asHeadroom      = 256 << 20
-	waitDelay       = 500 * time.Millisecond
+	zygotePidsMax   = 16
+	zygoteMemory    = 512 << 20
+	memHeadroom     = 128 << 20 // the run cgroup's limit over Limits.MemoryBytes (tmpfs files, children)
 	defaultBaseUID  = 200000
 	uidSpan         = 1 << 16
 	probeProgram    = "import sys\nassert sum([1, 2]) == 3\nprint('ok', sys.version_info[0])\n"
@@ -36,17 +32,21 @@ const (
 // mode is how a Pool isolates programs; New picks the best one that works.
 type mode struct {
 	name     string
-	flags    uintptr // clone flags
+	flags    uintptr // clone flags of the worker's helper
 	userNS   bool
 	mountNS  bool
 	uidDrop  bool
 	landlock int // ABI, 0 = off
 	seccomp  bool
-	plain    bool // unsafe: no helper at all, the interpreter runs directly
+	plain    bool // unsafe: no helper, the zygote runs directly
 }
 
-// Pool runs programs through the set-up helper with a bounded number of
-// workers. It implements Executor. Close it to remove its cgroups.
+// perRunFlags are the namespaces every program unshares for itself (its
+// PID namespace is new from its fork).
+const perRunFlags = unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWNET | unix.CLONE_NEWCGROUP
+
+// Pool runs programs on a bounded number of warm workers. It implements
+// Executor. Close it to stop the workers and remove its cgroups.
 type Pool struct {
 	cfg     Config
 	limits  Limits
@@ -54,13 +54,22 @@ type Pool struct {
 	mode    mode
 	layers  Layers
 	cg      *cgroups
-	slots   chan int
+	slots   chan *slot
 	tmp     string
 	helper  string
 	baseUID int
 	seq     atomic.Uint64
 	uidSeq  atomic.Uint64
 	closed  sync.Once
+
+	mu      sync.Mutex
+	workers map[*worker]bool
+}
+
+// slot is one unit of parallelism; it holds its worker once started.
+type slot struct {
+	id int
+	w  *worker
 }
 
 var _ Executor = (*Pool)(nil)
@@ -88,7 +97,7 @@ func New(cfg Config) (*Pool, error) {
 // would use on this machine, each active or inactive with the reason. It
 // runs a small program through each candidate set-up.
 func Probe() Layers {
-	p, err := probe(Config{Unsafe: true})
+	p, err := probe(Config{Unsafe: true, Workers: 1})
 	if err != nil {
 		return Layers{Mode: "unavailable", Layers: []Layer{{Name: LayerSupervisor, Detail: err.Error()}}}
 	}
@@ -103,10 +112,26 @@ func (p *Pool) Layers() Layers {
 	return ls
 }
 
-// Close removes the pool's cgroups. It is safe to call more than once.
+// Python returns the resolved interpreter's path and version.
+func (p *Pool) Python() (path, version string) { return p.py.Exe, p.py.Version }
+
+// Workers returns how many programs the pool runs at once.
+func (p *Pool) Workers() int { return cap(p.slots) }
+
+// Close stops the workers and removes the pool's cgroups. It is safe to
+// call more than once.
 func (p *Pool) Close() error {
 	var err error
 	p.closed.Do(func() {
+		p.mu.Lock()
+		ws := make([]*worker, 0, len(p.workers))
+		for w := range p.workers {
+			ws = append(ws, w)
+		}
+		p.mu.Unlock()
+		for _, w := range ws {
+			w.close()
+		}
 		if p.cg != nil {
 			err = p.cg.close()
 		}
@@ -116,7 +141,7 @@ func (p *Pool) Close() error {
 
 func probe(cfg Config) (*Pool, error) {
 	if cfg.HelperPath == "" && !helperHooked.Load() {
-		return nil, errors.New("sandbox: this binary does not call sandbox.MaybeRunHelper first thing in main (or TestMain)")
+		return nil, errNoHelperHook
 	}
 	py, err := resolvePython(context.Background(), cfg.Python)
 	if err != nil {
@@ -130,13 +155,11 @@ func probe(cfg Config) (*Pool, error) {
 		cfg:     cfg,
 		limits:  cfg.Limits.resolve(DefaultLimits),
 		py:      py,
-		slots:   make(chan int, workers),
+		slots:   make(chan *slot, workers),
 		tmp:     cfg.TempDir,
 		helper:  cfg.HelperPath,
 		baseUID: cfg.BaseUID,
-	}
-	for i := range workers {
-		p.slots <- i
+		workers: map[*worker]bool{},
 	}
 	if p.tmp == "" {
 		p.tmp = os.TempDir()
@@ -149,11 +172,13 @@ func probe(cfg Config) (*Pool, error) {
 	}
 	root := os.Geteuid() == 0
 
-	cgErr := errors.New("not tried")
-	if cg, err := newCgroups(fmt.Sprintf("%s%d-%s", cgroupPrefix, os.Getpid(), newNonce()[:8])); err == nil {
-		p.cg = cg
-	} else {
-		cgErr = err
+	cgErr := errors.New("disabled (rlimit fallback)")
+	if !cfg.noCgroup {
+		if cg, err := newCgroups(fmt.Sprintf("%s%d-%s", cgroupPrefix, os.Getpid(), newNonce()[:8])); err == nil {
+			p.cg = cg
+		} else {
+			cgErr = err
+		}
 	}
 	abi, llErr := llsyscall.LandlockGetABIVersion()
 	if llErr == nil && abi < 1 {
@@ -172,17 +197,28 @@ func probe(cfg Config) (*Pool, error) {
 	if !root {
 		candidates[0] = mode{name: "rootless", flags: nsFlags | unix.CLONE_NEWUSER, userNS: true, mountNS: true, landlock: abi, seccomp: sc}
 	}
+	if cfg.Unsafe {
+		candidates = append(candidates, mode{name: "unsafe-plain", plain: true})
+	}
 	var failures []string
-	chosen := -1
-	for i, m := range candidates {
-		if cfg.onlyMode != "" && cfg.onlyMode != m.name {
+	chosen := false
+	for _, m := range candidates {
+		if cfg.onlyMode != "" && cfg.onlyMode != m.name && !(m.plain && cfg.onlyMode == "none") {
 			continue
 		}
 		p.mode = m
-		res, err := p.runOne(context.Background(), 0, probeProgram, Limits{CPUTime: probeCPUTimeout})
+		w, err := p.startWorker(0)
+		var res Result
+		if err == nil {
+			res, err = w.run(context.Background(), Program{Source: probeProgram}, Limits{CPUTime: probeCPUTimeout}.resolve(p.limits))
+		}
 		if err == nil && res.Verdict == Pass {
-			chosen = i
+			p.slots <- &slot{id: 0, w: w}
+			chosen = true
 			break
+		}
+		if w != nil {
+			w.close()
 		}
 		why := res.Reason
 		if err != nil {
@@ -193,20 +229,24 @@ func probe(cfg Config) (*Pool, error) {
 		}
 		failures = append(failures, m.name+": "+why)
 	}
-	if chosen < 0 {
-		if !cfg.Unsafe {
-			p.Close()
-			return nil, fmt.Errorf("sandbox: %w: no set-up works here (%s); pass unsafe mode (--unsafe-no-sandbox) to run without isolation",
-				ErrInsufficientIsolation, strings.Join(failures, "; "))
-		}
-		p.mode = mode{name: "unsafe-plain", plain: true}
+	if !chosen {
+		p.Close()
+		return nil, fmt.Errorf("sandbox: %w: no set-up works here (%s); pass unsafe mode (--unsafe-no-sandbox) to run without isolation",
+			ErrInsufficientIsolation, strings.Join(failures, "; "))
 	}
-	p.layers = p.describe(root, failures, cgErr, llErr, sc)
+	for i := 1; i < workers; i++ {
+		p.slots <- &slot{id: i}
+	}
+	var plainFailures []string
+	if p.mode.plain {
+		plainFailures = failures
+	}
+	p.layers = p.describe(root, failures, plainFailures, cgErr, llErr, sc)
 	return p, nil
 }
 
 // describe builds the layer report for the chosen mode.
-func (p *Pool) describe(root bool, failures []string, cgErr, llErr error, sc bool) Layers {
+func (p *Pool) describe(root bool, failures, plainFailures []string, cgErr, llErr error, sc bool) Layers {
 	m := p.mode
 	ns := m.flags != 0
 	why := "namespaces unavailable"
@@ -214,7 +254,7 @@ func (p *Pool) describe(root bool, failures []string, cgErr, llErr error, sc boo
 		why = failures[0]
 	}
 	if m.plain {
-		why = "unsafe mode: " + strings.Join(failures, "; ")
+		why = "unsafe mode: " + strings.Join(plainFailures, "; ")
 	}
 	nsLayer := func(name string, flag uintptr, what string) Layer {
 		if m.flags&flag != 0 {
@@ -225,19 +265,28 @@ func (p *Pool) describe(root bool, failures []string, cgErr, llErr error, sc boo
 	lim := p.limits
 	ls := Layers{Mode: m.name, Python: fmt.Sprintf("%s (Python %s, prefix %s)", p.py.Exe, p.py.Version, p.py.Prefix)}
 	add := func(l Layer) { ls.Layers = append(ls.Layers, l) }
+	cpuHow := "CPU time of the whole process tree (cgroup) decides timeouts"
+	if p.cg == nil || p.cg.cpuacct == "" {
+		cpuHow = "CPU time per process (RLIMIT_CPU) decides timeouts"
+	}
 	add(Layer{Name: LayerSupervisor, Active: true, Detail: fmt.Sprintf(
-		"%d workers; default CPU %s, wall %s; whole-tree SIGKILL; output cap %d MiB; empty env; stdin /dev/null",
-		cap(p.slots), lim.CPUTime, lim.Timeout, lim.OutputBytes>>20)})
-	add(nsLayer(LayerPIDNS, unix.CLONE_NEWPID, "program is pid 1; the tree dies with it"))
-	add(nsLayer(LayerNetNS, unix.CLONE_NEWNET, "loopback only, down"))
-	add(nsLayer(LayerMountNS, unix.CLONE_NEWNS, "private mounts"))
-	add(nsLayer(LayerIPCNS, unix.CLONE_NEWIPC, "private System V IPC and POSIX queues"))
+		"%d workers; %s (default %s); idle limit on time neither running nor runnable; wall-clock hang guard %s; whole-tree SIGKILL; output cap %d MiB; empty env; stdin /dev/null",
+		cap(p.slots), cpuHow, lim.CPUTime, lim.Wall, lim.OutputBytes>>20)})
+	fresh := "a fresh fork of the worker's pre-initialised interpreter per program, in new PID, mount, IPC, UTS and network namespaces with fresh tmpfs /scratch, /tmp, /dev/shm and /proc"
+	if !m.mountNS {
+		fresh = "a fresh fork of the worker's pre-initialised interpreter per program, in a new session with a fresh scratch directory"
+	}
+	add(Layer{Name: LayerFreshState, Active: true, Detail: fresh})
+	add(nsLayer(LayerPIDNS, unix.CLONE_NEWPID, "per program: the program is pid 1; the tree dies with it"))
+	add(nsLayer(LayerNetNS, unix.CLONE_NEWNET, "per program: loopback only, down"))
+	add(nsLayer(LayerMountNS, unix.CLONE_NEWNS, "per program: private mounts"))
+	add(nsLayer(LayerIPCNS, unix.CLONE_NEWIPC, "per program: private System V IPC and POSIX queues"))
 	add(nsLayer(LayerUTSNS, unix.CLONE_NEWUTS, "hostname sandbox"))
 	switch {
 	case m.userNS:
 		add(Layer{Name: LayerUserNS, Active: true, Detail: "own uid mapped to 0"})
 	case root && ns:
-		add(Layer{Name: LayerUserNS, Detail: "not needed: running as root (drops to a per-worker uid instead)"})
+		add(Layer{Name: LayerUserNS, Detail: "not needed: running as root (drops to a fresh uid per program instead)"})
 	default:
 		add(Layer{Name: LayerUserNS, Detail: why})
 	}
@@ -247,32 +296,26 @@ func (p *Pool) describe(root bool, failures []string, cgErr, llErr error, sc boo
 			binds += " and " + p.py.Prefix
 		}
 		add(Layer{Name: LayerRoot, Active: true, Detail: fmt.Sprintf(
-			"tmpfs / (read-only), read-only %s, fresh /proc, tmpfs /tmp, /dev/shm and /scratch (%s each)", binds, tmpfsSize)})
+			"tmpfs / (read-only), read-only %s, fresh /proc, tmpfs /tmp, /dev/shm and /scratch per program (%s each)", binds, tmpfsSize)})
 	} else {
 		add(Layer{Name: LayerRoot, Detail: why})
 	}
 	switch {
 	case p.cg != nil && !m.plain:
-		add(Layer{Name: LayerCgroup, Active: true, Detail: p.cg.detail() + fmt.Sprintf("; pids.max %d", pidsMax)})
+		add(Layer{Name: LayerCgroup, Active: true, Detail: p.cg.detail() + fmt.Sprintf("; one group per program: memory limit + %d MiB, pids.max %d", memHeadroom>>20, pidsMax)})
 	case m.plain:
 		add(Layer{Name: LayerCgroup, Detail: "unsafe mode"})
 	default:
-		add(Layer{Name: LayerCgroup, Detail: cgErr.Error() + "; memory by RLIMIT_AS instead"})
+		add(Layer{Name: LayerCgroup, Detail: cgErr.Error() + "; memory by RLIMIT_AS only"})
 	}
-	rl := fmt.Sprintf("CPU %s, FSIZE %d MiB, NOFILE %d, CORE 0", lim.CPUTime, fileSizeLimit>>20, noFileLimit)
+	rl := fmt.Sprintf("AS = memory limit, CPU (backstop), FSIZE %d MiB, NOFILE %d, CORE 0", fileSizeLimit>>20, noFileLimit)
 	if m.uidDrop || m.userNS {
 		rl += fmt.Sprintf(", NPROC %d", pidsMax)
-	}
-	if p.cg == nil {
-		rl += ", AS memory+256 MiB"
-	}
-	if m.plain {
-		rl = "CPU and AS via prlimit before the program starts"
 	}
 	add(Layer{Name: LayerRlimits, Active: true, Detail: rl})
 	switch {
 	case m.uidDrop:
-		add(Layer{Name: LayerUID, Active: true, Detail: fmt.Sprintf("uid/gid %d..%d, a fresh one per run; no supplementary groups, no_new_privs", p.baseUID, p.baseUID+uidSpan-1)})
+		add(Layer{Name: LayerUID, Active: true, Detail: fmt.Sprintf("uid/gid %d..%d, a fresh one per program; no supplementary groups, no capabilities, no_new_privs", p.baseUID, p.baseUID+uidSpan-1)})
 	case m.userNS:
 		add(Layer{Name: LayerUID, Active: true, Detail: "capabilities dropped, SECBIT_NOROOT locked, no_new_privs"})
 	case m.plain:
@@ -293,8 +336,8 @@ func (p *Pool) describe(root bool, failures []string, cgErr, llErr error, sc boo
 	switch {
 	case m.seccomp:
 		d := "deny-list (EPERM): ptrace, mount, namespaces, bpf, io_uring, keyctl, modules ..."
-		if m.flags&unix.CLONE_NEWNET == 0 {
-			d += "; socket(AF_INET/AF_INET6/AF_UNIX) denied"
+		if !m.mountNS {
+			d += "; socket(AF_INET/AF_INET6/AF_UNIX), System V IPC and POSIX queues denied"
 		}
 		add(Layer{Name: LayerSeccomp, Active: true, Detail: d})
 	case m.plain:
@@ -322,14 +365,26 @@ func scopeNote(abi int) string {
 // verdict about the program itself (the context ended, or the sandbox
 // failed to set up); the Result then has Verdict Error.
 func (p *Pool) Run(ctx context.Context, prog Program) (Result, error) {
-	var w int
+	var s *slot
 	select {
-	case w = <-p.slots:
+	case s = <-p.slots:
 	case <-ctx.Done():
 		return Result{Verdict: Error, Reason: "cancelled"}, ctx.Err()
 	}
-	defer func() { p.slots <- w }()
-	return p.runOne(ctx, w, prog.Source, prog.Limits)
+	defer func() { p.slots <- s }()
+	start := time.Now()
+	if s.w == nil || s.w.broken() {
+		if s.w != nil {
+			s.w.close()
+		}
+		w, err := p.startWorker(s.id)
+		if err != nil {
+			s.w = nil
+			return setupFailure(start, err)
+		}
+		s.w = w
+	}
+	return s.w.run(ctx, prog, prog.Limits.resolve(p.limits))
 }
 
 var poolSeq atomic.Uint64
@@ -354,222 +409,4 @@ func newNonce() string {
 func setupFailure(start time.Time, err error) (Result, error) {
 	err = fmt.Errorf("sandbox setup: %w", err)
 	return Result{Verdict: Error, Reason: err.Error(), Duration: time.Since(start)}, err
-}
-
-// runOne runs src on worker w (w only names the slot; every run gets its
-// own uid, cgroup and scratch space).
-func (p *Pool) runOne(ctx context.Context, w int, src string, lim Limits) (Result, error) {
-	start := time.Now()
-	lim = lim.resolve(p.limits)
-	m := p.mode
-	base, err := os.MkdirTemp(p.tmp, "pocketeval-sbx-")
-	if err != nil {
-		return setupFailure(start, err)
-	}
-	defer os.RemoveAll(base)
-	uid := -1
-	if m.uidDrop {
-		// A fresh uid per run: RLIMIT_NPROC counts per uid, including the
-		// zombies of a previous run's processes not yet reaped by the
-		// host's init (no PID namespace), so reusing a uid could make the
-		// next run fail to start or share a fork budget.
-		uid = p.baseUID + int(p.uidSeq.Add(1)%uidSpan)
-	}
-	if err := os.Mkdir(filepath.Join(base, "root"), 0o700); err != nil {
-		return setupFailure(start, err)
-	}
-	program := filepath.Join(base, programName)
-	if err := os.WriteFile(program, []byte(src), 0o644); err != nil {
-		return setupFailure(start, err)
-	}
-	if !m.mountNS && uid >= 0 {
-		// The program runs in base itself: make it the sandbox user's.
-		for _, f := range []string{base, program} {
-			if err := os.Chown(f, uid, uid); err != nil {
-				return setupFailure(start, err)
-			}
-		}
-	}
-	nonce := newNonce()
-	var rc *runCgroup
-	if p.cg != nil && !m.plain {
-		rc, err = p.cg.newRun(fmt.Sprintf("run-%d", p.seq.Add(1)), lim.MemoryBytes, pidsMax)
-		if err != nil {
-			return setupFailure(start, err)
-		}
-		defer rc.remove()
-	}
-	syncR, syncW, err := os.Pipe()
-	if err != nil {
-		return setupFailure(start, err)
-	}
-	defer syncW.Close()
-	resR, resW, err := os.Pipe()
-	if err != nil {
-		syncR.Close()
-		return setupFailure(start, err)
-	}
-	defer resR.Close()
-
-	cpuSecs := uint64((lim.CPUTime + time.Second - 1) / time.Second)
-	var cmd *exec.Cmd
-	if m.plain {
-		cmd = exec.Command(p.py.Exe, pythonArgv(p.py.Exe, program)[1:]...)
-		cmd.Env = pythonEnv(base, base)
-		cmd.Dir = base
-	} else {
-		spec := helperSpec{
-			MountNS: m.mountNS, Base: base, Python: p.py.Exe, Prefix: p.py.Prefix,
-			Hostname: m.flags&unix.CLONE_NEWUTS != 0, UID: uid, GID: uid, DropCaps: m.userNS,
-			CPUSeconds: cpuSecs, Landlock: m.landlock > 0, Seccomp: m.seccomp,
-			DenySockets: m.flags&unix.CLONE_NEWNET == 0,
-		}
-		if m.uidDrop || m.userNS {
-			spec.NProc = pidsMax
-		}
-		if rc == nil {
-			spec.AddressSpace = uint64(lim.MemoryBytes) + asHeadroom
-		}
-		js, err := json.Marshal(spec)
-		if err != nil {
-			syncR.Close()
-			resW.Close()
-			return setupFailure(start, err)
-		}
-		cmd = exec.Command(p.helper, helperArg, string(js))
-		cmd.Env = []string{}
-		cmd.Dir = "/"
-	}
-	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: m.flags}
-	if m.userNS {
-		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
-		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
-		attr.GidMappingsEnableSetgroups = false
-	}
-	if rc != nil && p.cg.v2 {
-		f, err := rc.fd()
-		if err != nil {
-			syncR.Close()
-			resW.Close()
-			return setupFailure(start, err)
-		}
-		defer f.Close()
-		attr.UseCgroupFD, attr.CgroupFD = true, int(f.Fd())
-	}
-	cmd.SysProcAttr = attr
-	cmd.ExtraFiles = []*os.File{syncR, resW}
-	cmd.WaitDelay = waitDelay
-
-	var (
-		mu      sync.Mutex
-		started bool
-		done    bool
-	)
-	kill := func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if started && !done {
-			pid := cmd.Process.Pid
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-		}
-		if rc != nil {
-			rc.kill()
-		}
-	}
-	out := newCapture(lim.OutputBytes, keepBytes, func() { go kill() })
-	cmd.Stdout, cmd.Stderr = &out.out, &out.err
-
-	mu.Lock()
-	err = cmd.Start()
-	started = err == nil
-	mu.Unlock()
-	syncR.Close()
-	resW.Close()
-	if err != nil {
-		return setupFailure(start, fmt.Errorf("start: %w", err))
-	}
-	pid := cmd.Process.Pid
-	if rc != nil && !p.cg.v2 {
-		if err := rc.add(pid); err != nil {
-			kill()
-			_ = cmd.Wait()
-			return setupFailure(start, err)
-		}
-	}
-	if m.plain {
-		for _, l := range []struct {
-			res int
-			v   uint64
-		}{{unix.RLIMIT_CPU, cpuSecs}, {unix.RLIMIT_AS, uint64(lim.MemoryBytes) + asHeadroom}} {
-			if err := unix.Prlimit(pid, l.res, &unix.Rlimit{Cur: l.v, Max: l.v}, nil); err != nil {
-				kill()
-				_ = cmd.Wait()
-				return setupFailure(start, fmt.Errorf("prlimit: %w", err))
-			}
-		}
-	}
-	proofC := make(chan string, 1)
-	go func() {
-		b, _ := io.ReadAll(io.LimitReader(resR, 4096))
-		proofC <- string(b)
-	}()
-	msg := nonce + "\n"
-	if !m.plain {
-		msg = "G" + msg
-	}
-	_, _ = syncW.Write([]byte(msg))
-	syncW.Close()
-
-	var wallOut atomic.Bool
-	timer := time.AfterFunc(lim.Timeout, func() { wallOut.Store(true); kill() })
-	stopCtx := context.AfterFunc(ctx, kill)
-	waitErr := cmd.Wait()
-	timer.Stop()
-	stopCtx()
-	elapsed := time.Since(start)
-	// Whatever is left of the tree (daemons without a PID namespace) dies now.
-	kill()
-	mu.Lock()
-	done = true
-	mu.Unlock()
-
-	_ = resR.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
-	var proof string
-	select {
-	case proof = <-proofC:
-	case <-time.After(time.Second):
-	}
-	res := Result{Stdout: out.out.text(), Stderr: out.err.text(), Duration: elapsed}
-	ps := cmd.ProcessState
-	if ps == nil {
-		return setupFailure(start, fmt.Errorf("wait: %w", waitErr))
-	}
-	o := outcome{
-		Nonce: nonce, Proof: proof, WallOut: wallOut.Load(), OutputCap: out.exceeded(),
-		CPULimit: time.Duration(cpuSecs) * time.Second, Wall: elapsed,
-	}
-	if rc != nil {
-		o.OOM = rc.oomKilled()
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok {
-		o.Exited = ws.Exited()
-		o.ExitCode = ws.ExitStatus()
-		if ws.Signaled() {
-			o.Signal = ws.Signal()
-			res.Signal = signalName(o.Signal)
-			res.ExitCode = 128 + int(o.Signal)
-		} else {
-			res.ExitCode = o.ExitCode
-		}
-	}
-	res.Verdict, res.Reason = classify(o)
-	if ctx.Err() != nil && !o.WallOut {
-		res.Verdict, res.Reason = Error, "cancelled"
-		return res, ctx.Err()
-	}
-	if res.Verdict == Error && strings.HasPrefix(strings.TrimSpace(proof), setupPrefix) {
-		return res, errors.New(res.Reason)
-	}
-	return res, nil
 }

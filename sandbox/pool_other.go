@@ -32,5 +32,14 @@ func (p *Pool) Run(ctx context.Context, prog Program) (Result, error) {
 // Layers is empty off Linux.
 func (p *Pool) Layers() Layers { return Probe() }
 
+// Python is unknown off Linux.
+func (p *Pool) Python() (path, version string) { return "", "" }
+
+// Workers is zero off Linux.
+func (p *Pool) Workers() int { return 0 }
+
 // Close does nothing off Linux.
 func (p *Pool) Close() error { return nil }
+
+// StartCPUHogs fails with ErrUnsupported off Linux.
+func StartCPUHogs(n int) (stop func(), err error) { return nil, ErrUnsupported }

@@ -60,7 +60,7 @@ func TestRootlessInner(t *testing.T) {
 		t.Skip("run by TestRootlessMode as an unprivileged user")
 	}
 	p, err := New(Config{Python: "/usr/bin/python3", Workers: 2, TempDir: os.Getenv("TMPDIR"),
-		Limits: Limits{CPUTime: 2 * time.Second, Timeout: 4 * time.Second, MemoryBytes: 256 << 20}})
+		Limits: Limits{CPUTime: 2 * time.Second, MemoryBytes: 256 << 20}})
 	if err != nil {
 		t.Fatal(err)
 	}

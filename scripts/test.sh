@@ -33,6 +33,8 @@ fi
 echo "== go test"
 go test -count=1 -timeout 30m ./...
 
+echo "== sandbox conformance" && go run ./cmd/pocketeval sandbox conformance
+
 echo "== determinism (second pass)"
 go test -count=1 -run 'Determinism' ./...
 

@@ -24,6 +24,7 @@ const (
 	MetaTests      = "test_list"   // MBPP: assert statements ([]string)
 	MetaSetup      = "test_setup"  // MBPP: test_imports (sanitized) or test_setup_code (full)
 	MetaChallenge  = "challenge_test_list"
+	MetaDatasetSHA = "dataset_sha256" // the dataset file's sha256 (keys the reference times)
 )
 
 // resolveFile returns the file to read and the name to record for it.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"sync/atomic"
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/sandbox"
@@ -23,7 +21,7 @@ func NewSandbox(ctx context.Context, env evals.Env) (sandbox.Executor, io.Closer
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("start sandbox: %w", err)
 	}
-	pool, err := sandbox.New(sandbox.Config{Workers: env.Workers, Unsafe: env.UnsafeNoSandbox, BaseUID: poolBaseUID()})
+	pool, err := sandbox.New(sandbox.Config{Workers: env.Workers, Unsafe: env.UnsafeNoSandbox})
 	if err != nil {
 		return nil, nil, fmt.Errorf("start sandbox: %w", err)
 	}
@@ -35,18 +33,4 @@ func NewSandbox(ctx context.Context, env evals.Env) (sandbox.Executor, io.Closer
 		env.Warn("sandbox: running model-written code below the minimum isolation, as --unsafe-no-sandbox allows (mode %s)", layers.Mode)
 	}
 	return pool, pool, nil
-}
-
-var poolSeq atomic.Int64
-
-// poolBaseUID gives every pool its own block of 65536 worker uids (the
-// sandbox takes a fresh uid per run from its block, in turn). RLIMIT_NPROC
-// is counted per uid machine-wide, so two pools drawing the same uids at
-// the same time — the humaneval and mbpp pools of one run, two runs on one
-// CI machine — would share a process budget and could fail each other's
-// programs with EAGAIN. Blocks come from the process id and a per-process
-// counter: 8192 blocks from uid 200000 up to about 5.4e8.
-func poolBaseUID() int {
-	slot := (os.Getpid()%2048)*4 + int(poolSeq.Add(1)%4)
-	return 200000 + slot*(1<<16)
 }

@@ -9,9 +9,11 @@
 // Prompting, per PromptConfig.Chat:
 //
 //   - humaneval, completion mode (Chat false): the raw HumanEval prompt, with
-//     the Codex stop sequences (scorers/code.HumanEvalStop); the program is
-//     human-eval's: prompt + completion + "\n" + test + "\n" +
-//     "check(entry_point)".
+//     the Codex stop sequences (scorers/code.HumanEvalStop) as a generation
+//     setting the runtime applies; the program is human-eval's, verbatim:
+//     prompt + completion + "\n" + test + "\n" + "check(entry_point)". A
+//     completion is never cut afterwards, so human-eval's own samples and
+//     results files replay exactly as the official harness runs them.
 //   - humaneval, chat mode: one user message asking for the complete
 //     function in a ```python block, followed by the prompt in a fence; the
 //     code is extracted (scorers/code.Extract) and a whole function is
@@ -26,6 +28,11 @@
 //     (--num-fewshot adds exemplars as earlier user/assistant turns).
 //     The program is code + test imports / set-up + the asserts.
 //
+// Every program runs as the official harnesses run it (sandbox.ExecHarness:
+// exec(program, {}) after their reliability_guard), under a per-problem
+// CPU-time limit (TimeLimits: calibrated on the reference solution by
+// default, or the official 3 s timer).
+//
 // Scoring never fails on a wrong answer: code that cannot be found scores 0
 // with ExtractionFailed set. It fails only when the executor fails.
 package code
@@ -37,6 +44,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/runtime"
@@ -53,10 +61,12 @@ type Options struct {
 	// isolation it achieved with env.Record("sandbox", …). Nil makes Setup
 	// fail with ErrNoExecutor.
 	NewExecutor func(ctx context.Context, env evals.Env) (sandbox.Executor, io.Closer, error)
-	// Limits bound each program; zero fields take
-	// scorers/code.DefaultLimits (3 s CPU, as the official harnesses'
-	// timeout, and a 9 s wall clock).
+	// Limits, when not zero, bound every program and replace TimeLimits
+	// (zero fields take the executor's defaults).
 	Limits sandbox.Limits
+	// TimeLimits decides each problem's time limit; the zero value means
+	// calibrated limits with the default floor and factor.
+	TimeLimits TimeLimits
 }
 
 // ErrNoExecutor is returned when a task must run code but has no executor.
@@ -73,9 +83,10 @@ const (
 // Task is one code-generation benchmark. It is a value safe for concurrent
 // use; Setup and WithExecutor return new Tasks.
 type Task struct {
-	kind kind
-	opts Options
-	exec sandbox.Executor
+	kind  kind
+	opts  Options
+	exec  sandbox.Executor
+	calib *calibrator
 }
 
 var (
@@ -93,12 +104,27 @@ func MBPP(opts Options) *Task { return &Task{kind: kindMBPP, opts: opts} }
 // MBPPFull returns the mbpp_full task (full test split, 500 problems).
 func MBPPFull(opts Options) *Task { return &Task{kind: kindMBPPFull, opts: opts} }
 
-// WithExecutor returns a copy of t that runs programs through ex.
+// WithExecutor returns a copy of t that runs programs through ex (and
+// measures reference solutions through it for calibrated time limits).
 func (t *Task) WithExecutor(ex sandbox.Executor) *Task {
 	c := *t
 	c.exec = ex
+	c.calib = newCalibrator(ex, c.opts.TimeLimits.withDefaults())
 	return &c
 }
+
+// WithTimeLimits returns a copy of t that decides time limits by tl.
+func (t *Task) WithTimeLimits(tl TimeLimits) *Task {
+	c := *t
+	c.opts.TimeLimits = tl
+	if c.exec != nil {
+		c.calib = newCalibrator(c.exec, tl.withDefaults())
+	}
+	return &c
+}
+
+// TimeLimits returns the task's time-limit policy with defaults filled in.
+func (t *Task) TimeLimits() TimeLimits { return t.opts.TimeLimits.withDefaults() }
 
 const (
 	humanEvalSource = "openai/human-eval data/HumanEval.jsonl.gz (https://github.com/openai/human-eval)"
@@ -163,6 +189,9 @@ func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, 
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", info.Name, err)
+	}
+	for _, smp := range ds.Samples {
+		smp.Meta[MetaDatasetSHA] = sum
 	}
 	return ds, nil
 }
@@ -310,7 +339,48 @@ func (t *Task) Setup(ctx context.Context, env evals.Env) (evals.Task, io.Closer,
 	if closer == nil {
 		closer = nopCloser{}
 	}
-	return t.WithExecutor(ex), closer, nil
+	nt := t.WithExecutor(ex)
+	if env.Record != nil {
+		env.Record("code:"+name, nt.manifestRecord())
+	}
+	return nt, closer, nil
+}
+
+// manifestRecord says how the task runs programs, for the run manifest.
+func (t *Task) manifestRecord() map[string]any {
+	rec := map[string]any{
+		"exec": "harness: exec(program, {}) after the official reliability_guard, as human-eval's " +
+			"execution.py and HF code_eval run it",
+	}
+	if t.kind == kindHumanEval {
+		rec["program"] = `prompt + completion + "\n" + test + "\n" + "check(" + entry_point + ")", verbatim`
+		rec["stop"] = map[string]any{
+			"completion_mode": codescore.HumanEvalStop,
+			"applied":         "by the runtime while generating; replayed completions run verbatim",
+		}
+	}
+	if t.opts.Limits != (sandbox.Limits{}) {
+		rec["limits"] = t.opts.Limits
+		return rec
+	}
+	tl := t.TimeLimits()
+	lim := map[string]any{"mode": tl.Mode}
+	switch tl.Mode {
+	case TimeLimitsOfficial:
+		lim["rule"] = fmt.Sprintf("%s wall-clock timer raising TimeoutException inside the program, kill at %s (human-eval's check_correctness)",
+			OfficialTimeout, OfficialTimeout+time.Second)
+	default:
+		lim["rule"] = "cpu limit = max(floor, factor × reference solution's CPU time in the sandbox on this machine)"
+		lim["floor"] = tl.Floor.String()
+		lim["factor"] = tl.Factor
+		lim["reference_times"] = tl.CacheDir
+		if t.calib != nil {
+			lim["python"] = t.calib.python
+			lim["cpu"] = t.calib.cpu
+		}
+	}
+	rec["time_limits"] = lim
+	return rec
 }
 
 // Score implements evals.Task.
@@ -320,8 +390,8 @@ func (t *Task) Score(ctx context.Context, s evals.Sample, out evals.Output) (eva
 		return evals.Score{}, fmt.Errorf("%s: score %s: %w (the runner must call Setup)", name, s.ID, ErrNoExecutor)
 	}
 	var (
-		program string
-		sc      = evals.Score{Values: map[string]float64{"pass": 0}, Details: map[string]any{}}
+		program, reference string
+		sc                 = evals.Score{Values: map[string]float64{"pass": 0}, Details: map[string]any{}}
 	)
 	switch t.kind {
 	case kindHumanEval:
@@ -339,7 +409,9 @@ func (t *Task) Score(ctx context.Context, s evals.Sample, out evals.Output) (eva
 		}
 		var completion string
 		if humanEvalCompletionMode(out, prompt, entry) {
-			completion = codescore.TruncateAtStop(out.Text, codescore.HumanEvalStop)
+			// Verbatim: the runtime applied the stop sequences while
+			// generating; replayed completions run as the harness runs them.
+			completion = out.Text
 			sc.Details["mode"] = "completion"
 			// An empty completion still runs (the stub fails its tests),
 			// as in human-eval, but is flagged.
@@ -359,6 +431,7 @@ func (t *Task) Score(ctx context.Context, s evals.Sample, out evals.Output) (eva
 		}
 		sc.Extracted = completion
 		program = codescore.HumanEvalProgram(prompt, completion, test, entry)
+		reference = codescore.HumanEvalProgram(prompt, s.Target, test, entry)
 	default:
 		tests, err := metaStrings(s, MetaTests)
 		if err != nil {
@@ -377,12 +450,15 @@ func (t *Task) Score(ctx context.Context, s evals.Sample, out evals.Output) (eva
 		}
 		sc.Extracted = ex.Code
 		program = codescore.MBPPProgram(ex.Code, setup, tests)
+		if s.Target != "" {
+			reference = codescore.MBPPProgram(s.Target, setup, tests)
+		}
 	}
-	lim := t.opts.Limits
-	if lim == (sandbox.Limits{}) {
-		lim = codescore.DefaultLimits
+	lim, err := t.limits(ctx, s, reference, sc.Details)
+	if err != nil {
+		return evals.Score{}, fmt.Errorf("%s: score %s: %w", name, s.ID, err)
 	}
-	j, err := codescore.Judge(ctx, t.exec, program, lim)
+	j, err := codescore.Judge(ctx, t.exec, sandbox.Program{Source: program, Exec: sandbox.ExecHarness, Limits: lim})
 	if err != nil {
 		return evals.Score{}, fmt.Errorf("%s: score %s: %w", name, s.ID, err)
 	}
@@ -398,7 +474,39 @@ func (t *Task) Score(ctx context.Context, s evals.Sample, out evals.Output) (eva
 	}
 	sc.Details["exit_code"] = j.ExitCode
 	sc.Details["duration_ms"] = j.Duration.Milliseconds()
+	sc.Details["cpu_ms"] = j.CPUTime.Milliseconds()
 	return sc, nil
+}
+
+// limits decides the limits of sample s's program and notes them in
+// details: Options.Limits when set; the official timer; or the calibrated
+// CPU-time limit from the reference program's CPU time (the floor when
+// there is no reference, or it does not pass).
+func (t *Task) limits(ctx context.Context, s evals.Sample, reference string, details map[string]any) (sandbox.Limits, error) {
+	if t.opts.Limits != (sandbox.Limits{}) {
+		return t.opts.Limits, nil
+	}
+	tl := t.TimeLimits()
+	details["time_limit_mode"] = tl.Mode
+	if tl.Mode == TimeLimitsOfficial {
+		return officialLimits(), nil
+	}
+	lim := sandbox.Limits{CPUTime: tl.Floor}
+	dataset, _ := s.Meta[MetaDatasetSHA].(string)
+	if t.calib != nil && dataset != "" && reference != "" {
+		ref, err := t.calib.reference(ctx, dataset, s.ID, reference)
+		switch {
+		case err == nil:
+			lim.CPUTime = tl.limitFor(ref)
+			details["reference_cpu_ms"] = ref.Milliseconds()
+		case errors.Is(err, errReferenceFailed):
+			details["reference"] = err.Error()
+		default:
+			return lim, err
+		}
+	}
+	details["cpu_limit_ms"] = lim.CPUTime.Milliseconds()
+	return lim, nil
 }
 
 // humanEvalCompletionMode decides how a HumanEval response is read. The

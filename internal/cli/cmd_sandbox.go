@@ -7,12 +7,20 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/evals/code"
 	"github.com/pocketeval/pocketeval/sandbox"
 )
 
@@ -34,7 +42,7 @@ func sandboxCommands(f *Factory) []*cobra.Command {
 Landlock, seccomp) and returns a verdict: pass, fail, timeout or error.
 See docs/sandbox.md.`,
 	}
-	cmd.AddCommand(NewCmdSandboxRun(f, nil), NewCmdSandboxProbe(f, nil))
+	cmd.AddCommand(NewCmdSandboxRun(f, nil), NewCmdSandboxProbe(f, nil), NewCmdSandboxConformance(f, nil))
 	return []*cobra.Command{cmd}
 }
 
@@ -53,9 +61,11 @@ func openPool(cfg sandbox.Config) (sandbox.Executor, sandbox.Layers, func() erro
 type SandboxRunOptions struct {
 	IO       *IOStreams
 	File     string
-	Timeout  time.Duration // CPU-time limit; wall clock is 3x
-	Wall     time.Duration
+	Timeout  time.Duration // CPU-time limit of the process tree
+	Idle     time.Duration // sleeping/blocked limit (default: Timeout)
+	Wall     time.Duration // hang guard
 	Memory   int64
+	Harness  bool // run as the official harnesses do (sandbox.ExecHarness)
 	Unsafe   bool
 	JSON     bool
 	Python   string
@@ -73,11 +83,17 @@ func NewCmdSandboxRun(f *Factory, runF func(*SandboxRunOptions) error) *cobra.Co
 verdict. The program passes only if it runs to its end and exits 0: an
 exception, a non-zero exit or an early sys.exit(0)/os._exit(0) is a fail.
 
---timeout is the CPU-time limit; the wall-clock limit is three times it
-(or --wall), so verdicts do not flip when the machine is loaded.
+--timeout is the CPU-time limit of the program's whole process tree: CPU
+time, not wall-clock time, decides timeouts, so verdicts do not flip when
+the machine is loaded. --idle bounds the time it spends sleeping or blocked
+(neither running nor waiting for a CPU; default: --timeout), and --wall is
+a hang guard on plain wall-clock time (default max(60s, 20 x --timeout)).
+--harness runs the file as human-eval's harness does: exec(source, {})
+after its reliability_guard (so an if __name__ == "__main__": block does not
+run).
 
 Exit status: 0 pass, 1 fail, 124 timeout, 125 error (killed by the output
-cap, out of memory, a signal, or the sandbox failed to set up), 2 usage.`,
+cap, the memory limit, a signal, or the sandbox failed to set up), 2 usage.`,
 		Example: `  $ pocketeval sandbox run solution.py
   $ pocketeval sandbox run --timeout 3s --memory 512MiB solution.py
   $ pocketeval sandbox run --json --python /usr/bin/python3 solution.py | jq -r .verdict
@@ -88,8 +104,8 @@ cap, out of memory, a signal, or the sandbox failed to set up), 2 usage.`,
 			if opts.Timeout < 0 {
 				return FlagErrorf("--timeout must be positive, got %s", opts.Timeout)
 			}
-			if opts.Wall < 0 {
-				return FlagErrorf("--wall must be positive, got %s", opts.Wall)
+			if opts.Wall < 0 || opts.Idle < 0 {
+				return FlagErrorf("--idle and --wall must be positive, got %s and %s", opts.Idle, opts.Wall)
 			}
 			if memory != "" {
 				n, err := parseSize(memory)
@@ -105,8 +121,10 @@ cap, out of memory, a signal, or the sandbox failed to set up), 2 usage.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.DurationVar(&opts.Timeout, "timeout", 10*time.Second, "CPU-time limit (the wall-clock limit is 3x this)")
-	fl.DurationVar(&opts.Wall, "wall", 0, "wall-clock limit (default 3x --timeout)")
+	fl.DurationVar(&opts.Timeout, "timeout", 10*time.Second, "CPU-time limit of the program's process tree")
+	fl.DurationVar(&opts.Idle, "idle", 0, "limit on time spent sleeping or blocked (default --timeout)")
+	fl.DurationVar(&opts.Wall, "wall", 0, "wall-clock hang guard (default max(60s, 20x --timeout))")
+	fl.BoolVar(&opts.Harness, "harness", false, "run as human-eval's harness does: exec(source, {}) after its reliability_guard")
 	fl.StringVar(&memory, "memory", "", "memory limit, e.g. 512MiB, 1G (default 1GiB)")
 	fl.BoolVar(&opts.Unsafe, "unsafe-no-sandbox", false, "run even below the minimum isolation (never silently)")
 	fl.BoolVar(&opts.JSON, "json", false, "print the result as JSON")
@@ -133,9 +151,13 @@ func sandboxRun(ctx context.Context, opts *SandboxRunOptions) error {
 	if layers.Unsafe {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: running below the minimum isolation (--unsafe-no-sandbox)\n%s", layers)
 	}
-	res, runErr := ex.Run(ctx, sandbox.Program{Source: string(src), Limits: sandbox.Limits{
-		CPUTime: opts.Timeout, Timeout: opts.Wall, MemoryBytes: opts.Memory,
-	}})
+	prog := sandbox.Program{Source: string(src), Limits: sandbox.Limits{
+		CPUTime: opts.Timeout, Idle: opts.Idle, Wall: opts.Wall, MemoryBytes: opts.Memory,
+	}}
+	if opts.Harness {
+		prog.Exec = sandbox.ExecHarness
+	}
+	res, runErr := ex.Run(ctx, prog)
 	if runErr != nil && errors.Is(runErr, context.Canceled) {
 		return ErrCancelled
 	}
@@ -254,4 +276,292 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("invalid size %q (want e.g. 512MiB, 1G or a number of bytes)", s)
 	}
 	return int64(v * mult), nil
+}
+
+// addTimeLimitFlags adds the code tasks' time-limit flags to fl.
+func addTimeLimitFlags(fl *pflag.FlagSet, tl *code.TimeLimits) {
+	fl.StringVar(&tl.Mode, "time-limit-mode", code.TimeLimitsCalibrated,
+		"code tasks: calibrated (max(floor, factor x the reference solution's CPU time)) or official (human-eval's 3 s wall-clock timer)")
+	fl.DurationVar(&tl.Floor, "time-limit-floor", code.DefaultTimeLimitFloor, "code tasks: smallest CPU-time limit of a problem (calibrated mode)")
+	fl.Float64Var(&tl.Factor, "time-limit-factor", code.DefaultTimeLimitFactor, "code tasks: CPU-time limit as a multiple of the reference solution's (calibrated mode)")
+}
+
+// withCodeTimeLimits gives every code task the time-limit policy tl.
+func withCodeTimeLimits(tasks []evals.Task, tl code.TimeLimits) ([]evals.Task, error) {
+	if err := tl.Validate(); err != nil {
+		return nil, &FlagError{err: err}
+	}
+	out := make([]evals.Task, len(tasks))
+	for i, t := range tasks {
+		out[i] = t
+		if ct, ok := t.(*code.Task); ok {
+			out[i] = ct.WithTimeLimits(tl)
+		}
+	}
+	return out, nil
+}
+
+// SandboxConformanceOptions are the options of `pocketeval sandbox conformance`.
+type SandboxConformanceOptions struct {
+	IO             *IOStreams
+	DataDir        string
+	ConformanceDir string
+	Sets           []string
+	Limit          int
+	Workers        int
+	Python         string
+	Loaded         bool // run everything again with every core saturated
+	JSON           bool
+	TimeLimits     code.TimeLimits
+	Executor       executorFactory
+	// StartHogs saturates the cores for the loaded pass.
+	StartHogs func(n int) (stop func(), err error)
+}
+
+// NewCmdSandboxConformance runs the code tasks' long conformance sweeps.
+func NewCmdSandboxConformance(f *Factory, runF func(*SandboxConformanceOptions) error) *cobra.Command {
+	opts := &SandboxConformanceOptions{IO: f.IO, Executor: openPool, StartHogs: sandbox.StartCPUHogs}
+	cmd := &cobra.Command{
+		Use:   "conformance",
+		Short: "Check the sandbox's verdicts on every reference solution and on real outputs with official verdicts",
+		Long: `Run the code tasks' conformance material through the sandbox exactly as a run
+scores it (the same programs, limits and execution): every HumanEval canonical
+solution and every MBPP reference solution (sanitized and full test split)
+must pass, and real model outputs must get the official harness's verdict
+(human-eval's own example, GPT-3.5-turbo's 164 completions, and replays of
+completions that restate the prompt, define helpers, have __main__ blocks or
+print). It then checks the limits: memory bombs end as fail (MemoryError) or
+error (memory) and never as timeout, a CPU spin and a sleep as timeout.
+
+With --loaded (the default) everything runs a second time with every core
+saturated by CPU hogs the check starts itself, and every verdict must be the
+same both times. Exits 1 on any mismatch. CI runs it once (scripts/test.sh).`,
+		Example: `  $ pocketeval sandbox conformance
+  $ pocketeval sandbox conformance --sets humaneval-canonical --loaded=false
+  $ pocketeval sandbox conformance --json | jq '.passes[0].sets'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.DataDir == "" {
+				opts.DataDir = DefaultDataDir()
+			}
+			if opts.ConformanceDir == "" {
+				opts.ConformanceDir = filepath.Join(filepath.Dir(filepath.Clean(opts.DataDir)), "conformance")
+			}
+			if opts.Limit < 0 || opts.Workers < 0 {
+				return FlagErrorf("--limit and --workers must be >= 0")
+			}
+			for _, s := range opts.Sets {
+				if !slices.Contains(code.SweepSets, s) {
+					return FlagErrorf("--sets: unknown set %q (sets: %s)", s, strings.Join(code.SweepSets, ", "))
+				}
+			}
+			if err := opts.TimeLimits.Validate(); err != nil {
+				return &FlagError{err: err}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return sandboxConformance(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.DataDir, "data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory (default $POCKETEVAL_DATA, else the pocketeval cache)")
+	fl.StringVar(&opts.ConformanceDir, "conformance-dir", "", "official outputs and verdicts (default: conformance next to the data directory)")
+	fl.StringSliceVar(&opts.Sets, "sets", nil, "sets to run (default all: "+strings.Join(code.SweepSets, ", ")+")")
+	fl.IntVar(&opts.Limit, "limit", 0, "first N programs of each set (0 = all)")
+	fl.IntVar(&opts.Workers, "workers", 0, "programs run at once (default: the number of CPUs)")
+	fl.StringVar(&opts.Python, "python", "", "Python interpreter (default python3 from PATH, shims resolved)")
+	fl.BoolVar(&opts.Loaded, "loaded", true, "run everything again with every core saturated and require the same verdicts")
+	fl.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	addTimeLimitFlags(fl, &opts.TimeLimits)
+	return cmd
+}
+
+// limitCheck is a program whose verdict the limits decide.
+type limitCheck struct {
+	Name   string
+	Source string
+	Limits sandbox.Limits
+	// Want lists the acceptable verdicts; Reason, when set, must prefix
+	// the reason of an error verdict.
+	Want   []sandbox.Verdict
+	Reason string
+}
+
+var limitChecks = []limitCheck{
+	{Name: "4 GiB bytearray", Source: "x = bytearray(4 << 30)\n", Limits: sandbox.Limits{MemoryBytes: 256 << 20},
+		Want: []sandbox.Verdict{sandbox.Fail, sandbox.Error}, Reason: "memory"},
+	{Name: "growing list of 16 MiB chunks", Source: "chunks = []\nwhile True:\n    chunks.append(bytearray(16 << 20))\n",
+		Limits: sandbox.Limits{MemoryBytes: 256 << 20}, Want: []sandbox.Verdict{sandbox.Fail, sandbox.Error}, Reason: "memory"},
+	{Name: "four processes of 120 MiB each", Source: "import os\nfor _ in range(3):\n    if os.fork() == 0:\n        break\n" +
+		"x = bytearray(120 << 20)\nfor i in range(0, len(x), 4096):\n    x[i] = 1\nimport time\ntime.sleep(5)\n",
+		Limits: sandbox.Limits{MemoryBytes: 256 << 20}, Want: []sandbox.Verdict{sandbox.Fail, sandbox.Error}, Reason: "memory"},
+	{Name: "cpu spin", Source: "while True:\n    pass\n", Limits: sandbox.Limits{CPUTime: time.Second}, Want: []sandbox.Verdict{sandbox.Timeout}},
+	{Name: "sleep", Source: "import time\ntime.sleep(600)\n", Limits: sandbox.Limits{CPUTime: time.Second}, Want: []sandbox.Verdict{sandbox.Timeout}},
+}
+
+// limitResult is the outcome of one limit check.
+type limitResult struct {
+	Name     string          `json:"name"`
+	Verdict  sandbox.Verdict `json:"verdict"`
+	Reason   string          `json:"reason"`
+	Duration time.Duration   `json:"duration_ns"`
+	OK       bool            `json:"ok"`
+}
+
+// conformancePass is one sweep (idle or loaded) with its limit checks.
+type conformancePass struct {
+	Name    string            `json:"name"`
+	LoadAvg string            `json:"loadavg"`
+	Sweep   *code.SweepReport `json:"sweep"`
+	Limits  []limitResult     `json:"limits"`
+}
+
+// conformanceReport is what `pocketeval sandbox conformance --json` prints.
+type conformanceReport struct {
+	Sandbox     sandbox.Layers    `json:"sandbox"`
+	Passes      []conformancePass `json:"passes"`
+	Differences []string          `json:"differences,omitempty"`
+	OK          bool              `json:"ok"`
+}
+
+func runLimitChecks(ctx context.Context, ex sandbox.Executor) ([]limitResult, error) {
+	out := make([]limitResult, len(limitChecks))
+	errs := make([]error, len(limitChecks))
+	var wg sync.WaitGroup
+	for i, c := range limitChecks {
+		wg.Go(func() {
+			r, err := ex.Run(ctx, sandbox.Program{Source: c.Source, Limits: c.Limits})
+			if err != nil {
+				errs[i] = fmt.Errorf("limit check %s: %w", c.Name, err)
+				return
+			}
+			ok := slices.Contains(c.Want, r.Verdict) && (r.Verdict != sandbox.Error || c.Reason == "" || strings.HasPrefix(r.Reason, c.Reason))
+			if r.Verdict == sandbox.Fail && c.Reason == "memory" && r.Reason != "MemoryError" {
+				ok = false
+			}
+			out[i] = limitResult{Name: c.Name, Verdict: r.Verdict, Reason: r.Reason, Duration: r.Duration, OK: ok}
+		})
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func sandboxConformance(ctx context.Context, opts *SandboxConformanceOptions) error {
+	ex, layers, closeFn, err := opts.Executor(sandbox.Config{Workers: opts.Workers, Python: opts.Python})
+	if err != nil {
+		return &ExitCodeError{Code: ExitError, Err: err}
+	}
+	defer closeFn()
+	rep := conformanceReport{Sandbox: layers, OK: true}
+	errOut := opts.IO.ErrOut
+	pass := func(name string) error {
+		fmt.Fprintf(errOut, "== %s pass (load average %s)\n", name, loadAvg())
+		sw, err := code.Sweep(ctx, code.SweepOptions{Executor: ex, DataDir: opts.DataDir, ConformanceDir: opts.ConformanceDir,
+			TimeLimits: opts.TimeLimits, Limit: opts.Limit, Sets: opts.Sets})
+		if err != nil {
+			return err
+		}
+		lim, err := runLimitChecks(ctx, ex)
+		if err != nil {
+			return err
+		}
+		rep.Passes = append(rep.Passes, conformancePass{Name: name, LoadAvg: loadAvg(), Sweep: sw, Limits: lim})
+		return nil
+	}
+	if err := pass("idle"); err != nil {
+		return err
+	}
+	if opts.Loaded {
+		stop, err := opts.StartHogs(runtime.NumCPU())
+		if err != nil {
+			return err
+		}
+		err = pass("loaded")
+		stop()
+		if err != nil {
+			return err
+		}
+		rep.Differences = code.CompareSweeps(rep.Passes[0].Sweep, rep.Passes[1].Sweep)
+		for i, r := range rep.Passes[0].Limits {
+			if l := rep.Passes[1].Limits[i]; l.Verdict != r.Verdict {
+				rep.Differences = append(rep.Differences, fmt.Sprintf("limit check %s: %s (%s) then %s (%s)", r.Name, r.Verdict, r.Reason, l.Verdict, l.Reason))
+			}
+		}
+	}
+	for _, p := range rep.Passes {
+		rep.OK = rep.OK && len(p.Sweep.Mismatches()) == 0
+		for _, s := range p.Sweep.Sets {
+			rep.OK = rep.OK && s.Skipped == ""
+		}
+		for _, l := range p.Limits {
+			rep.OK = rep.OK && l.OK
+		}
+	}
+	rep.OK = rep.OK && len(rep.Differences) == 0
+	if opts.JSON {
+		enc := json.NewEncoder(opts.IO.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		writeConformance(opts.IO.Out, rep)
+	}
+	if !rep.OK {
+		return &ExitCodeError{Code: ExitError, Err: errors.New("sandbox conformance: verdicts differ (see above)")}
+	}
+	return nil
+}
+
+func writeConformance(w io.Writer, rep conformanceReport) {
+	fmt.Fprintf(w, "sandbox: mode %s, %s\n", rep.Sandbox.Mode, rep.Sandbox.Python)
+	for _, p := range rep.Passes {
+		fmt.Fprintf(w, "\n%s pass: %s (load average at the end %s)\n", p.Name, p.Sweep.Elapsed.Round(time.Millisecond), p.LoadAvg)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SET\tN\tEXPECTED VERDICT\tPASSED\tPASS@1\tEXPECTED PASS@1")
+		for _, s := range p.Sweep.Sets {
+			if s.Skipped != "" {
+				fmt.Fprintf(tw, "%s\tskipped: %s\t\t\t\t\n", s.Name, s.Skipped)
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%d\t%.4f\t%.4f\n", s.Name, s.N, s.Matched, s.N, s.Passed, s.PassAt1, s.WantPassAt1)
+		}
+		tw.Flush()
+		for _, m := range p.Sweep.Mismatches() {
+			fmt.Fprintf(w, "MISMATCH %s %s: %s (%s), expected %s\n", m.Set, m.ID, m.Verdict, m.Reason, m.Want)
+		}
+		for _, l := range p.Limits {
+			mark := "ok"
+			if !l.OK {
+				mark = "WRONG"
+			}
+			fmt.Fprintf(w, "limit %-32s %-7s %-44s %8s  %s\n", l.Name, l.Verdict, l.Reason, l.Duration.Round(time.Millisecond), mark)
+		}
+	}
+	if len(rep.Passes) > 1 {
+		if len(rep.Differences) == 0 {
+			fmt.Fprintln(w, "\nverdicts identical idle and with every core saturated")
+		}
+		for _, d := range rep.Differences {
+			fmt.Fprintln(w, "UNSTABLE "+d)
+		}
+	}
+	if rep.OK {
+		fmt.Fprintln(w, "conformance: ok")
+	} else {
+		fmt.Fprintln(w, "conformance: FAILED")
+	}
 }

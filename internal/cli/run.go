@@ -18,6 +18,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/datasets"
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/evals/code"
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/evals/runner"
 	"github.com/pocketeval/pocketeval/evals/suite"
@@ -54,6 +55,7 @@ type RunOptions struct {
 	Shard           string
 	Mode            string
 	UnsafeNoSandbox bool
+	CodeTimeLimits  code.TimeLimits
 	JSON            bool
 	// IFEvalSeed is langdetect's seed for IFEval's language checks.
 	IFEvalSeed uint64
@@ -145,6 +147,7 @@ silently — a missing dataset fails with the command that fetches it.`,
 	fl.StringVar(&opts.Shard, "shard", "", "run only shard i of N (i/N, 0-based), for splitting across machines")
 	fl.StringVar(&opts.Mode, "mode", "", "multiple-choice scoring: gen (generate and extract) or loglik (option log-likelihood); default: each task's own (gen for built-in tasks, loglik for multiple_choice task files)")
 	fl.BoolVar(&opts.UnsafeNoSandbox, "unsafe-no-sandbox", false, "run model-written code WITHOUT isolation (dangerous)")
+	addTimeLimitFlags(fl, &opts.CodeTimeLimits)
 	fl.BoolVar(&opts.JSON, "json", false, "print summary.json to stdout instead of a table")
 	fl.Uint64Var(&opts.IFEvalSeed, "ifeval-seed", 0, "langdetect seed for IFEval's language checks: the verdicts of the official scorer run with DetectorFactory.seed = N (recorded in the task version)")
 	return cmd
@@ -192,6 +195,9 @@ func selectTasks(opts *RunOptions) ([]evals.Task, error) {
 func runRun(ctx context.Context, opts *RunOptions) error {
 	tasks, err := selectTasks(opts)
 	if err != nil {
+		return err
+	}
+	if tasks, err = withCodeTimeLimits(tasks, opts.CodeTimeLimits); err != nil {
 		return err
 	}
 	ro := opts.Runtime

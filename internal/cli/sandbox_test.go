@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
 	"github.com/pocketeval/pocketeval/sandbox"
 	"github.com/spf13/cobra"
 )
@@ -49,7 +50,7 @@ func TestSandboxRun(t *testing.T) {
 			res:      sandbox.Result{Verdict: sandbox.Fail, ExitCode: 1, Reason: "AssertionError", Stderr: "Traceback", Duration: time.Second},
 			wantCode: 1, wantOut: "verdict: fail\nreason: AssertionError\nexit code: 1\nduration: 1s\n--- stderr ---\nTraceback\n",
 			check: func(t *testing.T, p sandbox.Program) {
-				if p.Limits.CPUTime != 3*time.Second || p.Limits.MemoryBytes != 512<<20 || p.Limits.Timeout != 0 {
+				if p.Limits.CPUTime != 3*time.Second || p.Limits.MemoryBytes != 512<<20 || p.Limits.Wall != 0 || p.Limits.Idle != 0 || p.Exec != "" {
 					t.Errorf("limits = %+v", p.Limits)
 				}
 				if p.Source != "assert 1 == 1\n" {
@@ -65,7 +66,7 @@ func TestSandboxRun(t *testing.T) {
 		{
 			name: "error as json", args: []string{"--json", prog},
 			res:      sandbox.Result{Verdict: sandbox.Error, Reason: "output cap exceeded", Signal: "SIGKILL", ExitCode: 137},
-			wantCode: 125, wantOut: "{\n  \"verdict\": \"error\",\n  \"exit_code\": 137,\n  \"signal\": \"SIGKILL\",\n  \"reason\": \"output cap exceeded\",\n  \"duration_ns\": 0\n}\n",
+			wantCode: 125, wantOut: "{\n  \"verdict\": \"error\",\n  \"exit_code\": 137,\n  \"signal\": \"SIGKILL\",\n  \"reason\": \"output cap exceeded\",\n  \"duration_ns\": 0,\n  \"cpu_ns\": 0\n}\n",
 		},
 	}
 	for _, tt := range tests {
@@ -199,4 +200,69 @@ func TestParseSize(t *testing.T) {
 	check("lots", -1)
 	check("12X", -1)
 	check("", -1)
+}
+
+// passingExecutor passes every program: the conformance check must catch it.
+type passingExecutor struct{}
+
+func (passingExecutor) Run(ctx context.Context, p sandbox.Program) (sandbox.Result, error) {
+	return sandbox.Result{Verdict: sandbox.Pass}, nil
+}
+
+func TestSandboxConformance(t *testing.T) {
+	data := sharedtest.Datasets(t)
+	conf := sharedtest.Conformance(t)
+	ios, _, out, errb := TestStreams()
+	hogs := 0
+	cmd := NewCmdSandboxConformance(&Factory{IO: ios}, func(o *SandboxConformanceOptions) error {
+		o.Executor = func(cfg sandbox.Config) (sandbox.Executor, sandbox.Layers, func() error, error) {
+			return passingExecutor{}, sandbox.Layers{Mode: "fake"}, func() error { return nil }, nil
+		}
+		o.StartHogs = func(n int) (func(), error) {
+			hogs = n
+			return func() {}, nil
+		}
+		o.TimeLimits.CacheDir = t.TempDir()
+		return sandboxConformance(context.Background(), o)
+	})
+	cmd.SetArgs([]string{"--data-dir", data, "--conformance-dir", conf, "--limit", "3", "--sets", "humaneval-canonical,humaneval-gpt-3.5-turbo"})
+	err := cmd.ExecuteContext(context.Background())
+	var ec *ExitCodeError
+	if !errors.As(err, &ec) || ec.Code != ExitError {
+		t.Fatalf("err = %v, want exit %d: an executor that passes everything does not conform", err, ExitError)
+	}
+	if hogs < 1 {
+		t.Errorf("the loaded pass started %d hogs", hogs)
+	}
+	for _, want := range []string{"idle pass", "loaded pass", "humaneval-canonical      3  3/3", "MISMATCH humaneval-gpt-3.5-turbo",
+		"limit 4 GiB bytearray", "WRONG", "conformance: FAILED"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errb.String(), "== idle pass (load average") {
+		t.Errorf("stderr: %s", errb)
+	}
+}
+
+func TestSandboxConformanceFlagErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--sets", "humaneval-everything"},
+		{"--time-limit-mode", "wall"},
+		{"--time-limit-factor", "-1"},
+		{"--limit", "-1"},
+	} {
+		ios, _, _, _ := TestStreams()
+		cmd := NewCmdSandboxConformance(&Factory{IO: ios}, func(o *SandboxConformanceOptions) error {
+			t.Errorf("%v: ran despite a usage error", args)
+			return nil
+		})
+		cmd.SetArgs(append(args, "--data-dir", t.TempDir()))
+		cmd.SetOut(ios.Out)
+		cmd.SetErr(ios.ErrOut)
+		var fe *FlagError
+		if err := cmd.ExecuteContext(context.Background()); !errors.As(err, &fe) {
+			t.Errorf("%v: error %v, want a flag error", args, err)
+		}
+	}
 }

@@ -22,11 +22,15 @@ func ExampleExtract() {
 
 func ExampleHumanEvalProgram() {
 	prompt := "def add(a, b):\n    \"\"\"Return a + b.\"\"\"\n"
-	completion := code.TruncateAtStop("    return a + b\n\ndef unrelated():\n    pass\n", code.HumanEvalStop)
+	// The completion runs verbatim, helper function and all.
+	completion := "    return helper(a, b)\n\ndef helper(a, b):\n    return a + b\n"
 	fmt.Println(code.HumanEvalProgram(prompt, completion, "def check(candidate):\n    assert candidate(1, 2) == 3", "add"))
 	// Output:
 	// def add(a, b):
 	//     """Return a + b."""
+	//     return helper(a, b)
+	//
+	// def helper(a, b):
 	//     return a + b
 	//
 	// def check(candidate):

