@@ -299,7 +299,7 @@ func (t *Task) buildSample(x *extra, i int, doc jinja.Value) (evals.Sample, erro
 	s := evals.Sample{ID: strconv.Itoa(i)}
 	q, err := x.ev.text(doc, c.DocToText)
 	if err != nil {
-		return s, fmt.Errorf("doc_to_text: %w", err)
+		return s, fmt.Errorf("doc_to_text (%s): %w", c.DocToText.pos, err)
 	}
 	if !q.IsString() {
 		return s, fmt.Errorf("doc_to_text gave %s: multiple-input tasks (one context per choice) are %w", pyvalue.Repr(q), ErrUnsupported)
@@ -307,12 +307,12 @@ func (t *Task) buildSample(x *extra, i int, doc jinja.Value) (evals.Sample, erro
 	var choices []jinja.Value
 	if c.DocToChoice.set {
 		if choices, err = x.ev.choices(doc, c.DocToChoice); err != nil {
-			return s, fmt.Errorf("doc_to_choice: %w", err)
+			return s, fmt.Errorf("doc_to_choice (%s): %w", c.DocToChoice.pos, err)
 		}
 	}
 	gold, err := x.ev.target(doc, c.DocToTarget)
 	if err != nil {
-		return s, fmt.Errorf("doc_to_target: %w", err)
+		return s, fmt.Errorf("doc_to_target (%s): %w", c.DocToTarget.pos, err)
 	}
 	x.choices[i], x.gold[i] = choices, gold
 
@@ -332,17 +332,17 @@ func (t *Task) buildSample(x *extra, i int, doc jinja.Value) (evals.Sample, erro
 		ex := x.pool[j]
 		fq, err := fsDocs.text(ex, f.DocToText)
 		if err != nil {
-			return s, fmt.Errorf("few-shot example %d: doc_to_text: %w", j, err)
+			return s, fmt.Errorf("few-shot example %d: doc_to_text (%s): %w", j, f.DocToText.pos, err)
 		}
 		var fc []jinja.Value
 		if f.DocToChoice.set {
 			if fc, err = fsDocs.choices(ex, f.DocToChoice); err != nil {
-				return s, fmt.Errorf("few-shot example %d: doc_to_choice: %w", j, err)
+				return s, fmt.Errorf("few-shot example %d: doc_to_choice (%s): %w", j, f.DocToChoice.pos, err)
 			}
 		}
 		fa, err := fsDocs.target(ex, f.DocToTarget)
 		if err != nil {
-			return s, fmt.Errorf("few-shot example %d: doc_to_target: %w", j, err)
+			return s, fmt.Errorf("few-shot example %d: doc_to_target (%s): %w", j, f.DocToTarget.pos, err)
 		}
 		turn, err := qaTurn(fq, fc, fa, f.TargetDelimiter, f.FewshotDelimiter)
 		if err != nil {

@@ -380,3 +380,22 @@ func TestIsPath(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderErrorsNameBothFiles: a template that fails on a document names
+// the data file and line, and the task file and line of the template.
+func TestRenderErrorsNameBothFiles(t *testing.T) {
+	p := writeTask(t, map[string]string{
+		"task.yaml": "task: r\ndataset_path: ./d.jsonl\ntest_split: test\ndoc_to_text: \"{{ q }} {{ qq }}\"\ndoc_to_target: a\n",
+		"d.jsonl":   minimalData,
+	})
+	task, err := Parse(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = task.Load(context.Background(), evals.LoadConfig{NumFewshot: -1})
+	var de *evals.DataError
+	if !errors.As(err, &de) || de.Line != 1 || !strings.HasSuffix(de.Path, "d.jsonl") ||
+		!strings.Contains(err.Error(), "task.yaml:4") || !strings.Contains(err.Error(), "{{ qq }}") {
+		t.Fatalf("err = %v", err)
+	}
+}
