@@ -25,22 +25,30 @@ func lookupFake(name string) (evals.Task, error) {
 	return nil, fmt.Errorf("unknown task %q", name)
 }
 
+// runShards runs shard i/n of opts(dir) into a new directory for each i
+// and returns the directories.
+func runShards(t *testing.T, n int, opts func(dir string) Options) []string {
+	t.Helper()
+	var dirs []string
+	for i := 0; i < n; i++ {
+		dir := t.TempDir()
+		o := opts(dir)
+		o.Shard = results.Shard{Index: i, Count: n}
+		if _, err := Run(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+	}
+	return dirs
+}
+
 func TestThreeShardsMergeEqualsWholeRun(t *testing.T) {
 	t.Parallel()
 	whole := t.TempDir()
 	if _, err := Run(context.Background(), baseOptions(whole, &fakeRuntime{})); err != nil {
 		t.Fatal(err)
 	}
-	var shards []string
-	for i := 0; i < 3; i++ {
-		dir := t.TempDir()
-		o := baseOptions(dir, &fakeRuntime{})
-		o.Shard = results.Shard{Index: i, Count: 3}
-		if _, err := Run(context.Background(), o); err != nil {
-			t.Fatal(err)
-		}
-		shards = append(shards, dir)
-	}
+	shards := runShards(t, 3, func(dir string) Options { return baseOptions(dir, &fakeRuntime{}) })
 	out := filepath.Join(t.TempDir(), "merged")
 	if _, err := Merge(context.Background(), MergeOptions{Dirs: shards, Out: out, Lookup: lookupFake}); err != nil {
 		t.Fatal(err)
@@ -152,16 +160,7 @@ func TestMergeLoglikShards(t *testing.T) {
 	if _, err := Run(context.Background(), opts(whole)); err != nil {
 		t.Fatal(err)
 	}
-	var shards []string
-	for i := 0; i < 2; i++ {
-		dir := t.TempDir()
-		o := opts(dir)
-		o.Shard = results.Shard{Index: i, Count: 2}
-		if _, err := Run(context.Background(), o); err != nil {
-			t.Fatal(err)
-		}
-		shards = append(shards, dir)
-	}
+	shards := runShards(t, 2, opts)
 	out := filepath.Join(t.TempDir(), "merged")
 	lookup := func(name string) (evals.Task, error) { return tasks[0], nil }
 	if _, err := Merge(context.Background(), MergeOptions{Dirs: shards, Out: out, Lookup: lookup}); err != nil {
@@ -188,18 +187,11 @@ func TestMergeLoglikShards(t *testing.T) {
 // differently.
 func TestMergeRefusesOtherPrompts(t *testing.T) {
 	t.Parallel()
-	var shards []string
-	for i := 0; i < 2; i++ {
-		dir := t.TempDir()
-		o := baseOptions(dir, &fakeRuntime{})
-		o.Shard = results.Shard{Index: i, Count: 2}
-		if _, err := Run(context.Background(), o); err != nil {
-			t.Fatal(err)
-		}
+	shards := runShards(t, 2, func(dir string) Options { return baseOptions(dir, &fakeRuntime{}) })
+	for _, dir := range shards {
 		m, _ := results.ReadManifest(dir)
 		m.Config.Tasks[0].PromptHash = "0123456789abcdef"
 		results.WriteManifest(dir, m)
-		shards = append(shards, dir)
 	}
 	_, err := Merge(context.Background(), MergeOptions{Dirs: shards, Out: filepath.Join(t.TempDir(), "m"), Lookup: lookupFake})
 	if err == nil || !strings.Contains(err.Error(), "prompts render differently") {

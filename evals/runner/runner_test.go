@@ -314,13 +314,7 @@ func (c *cancelAfter) Finish() {}
 func TestShardsCoverEverythingOnce(t *testing.T) {
 	t.Parallel()
 	seen := map[string]int{}
-	for i := 0; i < 3; i++ {
-		dir := t.TempDir()
-		o := baseOptions(dir, &fakeRuntime{})
-		o.Shard = results.Shard{Index: i, Count: 3}
-		if _, err := Run(context.Background(), o); err != nil {
-			t.Fatal(err)
-		}
+	for _, dir := range runShards(t, 3, func(dir string) Options { return baseOptions(dir, &fakeRuntime{}) }) {
 		for _, task := range []string{"alpha", "beta"} {
 			recs, _, _ := results.ReadSamples(results.SamplesPath(dir, task))
 			for _, r := range recs {

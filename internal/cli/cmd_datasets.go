@@ -101,11 +101,10 @@ func NewCmdDatasetsVerify(f *Factory, shared *DatasetsOptions, runF func(*Datase
 		Short:   "Check every file of the datasets against its sha256",
 		Example: "  $ pocketeval datasets verify --data-dir ../shared/datasets\n  $ pocketeval datasets verify gsm8k mmlu",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ds, err := datasets.Lookup(args)
-			if err != nil {
-				return &FlagError{err: err}
+			var err error
+			if opts.Datasets, err = lookupDatasets(args); err != nil {
+				return err
 			}
-			opts.Datasets = ds
 			if runF != nil {
 				return runF(opts)
 			}
@@ -161,11 +160,10 @@ func NewCmdDatasetsDownload(f *Factory, shared *DatasetsOptions, runF func(*Data
   $ pocketeval datasets download --optional gsm8k     # also the few-shot train split
   $ pocketeval datasets download --mirror http://mirror.internal/pocketeval-data`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ds, err := datasets.Lookup(args)
-			if err != nil {
-				return &FlagError{err: err}
+			var err error
+			if opts.Datasets, err = lookupDatasets(args); err != nil {
+				return err
 			}
-			opts.Datasets = ds
 			if runF != nil {
 				return runF(opts)
 			}
@@ -189,6 +187,16 @@ func datasetsDownloadRun(ctx context.Context, opts *DatasetsDownloadOptions) err
 	}
 	fmt.Fprintf(opts.IO.Out, "%d files verified in %s\n", len(sts), opts.dir())
 	return nil
+}
+
+// lookupDatasets resolves dataset or task names (none: all datasets); an
+// unknown name is a usage error.
+func lookupDatasets(names []string) ([]datasets.Dataset, error) {
+	ds, err := datasets.Lookup(names)
+	if err != nil {
+		return nil, &FlagError{err: err}
+	}
+	return ds, nil
 }
 
 func truncate(s string, n int) string {
