@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,7 +29,6 @@ func TestServeLlamacppEndToEnd(t *testing.T) {
 	}
 	ios, _, _, _ := TestStreams()
 	var served runtime.Runtime
-	ready := make(chan net.Addr, 1)
 	opts := &ServeOptions{
 		IO:            ios,
 		Runtime:       RuntimeOptions{Name: "llamacpp", Model: model, Threads: 1},
@@ -44,20 +42,10 @@ func TestServeLlamacppEndToEnd(t *testing.T) {
 			served = rt
 			return rt, err
 		},
-		Ready: func(a net.Addr) { ready <- a },
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- serveRun(ctx, opts) }()
-	var addr net.Addr
-	select {
-	case addr = <-ready:
-	case err := <-done:
-		t.Fatalf("serve: %v", err)
-	}
+	addr, stop := startServe(t, opts)
 	defer func() {
-		cancel()
-		if err := <-done; err != nil {
+		if err := stop(); err != nil {
 			t.Errorf("serve shutdown: %v", err)
 		}
 	}()
@@ -120,7 +108,6 @@ func BenchmarkServeOverhead(b *testing.B) {
 	}
 	ios, _, _, _ := TestStreams()
 	var served runtime.Runtime
-	ready := make(chan net.Addr, 1)
 	opts := &ServeOptions{
 		IO: ios, Runtime: RuntimeOptions{Name: "llamacpp", Model: model, Threads: 1},
 		Addr: "127.0.0.1:0", MaxConcurrent: 1, MaxQueue: 4, Grace: time.Second, Quiet: true,
@@ -129,13 +116,9 @@ func BenchmarkServeOverhead(b *testing.B) {
 			served = rt
 			return rt, err
 		},
-		Ready: func(a net.Addr) { ready <- a },
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- serveRun(ctx, opts) }()
-	addr := <-ready
-	defer func() { cancel(); <-done }()
+	addr, stop := startServe(b, opts)
+	defer stop()
 	req := runtime.Request{Prompt: "Once upon a time", Gen: runtime.GenConfig{MaxTokens: 64}}
 	b.Run("in-process", func(b *testing.B) {
 		for b.Loop() {

@@ -64,12 +64,30 @@ func TestNewCmdServeFlags(t *testing.T) {
 	}
 }
 
+// startServe runs serveRun(opts) in the background and returns the address
+// it listens on and a stop function that cancels it and returns its error.
+func startServe(tb testing.TB, opts *ServeOptions) (net.Addr, func() error) {
+	tb.Helper()
+	ready := make(chan net.Addr, 1)
+	opts.Ready = func(a net.Addr) { ready <- a }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveRun(ctx, opts) }()
+	select {
+	case addr := <-ready:
+		return addr, func() error { cancel(); return <-done }
+	case err := <-done:
+		cancel()
+		tb.Fatalf("serveRun ended early: %v", err)
+		return nil, nil
+	}
+}
+
 // TestServeRun serves a fake runtime on a free port, queries it with the
 // openai runtime, and stops it by cancelling the context.
 func TestServeRun(t *testing.T) {
 	ios, _, _, errOut := TestStreams()
 	t.Setenv("POCKETEVAL_TEST_SERVE_KEY", "k3y")
-	ready := make(chan net.Addr, 1)
 	var opened RuntimeOptions
 	opts := &ServeOptions{
 		IO:            ios,
@@ -83,17 +101,8 @@ func TestServeRun(t *testing.T) {
 			opened = o
 			return &runtimetest.Fake{}, nil
 		},
-		Ready: func(a net.Addr) { ready <- a },
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- serveRun(ctx, opts) }()
-	var addr net.Addr
-	select {
-	case addr = <-ready:
-	case err := <-done:
-		t.Fatalf("serveRun ended early: %v", err)
-	}
+	addr, stop := startServe(t, opts)
 	if opened.Workers != 2 {
 		t.Errorf("runtime opened with %d workers, want --parallel's 2", opened.Workers)
 	}
@@ -119,8 +128,7 @@ func TestServeRun(t *testing.T) {
 	if got.Text != want.Text || got.CompletionTokens != want.CompletionTokens {
 		t.Errorf("served %q (%d), direct %q (%d)", got.Text, got.CompletionTokens, want.Text, want.CompletionTokens)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Errorf("serveRun after cancel = %v, want nil", err)
 	}
 	log := errOut.String()
