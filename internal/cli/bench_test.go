@@ -29,6 +29,7 @@ func TestNewCmdBench(t *testing.T) {
 		{"short flags", "--runtime llamacpp --model m -p 8 -n 0", bench.Config{Prompt: 8, Reps: 5}, 1, false, ""},
 		{"no runtime", "--model m", bench.Config{}, 0, false, "--runtime is required"},
 		{"no model", "--runtime mnn", bench.Config{}, 0, false, "--model is required"},
+		{"no bench", "--runtime openai --model m", bench.Config{}, 0, false, "--runtime openai has no synthetic benchmarks (runtimes that do: llamacpp, mnn)"},
 		{"bad pg", "--runtime mnn --model m --pg 512", bench.Config{}, 0, false, `--pg "512": want N,M`},
 		{"zero pg", "--runtime mnn --model m --pg 0,5", bench.Config{}, 0, false, "positive"},
 		{"bad rep", "--runtime mnn --model m --rep 0", bench.Config{}, 0, false, "--rep must be positive"},

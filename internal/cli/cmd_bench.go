@@ -11,6 +11,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/bench"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/drivers"
 	"github.com/pocketeval/pocketeval/runtime/mnn"
 )
 
@@ -72,6 +73,9 @@ the longest test prompt exceeds 300 tokens and 0 otherwise, unless
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Runtime.Name == "" {
 				return FlagErrorf("--runtime is required")
+			}
+			if err := opts.Runtime.Require("synthetic benchmarks", func(c drivers.Caps) bool { return c.Bench }); err != nil {
+				return err
 			}
 			if opts.Runtime.Model == "" {
 				return FlagErrorf("--model is required")

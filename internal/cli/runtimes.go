@@ -148,6 +148,26 @@ func (o *RuntimeOptions) Caps() drivers.Caps {
 	return d.Caps
 }
 
+// Require refuses a runtime that is unknown or lacks a capability a
+// command needs (has), naming the runtimes that have it; what says what the
+// command does ("synthetic benchmarks").
+func (o *RuntimeOptions) Require(what string, has func(drivers.Caps) bool) error {
+	d, _, err := o.driver()
+	if err != nil {
+		return err
+	}
+	if has(d.Caps) {
+		return nil
+	}
+	var able []string
+	for _, x := range o.list() {
+		if has(x.Caps) {
+			able = append(able, x.Name)
+		}
+	}
+	return FlagErrorf("--runtime %s has no %s (runtimes that do: %s)", d.Name, what, strings.Join(able, ", "))
+}
+
 // DescribeModel identifies the evaluated model for the manifest.
 func (o *RuntimeOptions) DescribeModel() (results.Model, error) {
 	_, f, err := o.driver()
