@@ -160,48 +160,69 @@ func Gate(baseline, candidate *Run, p *Policy, seed uint64) (*GateResult, error)
 			v.Pass = false
 			v.Reasons = append(v.Reasons, fmt.Sprintf("%d samples failed in the candidate run", ts.Errors))
 		}
-		if !v.Pass {
-			g.Pass = false
-			g.Failures = append(g.Failures, tc.Task+": "+strings.Join(v.Reasons, "; "))
+		g.add(v)
+	}
+	for _, t := range p.required() {
+		if !g.has(t) {
+			g.add(TaskVerdict{Task: t, Pass: false, Reasons: []string{"required by the policy but missing from the baseline or candidate run"}})
 		}
-		g.Tasks = append(g.Tasks, v)
 	}
-	have := map[string]bool{}
-	for _, v := range g.Tasks {
-		have[v.Task] = true
-	}
-	var missing []string
+	g.Average = avg.Value
+	g.checkFloor(avg, p.SuiteAverageFloor)
+	return g, nil
+}
+
+// required lists the tasks the policy names (require_tasks and the tasks
+// with their own rule), sorted and without repeats.
+func (p *Policy) required() []string {
+	seen := map[string]bool{}
+	var out []string
 	for _, t := range p.RequireTasks {
-		if !have[t] {
-			missing = append(missing, t)
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
 		}
 	}
 	for t := range p.Tasks {
-		if !have[t] {
-			missing = append(missing, t)
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
 		}
 	}
-	sort.Strings(missing)
-	for i, t := range missing {
-		if i > 0 && missing[i-1] == t {
-			continue
-		}
+	sort.Strings(out)
+	return out
+}
+
+// add records a task's verdict; a failed one fails the gate.
+func (g *GateResult) add(v TaskVerdict) {
+	if !v.Pass {
 		g.Pass = false
-		g.Failures = append(g.Failures, t+": required by the policy but missing from the baseline or candidate")
-		g.Tasks = append(g.Tasks, TaskVerdict{Task: t, Pass: false, Reasons: []string{"missing from the baseline or candidate run"}})
+		g.Failures = append(g.Failures, v.Task+": "+strings.Join(v.Reasons, "; "))
 	}
-	g.Average = avg.Value
-	if p.SuiteAverageFloor != nil {
-		switch {
-		case avg.Value == nil && avg.Partial != nil:
-			g.Pass = false
-			g.Failures = append(g.Failures, fmt.Sprintf("suite average is undefined (no score for %s); the floor %.2f cannot be checked", strings.Join(avg.Missing, ", "), *p.SuiteAverageFloor))
-		case avg.Value != nil && *avg.Value < *p.SuiteAverageFloor:
-			g.Pass = false
-			g.Failures = append(g.Failures, fmt.Sprintf("suite average %.2f is below the floor %.2f", *avg.Value, *p.SuiteAverageFloor))
+	g.Tasks = append(g.Tasks, v)
+}
+
+func (g *GateResult) has(task string) bool {
+	for _, v := range g.Tasks {
+		if v.Task == task {
+			return true
 		}
 	}
-	return g, nil
+	return false
+}
+
+// checkFloor applies the suite-average floor, if any: an average below it,
+// or no average at all (a task without a score), fails the gate.
+func (g *GateResult) checkFloor(avg Average, floor *float64) {
+	switch {
+	case floor == nil:
+	case avg.Value == nil && avg.Partial != nil:
+		g.Pass = false
+		g.Failures = append(g.Failures, fmt.Sprintf("suite average is undefined (no score for %s); the floor %.2f cannot be checked", strings.Join(avg.Missing, ", "), *floor))
+	case avg.Value != nil && *avg.Value < *floor:
+		g.Pass = false
+		g.Failures = append(g.Failures, fmt.Sprintf("suite average %.2f is below the floor %.2f", *avg.Value, *floor))
+	}
 }
 
 // verdict applies the policy's rule for one task: base and cand are the
