@@ -43,6 +43,10 @@ type Driver struct {
 }
 
 // Caps are what a runtime can do; commands decide by these, never by name.
+// Log-likelihood scoring is not among them: every runtime implements it,
+// but whether an instance can serve it (a server without logprobs,
+// predictions without log-likelihoods) is asked of the open runtime by the
+// runner.
 type Caps struct {
 	// InProcess: the engine runs inside this process, so --threads applies
 	// and the process's memory is the model's.
