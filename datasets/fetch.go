@@ -114,15 +114,7 @@ type FetchOptions struct {
 // verifying each against its sha256 before it appears under its final name.
 // Files without a known digest are pinned in the lock file.
 func Download(ctx context.Context, dir string, ds []Dataset, o FetchOptions) ([]FileStatus, error) {
-	if o.Client == nil {
-		o.Client = &http.Client{Timeout: 30 * time.Minute}
-	}
-	if o.Retries == 0 {
-		o.Retries = 3
-	}
-	if o.Backoff == 0 {
-		o.Backoff = 500 * time.Millisecond
-	}
+	o = o.withDefaults(30 * time.Minute)
 	var mu sync.Mutex
 	lock, err := readLock(dir)
 	if err != nil {
@@ -170,8 +162,14 @@ func Download(ctx context.Context, dir string, ds []Dataset, o FetchOptions) ([]
 // FetchFile downloads one URL to dst, verifying sha256 when want is not
 // empty, atomically; it returns the digest. Used for model files too.
 func FetchFile(ctx context.Context, o FetchOptions, url, dst, want string) (string, error) {
+	return fetchVerified(ctx, o.withDefaults(6*time.Hour), url, dst, want)
+}
+
+// withDefaults fills the zero fields: a client with the given timeout, 3
+// retries, a 500 ms first backoff.
+func (o FetchOptions) withDefaults(timeout time.Duration) FetchOptions {
 	if o.Client == nil {
-		o.Client = &http.Client{Timeout: 6 * time.Hour}
+		o.Client = &http.Client{Timeout: timeout}
 	}
 	if o.Retries == 0 {
 		o.Retries = 3
@@ -179,7 +177,7 @@ func FetchFile(ctx context.Context, o FetchOptions, url, dst, want string) (stri
 	if o.Backoff == 0 {
 		o.Backoff = 500 * time.Millisecond
 	}
-	return fetchVerified(ctx, o, url, dst, want)
+	return o
 }
 
 // HashFile returns the hex sha256 of a file.
