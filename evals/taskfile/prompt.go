@@ -7,8 +7,8 @@ import (
 
 	"github.com/ardanlabs/jinja"
 
-	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyrandom"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
+	"github.com/pocketeval/pocketeval/internal/pyrandom"
 )
 
 // This file reproduces lm-evaluation-harness's prompt construction
@@ -155,7 +155,7 @@ func (p *fewshotPool) draw(evalDocs []jinja.Value, k int, seed int64) ([][]int, 
 	if k == 0 {
 		return out, nil
 	}
-	rnd := pyrandom.New(seed)
+	rnd := pyrandom.NewInt(seed)
 	for i, doc := range evalDocs {
 		exclude := p.excludeEval && doc.AsDict().Len() > 0
 		switch p.sampler {

@@ -42,7 +42,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/pocketeval/pocketeval/scorers/langdetect/internal/pyrandom"
+	"github.com/pocketeval/pocketeval/internal/pyrandom"
 	"github.com/pocketeval/pocketeval/scorers/textstats"
 )
 

@@ -2,8 +2,10 @@
 // equals CPython's random.Random: the Mersenne Twister MT19937 seeded the
 // way random.seed(int) seeds it (init_by_array over the 32-bit words of the
 // seed's absolute value), random(), getrandbits(k), the rejection sampling
-// of _randbelow (and so choice), and gauss with its cached second value,
-// which seeding clears.
+// of _randbelow (and so choice), sample over a range, and gauss with its
+// cached second value, which seeding clears. langdetect's detector
+// (scorers/langdetect) and lm-evaluation-harness's few-shot sampler
+// (evals/taskfile) draw with it.
 //
 // gauss needs cos, sin and log. CPython takes them from the platform's C
 // library, whose results differ in the last bit from one libm to another;
@@ -11,11 +13,15 @@
 // (crmath.go), which is what any libm returns for all but about one call in
 // a thousand. See docs/ifeval.md for what that means for langdetect.
 //
-// The package intentionally implements only what langdetect uses; it is not
-// a general replacement for math/rand.
+// The package intentionally implements only what those callers use; it is
+// not a general replacement for math/rand, and a Rand is not safe for
+// concurrent use.
 package pyrandom
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 const (
 	n         = 624
@@ -39,6 +45,16 @@ func New(seed uint64) *Rand {
 	r := &Rand{}
 	r.Seed(seed)
 	return r
+}
+
+// NewInt returns a generator seeded as random.Random(seed) for any int64:
+// Python seeds with the absolute value, so -5 and 5 draw alike.
+func NewInt(seed int64) *Rand {
+	u := uint64(seed)
+	if seed < 0 {
+		u = -u // the absolute value, also for math.MinInt64
+	}
+	return New(u)
 }
 
 func (r *Rand) initGenrand(s uint32) {
@@ -188,4 +204,40 @@ func (r *Rand) Gauss(mu, sigma float64) float64 {
 		r.hasGauss = true
 	}
 	return mu + float64(z*sigma)
+}
+
+// Sample returns the indices random.sample(range(pop), k) returns, in the
+// order it returns them: a partial shuffle of a pool when the pool is
+// smaller than the set CPython would need, rejection of repeats otherwise.
+func (r *Rand) Sample(pop, k int) ([]int, error) {
+	if k < 0 || k > pop {
+		return nil, fmt.Errorf("sample %d of %d: sample larger than population or is negative", k, pop)
+	}
+	result := make([]int, k)
+	setsize := 21
+	if k > 5 {
+		setsize += int(math.Pow(4, math.Ceil(math.Log(float64(k*3))/math.Log(4))))
+	}
+	if pop <= setsize {
+		pool := make([]int, pop)
+		for i := range pool {
+			pool[i] = i
+		}
+		for i := range k {
+			j := r.Randbelow(pop - i)
+			result[i] = pool[j]
+			pool[j] = pool[pop-i-1]
+		}
+		return result, nil
+	}
+	selected := make(map[int]bool, k)
+	for i := range k {
+		j := r.Randbelow(pop)
+		for selected[j] {
+			j = r.Randbelow(pop)
+		}
+		selected[j] = true
+		result[i] = j
+	}
+	return result, nil
 }

@@ -10,14 +10,14 @@ import (
 //	r = random.Random(1234); [r.getrandbits(32) for _ in range(3)]
 //	r = random.Random(1234); [r.sample(list(range(n)), k) for n, k in cases]
 //	random.Random(2**40+7).sample(list(range(50)), 4), and seeds -5 and 0
-func TestMatchesCPython(t *testing.T) {
-	r := New(1234)
+func TestSampleMatchesCPython(t *testing.T) {
+	r := NewInt(1234)
 	got := []uint32{r.Uint32(), r.Uint32(), r.Uint32()}
 	if want := []uint32{4150886329, 3342196574, 1892932127}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("getrandbits(32) = %v, want %v", got, want)
 	}
 
-	r = New(1234)
+	r = NewInt(1234)
 	cases := []struct {
 		pop, k int
 		want   []int
@@ -51,7 +51,7 @@ func TestMatchesCPython(t *testing.T) {
 		{-5, []int{39, 16, 47, 22}},
 		{0, []int{24, 48, 26, 2}},
 	} {
-		got, _ := New(c.seed).Sample(50, 4)
+		got, _ := NewInt(c.seed).Sample(50, 4)
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("seed %d: sample = %v, want %v", c.seed, got, c.want)
 		}
@@ -59,7 +59,7 @@ func TestMatchesCPython(t *testing.T) {
 }
 
 func TestSampleRejectsOversizedK(t *testing.T) {
-	if _, err := New(1).Sample(3, 4); err == nil {
+	if _, err := NewInt(1).Sample(3, 4); err == nil {
 		t.Fatal("sample 4 of 3: no error")
 	}
 }

@@ -114,33 +114,22 @@ func split3(x *big.Float) [3]float64 {
 }
 
 // atanhInv returns atanh(1/x) = sum 1/((2k+1) x^(2k+1)) at bigPrec.
-func atanhInv(x int64) *big.Float {
-	sum := new(big.Float).SetPrec(bigPrec)
-	pow := new(big.Float).SetPrec(bigPrec).Quo(big.NewFloat(1), new(big.Float).SetInt64(x))
-	x2 := new(big.Float).SetPrec(bigPrec).SetInt64(x * x)
-	eps := new(big.Float).SetMantExp(big.NewFloat(1), -bigPrec-8)
-	for k := int64(0); ; k++ {
-		term := new(big.Float).SetPrec(bigPrec).Quo(pow, new(big.Float).SetInt64(2*k+1))
-		sum.Add(sum, term)
-		if term.Cmp(eps) < 0 {
-			return sum
-		}
-		pow.Quo(pow, x2)
-	}
-}
+func atanhInv(x int64) *big.Float { return inverseSeries(x, false) }
 
 // atanInv returns atan(1/x) = sum (-1)^k / ((2k+1) x^(2k+1)).
-func atanInv(x int64) *big.Float {
+func atanInv(x int64) *big.Float { return inverseSeries(x, true) }
+
+func inverseSeries(x int64, alternate bool) *big.Float {
 	sum := new(big.Float).SetPrec(bigPrec)
 	pow := new(big.Float).SetPrec(bigPrec).Quo(big.NewFloat(1), new(big.Float).SetInt64(x))
 	x2 := new(big.Float).SetPrec(bigPrec).SetInt64(x * x)
 	eps := new(big.Float).SetMantExp(big.NewFloat(1), -bigPrec-8)
 	for k := int64(0); ; k++ {
 		term := new(big.Float).SetPrec(bigPrec).Quo(pow, new(big.Float).SetInt64(2*k+1))
-		if k%2 == 0 {
-			sum.Add(sum, term)
-		} else {
+		if alternate && k%2 == 1 {
 			sum.Sub(sum, term)
+		} else {
+			sum.Add(sum, term)
 		}
 		if term.Cmp(eps) < 0 {
 			return sum
