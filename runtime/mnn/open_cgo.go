@@ -87,14 +87,29 @@ type thread struct {
 
 func newThread() *thread {
 	t := &thread{calls: make(chan func())}
-	go func() {
+	ready := make(chan struct{})
+	var serve func()
+	serve = func() {
+		goruntime.LockOSThread()
+		if isMainThread() {
+			// The process's main thread allocates from glibc's main
+			// arena, other threads from their own: the engine would
+			// measure ~1 % differently depending on where it landed.
+			// Hold the main thread until another goroutine has locked a
+			// different thread.
+			go serve()
+			<-ready
+			goruntime.UnlockOSThread()
+			return
+		}
+		close(ready)
 		// Never unlocked: when the goroutine ends the thread exits with
 		// it, and glibc hands its arena to the next new thread.
-		goruntime.LockOSThread()
 		for f := range t.calls {
 			f()
 		}
-	}()
+	}
+	go serve()
 	return t
 }
 
