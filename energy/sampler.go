@@ -6,6 +6,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/pocketeval/pocketeval/stats"
 )
 
 // DefaultInterval is the sampling interval: 10 readings a second, the
@@ -242,24 +244,7 @@ type Stat struct {
 }
 
 // NewStat summarises v (SD is 0 for fewer than two values).
-func NewStat(v []float64) Stat {
-	var s Stat
-	if len(v) == 0 {
-		return s
-	}
-	for _, x := range v {
-		s.Mean += x
-	}
-	s.Mean /= float64(len(v))
-	if len(v) > 1 {
-		var ss float64
-		for _, x := range v {
-			ss += (x - s.Mean) * (x - s.Mean)
-		}
-		s.SD = math.Sqrt(ss / float64(len(v)-1))
-	}
-	return s
-}
+func NewStat(v []float64) Stat { return Stat{Mean: stats.Mean(v), SD: stats.SD(v)} }
 
 // Result summarises the rounds of one workload.
 type Result struct {

@@ -145,7 +145,7 @@ func TestBenchFlags(t *testing.T) {
 		{"speculative needs decoding", "--runtime mnn --model m -p 64 -n 0 --speculative lookahead", nil, "decodes nothing"},
 		{"speculative elsewhere", "--runtime llamacpp --model m --speculative lookahead", nil, "--speculative (mnn): not flags of --runtime llamacpp"},
 		{"unknown speculative type", "--runtime mnn --model m --speculative draftmodel", nil, `--speculative "draftmodel": want one of lookahead, mtp, eagle, dflash`},
-		{"no synthetic benchmark", "--runtime openai --model m --base-url http://127.0.0.1:1/v1", nil, "no synthetic benchmark"},
+		{"no synthetic benchmark", "--runtime openai --model m --base-url http://127.0.0.1:1/v1", nil, "synthetic benchmarks"},
 		{"verify is for run", "--runtime mnn --model m --speculative lookahead --speculative-verify", nil, "applies to run and serve"},
 	}
 	for _, tt := range tests {

@@ -227,9 +227,6 @@ forward pass).`,
 			if err := opts.Runtime.Validate(); err != nil {
 				return err
 			}
-			if !opts.Runtime.Caps().Bench {
-				return FlagErrorf("--runtime %s has no synthetic benchmark (bench needs an in-process engine)", opts.Runtime.Name)
-			}
 			if mf, ok := opts.Runtime.mnnFlags(); ok {
 				if mf.SpeculativeVerify {
 					return FlagErrorf("--speculative-verify applies to run and serve; bench --speculative compares speeds")
