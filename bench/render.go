@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -17,6 +18,22 @@ func WriteJSON(w io.Writer, r *Report) error {
 		return fmt.Errorf("write bench json: %w", err)
 	}
 	return nil
+}
+
+// ReadJSON reads a report written by WriteJSON.
+func ReadJSON(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read bench report: %w", err)
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("read bench report %s: %w", path, err)
+	}
+	if len(r.Rows) == 0 {
+		return nil, fmt.Errorf("read bench report %s: no rows (not a bench --json report?)", path)
+	}
+	return &r, nil
 }
 
 // WriteMarkdown writes a short header and markdown tables: per test,
