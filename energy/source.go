@@ -82,11 +82,10 @@ func Open(kind string, o Options) (Source, error) {
 
 // readInt reads a sysfs file holding one integer.
 func readInt(path string) (int64, error) {
-	data, err := os.ReadFile(path)
+	s, err := readString(path)
 	if err != nil {
 		return 0, err
 	}
-	s := strings.TrimSpace(string(data))
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
 		return 0, fmt.Errorf("%s:1: want an integer, got %q", path, s)
@@ -96,11 +95,10 @@ func readInt(path string) (int64, error) {
 
 // readUint reads a sysfs file holding one unsigned integer.
 func readUint(path string) (uint64, error) {
-	data, err := os.ReadFile(path)
+	s, err := readString(path)
 	if err != nil {
 		return 0, err
 	}
-	s := strings.TrimSpace(string(data))
 	v, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
 		return 0, fmt.Errorf("%s:1: want an unsigned integer, got %q", path, s)

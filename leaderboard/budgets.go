@@ -264,27 +264,27 @@ func speedFromRun(run *Run, timing func(*results.Timing) float64, what string) m
 	return measured{Value: ptr(stats.Median(v)), Source: fmt.Sprintf("run %s: median over %d tasks of the median %s", run.Dir, len(v), what)}
 }
 
-func measureDecode(b *Budgets, reports []BenchReport, run *Run) measured {
-	m, why := speedFromReports(b, reports, func(r bench.Row) *bench.Speed { return r.Decode })
-	if m.Value == nil && why == "" {
-		m = speedFromRun(run, func(t *results.Timing) float64 { return t.DecodeTPSMedian }, "decode tok/s")
+// measureSpeed reads a speed (what) from the reports' rows (speed), else
+// from the run's task timings (timing).
+func measureSpeed(what string, speed func(bench.Row) *bench.Speed, timing func(*results.Timing) float64) func(*Budgets, []BenchReport, *Run) measured {
+	return func(b *Budgets, reports []BenchReport, run *Run) measured {
+		m, why := speedFromReports(b, reports, speed)
+		if m.Value == nil && why == "" {
+			m = speedFromRun(run, timing, what)
+		}
+		if m.Value == nil {
+			m.Missing = orElse(why, fmt.Sprintf("no bench report measures %s and the run has no such timings (bench --json, gate --bench FILE)", what))
+		}
+		return m
 	}
-	if m.Value == nil {
-		m.Missing = orElse(why, "no bench report with a decode test and no decode timings in the run (bench --json, gate --bench FILE)")
-	}
-	return m
 }
 
-func measurePrefill(b *Budgets, reports []BenchReport, run *Run) measured {
-	m, why := speedFromReports(b, reports, func(r bench.Row) *bench.Speed { return r.Prefill })
-	if m.Value == nil && why == "" {
-		m = speedFromRun(run, func(t *results.Timing) float64 { return t.PrefillTPSMedian }, "prefill tok/s")
-	}
-	if m.Value == nil {
-		m.Missing = orElse(why, "no bench report with a prefill test and no prefill timings in the run (bench --json, gate --bench FILE)")
-	}
-	return m
-}
+var (
+	measureDecode = measureSpeed("decode tok/s", func(r bench.Row) *bench.Speed { return r.Decode },
+		func(t *results.Timing) float64 { return t.DecodeTPSMedian })
+	measurePrefill = measureSpeed("prefill tok/s", func(r bench.Row) *bench.Speed { return r.Prefill },
+		func(t *results.Timing) float64 { return t.PrefillTPSMedian })
+)
 
 // mib is the MB pocketeval prints: 2^20 bytes.
 func mib(bytes int64) float64 { return float64(bytes) / (1 << 20) }

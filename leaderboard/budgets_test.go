@@ -38,6 +38,30 @@ const allBudgets = `budgets:
   battery_pct_per_100_max: 1.0
 `
 
+// junitSuite is what the tests read of the gate's JUnit XML.
+type junitSuite struct {
+	Tests    int `xml:"tests,attr"`
+	Failures int `xml:"failures,attr"`
+	Cases    []struct {
+		Name    string    `xml:"name,attr"`
+		Failure *struct{} `xml:"failure"`
+	} `xml:"testcase"`
+}
+
+// readJUnit renders g as JUnit XML and parses it back.
+func readJUnit(t *testing.T, g *GateResult) (junitSuite, []byte) {
+	t.Helper()
+	x, err := g.JUnit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s junitSuite
+	if err := xml.Unmarshal(x, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s, x
+}
+
 func verdicts(vs []BudgetVerdict) map[string]BudgetVerdict {
 	m := map[string]BudgetVerdict{}
 	for _, v := range vs {
@@ -167,21 +191,7 @@ func TestGateWithBudgets(t *testing.T) {
 	if g.Pass || len(g.Failures) != 1 || !strings.HasPrefix(g.Failures[0], "budget decode_tok_s_min: 180 is below") {
 		t.Fatalf("gate %+v", g.Failures)
 	}
-	x, err := g.JUnit()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var suite struct {
-		Tests    int `xml:"tests,attr"`
-		Failures int `xml:"failures,attr"`
-		Cases    []struct {
-			Name    string    `xml:"name,attr"`
-			Failure *struct{} `xml:"failure"`
-		} `xml:"testcase"`
-	}
-	if err := xml.Unmarshal(x, &suite); err != nil {
-		t.Fatal(err)
-	}
+	suite, x := readJUnit(t, g)
 	// ifeval plus one case per budget; only the decode budget fails.
 	if suite.Tests != 7 || suite.Failures != 1 {
 		t.Errorf("junit %+v\n%s", suite, x)

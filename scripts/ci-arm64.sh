@@ -42,7 +42,7 @@ go build -tags "$tags" -trimpath -ldflags '-s -w' -o "$tmp/pocketeval" ./cmd/poc
 grep -q -- "--energy" "$tmp/help"
 
 echo "== arm64: unit tests under $(basename "$qemu")"
-pkgs=${ARM64_PACKAGES:-"./energy ./bench ./runtime/openai ./runtime/replay ./runtime/serve ./runtime/speculative ./runtime/runtimetest ./results ./scorers/..."}
+pkgs=${ARM64_PACKAGES:-"./energy ./bench ./stats ./runtime/openai ./runtime/replay ./runtime/serve ./runtime/speculative ./runtime/runtimetest ./results ./scorers/..."}
 # shellcheck disable=SC2086 # the package list is split on purpose
 for pkg in $(go list $pkgs); do
 	dir=$(go list -f '{{.Dir}}' "$pkg")

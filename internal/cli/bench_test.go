@@ -39,21 +39,9 @@ func TestNewCmdBench(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			io, _, _, _ := TestStreams()
-			var got *BenchOptions
-			cmd := NewCmdBench(&Factory{IO: io}, func(o *BenchOptions) error { got = o; return nil })
-			cmd.SetArgs(strings.Fields(tt.args))
-			cmd.SetOut(io.Out)
-			cmd.SetErr(io.ErrOut)
-			err := cmd.Execute()
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
-				}
+			got := parseBench(t, tt.args, tt.wantErr)
+			if got == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got.Config, tt.want) {
 				t.Errorf("config = %+v, want %+v", got.Config, tt.want)
@@ -66,6 +54,29 @@ func TestNewCmdBench(t *testing.T) {
 			}
 		})
 	}
+}
+
+// parseBench parses a bench command line without running it. With
+// wantErr it checks that parsing fails with that text and returns nil.
+func parseBench(t *testing.T, args, wantErr string) *BenchOptions {
+	t.Helper()
+	io, _, _, _ := TestStreams()
+	var got *BenchOptions
+	cmd := NewCmdBench(&Factory{IO: io}, func(o *BenchOptions) error { got = o; return nil })
+	cmd.SetArgs(strings.Fields(args))
+	cmd.SetOut(io.Out)
+	cmd.SetErr(io.ErrOut)
+	err := cmd.Execute()
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("err = %v, want it to contain %q", err, wantErr)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
 
 func TestBenchDynamicOption(t *testing.T) {
@@ -150,21 +161,9 @@ func TestBenchFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			io, _, _, _ := TestStreams()
-			var got *BenchOptions
-			cmd := NewCmdBench(&Factory{IO: io}, func(o *BenchOptions) error { got = o; return nil })
-			cmd.SetArgs(strings.Fields(tt.args))
-			cmd.SetOut(io.Out)
-			cmd.SetErr(io.ErrOut)
-			err := cmd.Execute()
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
-				}
+			got := parseBench(t, tt.args, tt.wantErr)
+			if got == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			tt.check(t, got)
 		})
