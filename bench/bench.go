@@ -1,7 +1,7 @@
-// Package bench measures an in-process runtime's speed and memory the way
-// MNN's llm_bench (and llama.cpp's llama-bench) do: synthetic prompts,
-// prefill and decode throughput per repetition, the first repetition
-// discarded as warm-up.
+// Package bench measures an in-process runtime's speed, memory and,
+// optionally, energy the way MNN's llm_bench (and llama.cpp's llama-bench)
+// measure speed: synthetic prompts, prefill and decode throughput per
+// repetition, the first repetition discarded as warm-up.
 //
 // A measurement is a list of tests:
 //
@@ -10,13 +10,23 @@
 //   - ppN+tgM: prefill N tokens, then decode M on the same KV cache,
 //     reporting prefill and decode tok/s separately.
 //
-// Each test runs Reps+1 times; the first run is dropped. Speeds are
-// summarised as mean ± sample standard deviation over the repetitions
-// (llm_bench's convention) and as the median (the MNN-Pocket report's).
-// Around the runs the package records what a reader needs to trust the
+// As llm_bench does, every test gets a freshly opened runtime (the Opener
+// learns which test it opens for, so engine settings can follow the test,
+// as MNN's dynamic_option does), and runs Reps+1 times; the first run is
+// dropped. Speeds are summarised as mean ± sample standard deviation over
+// the repetitions (llm_bench's convention) and as the median (the
+// MNN-Pocket report's); Config.Center names the headline one.
+//
+// Around each test the package records what a reader needs to trust the
 // numbers: the load time, the peak resident-memory increment over the
-// pre-load baseline, the package size on disk and the load average at the
-// start (speeds on a shared machine mean little without it).
+// pre-load baseline (split into the Go runtime's growth and the rest, the
+// engine's share), the package size on disk and the load average (speeds
+// on a shared machine mean little without it). With Config.Energy every
+// measured repetition is also an energy round (see package energy): an
+// idle window as long as the previous run, then the run. With
+// Config.Speculative every test is measured twice, stepwise, without and
+// with speculative decoding, and the report gives the speedup, the draft
+// acceptance rate and the mean accepted length.
 //
 // The package does not choose threads or engine settings: the runtime is
 // opened by the caller's Opener, already configured.
@@ -30,6 +40,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/pocketeval/pocketeval/energy"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/stats"
 )
@@ -46,6 +57,27 @@ type Config struct {
 	// Reps is the number of measured repetitions per test; 0 means 5.
 	// One more run precedes them and is discarded.
 	Reps int
+	// Center is the headline statistic of the speeds: "mean" (llm_bench)
+	// or "median" (the MNN-Pocket release); "" means "mean".
+	Center string
+	// Profile names the profile the config came from ("" if none).
+	Profile string
+	// Energy, when not nil, measures every measured repetition's energy.
+	Energy *EnergyConfig
+	// Speculative measures every test twice, stepwise, without and with
+	// speculative decoding (OpenRequest.Speculative).
+	Speculative bool
+}
+
+// EnergyConfig configures the energy measurement.
+type EnergyConfig struct {
+	Meter *energy.Meter
+	// Inferences is the number of runs per round (0 means 1): a meter
+	// that updates slowly needs rounds of a few seconds.
+	Inferences int
+	// Battery is the battery's capacity for the percentage per 100
+	// inferences; nil leaves it out.
+	Battery *energy.Capacity
 }
 
 // DefaultConfig is llm_bench's default: pp512 and tg128, 5 repetitions.
@@ -88,11 +120,32 @@ func (c Config) validate() error {
 	if len(c.Tests()) == 0 {
 		return errors.New("no tests selected")
 	}
+	if c.Center != "" && c.Center != "mean" && c.Center != "median" {
+		return fmt.Errorf("center %q: want mean or median", c.Center)
+	}
+	if c.Energy != nil && c.Energy.Meter == nil {
+		return errors.New("energy: no meter")
+	}
+	if c.Speculative {
+		for _, t := range c.Tests() {
+			if t.NGen == 0 {
+				return fmt.Errorf("speculative decoding: test %s decodes nothing", t.Name)
+			}
+		}
+	}
 	return nil
 }
 
-// Opener opens the runtime under test. Run calls it once and times it.
-type Opener func(ctx context.Context) (runtime.Runtime, error)
+// OpenRequest says what an Opener opens the runtime for.
+type OpenRequest struct {
+	Test Test
+	// Speculative asks for the runtime with speculative decoding on.
+	Speculative bool
+}
+
+// Opener opens the runtime under test. Run calls it once per test (twice
+// with Config.Speculative) and times it.
+type Opener func(ctx context.Context, req OpenRequest) (runtime.Runtime, error)
 
 // Probe reads the process state bench records. System is the real one.
 type Probe interface {
@@ -105,19 +158,31 @@ type Probe interface {
 	LoadAvg() ([3]float64, error)
 }
 
+// GoMemoryProbe is a Probe that also reads the Go runtime's own memory.
+type GoMemoryProbe interface {
+	// GoMemory returns the bytes the Go runtime holds and has not
+	// released to the operating system.
+	GoMemory() int64
+}
+
 // Report is the result of Run.
 type Report struct {
 	Model        string       `json:"model"`
 	Runtime      runtime.Info `json:"runtime"`
 	PackageBytes int64        `json:"package_bytes"`
-	// LoadSeconds is the wall time of opening the runtime.
+	Profile      string       `json:"profile,omitempty"`
+	// Center is the headline statistic: "mean" or "median".
+	Center string `json:"center"`
+	// LoadSeconds is the wall time of opening the runtime for the first
+	// test.
 	LoadSeconds float64    `json:"load_s"`
 	LoadAvg     [3]float64 `json:"load_avg_start"`
 	LoadAvgEnd  [3]float64 `json:"load_avg_end"`
 	// CPU is the processor model ("" if unknown) and CPUs the number of
 	// logical CPUs usable by the process.
-	CPU    string `json:"cpu,omitempty"`
-	CPUs   int    `json:"cpus"`
+	CPU  string `json:"cpu,omitempty"`
+	CPUs int    `json:"cpus"`
+	// Memory is the largest footprint of any test.
 	Memory Memory `json:"memory"`
 	Reps   int    `json:"reps"`
 	Rows   []Row  `json:"rows"`
@@ -125,12 +190,19 @@ type Report struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// Memory is the resident-memory footprint of loading and running.
+// Memory is the resident-memory footprint of loading and running one test.
 type Memory struct {
-	BaselineBytes int64 `json:"baseline_bytes"` // VmRSS before opening the runtime
-	PeakBytes     int64 `json:"peak_bytes"`     // VmHWM after the runs
-	// IncrementBytes is PeakBytes - BaselineBytes.
+	// Test is the test measured.
+	Test          string `json:"test,omitempty"`
+	BaselineBytes int64  `json:"baseline_bytes"` // VmRSS before the first test's runtime was opened
+	PeakBytes     int64  `json:"peak_bytes"`     // VmHWM over the test (reset before its load)
+	// IncrementBytes is PeakBytes - BaselineBytes: the process's figure.
 	IncrementBytes int64 `json:"increment_bytes"`
+	// GoBytes is how much the Go runtime's own memory grew over the same
+	// span (0 when unknown), and EngineBytes = IncrementBytes - GoBytes,
+	// the engine's share.
+	GoBytes     int64 `json:"go_bytes"`
+	EngineBytes int64 `json:"engine_bytes"`
 	// PeakReset reports whether the peak was reset to the baseline
 	// (clear_refs); when false the peak counts from process start.
 	PeakReset bool `json:"peak_reset"`
@@ -139,6 +211,12 @@ type Memory struct {
 // Row is one test's measurements.
 type Row struct {
 	Test
+	// LoadSeconds is the wall time of opening the runtime for this test.
+	LoadSeconds float64 `json:"load_s"`
+	Memory      Memory  `json:"memory"`
+	// Stepwise is true when decoding ran one engine call per step
+	// (runtime.BenchRequest.Stepwise).
+	Stepwise bool `json:"stepwise,omitempty"`
 	// Prefill is prompt tok/s per repetition (nil for tg tests).
 	Prefill *Speed `json:"prefill,omitempty"`
 	// Decode is decoded tok/s per repetition (nil for pp tests).
@@ -149,6 +227,36 @@ type Row struct {
 	// FirstTokenMS is the median time to the first token in ms (0 if
 	// unknown).
 	FirstTokenMS float64 `json:"first_token_ms,omitempty"`
+	// Energy is the energy per inference (Config.Energy).
+	Energy *energy.Result `json:"energy,omitempty"`
+	// Speculative is the same test with speculative decoding
+	// (Config.Speculative).
+	Speculative *Speculative `json:"speculative,omitempty"`
+}
+
+// Speculative is a test measured with speculative decoding.
+type Speculative struct {
+	// Settings are the speculative runtime's settings.
+	Settings map[string]any `json:"settings,omitempty"`
+	// Memory is the speculative runtime's footprint.
+	Memory    Memory `json:"memory"`
+	Prefill   *Speed `json:"prefill,omitempty"`
+	Decode    *Speed `json:"decode"`
+	GenTokens []int  `json:"gen_tokens"`
+	// Speedup is the decode speed with speculation over the speed
+	// without, both at the report's center.
+	Speedup float64 `json:"speedup"`
+	// VerifySteps, Drafted and Accepted are totals over the measured
+	// repetitions: target forward passes while decoding, draft tokens
+	// they checked, draft tokens kept.
+	VerifySteps int `json:"verify_steps"`
+	Drafted     int `json:"drafted"`
+	Accepted    int `json:"accepted"`
+	// AcceptanceRate is Accepted / Drafted (0 when nothing was drafted).
+	AcceptanceRate float64 `json:"acceptance_rate"`
+	// MeanAcceptedLength is the mean number of tokens decoded per target
+	// forward pass: 1 + accepted drafts per pass.
+	MeanAcceptedLength float64 `json:"mean_accepted_length"`
 }
 
 // Speed summarises tok/s over repetitions.
@@ -167,8 +275,20 @@ func Summarize(v []float64) *Speed {
 	return &Speed{Values: slices.Clone(v), Mean: stats.Mean(v), SD: stats.SD(v), Median: stats.Median(v)}
 }
 
-// Run opens the runtime, runs every test of cfg and closes it. model names
-// the package (for the report and its size on disk).
+// Center returns the mean or the median of s, as center says ("" is
+// mean); 0 for a nil s.
+func (s *Speed) Center(center string) float64 {
+	if s == nil {
+		return 0
+	}
+	if center == "median" {
+		return s.Median
+	}
+	return s.Mean
+}
+
+// Run runs every test of cfg, each on a runtime it opens and closes. model
+// names the package (for the report and its size on disk).
 func Run(ctx context.Context, open Opener, model string, cfg Config, probe Probe) (*Report, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
@@ -176,7 +296,10 @@ func Run(ctx context.Context, open Opener, model string, cfg Config, probe Probe
 	if cfg.Reps == 0 {
 		cfg.Reps = DefaultConfig.Reps
 	}
-	rep := &Report{Model: model, Reps: cfg.Reps, CPUs: goruntime.NumCPU()}
+	if cfg.Center == "" {
+		cfg.Center = "mean"
+	}
+	rep := &Report{Model: model, Reps: cfg.Reps, CPUs: goruntime.NumCPU(), Profile: cfg.Profile, Center: cfg.Center}
 	if m, ok := probe.(interface{ CPUModel() string }); ok {
 		rep.CPU = m.CPUModel()
 	}
@@ -192,47 +315,56 @@ func Run(ctx context.Context, open Opener, model string, cfg Config, probe Probe
 	} else {
 		rep.LoadAvg = la
 	}
-	base, _, err := probe.Memory()
-	if err != nil {
+
+	// Every test's increment is over the memory before the first load:
+	// an engine leaves a few MiB of one-time state (MNN: about 8 MiB)
+	// that the next one reuses, so a later baseline would understate it.
+	m := &measurer{probe: probe, cfg: cfg}
+	if m.base, _, err = probe.Memory(); err != nil {
 		warn("memory: %v", err)
 	}
-	rep.Memory.BaselineBytes = base
-	if err := probe.ResetPeak(); err != nil {
-		warn("peak memory counts from process start: %v", err)
-	} else {
-		rep.Memory.PeakReset = true
+	if gp, ok := probe.(GoMemoryProbe); ok {
+		m.goBase = gp.GoMemory()
 	}
-
-	start := time.Now()
-	rt, err := open(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
-	}
-	rep.LoadSeconds = time.Since(start).Seconds()
-	defer rt.Close()
-	if d, ok := rt.(runtime.Describer); ok {
-		rep.Runtime = d.Describe()
-	}
-	b, ok := rt.(runtime.Bencher)
-	if !ok {
-		return nil, fmt.Errorf("bench: runtime %T has no synthetic benchmark: %w", rt, runtime.ErrNotSupported)
-	}
-
-	for _, t := range cfg.Tests() {
-		row, err := runTest(ctx, b, t, cfg.Reps)
+	for i, t := range cfg.Tests() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		row, info, err := m.test(ctx, open, t, OpenRequest{Test: t}, cfg.Energy)
 		if err != nil {
-			return nil, fmt.Errorf("bench %s: %w", t.Name, err)
+			return nil, err
+		}
+		if i == 0 {
+			rep.Runtime = info
+			rep.LoadSeconds = row.LoadSeconds
+			if m.resetErr != nil {
+				warn("peak memory counts from process start: %v", m.resetErr)
+			}
+		}
+		if cfg.Speculative {
+			srow, sinfo, err := m.test(ctx, open, t, OpenRequest{Test: t, Speculative: true}, nil)
+			if err != nil {
+				return nil, fmt.Errorf("bench %s with speculative decoding: %w", t.Name, err)
+			}
+			row.Speculative = speculative(row, srow, sinfo, cfg.Center)
+			if row.Speculative.Drafted == 0 {
+				warn("%s: no draft tokens were proposed: speculative decoding was inactive (MNN falls back to plain decoding when llm.mnn's logits_index input has no shape) or found no draft", t.Name)
+			}
 		}
 		if t.NGen > 0 && slices.Min(row.GenTokens) < t.NGen {
 			warn("%s: a stop token ended decoding early (decoded %v tokens); decode speed counts the tokens decoded", t.Name, row.GenTokens)
 		}
+		if row.Energy != nil {
+			for _, w := range row.Energy.Warnings {
+				warn("%s energy: %s", t.Name, w)
+			}
+		}
+		if row.Memory.IncrementBytes >= rep.Memory.IncrementBytes || i == 0 {
+			rep.Memory = row.Memory
+		}
 		rep.Rows = append(rep.Rows, row)
 	}
 
-	if _, peak, err := probe.Memory(); err == nil {
-		rep.Memory.PeakBytes = peak
-		rep.Memory.IncrementBytes = peak - base
-	}
 	if la, err := probe.LoadAvg(); err == nil {
 		rep.LoadAvgEnd = la
 	}
@@ -242,24 +374,92 @@ func Run(ctx context.Context, open Opener, model string, cfg Config, probe Probe
 	return rep, nil
 }
 
-// runTest runs t reps+1 times and drops the first run.
-func runTest(ctx context.Context, b runtime.Bencher, t Test, reps int) (Row, error) {
-	row := Row{Test: t}
+// speculative compares a test's stepwise row without speculation (base)
+// and with it (spec).
+func speculative(base, spec Row, info runtime.Info, center string) *Speculative {
+	s := &Speculative{
+		Settings: info.Settings, Memory: spec.Memory, Prefill: spec.Prefill, Decode: spec.Decode, GenTokens: spec.GenTokens,
+		VerifySteps: spec.Speculative.VerifySteps, Drafted: spec.Speculative.Drafted, Accepted: spec.Speculative.Accepted,
+	}
+	if b := base.Decode.Center(center); b > 0 {
+		s.Speedup = spec.Decode.Center(center) / b
+	}
+	if s.Drafted > 0 {
+		s.AcceptanceRate = float64(s.Accepted) / float64(s.Drafted)
+	}
+	if s.VerifySteps > 0 {
+		var n int
+		for _, g := range spec.GenTokens {
+			n += g
+		}
+		s.MeanAcceptedLength = float64(n) / float64(s.VerifySteps)
+	}
+	return s
+}
+
+// measurer measures tests, each on its own runtime.
+type measurer struct {
+	probe Probe
+	cfg   Config
+	// base and goBase are the process's resident memory and the Go
+	// runtime's before the first load.
+	base, goBase int64
+	resetErr     error
+}
+
+// test opens the runtime for req, measures t on it and closes it. The row's
+// Speculative field carries the draft totals when req.Speculative.
+func (m *measurer) test(ctx context.Context, open Opener, t Test, req OpenRequest, en *EnergyConfig) (Row, runtime.Info, error) {
+	row := Row{Test: t, Stepwise: m.cfg.Speculative}
+	row.Memory.Test = t.Name
+	row.Memory.BaselineBytes = m.base
+	if err := m.probe.ResetPeak(); err != nil {
+		m.resetErr = err
+	} else {
+		row.Memory.PeakReset = true
+	}
+
+	start := time.Now()
+	rt, err := open(ctx, req)
+	if err != nil {
+		return row, runtime.Info{}, fmt.Errorf("bench %s: %w", t.Name, err)
+	}
+	row.LoadSeconds = time.Since(start).Seconds()
+	defer rt.Close()
+	var info runtime.Info
+	if d, ok := rt.(runtime.Describer); ok {
+		info = d.Describe()
+	}
+	b, ok := rt.(runtime.Bencher)
+	if !ok {
+		return row, info, fmt.Errorf("bench: runtime %T has no synthetic benchmark: %w", rt, runtime.ErrNotSupported)
+	}
+	if err := m.runs(ctx, b, &row, en); err != nil {
+		return row, info, fmt.Errorf("bench %s: %w", t.Name, err)
+	}
+	if _, peak, err := m.probe.Memory(); err == nil {
+		row.Memory.PeakBytes = peak
+		row.Memory.IncrementBytes = peak - m.base
+		row.Memory.EngineBytes = row.Memory.IncrementBytes
+		if gp, ok := m.probe.(GoMemoryProbe); ok {
+			row.Memory.GoBytes = max(0, gp.GoMemory()-m.goBase)
+			row.Memory.EngineBytes -= row.Memory.GoBytes
+		}
+	}
+	return row, info, nil
+}
+
+// runs runs the row's test reps+1 times and drops the first run. With en,
+// each measured repetition is an energy round.
+func (m *measurer) runs(ctx context.Context, b runtime.Bencher, row *Row, en *EnergyConfig) error {
+	t := row.Test
 	var pre, dec, ftl []float64
-	for i := 0; i <= reps; i++ {
-		if err := ctx.Err(); err != nil {
-			return row, err
-		}
-		res, err := b.Bench(ctx, runtime.BenchRequest{NPrompt: t.NPrompt, NGen: t.NGen})
-		if err != nil {
-			return row, err
-		}
-		if i == 0 {
-			continue // warm-up
-		}
+	var spec Speculative
+	breq := runtime.BenchRequest{NPrompt: t.NPrompt, NGen: t.NGen, Stepwise: m.cfg.Speculative}
+	record := func(res runtime.BenchResult) error {
 		if t.NPrompt > 0 {
 			if res.PrefillTime <= 0 {
-				return row, fmt.Errorf("repetition %d: runtime reported no prefill time", i)
+				return errors.New("runtime reported no prefill time")
 			}
 			pre = append(pre, float64(res.PromptTokens)/res.PrefillTime.Seconds())
 			if res.FirstTokenLag > 0 {
@@ -271,15 +471,75 @@ func runTest(ctx context.Context, b runtime.Bencher, t Test, reps int) (Row, err
 			v := 0.0
 			if res.GenTokens > 0 {
 				if res.DecodeTime <= 0 {
-					return row, fmt.Errorf("repetition %d: runtime reported no decode time", i)
+					return errors.New("runtime reported no decode time")
 				}
 				v = float64(res.GenTokens) / res.DecodeTime.Seconds()
 			}
 			dec = append(dec, v)
 		}
+		spec.VerifySteps += res.VerifySteps
+		spec.Drafted += res.Drafted
+		spec.Accepted += res.Accepted
+		return nil
+	}
+	inferences := 1
+	if en != nil && en.Inferences > 0 {
+		inferences = en.Inferences
+	}
+	var rounds []energy.Round
+	var warns []string
+	var last time.Duration // duration of the previous round (warm-up: scaled)
+	for i := 0; i <= m.cfg.Reps; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// One round: inferences runs back to back (one without energy).
+		n := 1
+		if en != nil && i > 0 {
+			n = inferences
+		}
+		work := func() error {
+			start := time.Now()
+			for k := 0; k < n; k++ {
+				res, err := b.Bench(ctx, breq)
+				if err != nil {
+					return err
+				}
+				if i > 0 { // the warm-up is dropped
+					if err := record(res); err != nil {
+						return fmt.Errorf("repetition %d: %w", i, err)
+					}
+				}
+			}
+			last = time.Since(start)
+			return nil
+		}
+		if en == nil || i == 0 {
+			if err := work(); err != nil {
+				return err
+			}
+			if i == 0 {
+				last *= time.Duration(inferences)
+			}
+			continue
+		}
+		round, w, err := en.Meter.Round(ctx, last, work)
+		if err != nil {
+			return fmt.Errorf("energy round %d: %w", i, err)
+		}
+		rounds = append(rounds, round)
+		warns = append(warns, w...)
 	}
 	row.Prefill = Summarize(pre)
 	row.Decode = Summarize(dec)
 	row.FirstTokenMS = stats.Median(ftl)
-	return row, nil
+	if m.cfg.Speculative {
+		row.Speculative = &spec
+	}
+	if en != nil {
+		res := energy.Summarize(en.Meter.Source.Describe(), en.Meter.Interval, inferences, rounds, en.Battery)
+		res.Warnings = append(warns, res.Warnings...)
+		row.Energy = &res
+	}
+	return nil
 }

@@ -17,6 +17,9 @@ type Board struct {
 	Title string
 	Tasks []string // columns, in first-seen order
 	Rows  []BoardRow
+	// HasEnergy is true when a row has an energy measurement (its run's
+	// bench.json); the energy column is shown only then.
+	HasEnergy bool
 }
 
 // BoardRow is one run (model).
@@ -36,6 +39,9 @@ type BoardRow struct {
 	DecodeTPS float64
 	// PeakMB is the peak resident-memory increase for in-process runs.
 	PeakMB float64
+	// EnergyJ is the energy per inference from the run's bench.json
+	// (0 when not measured).
+	EnergyJ float64
 }
 
 // Cell is one score (×100) with its interval.
@@ -87,6 +93,8 @@ func NewBoard(title string, runs []*Run) (*Board, error) {
 		if res := r.Manifest.Resources; res != nil && res.InProcess {
 			row.PeakMB = res.PeakIncreaseMB
 		}
+		row.EnergyJ = runEnergy(r)
+		b.HasEnergy = b.HasEnergy || row.EnergyJ > 0
 		b.Rows = append(b.Rows, row)
 	}
 	sort.SliceStable(b.Rows, func(i, j int) bool { return b.Rows[i].MeanPartial > b.Rows[j].MeanPartial })
@@ -100,11 +108,19 @@ func (b *Board) Markdown() string {
 	for _, t := range b.Tasks {
 		fmt.Fprintf(&s, " %s |", t)
 	}
-	s.WriteString(" decode tok/s | peak MB |\n|---|---|---:|")
+	s.WriteString(" decode tok/s | peak MB |")
+	if b.HasEnergy {
+		s.WriteString(" J/inference |")
+	}
+	s.WriteString("\n|---|---|---:|")
 	for range b.Tasks {
 		s.WriteString("---:|")
 	}
-	s.WriteString("---:|---:|\n")
+	s.WriteString("---:|---:|")
+	if b.HasEnergy {
+		s.WriteString("---:|")
+	}
+	s.WriteString("\n")
 	for _, r := range b.Rows {
 		mean := "n/a"
 		if r.Mean != nil {
@@ -118,7 +134,11 @@ func (b *Board) Markdown() string {
 				s.WriteString(" – |")
 			}
 		}
-		fmt.Fprintf(&s, " %s | %s |\n", optNum(r.DecodeTPS, 1), optNum(r.PeakMB, 0))
+		fmt.Fprintf(&s, " %s | %s |", optNum(r.DecodeTPS, 1), optNum(r.PeakMB, 0))
+		if b.HasEnergy {
+			fmt.Fprintf(&s, " %s |", optNum(r.EnergyJ, 2))
+		}
+		s.WriteString("\n")
 	}
 	s.WriteString("\nScores ×100 with 95% intervals; mean = unweighted mean of each task's headline metric (n/a when a task has no score).\n")
 	return s.String()
@@ -238,13 +258,13 @@ td:first-child,th:first-child{text-align:left}
 <body>
 <h1>{{.B.Title}}</h1>
 <table id="board">
-<thead><tr><th data-type="text">model</th><th data-type="text">runtime</th><th data-type="num">mean</th>{{range .B.Tasks}}<th data-type="num">{{.}}</th>{{end}}<th data-type="num">decode tok/s</th><th data-type="num">peak MB</th></tr></thead>
+<thead><tr><th data-type="text">model</th><th data-type="text">runtime</th><th data-type="num">mean</th>{{range .B.Tasks}}<th data-type="num">{{.}}</th>{{end}}<th data-type="num">decode tok/s</th><th data-type="num">peak MB</th>{{if .B.HasEnergy}}<th data-type="num">J/inference</th>{{end}}</tr></thead>
 <tbody>
 {{range $r := .B.Rows}}<tr>
 <td title="{{$r.Dir}}">{{$r.Name}}</td><td>{{$r.Runtime}}</td>
 <td data-v="{{if $r.Mean}}{{f2 $r.MeanPartial}}{{else}}-1{{end}}">{{if $r.Mean}}{{f2 $r.MeanPartial}}{{else}}n/a <span class="ci">({{f2 $r.MeanPartial}} over {{$r.Present}})</span>{{end}}</td>
 {{range $t := $.B.Tasks}}{{$c := index $r.Cells $t}}{{if $c.Metric}}<td data-v="{{f2 $c.Value}}" title="{{$c.Metric}}, n={{$c.N}}">{{f2 $c.Value}} <span class="ci">[{{f1 $c.Lo}}, {{f1 $c.Hi}}]</span></td>{{else}}<td data-v="-1">–</td>{{end}}
-{{end}}<td data-v="{{$r.DecodeTPS}}">{{opt $r.DecodeTPS 1}}</td><td data-v="{{$r.PeakMB}}">{{opt $r.PeakMB 0}}</td>
+{{end}}<td data-v="{{$r.DecodeTPS}}">{{opt $r.DecodeTPS 1}}</td><td data-v="{{$r.PeakMB}}">{{opt $r.PeakMB 0}}</td>{{if $.B.HasEnergy}}<td data-v="{{$r.EnergyJ}}">{{opt $r.EnergyJ 2}}</td>{{end}}
 </tr>
 {{end}}</tbody></table>
 <p class="note">Scores ×100 (the headline metric of each task, as published) with 95% intervals. Mean = unweighted mean over the tasks; n/a when a run has no score for a task. Click a header to sort.</p>

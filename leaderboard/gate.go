@@ -30,6 +30,7 @@ type Policy struct {
 	SuiteAverageFloor *float64             `yaml:"suite_average_floor"`
 	FailOnErrors      *bool                `yaml:"fail_on_errors"`
 	RequireTasks      []string             `yaml:"require_tasks"`
+	Budgets           *Budgets             `yaml:"budgets"`
 	Extra             map[string]yaml.Node `yaml:",inline"`
 }
 
@@ -83,6 +84,9 @@ func ParsePolicy(file string, data []byte) (*Policy, error) {
 			return nil, err
 		}
 	}
+	if err := p.Budgets.validate(file); err != nil {
+		return nil, err
+	}
 	return &p, nil
 }
 
@@ -128,6 +132,8 @@ type GateResult struct {
 	Alpha     float64       `json:"alpha"`
 	Baseline  string        `json:"baseline"`
 	Candidate string        `json:"candidate"`
+	// Budgets are the policy's on-device budgets (AddBudgets).
+	Budgets []BudgetVerdict `json:"budgets,omitempty"`
 }
 
 // Gate applies the policy to candidate vs baseline. Scores, minimum
@@ -294,6 +300,15 @@ func (g *GateResult) JUnit() ([]byte, error) {
 		}
 		s.Cases = append(s.Cases, tc)
 	}
+	for _, v := range g.Budgets {
+		name, out, fail := v.junit()
+		tc := testcase{Name: name, Classname: "pocketeval.gate.budgets", SystemOut: out}
+		if fail != "" {
+			s.Failures++
+			tc.Failure = &failure{Message: fail, Text: out}
+		}
+		s.Cases = append(s.Cases, tc)
+	}
 	s.Tests = len(s.Cases)
 	out, err := xml.MarshalIndent(s, "", "  ")
 	if err != nil {
@@ -321,6 +336,7 @@ func (g *GateResult) Markdown() string {
 		fmt.Fprintf(&b, "| %s | %s | %.2f | %.2f | %+.2f | [%+.2f, %+.2f] | %s | %s |\n",
 			v.Task, v.Metric, v.Baseline, v.Candidate, v.Delta, v.CILo, v.CIHi, fmtP(v.P), verdict)
 	}
+	b.WriteString(g.budgetRows())
 	if g.Average != nil {
 		fmt.Fprintf(&b, "\nSuite average (candidate): **%.2f**", *g.Average)
 		if g.AvgFloor != nil {

@@ -21,7 +21,10 @@ type Run struct {
 	Name     string // display name: the model file's base name, else the dir
 	Manifest *results.Manifest
 	Summary  *results.Summary
-	records  map[string][]results.Record // lazily loaded per task
+	// Bench is the directory's bench.json, a bench --json report saved
+	// with the run (nil if none).
+	Bench   *BenchReport
+	records map[string][]results.Record // lazily loaded per task
 }
 
 // Load reads a result directory's manifest and summary. It refuses a
@@ -39,7 +42,11 @@ func Load(dir string) (*Run, error) {
 	if m.Config.Model.Path != "" && m.Config.Runtime != "replay" {
 		name = filepath.Base(m.Config.Model.Path)
 	}
-	return &Run{Dir: dir, Name: name, Manifest: m, Summary: s, records: map[string][]results.Record{}}, nil
+	b, err := readRunBench(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load run %s: %w", dir, err)
+	}
+	return &Run{Dir: dir, Name: name, Manifest: m, Summary: s, Bench: b, records: map[string][]results.Record{}}, nil
 }
 
 // Records returns the task's sample records (read once).

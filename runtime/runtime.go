@@ -172,6 +172,11 @@ type Bencher interface {
 type BenchRequest struct {
 	NPrompt int // prompt tokens (0: skip prefill, decode from a 1-token context)
 	NGen    int // generated tokens (0: prefill only)
+	// Stepwise decodes with one engine call per decoding step (the loop
+	// Generate uses), instead of one call for the whole request; the
+	// speculative-decoding counts below need it. A runtime that always
+	// decodes step by step may ignore it.
+	Stepwise bool
 }
 
 // BenchResult is what one synthetic measurement took.
@@ -182,6 +187,10 @@ type BenchResult struct {
 	DecodeTime    time.Duration
 	LoadTime      time.Duration // set once by the runtime on the first call, if known
 	FirstTokenLag time.Duration
+	// Speculative decoding, counted in stepwise runs (zero otherwise):
+	// VerifySteps is the number of target forward passes while decoding,
+	// Drafted the draft tokens they checked and Accepted those kept.
+	VerifySteps, Drafted, Accepted int
 }
 
 // ServerTimings is llama.cpp's per-response "timings" object, which

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # ci-mnn.sh — the MNN part of CI. When MNN is installed (MNN_ROOT, default
 # /opt/mnn, with include/llm/llm.hpp and lib/libllm.so), it vets and tests
-# pocketeval's MNN runtime and bench packages with -tags mnn and runs
-# `pocketeval bench` on the tiny shared package. When MNN is absent it says
-# so plainly and exits 0.
+# pocketeval's MNN runtime and bench packages with -tags mnn (including the
+# test that three bench processes measure the same peak memory within 1 %),
+# runs `pocketeval bench` on the tiny shared package, with and without
+# lookahead speculative decoding, and checks that run and serve, and run
+# with speculative decoding, give the same greedy answers. When MNN is
+# absent it says so plainly and exits 0.
 #
 # Environment: MNN_ROOT (default /opt/mnn); POCKETEVAL_SHARED (default
-# <repo>/../shared) for the test models.
+# <repo>/../shared) for the test models; POCKETEVAL_MNN_BENCH_MODEL, a
+# Pocket-shaped package for the memory test (default: the tiny package).
 set -eu
 
 root="${MNN_ROOT:-/opt/mnn}"
@@ -46,13 +50,22 @@ go build -tags mnn -o "$tmp/pocketeval" ./cmd/pocketeval
 "$tmp/pocketeval" bench --runtime mnn --model "$tiny" --pg 32,8 --rep 1 --threads 1 --json >"$tmp/bench.json"
 set +x
 # The JSON report must hold the pp32+tg8 row with prefill and decode speeds.
-for want in '"name": "pp32+tg8"' '"prefill": {' '"decode": {' '"name": "mnn"'; do
+for want in '"name": "pp32+tg8"' '"prefill": {' '"decode": {' '"name": "mnn"' '"engine_bytes"'; do
 	if ! grep -qF "$want" "$tmp/bench.json"; then
 		echo "bench --json output lacks $want:" >&2
 		cat "$tmp/bench.json" >&2
 		exit 1
 	fi
 done
+# Lookahead speculative decoding: measured stepwise, with draft counts.
+set -x
+"$tmp/pocketeval" bench --runtime mnn --model "$tiny" --pg 32,32 --rep 2 --threads 1 --speculative lookahead --json >"$tmp/spec.json"
+set +x
+if ! grep -q '"speculative": {' "$tmp/spec.json" || grep -q '"verify_steps": 0,' "$tmp/spec.json"; then
+	echo "bench --speculative lookahead reported no speculative decoding:" >&2
+	cat "$tmp/spec.json" >&2
+	exit 1
+fi
 
 # run and serve with --runtime mnn: the same greedy answers in process and
 # through the OpenAI-compatible server.
@@ -93,4 +106,17 @@ for task in gsm8k ifeval; do
 		exit 1
 	fi
 done
-echo "== MNN checks passed (run and serve agree)"
+# Speculative decoding is lossless at temperature 0: every response is
+# checked against plain decoding (--speculative-verify fails the sample
+# otherwise) and equals the in-process run's.
+set -x
+"$tmp/pocketeval" run --runtime mnn --model "$tiny" --tasks gsm8k,ifeval --limit 6 --max-tokens 24 \
+	--speculative lookahead --speculative-verify --data-dir "$data" --out "$tmp/spec"
+set +x
+for task in gsm8k ifeval; do
+	if ! cmp -s <(grep -o '"response":"[^"]*"' "$tmp/inproc/samples/$task.jsonl") <(grep -o '"response":"[^"]*"' "$tmp/spec/samples/$task.jsonl"); then
+		echo "responses for $task differ between plain and speculative decoding" >&2
+		exit 1
+	fi
+done
+echo "== MNN checks passed (run, serve and speculative decoding agree)"

@@ -38,6 +38,7 @@ echo "== sandbox conformance" && go run ./cmd/pocketeval sandbox conformance
 echo "== determinism (second pass)"
 go test -count=1 -run 'Determinism' ./...
 
+"$here/ci-arm64.sh"
 if [[ -x "$here/ci-mnn.sh" ]]; then
 	echo "== MNN"
 	"$here/ci-mnn.sh"

@@ -22,11 +22,11 @@ func TestNewCmdBench(t *testing.T) {
 		json    bool
 		wantErr string
 	}{
-		{"defaults", "--runtime mnn --model m", bench.Config{Prompt: 512, Gen: 128, Reps: 5}, 1, false, ""},
-		{"pg alone", "--runtime mnn --model m --pg 512,128 --threads 2", bench.Config{PG: []bench.PG{{Prompt: 512, Gen: 128}}, Reps: 5}, 2, false, ""},
+		{"defaults", "--runtime mnn --model m", bench.Config{Prompt: 512, Gen: 128, Reps: 5, Center: "mean"}, 1, false, ""},
+		{"pg alone", "--runtime mnn --model m --pg 512,128 --threads 2", bench.Config{PG: []bench.PG{{Prompt: 512, Gen: 128}}, Reps: 5, Center: "mean"}, 2, false, ""},
 		{"pg with p", "--runtime mnn --model m --pg 16,8 --pg 32,4 -p 64 --rep 2 --json",
-			bench.Config{Prompt: 64, PG: []bench.PG{{Prompt: 16, Gen: 8}, {Prompt: 32, Gen: 4}}, Reps: 2}, 1, true, ""},
-		{"short flags", "--runtime llamacpp --model m -p 8 -n 0", bench.Config{Prompt: 8, Reps: 5}, 1, false, ""},
+			bench.Config{Prompt: 64, PG: []bench.PG{{Prompt: 16, Gen: 8}, {Prompt: 32, Gen: 4}}, Reps: 2, Center: "mean"}, 1, true, ""},
+		{"short flags", "--runtime llamacpp --model m -p 8 -n 0", bench.Config{Prompt: 8, Reps: 5, Center: "mean"}, 1, false, ""},
 		{"no runtime", "--model m", bench.Config{}, 0, false, "--runtime is required"},
 		{"no model", "--runtime mnn", bench.Config{}, 0, false, "--model is required"},
 		{"no bench", "--runtime openai --model m", bench.Config{}, 0, false, "--runtime openai has no synthetic benchmarks (runtimes that do: llamacpp, mnn)"},
@@ -34,26 +34,14 @@ func TestNewCmdBench(t *testing.T) {
 		{"zero pg", "--runtime mnn --model m --pg 0,5", bench.Config{}, 0, false, "positive"},
 		{"bad rep", "--runtime mnn --model m --rep 0", bench.Config{}, 0, false, "--rep must be positive"},
 		{"nothing", "--runtime mnn --model m -p 0 -n 0", bench.Config{}, 0, false, "nothing to measure"},
-		{"mnn config elsewhere", "--runtime llamacpp --model m --mnn-config {}", bench.Config{}, 0, false, "only to --runtime mnn"},
+		{"mnn config elsewhere", "--runtime llamacpp --model m --mnn-config {}", bench.Config{}, 0, false, "--mnn-config (mnn): not flags of --runtime llamacpp"},
 		{"mnn config not json", "--runtime mnn --model m --mnn-config [1]", bench.Config{}, 0, false, "JSON object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			io, _, _, _ := TestStreams()
-			var got *BenchOptions
-			cmd := NewCmdBench(&Factory{IO: io}, func(o *BenchOptions) error { got = o; return nil })
-			cmd.SetArgs(strings.Fields(tt.args))
-			cmd.SetOut(io.Out)
-			cmd.SetErr(io.ErrOut)
-			err := cmd.Execute()
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
-				}
+			got := parseBench(t, tt.args, tt.wantErr)
+			if got == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got.Config, tt.want) {
 				t.Errorf("config = %+v, want %+v", got.Config, tt.want)
@@ -68,30 +56,116 @@ func TestNewCmdBench(t *testing.T) {
 	}
 }
 
-func TestBenchMNNConfig(t *testing.T) {
+// parseBench parses a bench command line without running it. With
+// wantErr it checks that parsing fails with that text and returns nil.
+func parseBench(t *testing.T, args, wantErr string) *BenchOptions {
+	t.Helper()
+	io, _, _, _ := TestStreams()
+	var got *BenchOptions
+	cmd := NewCmdBench(&Factory{IO: io}, func(o *BenchOptions) error { got = o; return nil })
+	cmd.SetArgs(strings.Fields(args))
+	cmd.SetOut(io.Out)
+	cmd.SetErr(io.ErrOut)
+	err := cmd.Execute()
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("err = %v, want it to contain %q", err, wantErr)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func TestBenchDynamicOption(t *testing.T) {
+	// llm_bench: (promptLen <= 300 && promptLen != 0) ? 0 : 8 with -dyo 0.
+	for n, want := range map[int]int{0: 8, 1: 0, 64: 0, 300: 0, 301: 8, 512: 8, 1024: 8} {
+		if got := llmBenchDynamicOption(n); got != want {
+			t.Errorf("llmBenchDynamicOption(%d) = %d, want %d", n, got, want)
+		}
+	}
+	req := func(np int, spec bool) bench.OpenRequest {
+		return bench.OpenRequest{Test: bench.Test{NPrompt: np}, Speculative: spec}
+	}
 	tests := []struct {
-		args string
-		want map[string]any
+		name  string
+		extra map[string]any
+		req   bench.OpenRequest
+		want  map[string]any
 	}{
-		{"--runtime mnn --model m", map[string]any{"dynamic_option": 8}},
-		{"--runtime mnn --model m --pg 512,128", map[string]any{"dynamic_option": 8}},
-		{"--runtime mnn --model m --pg 300,16 -p 64", map[string]any{"dynamic_option": 0}},
-		{"--runtime mnn --model m -n 32 -p 0", map[string]any{"dynamic_option": 0}},
-		{`--runtime mnn --model m --mnn-config {"dynamic_option":0,"attention_mode":10}`, map[string]any{"dynamic_option": 0.0, "attention_mode": 10.0}},
-		{"--runtime llamacpp --model m", nil},
+		{"decode-only test", nil, req(0, false), map[string]any{"dynamic_option": 8}},
+		{"short prefill", nil, req(64, false), map[string]any{"dynamic_option": 0}},
+		{"long prefill", map[string]any{"attention_mode": 10.0}, req(512, false), map[string]any{"dynamic_option": 8, "attention_mode": 10.0}},
+		{"set by the user", map[string]any{"dynamic_option": 0.0}, req(512, false), map[string]any{"dynamic_option": 0.0}},
+		{"speculative side", nil, req(128, true), map[string]any{"dynamic_option": 0, "speculative_type": "lookahead"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.args, func(t *testing.T) {
-			io, _, _, _ := TestStreams()
-			var got *BenchOptions
-			cmd := NewCmdBench(&Factory{IO: io}, func(o *BenchOptions) error { got = o; return nil })
-			cmd.SetArgs(strings.Fields(tt.args))
-			if err := cmd.Execute(); err != nil {
-				t.Fatal(err)
+		t.Run(tt.name, func(t *testing.T) {
+			got := mnnBenchConfig(tt.extra, tt.req, "lookahead")
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("config %v, want %v", got, tt.want)
 			}
-			if !reflect.DeepEqual(got.MNNConfig, tt.want) {
-				t.Errorf("MNN config %v, want %v", got.MNNConfig, tt.want)
+		})
+	}
+	extra := map[string]any{"x": 1}
+	mnnBenchConfig(extra, req(1, true), "lookahead")
+	if len(extra) != 1 {
+		t.Errorf("the user's config was modified: %v", extra)
+	}
+}
+
+func TestBenchFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    string
+		check   func(t *testing.T, o *BenchOptions)
+		wantErr string
+	}{
+		{"profile pocket-energy", "--runtime mnn --model m --profile pocket-energy", func(t *testing.T, o *BenchOptions) {
+			want := bench.Config{PG: []bench.PG{{Prompt: 1024, Gen: 128}}, Reps: 3, Center: "median", Profile: "pocket-energy"}
+			if !reflect.DeepEqual(o.Config, want) || o.Runtime.Threads != 4 {
+				t.Errorf("config %+v threads %d, want %+v and 4", o.Config, o.Runtime.Threads, want)
 			}
+		}, ""},
+		{"profile with overrides", "--runtime mnn --model m --profile pocket-release --threads 1 --rep 7 -n 0", func(t *testing.T, o *BenchOptions) {
+			want := bench.Config{Prompt: 512, Reps: 7, Center: "median", Profile: "pocket-release"}
+			if !reflect.DeepEqual(o.Config, want) || o.Runtime.Threads != 1 {
+				t.Errorf("config %+v threads %d, want %+v and 1", o.Config, o.Runtime.Threads, want)
+			}
+		}, ""},
+		{"energy flags", "--runtime mnn --model m --pg 8,4 --rep 3 --energy battery --energy-interval 50ms --battery-mah 6000 --battery-volts 3.87",
+			func(t *testing.T, o *BenchOptions) {
+				e := o.Energy
+				if e.Kind != "battery" || e.Interval != 50*time.Millisecond || e.BatteryMAh != 6000 || e.BatteryV != 3.87 || e.Inferences != 1 {
+					t.Errorf("energy flags %+v", e)
+				}
+			}, ""},
+		{"speculative", "--runtime mnn --model m --pg 8,4 --speculative lookahead", func(t *testing.T, o *BenchOptions) {
+			mf, ok := o.Runtime.mnnFlags()
+			if !o.Config.Speculative || !ok || mf.Speculative != "lookahead" {
+				t.Errorf("speculative %v %+v", o.Config.Speculative, mf)
+			}
+		}, ""},
+		{"unknown profile", "--runtime mnn --model m --profile fast", nil, `--profile "fast": want one of pocket-energy, pocket-release`},
+		{"bad center", "--runtime mnn --model m --center mode", nil, "--center"},
+		{"bad energy source", "--runtime mnn --model m --energy gpu", nil, `--energy "gpu"`},
+		{"slow sampling", "--runtime mnn --model m --energy rapl --energy-interval 1s", nil, "at most 100ms"},
+		{"energy needs 3 rounds", "--runtime mnn --model m --energy rapl --rep 2", nil, "at least 3 measured rounds"},
+		{"speculative needs decoding", "--runtime mnn --model m -p 64 -n 0 --speculative lookahead", nil, "decodes nothing"},
+		{"speculative elsewhere", "--runtime llamacpp --model m --speculative lookahead", nil, "--speculative (mnn): not flags of --runtime llamacpp"},
+		{"unknown speculative type", "--runtime mnn --model m --speculative draftmodel", nil, `--speculative "draftmodel": want one of lookahead, mtp, eagle, dflash`},
+		{"no synthetic benchmark", "--runtime openai --model m --base-url http://127.0.0.1:1/v1", nil, "synthetic benchmarks"},
+		{"verify is for run", "--runtime mnn --model m --speculative lookahead --speculative-verify", nil, "applies to run and serve"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := parseBench(t, tt.args, tt.wantErr)
+			if got == nil {
+				return
+			}
+			tt.check(t, got)
 		})
 	}
 }
@@ -117,23 +191,23 @@ func (staticProbe) LoadAvg() ([3]float64, error)  { return [3]float64{0.1, 0.2, 
 func TestBenchRun(t *testing.T) {
 	io, _, out, _ := TestStreams()
 	fake := &benchFake{}
-	var opened RuntimeOptions
+	var opened []string
 	opts := &BenchOptions{
 		IO:      io,
 		Runtime: RuntimeOptions{Name: "fake", Model: t.TempDir(), Threads: 1, Workers: 1},
 		Config:  bench.Config{PG: []bench.PG{{Prompt: 64, Gen: 16}}, Reps: 2},
 		JSON:    true,
 		Probe:   staticProbe{},
-		Open: func(_ context.Context, o RuntimeOptions) (runtime.Runtime, error) {
-			opened = o
+		Open: func(_ context.Context, req bench.OpenRequest) (runtime.Runtime, error) {
+			opened = append(opened, req.Test.Name)
 			return fake, nil
 		},
 	}
 	if err := benchRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
-	if opened.Name != "fake" || !fake.closed {
-		t.Errorf("opened %+v closed %v", opened, fake.closed)
+	if !reflect.DeepEqual(opened, []string{"pp64+tg16"}) || !fake.closed {
+		t.Errorf("opened for %v, closed %v", opened, fake.closed)
 	}
 	var rep bench.Report
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {

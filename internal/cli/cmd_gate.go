@@ -20,6 +20,10 @@ type GateOptions struct {
 	Markdown  string // --markdown: append a Markdown summary here
 	JSON      bool   // --json
 	Seed      uint64 // --seed
+	// Bench are bench --json (or energy --json) reports of the candidate
+	// for the policy's budgets (--bench, repeatable); none means the
+	// candidate directory's bench.json, if any.
+	Bench []string
 }
 
 // NewCmdGate applies a release policy.
@@ -30,7 +34,8 @@ func NewCmdGate(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 		Short: "Decide whether a candidate model regresses against a baseline",
 		Long: `Gate compares a candidate run with a baseline run under a policy (per-task
 maximum drop in points, minimum score, whether a drop must be significant to
-fail, and a suite-average floor) and exits:
+fail, a suite-average floor, and on-device budgets: speed, memory, package
+size and energy from bench --json reports, see docs/budgets.md) and exits:
 
   0  pass
   1  regression (a task or the suite average fails the policy)
@@ -60,6 +65,7 @@ a CI step summary. See docs/ci.md for a GitHub Actions example.`,
 	fl.StringVar(&opts.Markdown, "markdown", "", "append a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)")
 	fl.BoolVar(&opts.JSON, "json", false, "print the verdict as JSON")
 	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
+	fl.StringArrayVar(&opts.Bench, "bench", nil, "bench --json or energy --json `FILE` of the candidate, for the policy's budgets (repeatable; default: the candidate's bench.json)")
 	return cmd
 }
 
@@ -80,6 +86,18 @@ func gateRun(opts *GateOptions) error {
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
+	var reports []leaderboard.BenchReport
+	for _, path := range opts.Bench {
+		r, err := leaderboard.ReadBenchReport(path)
+		if err != nil {
+			return &ExitCodeError{Code: ExitUsage, Err: err}
+		}
+		reports = append(reports, r)
+	}
+	if len(reports) == 0 && b.Bench != nil {
+		reports = append(reports, *b.Bench)
+	}
+	g.AddBudgets(leaderboard.CheckBudgets(p, reports, b))
 	if opts.JUnit != "" {
 		x, err := g.JUnit()
 		if err != nil {

@@ -2,13 +2,19 @@ package drivers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/mnn"
+	"github.com/pocketeval/pocketeval/runtime/speculative"
 )
 
 // mnnDriver loads an MNN LLM package in process: Workers engine instances
@@ -28,31 +34,96 @@ type MNNFlags struct {
 	Backend   string // --backend (cpu, opencl, metal...)
 	Precision string // --precision (low, normal, high)
 	Memory    string // --memory-mode (low, normal, high)
+	// Config is --mnn-config: a JSON object of other MNN config keys,
+	// merged before load.
+	Config string
+	// Speculative is --speculative: MNN's speculative_type. With
+	// SpeculativeVerify (--speculative-verify) a second set of engines
+	// without it checks every greedy answer (speculative.Verifier).
+	Speculative       string
+	SpeculativeVerify bool
 }
+
+// mnnSpeculativeTypes are the speculative_type values MNN 3.6.1's
+// GenerationStrategyFactory knows; any other value silently decodes
+// plainly, so it is refused here.
+var mnnSpeculativeTypes = []string{"lookahead", "mtp", "eagle", "dflash"}
 
 func (f *MNNFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Backend, "backend", f.Backend, "MNN backend")
 	fs.StringVar(&f.Precision, "precision", f.Precision, "MNN precision: low, normal, high")
 	fs.StringVar(&f.Memory, "memory-mode", f.Memory, "MNN memory mode: low, normal, high")
+	fs.StringVar(&f.Config, "mnn-config", f.Config, "extra MNN config `JSON` merged before load, e.g. '{\"attention_mode\":10}'")
+	fs.StringVar(&f.Speculative, "speculative", f.Speculative,
+		"MNN speculative decoding `TYPE`: "+strings.Join(mnnSpeculativeTypes, ", ")+" (mtp, eagle and dflash need their draft files in the package)")
+	fs.BoolVar(&f.SpeculativeVerify, "speculative-verify", f.SpeculativeVerify,
+		"with --speculative: also decode without it and fail each request whose greedy text differs")
 }
 
 func (f *MNNFlags) Validate(c Common) error {
 	if c.Model == "" {
 		return errors.New("--model is required for --runtime mnn (a package directory or its config.json)")
 	}
+	if _, err := f.ConfigMap(); err != nil {
+		return err
+	}
+	if f.Speculative != "" && !slices.Contains(mnnSpeculativeTypes, f.Speculative) {
+		return fmt.Errorf("--speculative %q: want one of %s", f.Speculative, strings.Join(mnnSpeculativeTypes, ", "))
+	}
+	if f.SpeculativeVerify && f.Speculative == "" {
+		return errors.New("--speculative-verify needs --speculative TYPE")
+	}
 	return nil
 }
 
-func (f *MNNFlags) Open(ctx context.Context, c Common) (runtime.Runtime, error) {
-	return mnn.Open(ctx, c.Model, f.Options(c, nil))
+// ConfigMap parses --mnn-config (nil when unset).
+func (f *MNNFlags) ConfigMap() (map[string]any, error) {
+	if f.Config == "" {
+		return nil, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(f.Config), &m); err != nil || m == nil {
+		return nil, fmt.Errorf("--mnn-config: want a JSON object: %v", err)
+	}
+	return m, nil
 }
 
-// Options maps the flags (and extra MNN config keys, which may be nil) to
-// mnn.Options.
+// Open loads the package with --speculative's speculative_type, wrapped in
+// a speculative.Verifier over a second, plain set of engines with
+// --speculative-verify.
+func (f *MNNFlags) Open(ctx context.Context, c Common) (runtime.Runtime, error) {
+	var spec map[string]any
+	if f.Speculative != "" {
+		spec = map[string]any{"speculative_type": f.Speculative}
+	}
+	rt, err := mnn.Open(ctx, c.Model, f.Options(c, spec))
+	if err != nil {
+		return nil, err // not a typed nil inside the interface
+	}
+	if !f.SpeculativeVerify {
+		return rt, nil
+	}
+	ref, err := mnn.Open(ctx, c.Model, f.Options(c, nil))
+	if err != nil {
+		rt.Close()
+		return nil, err
+	}
+	return speculative.New(ref, rt), nil
+}
+
+// Options maps the flags (and extra MNN config keys, which may be nil and
+// win over --mnn-config) to mnn.Options.
 func (f *MNNFlags) Options(c Common, extra map[string]any) mnn.Options {
+	cfg, _ := f.ConfigMap() // Validate checked it
+	if len(extra) > 0 {
+		if cfg == nil {
+			cfg = map[string]any{}
+		}
+		maps.Copy(cfg, extra)
+	}
 	return mnn.Options{
 		Threads: c.Threads, Backend: f.Backend, Precision: f.Precision, Memory: f.Memory,
-		Workers: c.Workers, Config: extra,
+		Workers: c.Workers, Config: cfg,
 		ChatTemplate: c.ChatTemplate, ChatTemplateSource: c.ChatTemplateSource, Thinking: c.Thinking, TemplateNow: c.TemplateNow,
 	}
 }

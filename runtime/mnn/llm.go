@@ -25,9 +25,12 @@ type engine interface {
 	Tokenize(text string) ([]int, error)
 	// Prefill clears the request state and KV cache and runs ids.
 	Prefill(ids []int) (stats, error)
-	// Step samples one token and runs its forward pass; piece holds the
-	// token's bytes (possibly partial UTF-8; empty for a stop token).
-	Step() (piece []byte, st stats, err error)
+	// Step runs one decoding step: it samples a token and runs its
+	// forward pass, or, with speculative decoding, verifies a draft and
+	// may decode several tokens. pieces holds the bytes of each non-stop
+	// token decoded (possibly partial UTF-8); st.Stopped says whether the
+	// step ended on a stop token.
+	Step() (pieces [][]byte, st stats, err error)
 	// Reset clears history and the KV cache.
 	Reset()
 	// Bench runs response(ids, maxNew) without output, like llm_bench.
@@ -58,6 +61,13 @@ type stats struct {
 	FirstPiece time.Duration
 	// LastToken is the last sampled token id (-1 if none).
 	LastToken int
+	// CtxLen is the number of tokens kept in the context and KVLen the
+	// KV entries after the last forward pass, which include the draft
+	// tokens a speculative step verified and will drop: KVLen minus the
+	// CtxLen before a step is the number of tokens that step's forward
+	// pass checked.
+	CtxLen int
+	KVLen  int
 }
 
 // decoded is the number of non-stop tokens sampled.
@@ -227,26 +237,38 @@ func (r *Runtime) generate(ctx context.Context, e engine, req runtime.Request) (
 	for _, s := range req.Gen.Stop {
 		maxStop = max(maxStop, len(s))
 	}
+	// With speculative decoding one step can decode several tokens; the
+	// loop still stops at exactly maxTokens tokens and at the first stop
+	// string, so the text is what plain decoding gives.
+decode:
 	for tokens < maxTokens {
 		if err := ctx.Err(); err != nil {
 			return runtime.Response{}, err
 		}
-		var piece []byte
-		piece, st, err = e.Step()
+		var pieces [][]byte
+		pieces, st, err = e.Step()
 		if err != nil {
 			return runtime.Response{}, fmt.Errorf("decode token %d: %w", tokens+1, err)
+		}
+		for _, piece := range pieces {
+			tokens++
+			from := max(0, len(out)-maxStop)
+			out = append(out, piece...)
+			if cut, ok := findStop(out, from, req.Gen.Stop); ok {
+				out = out[:cut]
+				finish = runtime.FinishStop
+				break decode
+			}
+			if tokens == maxTokens {
+				break decode
+			}
 		}
 		if st.Stopped {
 			finish = runtime.FinishStop
 			break
 		}
-		tokens++
-		from := max(0, len(out)-maxStop)
-		out = append(out, piece...)
-		if cut, ok := findStop(out, from, req.Gen.Stop); ok {
-			out = out[:cut]
-			finish = runtime.FinishStop
-			break
+		if len(pieces) == 0 {
+			return runtime.Response{}, fmt.Errorf("decode token %d: the engine decoded nothing and did not stop", tokens+1)
 		}
 	}
 	resp := runtime.Response{
@@ -361,7 +383,10 @@ func splitContext(c, cont string) (string, string) {
 
 // Bench runs one llm_bench-style measurement on the first idle engine:
 // NPrompt copies of token 16 (or a single token when NPrompt is 0) and up
-// to NGen decoded tokens on the same KV cache.
+// to NGen decoded tokens on the same KV cache. By default it is
+// llm_bench's one call, response(ids, NGen); with req.Stepwise it decodes
+// one engine step at a time as Generate does, and counts the speculative
+// decoding figures (a step may decode a few tokens more than NGen).
 func (r *Runtime) Bench(ctx context.Context, req runtime.BenchRequest) (runtime.BenchResult, error) {
 	if req.NPrompt < 0 || req.NGen < 0 || req.NPrompt+req.NGen == 0 {
 		return runtime.BenchResult{}, fmt.Errorf("mnn bench: need a positive prompt or generation length, got p=%d n=%d", req.NPrompt, req.NGen)
@@ -376,12 +401,18 @@ func (r *Runtime) Bench(ctx context.Context, req runtime.BenchRequest) (runtime.
 	for i := range ids {
 		ids[i] = benchToken
 	}
-	st, err := e.Bench(ids, req.NGen)
+	var res runtime.BenchResult
+	var st stats
+	if req.Stepwise {
+		res, st, err = benchStepwise(ctx, e, ids, req.NGen)
+	} else {
+		st, err = e.Bench(ids, req.NGen)
+	}
 	e.Reset()
 	if err != nil {
 		return runtime.BenchResult{}, fmt.Errorf("mnn bench p=%d n=%d: %w", req.NPrompt, req.NGen, err)
 	}
-	res := runtime.BenchResult{GenTokens: st.decoded(), DecodeTime: st.Decode}
+	res.GenTokens, res.DecodeTime = st.decoded(), st.Decode
 	if req.NPrompt > 0 {
 		res.PromptTokens = st.PromptTokens
 		res.PrefillTime = st.Prefill
@@ -391,6 +422,39 @@ func (r *Runtime) Bench(ctx context.Context, req runtime.BenchRequest) (runtime.
 	}
 	r.loadOnce.Do(func() { res.LoadTime = r.loadTime })
 	return res, nil
+}
+
+// benchStepwise prefills ids, then decodes step by step until nGen tokens
+// or a stop token, counting per step the tokens the forward pass checked
+// (KV entries added) and kept (context growth).
+func benchStepwise(ctx context.Context, e engine, ids []int, nGen int) (runtime.BenchResult, stats, error) {
+	var res runtime.BenchResult
+	st, err := e.Prefill(ids)
+	if err != nil {
+		return res, st, err
+	}
+	prefill := st.Prefill
+	for decoded := 0; decoded < nGen && !st.Stopped; {
+		if err := ctx.Err(); err != nil {
+			return res, st, err
+		}
+		before := st
+		var pieces [][]byte
+		if pieces, st, err = e.Step(); err != nil {
+			return res, st, err
+		}
+		if checked := st.KVLen - before.CtxLen; checked > 0 {
+			res.VerifySteps++
+			res.Drafted += checked - 1
+			res.Accepted += st.CtxLen - before.CtxLen - 1
+		}
+		if len(pieces) == 0 && !st.Stopped {
+			return res, st, errors.New("a decoding step decoded nothing and did not stop")
+		}
+		decoded += len(pieces)
+	}
+	st.Prefill = prefill
+	return res, st, nil
 }
 
 // Describe reports the engine version and settings for the run manifest.

@@ -3,6 +3,7 @@ package mnn
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -29,6 +30,10 @@ type fakeEngine struct {
 	loglik   [][2]int // (len(ids), start)
 	forwards int      // Forward calls since the last start
 	hook     func(step int)
+	// perStep is the number of pieces one Step decodes (0: 1) and draft
+	// the draft tokens each step checks besides the first.
+	perStep, draft int
+	ctx            int // tokens in the context
 }
 
 func (f *fakeEngine) enter(t string) {
@@ -62,27 +67,38 @@ func (f *fakeEngine) Prefill(ids []int) (stats, error) {
 	defer f.leave()
 	f.prefill = append(f.prefill, ids)
 	f.step = 0
-	return stats{PromptTokens: len(ids), Prefill: 100 * time.Millisecond, FirstPiece: -1}, nil
+	f.ctx = len(ids)
+	return stats{PromptTokens: len(ids), Prefill: 100 * time.Millisecond, FirstPiece: -1, CtxLen: len(ids), KVLen: len(ids)}, nil
 }
 
-func (f *fakeEngine) Step() ([]byte, stats, error) {
+// Step decodes perStep pieces (1 when 0), like a speculative step that
+// checks draft+1 tokens and keeps them all; after the pieces it stops.
+func (f *fakeEngine) Step() ([][]byte, stats, error) {
 	f.enter("Step")
 	defer f.leave()
 	if f.hook != nil {
 		f.hook(f.step)
 	}
-	st := stats{PromptTokens: 1, Prefill: 100 * time.Millisecond, FirstPiece: 150 * time.Millisecond}
-	if f.step >= len(f.pieces) {
+	st := stats{PromptTokens: len(f.prefill[len(f.prefill)-1]), Prefill: 100 * time.Millisecond, FirstPiece: 150 * time.Millisecond, CtxLen: f.ctx, KVLen: f.ctx}
+	var out [][]byte
+	for range max(f.perStep, 1) {
+		if f.step >= len(f.pieces) {
+			break
+		}
+		out = append(out, []byte(f.pieces[f.step]))
 		f.step++
-		st.GenTokens, st.Stopped = f.step, true
-		st.Decode = time.Duration(f.step-1) * 10 * time.Millisecond
-		return nil, st, nil
 	}
-	p := f.pieces[f.step]
-	f.step++
+	if len(out) > 0 {
+		st.KVLen = f.ctx + f.draft + 1
+		f.ctx += len(out)
+		st.CtxLen = f.ctx
+	}
 	st.GenTokens = f.step
 	st.Decode = time.Duration(f.step) * 10 * time.Millisecond
-	return []byte(p), st, nil
+	if len(out) < max(f.perStep, 1) {
+		st.GenTokens, st.Stopped = f.step+1, true
+	}
+	return out, st, nil
 }
 
 func (f *fakeEngine) Reset() { f.resets++ }
@@ -172,39 +188,48 @@ func TestGenerate(t *testing.T) {
 			"a\uFFFD", runtime.FinishLength, 1, "x"},
 		{"immediate stop", runtime.Request{Prompt: "x"}, nil, "", runtime.FinishStop, 0, "x"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			fe := &fakeEngine{pieces: tt.pieces}
-			r := newFake(t, fe)
-			resp, err := r.Generate(context.Background(), tt.req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if resp.Text != tt.wantText || resp.FinishReason != tt.wantFinish || resp.CompletionTokens != tt.wantTokens {
-				t.Errorf("got %q %s %d tokens, want %q %s %d", resp.Text, resp.FinishReason, resp.CompletionTokens,
-					tt.wantText, tt.wantFinish, tt.wantTokens)
-			}
-			if resp.PromptTokens != len(tt.wantPrompt) || string(bytesOf(fe.prefill[0])) != tt.wantPrompt {
-				t.Errorf("prompt = %q (%d tokens), want %q", bytesOf(fe.prefill[0]), resp.PromptTokens, tt.wantPrompt)
-			}
-			if fe.resets != 1 {
-				t.Errorf("engine reset %d times after the request, want 1", fe.resets)
-			}
-			tm := resp.Timings
-			if tm.PrefillTokPerSec != float64(len(tt.wantPrompt))/0.1 {
-				t.Errorf("prefill tok/s = %g", tm.PrefillTokPerSec)
-			}
-			if tt.wantTokens > 0 {
-				if tm.DecodeTokPerSec != 100 {
-					t.Errorf("decode tok/s = %g, want 100", tm.DecodeTokPerSec)
-				}
-				if tm.TimeToFirstToken < 150*time.Millisecond || tm.Total <= 0 {
-					t.Errorf("ttft %v total %v", tm.TimeToFirstToken, tm.Total)
-				}
-			} else if tm.TimeToFirstToken != 0 || tm.DecodeTokPerSec != 0 {
-				t.Errorf("no tokens but ttft %v decode %g", tm.TimeToFirstToken, tm.DecodeTokPerSec)
-			}
-		})
+	// perStep 3 is a speculative engine whose steps decode three tokens:
+	// the text, finish reason and token count must not change.
+	for _, perStep := range []int{1, 3} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s/%d per step", tt.name, perStep), func(t *testing.T) {
+				testGenerateCase(t, &fakeEngine{pieces: tt.pieces, perStep: perStep, draft: perStep - 1}, tt.req,
+					tt.wantText, tt.wantFinish, tt.wantTokens, tt.wantPrompt)
+			})
+		}
+	}
+}
+
+// testGenerateCase runs req on fe and checks the response.
+func testGenerateCase(t *testing.T, fe *fakeEngine, req runtime.Request, wantText, wantFinish string, wantTokens int, wantPrompt string) {
+	t.Helper()
+	resp, err := newFake(t, fe).Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != wantText || resp.FinishReason != wantFinish || resp.CompletionTokens != wantTokens {
+		t.Errorf("got %q %s %d tokens, want %q %s %d", resp.Text, resp.FinishReason, resp.CompletionTokens,
+			wantText, wantFinish, wantTokens)
+	}
+	if resp.PromptTokens != len(wantPrompt) || string(bytesOf(fe.prefill[0])) != wantPrompt {
+		t.Errorf("prompt = %q (%d tokens), want %q", bytesOf(fe.prefill[0]), resp.PromptTokens, wantPrompt)
+	}
+	if fe.resets != 1 {
+		t.Errorf("engine reset %d times after the request, want 1", fe.resets)
+	}
+	tm := resp.Timings
+	if tm.PrefillTokPerSec != float64(len(wantPrompt))/0.1 {
+		t.Errorf("prefill tok/s = %g", tm.PrefillTokPerSec)
+	}
+	if wantTokens > 0 {
+		if tm.DecodeTokPerSec != 100 {
+			t.Errorf("decode tok/s = %g, want 100", tm.DecodeTokPerSec)
+		}
+		if tm.TimeToFirstToken < 150*time.Millisecond || tm.Total <= 0 {
+			t.Errorf("ttft %v total %v", tm.TimeToFirstToken, tm.Total)
+		}
+	} else if tm.TimeToFirstToken != 0 || tm.DecodeTokPerSec != 0 {
+		t.Errorf("no tokens but ttft %v decode %g", tm.TimeToFirstToken, tm.DecodeTokPerSec)
 	}
 }
 
@@ -488,5 +513,40 @@ func TestResolvePackage(t *testing.T) {
 	}
 	if _, err := ResolvePackage(broken); err == nil || !strings.Contains(err.Error(), "config.json") {
 		t.Errorf("bad json: %v", err)
+	}
+}
+
+func TestBenchStepwise(t *testing.T) {
+	pieces := strings.Split("abcdefghijkl", "")
+	tests := []struct {
+		name                       string
+		fe                         *fakeEngine
+		nGen                       int
+		gen, steps, drafted, accep int
+	}{
+		// plain decoding: one token per step, nothing drafted
+		{"plain", &fakeEngine{pieces: pieces}, 5, 5, 5, 0, 0},
+		// each step checks 4 tokens and keeps 3: 2 accepted drafts of 3
+		{"speculative", &fakeEngine{pieces: pieces, perStep: 3, draft: 3}, 8, 9, 3, 9, 6},
+		// a stop token ends decoding early; the stop step runs no forward pass
+		{"stop", &fakeEngine{pieces: pieces[:4], perStep: 2, draft: 1}, 10, 4, 2, 2, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := newFake(t, tt.fe).Bench(context.Background(), runtime.BenchRequest{NPrompt: 6, NGen: tt.nGen, Stepwise: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.GenTokens != tt.gen || res.VerifySteps != tt.steps || res.Drafted != tt.drafted || res.Accepted != tt.accep {
+				t.Errorf("gen %d steps %d drafted %d accepted %d; want %d %d %d %d", res.GenTokens, res.VerifySteps,
+					res.Drafted, res.Accepted, tt.gen, tt.steps, tt.drafted, tt.accep)
+			}
+			if res.PromptTokens != 6 || res.PrefillTime != 100*time.Millisecond || res.DecodeTime <= 0 {
+				t.Errorf("prefill %d tokens in %v, decode %v", res.PromptTokens, res.PrefillTime, res.DecodeTime)
+			}
+			if tt.fe.resets != 1 {
+				t.Errorf("resets %d, want 1", tt.fe.resets)
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <malloc.h>
 #include <mutex>
 #include <ostream>
 #include <streambuf>
@@ -97,6 +98,7 @@ struct mnnshim_llm {
 	std::ostream os{&buf};
 	std::string err;
 	std::string piece; // the last step's bytes, handed to the caller
+	std::vector<int> stepIds, stepEnds; // the last step's tokens and their ends in piece
 	MNN::Express::VARP logits; // the last mnnshim_forward's output
 };
 
@@ -115,6 +117,8 @@ static void fillStats(mnnshim_llm *h, mnnshim_stats *st) {
 	st->sample_us = c->sample_us;
 	st->first_piece_us = h->buf.first_us;
 	st->last_token = c->current_token;
+	st->ctx_len = c->all_seq_len;
+	st->kv_len = (int64_t)h->llm->getCurrentHistory();
 }
 
 static int fail(mnnshim_llm *h, const std::string &msg) {
@@ -163,6 +167,7 @@ void mnnshim_destroy(mnnshim_llm *h) {
 		h->llm = nullptr;
 	}
 	delete h;
+	malloc_trim(0);
 }
 
 const char *mnnshim_version(void) { return MNN::getVersion(); }
@@ -231,16 +236,32 @@ int mnnshim_prefill(mnnshim_llm *h, const int *ids, int n, mnnshim_stats *st) {
 	return 0;
 }
 
-int mnnshim_step(mnnshim_llm *h, const char **piece, int *piece_len, mnnshim_stats *st) {
+int mnnshim_step(mnnshim_llm *h, const char **piece, const int **ids, const int **ends, int *n, mnnshim_stats *st) {
 	std::lock_guard<std::mutex> l(h->mu);
 	h->buf.piece.clear();
+	const MNN::Transformer::LlmContext *c = h->llm->getContext();
+	size_t before = c->output_tokens.size();
 	h->llm->generate(1);
-	h->piece.swap(h->buf.piece);
+	h->buf.piece.clear();
+	h->piece.clear();
+	h->stepIds.clear();
+	h->stepEnds.clear();
+	for (size_t i = before; i < c->output_tokens.size(); i++) {
+		int id = c->output_tokens[i];
+		if (h->llm->is_stop(id)) {
+			break; // only the last token of a step can be a stop token
+		}
+		h->piece += h->llm->tokenizer_decode(id);
+		h->stepIds.push_back(id);
+		h->stepEnds.push_back((int)h->piece.size());
+	}
 	*piece = h->piece.data();
-	*piece_len = (int)h->piece.size();
+	*ids = h->stepIds.data();
+	*ends = h->stepEnds.data();
+	*n = (int)h->stepIds.size();
 	fillStats(h, st);
-	if (failed(h->llm->getContext())) {
-		return fail(h, "decode failed with status " + std::to_string((int)h->llm->getContext()->status) +
+	if (failed(c)) {
+		return fail(h, "decode failed with status " + std::to_string((int)c->status) +
 		                   " (MNN's message is on stderr)");
 	}
 	return 0;

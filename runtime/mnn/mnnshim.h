@@ -28,6 +28,9 @@ typedef struct {
 	int64_t sample_us;
 	int64_t first_piece_us; /* from the start of the call to the first non-empty piece; -1 if none */
 	int last_token;         /* the last sampled token id; -1 if none */
+	int ctx_len;            /* LlmContext::all_seq_len: tokens kept in the context */
+	int64_t kv_len;         /* Llm::getCurrentHistory(): KV entries after the last forward pass,
+	                           including draft tokens a speculative step will drop */
 } mnnshim_stats;
 
 /* mnnshim_create constructs an Llm from config_path, merges config_json
@@ -35,6 +38,8 @@ typedef struct {
  * failure it returns NULL and, when err is not NULL, sets *err to a
  * malloc'd message. */
 mnnshim_llm *mnnshim_create(const char *config_path, const char *config_json, char **err);
+/* mnnshim_destroy releases the engine and returns the freed heap memory
+ * to the operating system (malloc_trim). */
 void mnnshim_destroy(mnnshim_llm *h);
 
 /* mnnshim_version returns MNN's library version (static storage). */
@@ -61,11 +66,15 @@ int mnnshim_is_stop(mnnshim_llm *h, int id);
  * the KV cache and runs the prompt through the model. Returns 0 on
  * success. */
 int mnnshim_prefill(mnnshim_llm *h, const int *ids, int n, mnnshim_stats *st);
-/* mnnshim_step samples one token and, unless it is a stop token, runs its
- * forward pass. *piece/*piece_len receive the decoded bytes (valid until
- * the next call on h; may be partial UTF-8, empty for a stop token).
- * Returns 0 on success. */
-int mnnshim_step(mnnshim_llm *h, const char **piece, int *piece_len, mnnshim_stats *st);
+/* mnnshim_step runs one decoding step, generate(1): it samples one token
+ * and, unless it is a stop token, runs its forward pass; with speculative
+ * decoding one step verifies a draft and can decode several tokens.
+ * *ids/*n receive the non-stop tokens the step decoded, *piece the bytes
+ * of their pieces concatenated (possibly partial UTF-8) and *ends each
+ * token's end offset in *piece; all valid until the next call on h.
+ * Whether the step ended on a stop token is st->stopped. Returns 0 on
+ * success. */
+int mnnshim_step(mnnshim_llm *h, const char **piece, const int **ids, const int **ends, int *n, mnnshim_stats *st);
 /* mnnshim_reset clears history and marks the KV cache for removal. */
 void mnnshim_reset(mnnshim_llm *h);
 

@@ -65,20 +65,77 @@ func Open(ctx context.Context, path string, opts Options) (*Runtime, error) {
 	return newRuntime(opts, pkg, Version(), time.Since(start), engines), nil
 }
 
-// cEngine is one MNN Llm behind the shim.
+// cEngine is one MNN Llm behind the shim. Every call into the engine,
+// from its creation to its destruction, runs on one OS thread that the
+// engine keeps for its lifetime (see thread).
 type cEngine struct {
 	mu sync.Mutex
 	h  *C.mnnshim_llm
+	th *thread
 }
+
+// thread runs functions on one locked OS thread. glibc gives each thread
+// that allocates its own malloc arena, and memory freed in one arena is
+// not reused by another; when cgo calls of one engine hop between Go's
+// threads, the engine's buffers end up spread over several arenas and the
+// process's peak memory grows by tens of MiB, differently from run to run.
+// On one thread the engine allocates from one arena, as it does in a C++
+// program, and its peak is reproducible.
+type thread struct {
+	calls chan func()
+}
+
+func newThread() *thread {
+	t := &thread{calls: make(chan func())}
+	ready := make(chan struct{})
+	var serve func()
+	serve = func() {
+		goruntime.LockOSThread()
+		if isMainThread() {
+			// The process's main thread allocates from glibc's main
+			// arena, other threads from their own: the engine would
+			// measure ~1 % differently depending on where it landed.
+			// Hold the main thread until another goroutine has locked a
+			// different thread.
+			go serve()
+			<-ready
+			goruntime.UnlockOSThread()
+			return
+		}
+		close(ready)
+		// Never unlocked: when the goroutine ends the thread exits with
+		// it, and glibc hands its arena to the next new thread.
+		for f := range t.calls {
+			f()
+		}
+	}
+	go serve()
+	return t
+}
+
+// do runs f on the thread and waits for it.
+func (t *thread) do(f func()) {
+	done := make(chan struct{})
+	t.calls <- func() { f(); close(done) }
+	<-done
+}
+
+// stop ends the thread after the calls in progress.
+func (t *thread) stop() { close(t.calls) }
 
 func newCEngine(configPath, configJSON string) (*cEngine, error) {
 	cp := C.CString(configPath)
 	defer C.free(unsafe.Pointer(cp))
 	cj := C.CString(configJSON)
 	defer C.free(unsafe.Pointer(cj))
-	var cerr *C.char
-	h := C.mnnshim_create(cp, cj, &cerr)
+	th := newThread()
+	var (
+		cerr *C.char
+		h    *C.mnnshim_llm
+	)
+	th.do(func() { h = C.mnnshim_create(cp, cj, &cerr) })
 	if h == nil {
+		th.stop()
 		msg := "create failed"
 		if cerr != nil {
 			msg = C.GoString(cerr)
@@ -86,7 +143,7 @@ func newCEngine(configPath, configJSON string) (*cEngine, error) {
 		}
 		return nil, errors.New(msg)
 	}
-	e := &cEngine{h: h}
+	e := &cEngine{h: h, th: th}
 	goruntime.SetFinalizer(e, func(e *cEngine) { e.Close() })
 	return e, nil
 }
@@ -113,7 +170,8 @@ func (e *cEngine) Template(msgs []runtime.Message) (string, error) {
 			C.free(unsafe.Pointer(cs[i]))
 		}
 	}()
-	out := C.mnnshim_chat_template(e.h, (**C.char)(roles), (**C.char)(contents), C.int(n))
+	var out *C.char
+	e.th.do(func() { out = C.mnnshim_chat_template(e.h, (**C.char)(roles), (**C.char)(contents), C.int(n)) })
 	if out == nil {
 		return "", errors.New("chat template: out of memory")
 	}
@@ -124,8 +182,11 @@ func (e *cEngine) Template(msgs []runtime.Message) (string, error) {
 func (e *cEngine) Tokenize(text string) ([]int, error) {
 	ct := C.CString(text) // NUL-terminated copy; the length below is exact
 	defer C.free(unsafe.Pointer(ct))
-	var ids *C.int
-	n := C.mnnshim_tokenize(e.h, ct, C.int(len(text)), &ids)
+	var (
+		ids *C.int
+		n   C.int
+	)
+	e.th.do(func() { n = C.mnnshim_tokenize(e.h, ct, C.int(len(text)), &ids) })
 	if n < 0 {
 		return nil, e.lastError("tokenize")
 	}
@@ -158,38 +219,62 @@ func toStats(st *C.mnnshim_stats) stats {
 		Decode:       us(st.decode_us),
 		FirstPiece:   us(st.first_piece_us),
 		LastToken:    int(st.last_token),
+		CtxLen:       int(st.ctx_len),
+		KVLen:        int(st.kv_len),
 	}
 }
 
 func (e *cEngine) Prefill(ids []int) (stats, error) {
 	p := cInts(ids)
 	defer C.free(unsafe.Pointer(p))
-	var st C.mnnshim_stats
-	if C.mnnshim_prefill(e.h, p, C.int(len(ids)), &st) != 0 {
+	var (
+		st C.mnnshim_stats
+		rc C.int
+	)
+	e.th.do(func() { rc = C.mnnshim_prefill(e.h, p, C.int(len(ids)), &st) })
+	if rc != 0 {
 		return toStats(&st), e.lastError("prefill")
 	}
 	return toStats(&st), nil
 }
 
-func (e *cEngine) Step() ([]byte, stats, error) {
+func (e *cEngine) Step() ([][]byte, stats, error) {
 	var (
-		piece *C.char
-		n     C.int
-		st    C.mnnshim_stats
+		piece     *C.char
+		ids, ends *C.int
+		n, rc     C.int
+		st        C.mnnshim_stats
+		pieces    [][]byte
 	)
-	if C.mnnshim_step(e.h, &piece, &n, &st) != 0 {
+	e.th.do(func() {
+		rc = C.mnnshim_step(e.h, &piece, &ids, &ends, &n, &st)
+		if rc != 0 || n == 0 {
+			return
+		}
+		all := C.GoBytes(unsafe.Pointer(piece), unsafe.Slice(ends, int(n))[n-1])
+		from := 0
+		for _, end := range unsafe.Slice(ends, int(n)) {
+			pieces = append(pieces, all[from:int(end):int(end)])
+			from = int(end)
+		}
+	})
+	if rc != 0 {
 		return nil, toStats(&st), e.lastError("step")
 	}
-	return C.GoBytes(unsafe.Pointer(piece), n), toStats(&st), nil
+	return pieces, toStats(&st), nil
 }
 
-func (e *cEngine) Reset() { C.mnnshim_reset(e.h) }
+func (e *cEngine) Reset() { e.th.do(func() { C.mnnshim_reset(e.h) }) }
 
 func (e *cEngine) Bench(ids []int, maxNew int) (stats, error) {
 	p := cInts(ids)
 	defer C.free(unsafe.Pointer(p))
-	var st C.mnnshim_stats
-	if C.mnnshim_bench(e.h, p, C.int(len(ids)), C.int(maxNew), &st) != 0 {
+	var (
+		st C.mnnshim_stats
+		rc C.int
+	)
+	e.th.do(func() { rc = C.mnnshim_bench(e.h, p, C.int(len(ids)), C.int(maxNew), &st) })
+	if rc != 0 {
 		return toStats(&st), e.lastError("bench")
 	}
 	return toStats(&st), nil
@@ -201,8 +286,10 @@ func (e *cEngine) Loglik(ids []int, start int) (float64, bool, error) {
 	var (
 		lp     C.double
 		greedy C.int
+		rc     C.int
 	)
-	if C.mnnshim_loglik(e.h, p, C.int(len(ids)), C.int(start), &lp, &greedy) != 0 {
+	e.th.do(func() { rc = C.mnnshim_loglik(e.h, p, C.int(len(ids)), C.int(start), &lp, &greedy) })
+	if rc != 0 {
 		return 0, false, e.lastError("loglik")
 	}
 	return float64(lp), greedy != 0, nil
@@ -215,11 +302,13 @@ func (e *cEngine) Forward(ids []int, start bool) ([]float32, error) {
 		logits *C.float
 		vocab  C.int
 		st     C.int
+		rc     C.int
 	)
 	if start {
 		st = 1
 	}
-	if C.mnnshim_forward(e.h, p, C.int(len(ids)), st, &logits, &vocab) != 0 {
+	e.th.do(func() { rc = C.mnnshim_forward(e.h, p, C.int(len(ids)), st, &logits, &vocab) })
+	if rc != 0 {
 		return nil, e.lastError("forward")
 	}
 	return unsafe.Slice((*float32)(unsafe.Pointer(logits)), int(vocab)), nil
@@ -230,18 +319,23 @@ func (e *cEngine) Piece(id int) []byte {
 		piece *C.char
 		n     C.int
 	)
-	C.mnnshim_piece(e.h, C.int(id), &piece, &n)
+	e.th.do(func() { C.mnnshim_piece(e.h, C.int(id), &piece, &n) })
 	return C.GoBytes(unsafe.Pointer(piece), n)
 }
 
-func (e *cEngine) IsStop(id int) bool { return C.mnnshim_is_stop(e.h, C.int(id)) != 0 }
+func (e *cEngine) IsStop(id int) bool {
+	var r C.int
+	e.th.do(func() { r = C.mnnshim_is_stop(e.h, C.int(id)) })
+	return r != 0
+}
 
 // Close destroys the engine; it is idempotent.
 func (e *cEngine) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.h != nil {
-		C.mnnshim_destroy(e.h)
+		e.th.do(func() { C.mnnshim_destroy(e.h) })
+		e.th.stop()
 		e.h = nil
 		goruntime.SetFinalizer(e, nil)
 	}
