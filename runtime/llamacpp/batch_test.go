@@ -229,8 +229,8 @@ func TestPrefixSharedAcrossSequences(t *testing.T) {
 
 // TestLogLikelihoodBatched scores multiple-choice questions with concurrent
 // calls, batched with the prefix cache, and one at a time with batching
-// off: the numbers agree to float noise, and shared few-shot preambles and
-// contexts are computed once.
+// off: the numbers agree to float noise, and a few-shot preamble shared by
+// questions queued together is computed once, then found in the cache.
 func TestLogLikelihoodBatched(t *testing.T) {
 	preamble := "Lily went to the park. She saw a big dog.\nTom had a red ball. He played with his mom.\n"
 	var questions [][]runtime.LoglikRequest
@@ -265,18 +265,33 @@ func TestLogLikelihoodBatched(t *testing.T) {
 	for i := range questions {
 		for k := range questions[i] {
 			a, b := got[i][k], want[i][k]
-			if math.Abs(a.LogProb-b.LogProb) > 1e-3 || a.Tokens != b.Tokens {
+			// Float noise: batched kernels and a preamble computed in
+			// other chunks change the f16 KV cache's last bits, which
+			// moves a summed log-probability by up to a few 1e-3 here.
+			if math.Abs(a.LogProb-b.LogProb) > 1e-3+1e-3*math.Abs(b.LogProb) || a.Tokens != b.Tokens {
 				t.Errorf("question %d choice %d: batched %+v, alone %+v", i, k, a, b)
 			}
 		}
 	}
 	st := batched.PrefillStats()
-	// Alone, each choice reuses its question's context (the trunk) but
-	// recomputes the preamble per question; batched, the four questions
-	// ran at once, so the preamble was computed four times too. A second
-	// round finds it cached.
-	if st.Computed >= st.Requested/2 {
-		t.Errorf("first round: %d of %d tokens computed, want under half (each context once)", st.Computed, st.Requested)
+	pre, err := batched.tokenize(preamble, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each question's context is computed once for its four choices, and
+	// the preamble once for all four questions (the others wait for it):
+	// the requested tokens less three preambles and three of each
+	// question's four contexts at least.
+	var saved int64 = 3 * int64(len(pre)-1)
+	for _, reqs := range questions {
+		q, err := batched.scoredRequest(reqs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved += 3 * int64(q.n-1-(len(pre)-1))
+	}
+	if st.Computed > st.Requested-saved {
+		t.Errorf("first round: %d of %d tokens computed, want at most %d", st.Computed, st.Requested, st.Requested-saved)
 	}
 	for _, reqs := range questions {
 		if _, err := batched.LogLikelihood(ctx, reqs); err != nil {

@@ -68,6 +68,13 @@ type slot struct {
 	trunk bool
 	job   job
 	used  uint64 // step of last use, to evict the least recently used cache
+	// want is what the job wanted reused; fresh means it has evaluated
+	// nothing yet, so it can still adopt a longer cached prefix; waiting
+	// means it holds back this step for another job to compute a prefix
+	// they share.
+	want    []llama.Token
+	fresh   bool
+	waiting bool
 }
 
 // decoder is one llama.cpp context running jobs in its slots.
@@ -275,6 +282,46 @@ func (d *decoder) place(j job) {
 	}
 	target.job = j
 	target.used = d.step
+	target.want, target.fresh, target.waiting = want, true, false
+}
+
+// minShare is the shortest shared prefix worth waiting for.
+const minShare = 16
+
+// holdBack reports whether a job that has evaluated nothing yet should wait
+// a step: another running job, not itself waiting, is computing a prefix
+// the two share that is at least minShare tokens longer than what the
+// waiting job's sequence already holds. Requests queued together with the
+// same few-shot preamble thus compute it once, not once each.
+func (d *decoder) holdBack(sl *slot) bool {
+	for _, o := range d.slots {
+		if o == sl || o.job == nil || o.waiting {
+			continue
+		}
+		if n := commonPrefix(o.want, sl.want); n >= len(sl.cache)+minShare && len(o.cache) < n {
+			return true
+		}
+	}
+	return false
+}
+
+// adopt gives a job that has evaluated nothing yet the longest prefix of
+// what it wants that any sequence now holds, if longer than its own.
+func (d *decoder) adopt(sl *slot) {
+	best, src := commonPrefix(sl.cache, sl.want), (*slot)(nil)
+	for _, o := range d.slots {
+		if o != sl {
+			if n := commonPrefix(o.cache, sl.want); n > best {
+				best, src = n, o
+			}
+		}
+	}
+	if src == nil {
+		return
+	}
+	d.truncate(sl, 0)
+	llama.MemorySeqCp(d.mem, src.seq, sl.seq, 0, llama.Pos(best))
+	sl.cache = append(sl.cache[:0], sl.want[:best]...)
 }
 
 // victim returns the free slot whose cache is worth least: an empty one,
@@ -354,6 +401,12 @@ func (d *decoder) runStep() {
 			d.end(sl, err)
 			continue
 		}
+		if d.prefixCache && sl.fresh {
+			if sl.waiting = d.holdBack(sl); sl.waiting {
+				continue
+			}
+			d.adopt(sl)
+		}
 		seg, err := sl.job.next(d, sl)
 		if err != nil || len(seg.toks) == 0 {
 			d.end(sl, err)
@@ -405,6 +458,7 @@ func (d *decoder) runStep() {
 	for _, p := range kept {
 		p.sl.cache = append(p.sl.cache, p.seg.toks[:p.n]...)
 		p.sl.used = d.step
+		p.sl.fresh = false
 		if p.seg.prefill {
 			d.r.sched.computed.Add(int64(p.n))
 		}
