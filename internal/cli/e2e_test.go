@@ -72,8 +72,10 @@ func TestE2ELlamacppGSM8K(t *testing.T) {
 	var dirs []string
 	for _, c := range []string{"1", "4"} {
 		dir := filepath.Join(t.TempDir(), "run")
+		// --batch off: each request computed alone, so concurrency
+		// cannot change a bit (batched decoding may; docs/throughput.md).
 		code, out, errOut := runReal(t, "run", "--runtime", "llamacpp", "--model", model, "--tasks", "gsm8k",
-			"--limit", "50", "--max-tokens", "48", "--concurrency", c, "--data-dir", data, "--out", dir)
+			"--limit", "50", "--max-tokens", "48", "--concurrency", c, "--batch", "off", "--data-dir", data, "--out", dir)
 		if code != 0 {
 			t.Fatalf("concurrency %s: exit %d\n%s\n%s", c, code, out, errOut)
 		}
@@ -135,7 +137,7 @@ func TestE2EKill9(t *testing.T) {
 	}
 	args := func(out string) []string {
 		return []string{"run", "--runtime", "llamacpp", "--model", model, "--tasks", "gsm8k", "--limit", "30",
-			"--max-tokens", "160", "--concurrency", "2", "--data-dir", data, "--out", out}
+			"--max-tokens", "160", "--concurrency", "2", "--batch", "off", "--data-dir", data, "--out", out}
 	}
 	killed := filepath.Join(t.TempDir(), "killed")
 	cmd := exec.Command(bin, args(killed)...)

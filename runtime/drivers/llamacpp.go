@@ -13,8 +13,10 @@ import (
 )
 
 // llamacppDriver loads a GGUF file in process with llama.cpp: Workers
-// contexts of --ctx-size tokens (0: 4096, capped at the model's training
-// context), Threads threads each. The libraries come from
+// requests in flight of --ctx-size tokens each (0: 4096, capped at the
+// model's training context), decoded together in one context of Threads
+// threads, or with --batch off each alone in its own context of Threads
+// threads. The libraries come from
 // $POCKETEVAL_LLAMA_LIB or scripts/setup-llamacpp.sh's default location.
 func llamacppDriver() Driver {
 	return Driver{
@@ -26,11 +28,15 @@ func llamacppDriver() Driver {
 }
 
 type llamacppFlags struct {
-	ContextSize int // --ctx-size
+	ContextSize int    // --ctx-size
+	Batch       string // --batch on|off
+	PrefixCache string // --prefix-cache on|off
 }
 
 func (f *llamacppFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.ContextSize, "ctx-size", f.ContextSize, "context size in tokens for llamacpp (0 = min(4096, the model's training context))")
+	fs.StringVar(&f.Batch, "batch", "on", "llamacpp: decode concurrent requests together (on) or each alone, for exact reproduction (off)")
+	fs.StringVar(&f.PrefixCache, "prefix-cache", "on", "llamacpp with --batch on: start each prompt from the longest cached prefix (on) or evaluate it whole (off)")
 }
 
 func (f *llamacppFlags) Validate(c Common) error {
@@ -40,12 +46,18 @@ func (f *llamacppFlags) Validate(c Common) error {
 	if f.ContextSize < 0 {
 		return fmt.Errorf("--ctx-size must not be negative, got %d", f.ContextSize)
 	}
+	for _, o := range []struct{ flag, v string }{{"--batch", f.Batch}, {"--prefix-cache", f.PrefixCache}} {
+		if o.v != "" && o.v != "on" && o.v != "off" {
+			return fmt.Errorf("%s must be on or off, got %q", o.flag, o.v)
+		}
+	}
 	return nil
 }
 
 func (f *llamacppFlags) Open(ctx context.Context, c Common) (runtime.Runtime, error) {
 	rt, err := llamacpp.Open(ctx, llamacpp.Options{
 		Model: c.Model, Threads: c.Threads, ContextSize: f.ContextSize, Workers: c.Workers,
+		Batch: f.Batch, PrefixCache: f.PrefixCache,
 		ChatTemplate: c.ChatTemplate, ChatTemplateSource: c.ChatTemplateSource, Thinking: c.Thinking, TemplateNow: c.TemplateNow,
 	})
 	if err != nil {

@@ -16,7 +16,9 @@ import (
 // prompt of NPrompt copies of one ordinary token (the first token of
 // "the"), prefilled in one go (in BatchSize chunks), then NGen greedy
 // decode steps on the same KV cache, each step one llama_decode of the
-// previous token plus an argmax over the logits. PrefillTime covers the
+// previous token plus an argmax over the logits. Concurrent calls are
+// decoded together (with Batch on), so their aggregate rate measures
+// batched decoding; the prefix cache is never used. PrefillTime covers the
 // prompt; FirstTokenLag is the prompt plus choosing the first token;
 // DecodeTime covers the NGen steps. With NPrompt 0 a single BOS (or bench)
 // token is decoded untimed to give the steps a context. LoadTime is the
@@ -28,69 +30,110 @@ func (r *Runtime) Bench(ctx context.Context, req runtime.BenchRequest) (runtime.
 	if need := max(req.NPrompt, 1) + req.NGen; need > r.nCtx {
 		return runtime.BenchResult{}, fmt.Errorf("bench: %w: %d prompt + %d generated tokens, the context holds %d", ErrPromptTooLong, req.NPrompt, req.NGen, r.nCtx)
 	}
-	w, err := r.acquire(ctx)
-	if err != nil {
+	if err := r.sched.enter(); err != nil {
+		return runtime.BenchResult{}, fmt.Errorf("bench: %w", err)
+	}
+	defer r.sched.leave()
+	j := &benchJob{r: r, ctx: ctx, req: req, done: make(chan struct{})}
+	if req.NPrompt > 0 {
+		j.prompt = make([]llama.Token, req.NPrompt)
+		for i := range j.prompt {
+			j.prompt[i] = r.benchTk
+		}
+		r.sched.requested.Add(int64(req.NPrompt))
+	} else {
+		first := r.bos
+		if first == llama.TokenNull {
+			first = r.benchTk
+		}
+		j.prompt = []llama.Token{first}
+	}
+	if err := r.sched.submit(ctx, j, j.done); err != nil {
 		return runtime.BenchResult{}, wrapUnlessCtx("bench", err)
 	}
-	defer r.release(w)
-	res, err := r.bench(ctx, w, req)
-	if err != nil {
-		return runtime.BenchResult{}, wrapUnlessCtx("bench", err)
+	if j.err != nil {
+		return runtime.BenchResult{}, wrapUnlessCtx("bench", j.err)
 	}
+	res := j.res
 	if r.loadReported.CompareAndSwap(false, true) {
 		res.LoadTime = r.loadTime
 	}
 	return res, nil
 }
 
-func (r *Runtime) bench(ctx context.Context, w *worker, req runtime.BenchRequest) (runtime.BenchResult, error) {
-	if err := w.reset(); err != nil {
-		return runtime.BenchResult{}, err
+// benchJob is one Bench measurement as a job: its prompt, then NGen steps
+// of one argmax token each, end-of-generation tokens included. Run
+// concurrently, bench jobs are decoded together like generations.
+type benchJob struct {
+	r      *Runtime
+	ctx    context.Context
+	req    runtime.BenchRequest
+	prompt []llama.Token
+
+	prefilled bool
+	nextTok   llama.Token
+	steps     int
+	tStart    time.Time
+	tFirst    time.Time
+
+	res  runtime.BenchResult
+	err  error
+	done chan struct{}
+}
+
+func (j *benchJob) context() context.Context { return j.ctx }
+
+// reuse: nothing; a synthetic prompt must be computed to be measured.
+func (j *benchJob) reuse() []llama.Token { return nil }
+
+func (j *benchJob) next(d *decoder, sl *slot) (segment, error) {
+	if j.tStart.IsZero() {
+		d.truncate(sl, 0)
+		j.tStart = time.Now()
 	}
-	var res runtime.BenchResult
-	var next llama.Token
-	pick := func(_ int, logits []float32) error {
-		next = llama.Token(argmax(logits))
-		return nil
+	if !j.prefilled {
+		rest := j.prompt[len(sl.cache):]
+		return segment{toks: rest, out: len(rest) - 1, prefill: j.req.NPrompt > 0}, nil
 	}
-	pos := 0
-	if req.NPrompt > 0 {
-		prompt := make([]llama.Token, req.NPrompt)
-		for i := range prompt {
-			prompt[i] = r.benchTk
+	if j.steps == j.req.NGen {
+		return segment{}, nil
+	}
+	return segment{toks: []llama.Token{j.nextTok}}, nil
+}
+
+func (j *benchJob) advance(d *decoder, sl *slot, n int, first int32) (bool, error) {
+	if !j.prefilled && len(sl.cache) < len(j.prompt) {
+		return false, nil
+	}
+	decoded := time.Now()
+	logits, err := d.logits(first + int32(n) - 1)
+	if err != nil {
+		return true, err
+	}
+	j.nextTok = llama.Token(argmax(logits))
+	now := time.Now()
+	if !j.prefilled {
+		j.prefilled = true
+		if j.req.NPrompt > 0 {
+			j.res.PromptTokens = j.req.NPrompt
+			j.res.PrefillTime = decoded.Sub(j.tStart)
+			j.res.FirstTokenLag = now.Sub(j.tStart)
 		}
-		start := time.Now()
-		if err := w.eval(ctx, prompt, 0, len(prompt)-1, r.nVocab, nil); err != nil {
-			return res, fmt.Errorf("prefill: %w", err)
-		}
-		res.PrefillTime = time.Since(start)
-		logits, err := llama.GetLogitsIth(w.lctx, -1, r.nVocab)
-		if err != nil || logits == nil {
-			return res, fmt.Errorf("prefill: no logits (%v)", err)
-		}
-		next = llama.Token(argmax(logits))
-		res.FirstTokenLag = time.Since(start)
-		res.PromptTokens = req.NPrompt
-		pos = req.NPrompt
+		j.tFirst = now
 	} else {
-		first := r.bos
-		if first == llama.TokenNull {
-			first = r.benchTk
-		}
-		if err := w.eval(ctx, []llama.Token{first}, 0, 0, r.nVocab, pick); err != nil {
-			return res, fmt.Errorf("start context: %w", err)
-		}
-		pos = 1
+		j.steps++
 	}
-	start := time.Now()
-	for i := range req.NGen {
-		if err := w.eval(ctx, []llama.Token{next}, pos+i, pos+i, r.nVocab, pick); err != nil {
-			return res, fmt.Errorf("decode step %d: %w", i, err)
+	if j.steps == j.req.NGen {
+		if j.req.NGen > 0 {
+			j.res.GenTokens = j.req.NGen
+			j.res.DecodeTime = now.Sub(j.tFirst)
 		}
+		return true, nil
 	}
-	if req.NGen > 0 {
-		res.DecodeTime = time.Since(start)
-		res.GenTokens = req.NGen
-	}
-	return res, nil
+	return false, nil
+}
+
+func (j *benchJob) finish(err error) {
+	j.err = err
+	close(j.done)
 }

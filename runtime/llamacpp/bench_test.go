@@ -4,7 +4,12 @@ package llamacpp
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -72,4 +77,86 @@ func BenchmarkLogLikelihood(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(reqs)*b.N)/b.Elapsed().Seconds(), "requests/s")
+}
+
+// BenchmarkConcurrentDecode measures aggregate decode speed with 1, 2, 4
+// and 8 requests in flight, batched, on the GGUF named by
+// $POCKETEVAL_BENCH_GGUF (e.g. a Pocket-shaped model from tools/ggufgen)
+// with $POCKETEVAL_BENCH_THREADS threads (default 2), against one request
+// at a time with batching off. A round runs every configuration once, in
+// turn, so that a changing machine load hits them alike; each reports the
+// median over rounds (b.N) of its decode-tok/s: all requests' decoded
+// tokens over the time from the first token of the earliest to the last
+// token of the latest. A request is a Bench run of a $POCKETEVAL_BENCH_PROMPT
+// (default 128) token prompt and $POCKETEVAL_BENCH_GEN (default 128) decode
+// steps; all start together.
+func BenchmarkConcurrentDecode(b *testing.B) {
+	model := os.Getenv("POCKETEVAL_BENCH_GGUF")
+	if model == "" {
+		b.Skip("set POCKETEVAL_BENCH_GGUF to a GGUF model to measure")
+	}
+	env := func(name string, def int) int {
+		if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+			return v
+		}
+		return def
+	}
+	threads := env("POCKETEVAL_BENCH_THREADS", 2)
+	nPrompt, nGen := env("POCKETEVAL_BENCH_PROMPT", 128), env("POCKETEVAL_BENCH_GEN", 128)
+	type config struct {
+		batch string
+		conc  int
+		rt    *Runtime
+		rates []float64
+	}
+	configs := []*config{{batch: "off", conc: 1}, {batch: "on", conc: 1}, {batch: "on", conc: 2}, {batch: "on", conc: 4}, {batch: "on", conc: 8}}
+	for _, c := range configs {
+		rt, err := Open(context.Background(), Options{Model: model, Threads: threads, Workers: c.conc, Batch: c.batch, ContextSize: nPrompt + nGen + 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer rt.Close()
+		c.rt = rt
+	}
+	for b.Loop() {
+		for _, c := range configs {
+			var wg sync.WaitGroup
+			starts, ends := make([]time.Time, c.conc), make([]time.Time, c.conc)
+			for i := range c.conc {
+				wg.Go(func() {
+					res, err := c.rt.Bench(context.Background(), runtime.BenchRequest{NPrompt: nPrompt, NGen: nGen})
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					ends[i] = time.Now()
+					starts[i] = ends[i].Add(-res.DecodeTime)
+				})
+			}
+			wg.Wait()
+			first, last := starts[0], ends[0]
+			for i := range c.conc {
+				first, last = minTime(first, starts[i]), maxTime(last, ends[i])
+			}
+			c.rates = append(c.rates, float64(c.conc*nGen)/last.Sub(first).Seconds())
+		}
+	}
+	for _, c := range configs {
+		slices.Sort(c.rates)
+		b.ReportMetric(c.rates[len(c.rates)/2], fmt.Sprintf("batch-%s-conc%d-tok/s", c.batch, c.conc))
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

@@ -33,15 +33,25 @@
 //
 // # What a Runtime does
 //
-// Open loads the model once and creates Options.Workers independent llama.cpp
-// contexts; each Generate, LogLikelihood or Bench call borrows one context
-// from the pool, so Workers requests run at once and further calls wait.
-// Generate and Bench start from an empty KV cache, so a result never
-// depends on what ran before it or on which worker ran it. LogLikelihood
-// keeps one thing between requests: the evaluated context (all but its last
-// token) when the next request has exactly the same one, as the choices of
-// a multiple-choice question do. Every request is evaluated in the same two
-// phases whether or not the first is reused, so reuse changes no number.
+// Open loads the model once. With Options.Batch on (the default) it
+// creates one llama.cpp context of Options.Workers sequences over a unified
+// KV cache: concurrent Generate, LogLikelihood and Bench calls become jobs
+// on those sequences and are decoded together, one llama_decode per step
+// over the next token of every generating sequence plus chunks of newly
+// arrived prompts; a sequence whose job finished takes the next queued job
+// at the next step (continuous batching). A new job starts from the longest
+// prefix of its prompt that any sequence holds — a few-shot preamble, the
+// question shared by the choices of a multiple-choice item — shared in the
+// cache rather than recomputed (Options.PrefixCache; PrefillStats counts
+// what was computed). Batched kernels and a different split of a prompt
+// into evaluated chunks can change the last bits of the logits, so a
+// result may depend on what ran beside or before it; see docs/throughput.md
+// for how much that moves greedy outputs and scores. With Batch off there
+// are Workers independent contexts of one sequence each; every request is
+// computed alone from an empty cache, exactly as it would be at Workers 1,
+// except that LogLikelihood reuses an identical context (all but its last
+// token), which changes no number: every request is evaluated in the same
+// two phases whether or not the first is reused.
 //
 // Chat requests are rendered with the model's own chat template (GGUF key
 // tokenizer.chat_template), run as Jinja by package chattemplate with
@@ -70,14 +80,16 @@
 // U+FFFD. A prompt that leaves no room in the context for one generated
 // token is an error (ErrPromptTooLong), not a silent truncation.
 //
-// Timings start once a context is free (time queued for one is not
-// counted): TimeToFirstToken covers templating, tokenising, prefill and the
-// first sample; PrefillTokPerSec is prompt tokens over prefill time;
+// Timings start once the request has a sequence (time queued for one is
+// not counted): TimeToFirstToken covers the prefill and the first sample;
+// PrefillTokPerSec is prompt tokens (cached ones included) over prefill
+// time;
 // DecodeTokPerSec is tokens sampled after the first over the time from the
 // first sample to the last.
 //
-// ctx is checked between prefill chunks (Options.BatchSize tokens) and
-// between generated tokens; a cancelled call returns ctx.Err() itself.
+// ctx is checked before every decode step the request takes part in
+// (prefill chunks of up to Options.BatchSize tokens, generated tokens); a
+// cancelled call returns ctx.Err() itself and the others go on.
 //
 // LogLikelihood follows lm-evaluation-harness: context and continuation are
 // tokenised together, the split falls at the length of the context's own

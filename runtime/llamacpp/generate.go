@@ -12,23 +12,40 @@ import (
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
-// Generate runs one request to completion on a free context. See the
-// package documentation for templates, sampling, stop conditions and
-// timings.
+// Generate runs one request to completion. See the package documentation
+// for templates, sampling, stop conditions and timings.
 func (r *Runtime) Generate(ctx context.Context, req runtime.Request) (runtime.Response, error) {
 	if err := checkGen(req.Gen); err != nil {
 		return runtime.Response{}, fmt.Errorf("generate: %w", err)
 	}
-	w, err := r.acquire(ctx)
+	if err := r.sched.enter(); err != nil {
+		return runtime.Response{}, fmt.Errorf("generate: %w", err)
+	}
+	defer r.sched.leave()
+	prompt, rendered, err := r.promptTokens(req)
 	if err != nil {
+		return runtime.Response{}, fmt.Errorf("generate: %w", err)
+	}
+	j := &genJob{
+		r: r, ctx: ctx, prompt: prompt, rendered: rendered, maxTokens: req.Gen.MaxTokens,
+		smpl: newSampler(req.Gen), done: make(chan struct{}),
+	}
+	if j.maxTokens == 0 {
+		j.maxTokens = r.opts.DefaultMaxTokens
+	}
+	for _, s := range req.Gen.Stop {
+		if s != "" {
+			j.stops = append(j.stops, []byte(s))
+		}
+	}
+	r.sched.requested.Add(int64(len(prompt)))
+	if err := r.sched.submit(ctx, j, j.done); err != nil {
 		return runtime.Response{}, wrapUnlessCtx("generate", err)
 	}
-	defer r.release(w)
-	resp, err := r.generate(ctx, w, req)
-	if err != nil {
-		return runtime.Response{}, wrapUnlessCtx("generate", err)
+	if j.err != nil {
+		return runtime.Response{}, wrapUnlessCtx("generate", j.err)
 	}
-	return resp, nil
+	return j.resp, nil
 }
 
 // newSampler builds the sampler chain for g: greedy at temperature 0,
@@ -47,92 +64,104 @@ func newSampler(g runtime.GenConfig) llama.Sampler {
 	return chain
 }
 
-func (r *Runtime) generate(ctx context.Context, w *worker, req runtime.Request) (runtime.Response, error) {
-	start := time.Now()
-	prompt, rendered, err := r.promptTokens(req)
-	if err != nil {
-		return runtime.Response{}, err
-	}
-	maxTokens := req.Gen.MaxTokens
-	if maxTokens == 0 {
-		maxTokens = r.opts.DefaultMaxTokens
-	}
-	stops := make([][]byte, 0, len(req.Gen.Stop))
-	for _, s := range req.Gen.Stop {
-		if s != "" {
-			stops = append(stops, []byte(s))
-		}
-	}
-	if err := w.reset(); err != nil {
-		return runtime.Response{}, err
-	}
-	smpl := newSampler(req.Gen)
-	defer llama.SamplerFree(smpl)
+// genJob is one generation: its prompt is prefilled, then one sampled
+// token at a time is decoded until a stop condition.
+type genJob struct {
+	r         *Runtime
+	ctx       context.Context
+	prompt    []llama.Token
+	rendered  string // the chat prompt as rendered (empty for raw prompts)
+	maxTokens int
+	stops     [][]byte
+	smpl      llama.Sampler // freed by finish
 
-	tPrefill := time.Now()
-	if err := w.eval(ctx, prompt, 0, len(prompt)-1, r.nVocab, nil); err != nil {
-		return runtime.Response{}, fmt.Errorf("prefill %d tokens: %w", len(prompt), err)
-	}
-	prefill := time.Since(tPrefill)
+	prefilled  bool
+	cached     int         // prompt tokens found in the cache
+	pending    llama.Token // sampled, to be decoded next
+	out        []byte
+	completion int // tokens of the text (not the final end-of-generation token)
+	sampled    int
 
-	var (
-		out          []byte
-		completion   int
-		sampled      int
-		finish       string
-		tFirst, tEnd time.Time
-		pos          = len(prompt)
-	)
-	for {
-		if err := ctx.Err(); err != nil {
-			return runtime.Response{}, err
-		}
-		tok := llama.SamplerSample(smpl, w.lctx, -1)
-		sampled++
-		tEnd = time.Now()
-		if sampled == 1 {
-			tFirst = tEnd
-		}
-		if tok == llama.TokenNull || llama.VocabIsEOG(r.vocab, tok) {
-			finish = runtime.FinishStop
-			break
-		}
-		completion++
-		prev := len(out)
-		out = append(out, w.tokenPiece(r.vocab, tok)...)
-		if cut := findStop(out, prev, stops); cut >= 0 {
-			out = out[:cut]
-			finish = runtime.FinishStop
-			break
-		}
-		if completion >= maxTokens || pos >= r.nCtx {
-			finish = runtime.FinishLength
-			break
-		}
-		w.batch.Clear()
-		if err := w.batch.Add(tok, llama.Pos(pos), seq0, true); err != nil {
-			return runtime.Response{}, fmt.Errorf("fill batch: %w", err)
-		}
-		if err := w.decode(); err != nil {
-			return runtime.Response{}, fmt.Errorf("decode token %d: %w", completion, err)
-		}
-		pos++
-	}
+	tStart, tPrefilled, tFirst, tEnd time.Time
 
+	resp runtime.Response
+	err  error
+	done chan struct{}
+}
+
+func (j *genJob) context() context.Context { return j.ctx }
+
+// reuse: everything but the last prompt token, whose logits are needed.
+func (j *genJob) reuse() []llama.Token { return j.prompt[:len(j.prompt)-1] }
+
+func (j *genJob) next(d *decoder, sl *slot) (segment, error) {
+	if j.tStart.IsZero() {
+		j.tStart = time.Now()
+		j.cached = len(sl.cache)
+	}
+	if !j.prefilled {
+		rest := j.prompt[len(sl.cache):]
+		return segment{toks: rest, out: len(rest) - 1, prefill: true}, nil
+	}
+	return segment{toks: []llama.Token{j.pending}}, nil
+}
+
+func (j *genJob) advance(d *decoder, sl *slot, n int, first int32) (bool, error) {
+	idx := first
+	if !j.prefilled {
+		if len(sl.cache) < len(j.prompt) {
+			return false, nil // more prompt chunks to come
+		}
+		j.prefilled, j.tPrefilled = true, time.Now()
+		idx = first + int32(n) - 1
+	}
+	tok := llama.SamplerSample(j.smpl, d.lctx, idx)
+	j.sampled++
+	j.tEnd = time.Now()
+	if j.sampled == 1 {
+		j.tFirst = j.tEnd
+	}
+	if tok == llama.TokenNull || llama.VocabIsEOG(j.r.vocab, tok) {
+		return true, j.result(runtime.FinishStop)
+	}
+	j.completion++
+	prev := len(j.out)
+	j.out = append(j.out, d.tokenPiece(tok)...)
+	if cut := findStop(j.out, prev, j.stops); cut >= 0 {
+		j.out = j.out[:cut]
+		return true, j.result(runtime.FinishStop)
+	}
+	if j.completion >= j.maxTokens || len(sl.cache) >= j.r.nCtx {
+		return true, j.result(runtime.FinishLength)
+	}
+	j.pending = tok
+	return false, nil
+}
+
+// result assembles the response; it never fails (the error is for
+// advance's convenience).
+func (j *genJob) result(finish string) error {
 	t := runtime.Timings{
-		TimeToFirstToken: tFirst.Sub(start),
-		Total:            time.Since(start),
-		PrefillTokPerSec: perSecond(len(prompt), prefill),
+		TimeToFirstToken: j.tFirst.Sub(j.tStart),
+		Total:            time.Since(j.tStart),
+		PrefillTokPerSec: perSecond(len(j.prompt), j.tPrefilled.Sub(j.tStart)),
 	}
-	if sampled > 1 {
-		t.DecodeTokPerSec = perSecond(sampled-1, tEnd.Sub(tFirst))
+	if j.sampled > 1 {
+		t.DecodeTokPerSec = perSecond(j.sampled-1, j.tEnd.Sub(j.tFirst))
 	}
-	return runtime.Response{
-		Text:             validUTF8(out),
-		RenderedPrompt:   rendered,
+	j.resp = runtime.Response{
+		Text:             validUTF8(j.out),
+		RenderedPrompt:   j.rendered,
 		FinishReason:     finish,
-		PromptTokens:     len(prompt),
-		CompletionTokens: completion,
+		PromptTokens:     len(j.prompt),
+		CompletionTokens: j.completion,
 		Timings:          t,
-	}, nil
+	}
+	return nil
+}
+
+func (j *genJob) finish(err error) {
+	llama.SamplerFree(j.smpl)
+	j.err = err
+	close(j.done)
 }

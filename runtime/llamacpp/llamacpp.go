@@ -17,8 +17,8 @@ import (
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
-// Runtime runs one GGUF model with a pool of llama.cpp contexts. It is safe
-// for concurrent use.
+// Runtime runs one GGUF model with llama.cpp. It is safe for concurrent
+// use: requests in flight are decoded together (see Options.Batch).
 type Runtime struct {
 	opts     Options // with defaults applied
 	version  string
@@ -27,7 +27,7 @@ type Runtime struct {
 	model   llama.Model
 	vocab   llama.Vocab
 	nVocab  int
-	nCtx    int
+	nCtx    int         // tokens one request may use (prompt and generated)
 	bos     llama.Token // llama.TokenNull when the vocabulary has none
 	addBOS  bool
 	benchTk llama.Token
@@ -39,9 +39,7 @@ type Runtime struct {
 	// are fed to the model.
 	onPrompt func([]llama.Token)
 
-	pool    chan *worker
-	workers []*worker
-	closing chan struct{}
+	sched sched
 
 	info map[string]any // Describe's settings, fixed at Open
 
@@ -56,23 +54,6 @@ var (
 	_ runtime.Bencher         = (*Runtime)(nil)
 	_ runtime.ChatTemplater   = (*Runtime)(nil)
 )
-
-// worker is one llama.cpp context with its own batch; only the goroutine
-// that took it from the pool touches it.
-type worker struct {
-	lctx  llama.Context
-	mem   llama.Memory
-	batch llama.Batch
-	chunk int // batch capacity in tokens
-	piece []byte
-	// prefix is what the KV cache holds when prefixValid: the context
-	// part LogLikelihood may reuse.
-	prefix      []llama.Token
-	prefixValid bool
-}
-
-// seq0 is the sequence-id list of every token: one sequence per context.
-var seq0 = []llama.SeqId{0}
 
 // Open loads the model and creates the contexts. ctx bounds only the wait
 // for the engine; loading itself is not interruptible.
@@ -107,6 +88,14 @@ func Open(ctx context.Context, opts Options) (*Runtime, error) {
 	if opts.ContextSize < 0 || opts.BatchSize < 0 {
 		return nil, fmt.Errorf("open llamacpp: negative context size %d or batch size %d", opts.ContextSize, opts.BatchSize)
 	}
+	batched, err := onOff("batch", &opts.Batch)
+	if err != nil {
+		return nil, fmt.Errorf("open llamacpp: %w", err)
+	}
+	prefixCache, err := onOff("prefix cache", &opts.PrefixCache)
+	if err != nil {
+		return nil, fmt.Errorf("open llamacpp: %w", err)
+	}
 	var flashAttn llama.FlashAttentionType
 	switch opts.FlashAttention {
 	case "", "auto":
@@ -132,7 +121,6 @@ func Open(ctx context.Context, opts Options) (*Runtime, error) {
 		flashAttn: flashAttn,
 		model:     model,
 		vocab:     llama.ModelGetVocab(model),
-		closing:   make(chan struct{}),
 	}
 	if llama.ModelHasEncoder(model) || !llama.ModelHasDecoder(model) {
 		desc := llama.ModelDesc(model)
@@ -161,52 +149,72 @@ func Open(ctx context.Context, opts Options) (*Runtime, error) {
 	}
 	r.benchTk = r.pickBenchToken()
 
-	r.pool = make(chan *worker, opts.Workers)
-	for range opts.Workers {
-		w, err := r.newWorker()
+	// Batching on: one context, one sequence per worker, sharing a
+	// unified KV cache of Workers times the per-request context. Off: one
+	// context of one sequence per worker.
+	nDec, nSeq := opts.Workers, 1
+	if batched {
+		nDec, nSeq = 1, opts.Workers
+	}
+	for range nDec {
+		d, err := r.newDecoder(nSeq, !batched, batched && prefixCache)
 		if err != nil {
 			r.free()
 			return nil, fmt.Errorf("open llamacpp: %w", err)
 		}
-		r.workers = append(r.workers, w)
-		r.pool <- w
+		r.sched.decoders = append(r.sched.decoders, d)
 	}
-	r.nCtx = int(llama.NCtx(r.workers[0].lctx))
+	r.nCtx = int(llama.NCtx(r.sched.decoders[0].lctx)) / nSeq
 	r.info = r.describe()
 	r.loadTime = time.Since(start)
-	// A safety net for a Runtime dropped without Close; nothing can hold a
-	// worker once r is unreachable, so Close does not block there.
+	// A safety net for a Runtime dropped without Close: decoder goroutines
+	// run only while a request (whose caller holds r) is in flight, so an
+	// unreachable r has none and Close does not block there.
 	goruntime.SetFinalizer(r, (*Runtime).Close)
 	return r, nil
 }
 
-func (r *Runtime) newWorker() (*worker, error) {
+// newDecoder creates a context of nSeq sequences of ContextSize tokens
+// each (rounded up to a multiple of 256, as llama.cpp does).
+func (r *Runtime) newDecoder(nSeq int, exact, prefixCache bool) (*decoder, error) {
 	mark := engine.logs.mark()
+	perSeq := (r.opts.ContextSize + 255) / 256 * 256
 	cp := llama.ContextDefaultParams()
-	cp.NCtx = uint32(r.opts.ContextSize)
+	cp.NCtx = uint32(perSeq * nSeq)
 	cp.NBatch = uint32(r.opts.BatchSize)
 	cp.NUbatch = uint32(r.opts.BatchSize)
-	cp.NSeqMax = 1
+	cp.NSeqMax = uint32(nSeq)
+	if nSeq > 1 {
+		cp.KVUnified = 1
+	}
 	cp.NThreads = int32(r.opts.Threads)
 	cp.NThreadsBatch = int32(r.opts.Threads)
 	cp.Embeddings = 0
 	cp.FlashAttentionType = r.flashAttn
 	lctx, err := llama.InitFromModel(r.model, cp)
 	if err != nil {
-		return nil, fmt.Errorf("create context (n_ctx %d): %w (%s)", r.opts.ContextSize, err, engine.logs.since(mark))
+		return nil, fmt.Errorf("create context (n_ctx %d, %d sequences): %w (%s)", cp.NCtx, nSeq, err, engine.logs.since(mark))
 	}
 	mem, err := llama.GetMemory(lctx)
 	if err != nil {
 		llama.Free(lctx)
 		return nil, fmt.Errorf("create context: %w", err)
 	}
-	return &worker{
-		lctx:  lctx,
-		mem:   mem,
-		batch: llama.BatchInit(int32(r.opts.BatchSize), 0, 1),
-		chunk: r.opts.BatchSize,
-		piece: make([]byte, 64),
-	}, nil
+	d := &decoder{
+		r:           r,
+		lctx:        lctx,
+		mem:         mem,
+		batch:       llama.BatchInit(int32(r.opts.BatchSize), 0, 1),
+		nBatch:      r.opts.BatchSize,
+		exact:       exact,
+		prefixCache: prefixCache,
+		piece:       make([]byte, 64),
+	}
+	for i := range nSeq {
+		id := llama.SeqId(i)
+		d.slots = append(d.slots, &slot{seq: id, ids: []llama.SeqId{id}})
+	}
+	return d, nil
 }
 
 // pickBenchToken returns the token Bench repeats: the first token of "the"
@@ -223,45 +231,24 @@ func (r *Runtime) pickBenchToken() llama.Token {
 	return 0
 }
 
-// acquire borrows a worker, waiting for one to be free.
-func (r *Runtime) acquire(ctx context.Context) (*worker, error) {
-	select {
-	case <-r.closing:
-		return nil, ErrClosed
-	default:
-	}
-	select {
-	case w := <-r.pool:
-		return w, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-r.closing:
-		return nil, ErrClosed
-	}
-}
-
-func (r *Runtime) release(w *worker) { r.pool <- w }
-
-// Close waits for running requests to finish, then frees the contexts and
-// the model. It is idempotent; calls after the first return nil.
+// Close waits for running requests to finish, fails queued ones with
+// ErrClosed, then frees the contexts and the model. It is idempotent; calls
+// after the first return nil.
 func (r *Runtime) Close() error {
 	r.closeOnce.Do(func() {
 		goruntime.SetFinalizer(r, nil)
-		close(r.closing)
-		for range r.workers {
-			<-r.pool
-		}
+		r.sched.close()
 		r.free()
 	})
 	return nil
 }
 
 func (r *Runtime) free() {
-	for _, w := range r.workers {
-		llama.BatchFree(w.batch)
-		llama.Free(w.lctx)
+	for _, d := range r.sched.decoders {
+		llama.BatchFree(d.batch)
+		llama.Free(d.lctx)
 	}
-	r.workers = nil
+	r.sched.decoders = nil
 	if r.model != 0 {
 		llama.ModelFree(r.model)
 		r.model = 0
@@ -290,6 +277,8 @@ func (r *Runtime) describe() map[string]any {
 		"threads":              r.opts.Threads,
 		"ctx_size":             r.nCtx,
 		"workers":              r.opts.Workers,
+		"batch":                r.batchMode(),
+		"prefix_cache":         r.opts.PrefixCache,
 		"batch_size":           r.opts.BatchSize,
 		"flash_attn":           r.opts.FlashAttention,
 		"chat_template":        ct.Source,
@@ -304,6 +293,29 @@ func (r *Runtime) describe() map[string]any {
 	}
 }
 
+// batchMode describes how requests are decoded, for the manifest.
+func (r *Runtime) batchMode() string {
+	if r.opts.Batch == "off" {
+		return fmt.Sprintf("off: each request alone in one of %d contexts", r.opts.Workers)
+	}
+	return fmt.Sprintf("on: continuous batching of up to %d sequences in one context, unified KV cache", r.opts.Workers)
+}
+
+// PrefillStats counts prompt tokens: how many the requests so far needed
+// evaluated, and how many were evaluated (the rest came from the cache).
+type PrefillStats struct {
+	Requested int64
+	Computed  int64
+}
+
+// PrefillStats reports prompt tokens requested and computed since Open.
+// A generation requests its prompt; a log-likelihood request all its
+// tokens but the last (context and continuation); Bench's prompts count
+// as well.
+func (r *Runtime) PrefillStats() PrefillStats {
+	return PrefillStats{Requested: r.sched.requested.Load(), Computed: r.sched.computed.Load()}
+}
+
 // tokenize turns text into tokens, adding BOS when the vocabulary asks for
 // it (never twice) and parsing special-token text.
 func (r *Runtime) tokenize(text string, addBOS bool) ([]llama.Token, error) {
@@ -315,86 +327,4 @@ func (r *Runtime) tokenize(text string, addBOS bool) ([]llama.Token, error) {
 		toks = append([]llama.Token{r.bos}, toks...)
 	}
 	return toks, nil
-}
-
-// tokenPiece returns the bytes of one token (special tokens render as nothing).
-func (w *worker) tokenPiece(vocab llama.Vocab, t llama.Token) []byte {
-	n := llama.TokenToPiece(vocab, t, w.piece, 0, false)
-	if n < 0 {
-		w.piece = make([]byte, -n)
-		n = llama.TokenToPiece(vocab, t, w.piece, 0, false)
-	}
-	if n <= 0 {
-		return nil
-	}
-	return w.piece[:n]
-}
-
-// reset empties the worker's KV cache. Only the cell metadata is cleared,
-// as llama-server does: stale cells are masked out of attention, and
-// zeroing the buffers would cost a memset of the whole cache (hundreds of
-// MB at 4096 tokens for a 0.6B model) per request.
-func (w *worker) reset() error {
-	w.prefixValid = false
-	if err := llama.MemoryClear(w.mem, false); err != nil {
-		return fmt.Errorf("clear kv cache: %w", err)
-	}
-	return nil
-}
-
-// eval decodes toks at positions start, start+1, ... in chunks of the batch
-// size. For every position p >= from it requests logits and calls fn(p,
-// logits) once the chunk holding p is decoded; logits is only valid during
-// the call. ctx is checked before each chunk.
-func (w *worker) eval(ctx context.Context, toks []llama.Token, start, from, nVocab int, fn func(pos int, logits []float32) error) error {
-	chunk := w.chunk
-	for off := 0; off < len(toks); off += chunk {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		end := min(off+chunk, len(toks))
-		w.batch.Clear()
-		for i := off; i < end; i++ {
-			pos := start + i
-			if err := w.batch.Add(toks[i], llama.Pos(pos), seq0, pos >= from); err != nil {
-				return fmt.Errorf("fill batch: %w", err)
-			}
-		}
-		if err := w.decode(); err != nil {
-			return err
-		}
-		if fn == nil {
-			continue
-		}
-		for i := off; i < end; i++ {
-			pos := start + i
-			if pos < from {
-				continue
-			}
-			logits, err := llama.GetLogitsIth(w.lctx, int32(i-off), nVocab)
-			if err != nil || logits == nil {
-				return fmt.Errorf("read logits at position %d: no logits (%v)", pos, err)
-			}
-			if err := fn(pos, logits); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func (w *worker) decode() error {
-	mark := engine.logs.mark()
-	rc, err := llama.Decode(w.lctx, w.batch)
-	if err != nil {
-		return fmt.Errorf("llama_decode: %w", err)
-	}
-	switch {
-	case rc == 0:
-		return nil
-	case rc == 1:
-		return fmt.Errorf("llama_decode: no room in the KV cache for %d tokens", w.batch.NTokens)
-	default:
-		return fmt.Errorf("llama_decode: error %d (%s)", rc, engine.logs.since(mark))
-	}
 }

@@ -186,11 +186,11 @@ func TestPiecesReassembleRunes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := rt.workers[0]
+	d := rt.sched.decoders[0]
 	var out []byte
 	split := false
 	for i, tk := range toks {
-		piece := w.tokenPiece(rt.vocab, tk)
+		piece := d.tokenPiece(tk)
 		if !utf8.Valid(piece) {
 			split = true
 			// Up to here the bytes end mid-rune: the visible text must be
@@ -515,11 +515,12 @@ func TestLogLikelihoodChunking(t *testing.T) {
 	}
 }
 
-// TestLogLikelihoodReusesContext checks that the choices of one question
-// share the context's evaluation and that reuse changes no number: each
-// result equals, bit for bit, the one computed from an empty cache.
+// TestLogLikelihoodReusesContext checks that, with batching off, the
+// choices of one question share the context's evaluation and that reuse
+// changes no number: each result equals, bit for bit, the one computed from
+// an empty cache.
 func TestLogLikelihoodReusesContext(t *testing.T) {
-	rt := open(t, stories, Options{Workers: 1, BatchSize: 4})
+	rt := open(t, stories, Options{Workers: 1, BatchSize: 4, Batch: "off"})
 	ctx := context.Background()
 	q := "Lily went to the park with her mom. She saw a big"
 	reqs := []runtime.LoglikRequest{
@@ -530,9 +531,8 @@ func TestLogLikelihoodReusesContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := rt.workers[0]
-	if !w.prefixValid || len(w.prefix) == 0 {
-		t.Errorf("after the batch the worker keeps no reusable context (valid %v, %d tokens)", w.prefixValid, len(w.prefix))
+	if sl := rt.sched.decoders[0].slots[0]; !sl.trunk || len(sl.cache) == 0 {
+		t.Errorf("after the batch the sequence keeps no reusable context (trunk %v, %d tokens)", sl.trunk, len(sl.cache))
 	}
 	for i, req := range reqs {
 		// A generation in between leaves the cache empty.

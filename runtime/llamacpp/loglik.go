@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/hybridgroup/yzma/pkg/llama"
 
@@ -17,71 +15,51 @@ import (
 )
 
 // LogLikelihood scores each continuation given its context (see the
-// package documentation for tokenisation and truncation). Runs of
+// package documentation for tokenisation and truncation). Each run of
 // consecutive requests with the same context (the choices of one
-// multiple-choice question) go to one worker, which evaluates the shared
-// context once; runs are spread over the workers and results come back in
-// request order.
+// multiple-choice question) is one job on one sequence, which evaluates
+// the shared context once; the runs are decoded together like concurrent
+// generations, and results come back in request order.
 func (r *Runtime) LogLikelihood(ctx context.Context, reqs []runtime.LoglikRequest) ([]runtime.LoglikResult, error) {
 	results := make([]runtime.LoglikResult, len(reqs))
 	if len(reqs) == 0 {
 		return results, nil
 	}
-	inner, cancel := context.WithCancel(ctx)
-	defer cancel()
-	// groups[g] is the first request of run g; the run ends where the next
-	// one starts.
-	groups := []int{0}
-	for i := 1; i < len(reqs); i++ {
-		if reqs[i].Context != reqs[i-1].Context {
-			groups = append(groups, i)
-		}
+	if err := r.sched.enter(); err != nil {
+		return nil, fmt.Errorf("loglikelihood: %w", err)
 	}
-	groups = append(groups, len(reqs))
-	var (
-		next     atomic.Int64
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-	)
-	fail := func(err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if firstErr == nil {
-			firstErr = err
-			cancel()
-		}
-	}
-	for range min(r.opts.Workers, len(groups)-1) {
-		wg.Go(func() {
-			w, err := r.acquire(inner)
+	defer r.sched.leave()
+	var jobs []*loglikJob
+	for i := 0; i < len(reqs); {
+		j := &loglikJob{r: r, ctx: ctx, first: i, results: results, done: make(chan struct{})}
+		for ; i < len(reqs) && reqs[i].Context == reqs[j.first].Context; i++ {
+			q, err := r.scoredRequest(reqs[i])
 			if err != nil {
-				fail(err)
-				return
+				return nil, wrapUnlessCtx("loglikelihood", fmt.Errorf("request %d: %w", i, err))
 			}
-			defer r.release(w)
-			for {
-				g := int(next.Add(1) - 1)
-				if g >= len(groups)-1 {
-					return
-				}
-				for i := groups[g]; i < groups[g+1]; i++ {
-					res, err := r.loglik(inner, w, reqs[i])
-					if err != nil {
-						fail(fmt.Errorf("request %d: %w", i, err))
-						return
-					}
-					results[i] = res
-				}
+			j.reqs = append(j.reqs, q)
+			if len(q.toks) > q.n {
+				r.sched.requested.Add(int64(len(q.toks) - 1))
+			}
+		}
+		jobs = append(jobs, j)
+	}
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	for g, j := range jobs {
+		wg.Go(func() {
+			if err := r.sched.submit(ctx, j, j.done); err != nil {
+				errs[g] = err
+			} else if j.err != nil {
+				errs[g] = fmt.Errorf("request %d: %w", j.first+j.i, j.err)
 			}
 		})
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if firstErr != nil {
-		return nil, wrapUnlessCtx("loglikelihood", firstErr)
+	for _, err := range errs {
+		if err != nil {
+			return nil, wrapUnlessCtx("loglikelihood", err)
+		}
 	}
 	return results, nil
 }
@@ -125,58 +103,144 @@ func (r *Runtime) loglikTokens(req runtime.LoglikRequest) ([]llama.Token, int, e
 	return whole, n, nil
 }
 
-func (r *Runtime) loglik(ctx context.Context, w *worker, req runtime.LoglikRequest) (runtime.LoglikResult, error) {
+// scored is one log-likelihood request ready to evaluate: the model reads
+// toks[:len-1] and toks[:n] is the context.
+type scored struct {
+	toks []llama.Token
+	n    int
+}
+
+// scoredRequest tokenises req and, when the model cannot read all of it,
+// drops tokens from the left, as lm-eval truncates to max_length.
+func (r *Runtime) scoredRequest(req runtime.LoglikRequest) (scored, error) {
 	toks, n, err := r.loglikTokens(req)
 	if err != nil {
-		return runtime.LoglikResult{}, err
+		return scored{}, err
 	}
 	if len(toks) <= n {
-		return runtime.LoglikResult{LogProb: 0, IsGreedy: true, Tokens: 0}, nil
+		return scored{toks: toks, n: n}, nil
 	}
-	// The model reads every token but the last; drop tokens from the left
-	// when that does not fit, as lm-eval truncates to max_length.
 	if over := len(toks) - 1 - r.nCtx; over > 0 {
 		if n-over < 1 {
-			return runtime.LoglikResult{}, fmt.Errorf("%w: continuation of %d tokens does not fit a context of %d", ErrPromptTooLong, len(toks)-n, r.nCtx)
+			return scored{}, fmt.Errorf("%w: continuation of %d tokens does not fit a context of %d", ErrPromptTooLong, len(toks)-n, r.nCtx)
 		}
 		toks, n = toks[over:], n-over
 	}
-	// Two phases, always: the context without its last token (kept in the
-	// KV cache, so the next request with the same context skips it), then
-	// the last context token and the continuation, whose logits are read.
-	// Splitting every request the same way makes its numbers independent
-	// of whether the first phase was reused.
-	prefix := toks[:n-1]
-	if !w.prefixValid || !slices.Equal(w.prefix, prefix) {
-		if err := w.reset(); err != nil {
-			return runtime.LoglikResult{}, err
-		}
-		if err := w.eval(ctx, prefix, 0, len(prefix), r.nVocab, nil); err != nil {
-			return runtime.LoglikResult{}, err
-		}
-		w.prefix, w.prefixValid = append(w.prefix[:0], prefix...), true
+	return scored{toks: toks, n: n}, nil
+}
+
+// loglikJob scores requests sharing one context, one after another on one
+// sequence. Each is evaluated in two phases, always: the trunk (the
+// context without its last token), kept in the sequence for the next
+// request, then the last context token and the continuation, whose logits
+// are read and which are removed again. Splitting every request the same
+// way makes its numbers independent of whether the trunk was reused.
+type loglikJob struct {
+	r       *Runtime
+	ctx     context.Context
+	reqs    []scored
+	first   int // index of reqs[0] in the caller's slice
+	results []runtime.LoglikResult
+
+	i     int // the request being evaluated
+	phase loglikPhase
+	res   runtime.LoglikResult
+
+	err  error
+	done chan struct{}
+}
+
+type loglikPhase int
+
+const (
+	phaseStart  loglikPhase = iota // decide what of the sequence to keep
+	phaseTrunk                     // evaluate the rest of the trunk
+	phaseBranch                    // evaluate the last context token and the continuation
+)
+
+func (j *loglikJob) context() context.Context { return j.ctx }
+
+func (j *loglikJob) trunk() []llama.Token {
+	q := j.reqs[j.i]
+	return q.toks[:q.n-1]
+}
+
+func (j *loglikJob) reuse() []llama.Token {
+	if len(j.reqs[0].toks) <= j.reqs[0].n {
+		return nil
 	}
-	w.prefixValid = false // until the second phase is undone
-	res := runtime.LoglikResult{IsGreedy: true, Tokens: len(toks) - n}
-	err = w.eval(ctx, toks[n-1:len(toks)-1], n-1, n-1, r.nVocab, func(pos int, logits []float32) error {
-		target := int(toks[pos+1])
+	return j.reqs[0].toks[:j.reqs[0].n-1]
+}
+
+func (j *loglikJob) next(d *decoder, sl *slot) (segment, error) {
+	for ; j.i < len(j.reqs); j.i++ {
+		q := j.reqs[j.i]
+		if len(q.toks) <= q.n {
+			// Nothing to score (an empty continuation).
+			j.results[j.first+j.i] = runtime.LoglikResult{LogProb: 0, IsGreedy: true, Tokens: 0}
+			continue
+		}
+		trunk := j.trunk()
+		switch j.phase {
+		case phaseStart:
+			d.truncate(sl, d.reusable(sl, trunk))
+			j.phase = phaseTrunk
+			fallthrough
+		case phaseTrunk:
+			if rest := trunk[len(sl.cache):]; len(rest) > 0 {
+				return segment{toks: rest, out: len(rest), prefill: true}, nil
+			}
+			if d.exact {
+				// Kept because identical, or computed just now from an
+				// empty sequence by itself.
+				sl.trunk = true
+			}
+			j.phase = phaseBranch
+			j.res = runtime.LoglikResult{IsGreedy: true, Tokens: len(q.toks) - q.n}
+			fallthrough
+		case phaseBranch:
+			return segment{toks: q.toks[len(sl.cache) : len(q.toks)-1], prefill: true}, nil
+		}
+	}
+	return segment{}, nil
+}
+
+func (j *loglikJob) advance(d *decoder, sl *slot, n int, first int32) (bool, error) {
+	if j.phase != phaseBranch {
+		return false, nil
+	}
+	q := j.reqs[j.i]
+	for k := range n {
+		pos := len(sl.cache) - n + k
+		logits, err := d.logits(first + int32(k))
+		if err != nil {
+			return true, err
+		}
+		target := int(q.toks[pos+1])
 		lp, best := logSoftmaxAt(logits, target)
 		if math.IsNaN(lp) || math.IsInf(lp, 0) {
-			return fmt.Errorf("log-probability of token %d at position %d is %v", target, pos+1, lp)
+			return true, fmt.Errorf("log-probability of token %d at position %d is %v", target, pos+1, lp)
 		}
-		res.LogProb += lp
+		j.res.LogProb += lp
 		if best != target {
-			res.IsGreedy = false
+			j.res.IsGreedy = false
 		}
-		return nil
-	})
-	if err != nil {
-		return runtime.LoglikResult{}, err
 	}
-	if ok, err := llama.MemorySeqRm(w.mem, 0, llama.Pos(n-1), -1); err == nil && ok {
-		w.prefixValid = true
+	if len(sl.cache) < len(q.toks)-1 {
+		return false, nil // more continuation chunks to come
 	}
-	return res, nil
+	j.results[j.first+j.i] = j.res
+	wasTrunk := sl.trunk
+	d.truncate(sl, len(j.trunk()))
+	sl.trunk = wasTrunk
+	j.i++
+	j.phase = phaseStart
+	return false, nil // next reports the end, after skipping empty continuations
+}
+
+func (j *loglikJob) finish(err error) {
+	j.err = err
+	close(j.done)
 }
 
 // logSoftmaxAt returns log softmax(logits)[i] computed in float64, and the

@@ -106,12 +106,29 @@ type Options struct {
 	// the model's training context. llama.cpp rounds it up to a multiple
 	// of 256; Describe reports the size in effect.
 	ContextSize int
-	// Workers is the number of independent contexts, i.e. how many requests
-	// run at once. 0 means 1.
+	// Workers is how many requests run at once: sequences decoded
+	// together in one context (Batch on), or independent contexts (Batch
+	// off). Either way the KV cache holds Workers times ContextSize
+	// tokens. 0 means 1.
 	Workers int
-	// BatchSize is the prefill chunk in tokens (llama.cpp n_batch and
-	// n_ubatch); cancellation is checked between chunks. 0 means 512,
-	// capped at ContextSize.
+	// Batch is "on" or "off"; empty means on. On, the requests in flight
+	// share one context (Threads threads) and every step is one
+	// llama_decode over all of them: the next token of each generating
+	// sequence plus chunks of new prompts (continuous batching). A
+	// request's result can then depend, in the last bits of its logits,
+	// on what it was batched with. Off, each request is computed alone in
+	// its own context (Threads threads each), exactly as at Workers 1:
+	// for exact reproduction.
+	Batch string
+	// PrefixCache is "on" or "off"; empty means on. On (with Batch on), a
+	// request starts from the longest prefix of its prompt that any
+	// sequence holds (a few-shot preamble, a shared question) and
+	// evaluates only the rest. With Batch off only an identical
+	// log-likelihood context is reused, which changes no number.
+	PrefixCache string
+	// BatchSize is the most tokens one llama_decode evaluates (llama.cpp
+	// n_batch and n_ubatch), so also the prefill chunk; cancellation is
+	// checked between decodes. 0 means 512, capped at ContextSize.
 	BatchSize int
 	// ChatTemplate overrides the model's chat template with this Jinja
 	// source (rendered by package chattemplate). Empty means the model's
@@ -134,6 +151,19 @@ type Options struct {
 	// supports it), "on" or "off". Empty means auto. On CPU with very small
 	// heads (stories260K) "off" was measured up to 3x faster at prefill.
 	FlashAttention string
+}
+
+// onOff checks an on/off option, setting empty to "on", and reports
+// whether it is on.
+func onOff(name string, v *string) (bool, error) {
+	switch *v {
+	case "", "on":
+		*v = "on"
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%s %q is not on or off", name, *v)
 }
 
 // checkGGUF reports a missing file or one without the GGUF magic before
