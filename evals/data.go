@@ -1,12 +1,27 @@
 package evals
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"syscall"
+)
+
+// Limits on what a dataset file may demand of ReadDataFile.
+const (
+	// MaxDataFileBytes bounds a dataset file (the largest official one,
+	// MMLU's professional_law_test.csv, is 1.9 MB).
+	MaxDataFileBytes = 1 << 30
+	// MaxLineBytes bounds one line (its bytes before the "\n", a "\r"
+	// included; the longest official line, a BBH task file, is 286 KB).
+	// Loaders that scan lines with a buffer of 16 MiB therefore never
+	// see bufio.ErrTooLong.
+	MaxLineBytes = 8 << 20
 )
 
 // ReadDataFile reads one dataset file for a task's Load and returns its
@@ -14,15 +29,77 @@ import (
 // that does not exist is a *MissingDataError naming the task, the path and
 // the official source; any other failure is an error naming the task and
 // the path.
+//
+// Only a regular file (or a symlink to one) is read: a FIFO, a device
+// such as /dev/zero, a socket or a directory is refused without reading,
+// and the open never waits for a FIFO's writer. A file over
+// MaxDataFileBytes is refused, and a line over MaxLineBytes is a
+// *DataError naming the file and the line.
 func ReadDataFile(task, path, source string) ([]byte, string, error) {
-	data, err := os.ReadFile(path)
+	// O_NONBLOCK: opening a FIFO for reading otherwise blocks until a
+	// writer appears. It does not change how a regular file is read.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", &MissingDataError{Task: task, Path: path, Source: source}
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: read dataset: %w", task, err)
 	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: read dataset: %w", task, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, "", fmt.Errorf("%s: read dataset %s: not a regular file (%s)", task, path, fileKind(st.Mode()))
+	}
+	if st.Size() > MaxDataFileBytes {
+		return nil, "", fmt.Errorf("%s: read dataset %s: %d bytes, more than the %d a dataset file may have", task, path, st.Size(), int64(MaxDataFileBytes))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxDataFileBytes+1))
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: read dataset %s: %w", task, path, err)
+	}
+	if len(data) > MaxDataFileBytes {
+		return nil, "", fmt.Errorf("%s: read dataset %s: grew past %d bytes while read", task, path, int64(MaxDataFileBytes))
+	}
+	if err := checkLineLengths(path, data); err != nil {
+		return nil, "", fmt.Errorf("%s: read dataset: %w", task, err)
+	}
 	return data, Digest(data), nil
+}
+
+// checkLineLengths returns a *DataError for the first line of data longer
+// than MaxLineBytes.
+func checkLineLengths(path string, data []byte) error {
+	for line := 1; len(data) > 0; line++ {
+		n := bytes.IndexByte(data, '\n')
+		if n < 0 {
+			n = len(data)
+		}
+		if n > MaxLineBytes {
+			return &DataError{Path: path, Line: line, Err: fmt.Errorf("line of %d bytes, longer than the %d a dataset line may have", n, MaxLineBytes)}
+		}
+		data = data[min(n+1, len(data)):]
+	}
+	return nil
+}
+
+// fileKind names a non-regular file's type for an error.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
 }
 
 // Digest is the sha256 of data in hex, the form Dataset.Files records.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh sets up a fresh machine (scripts/setup.sh) and runs every test:
 # formatting and vet checks, the whole Go test suite against the shared
-# datasets, models and conformance material, and the MNN tests when an
+# datasets, models and conformance material, a bounded run of every fuzz
+# target (scripts/fuzz.sh), and the MNN tests when an
 # installed MNN is found (they are skipped, with a message, otherwise).
 #
 # Datasets: $POCKETEVAL_DATA, default ../shared/datasets next to the repo.
@@ -38,7 +39,10 @@ echo "== sandbox conformance" && go run ./cmd/pocketeval sandbox conformance
 echo "== determinism (second pass)"
 go test -count=1 -run 'Determinism' ./...
 
+echo "== fuzz (every target, bounded)"; "$here/fuzz.sh"
+
 "$here/ci-arm64.sh"
+
 if [[ -x "$here/ci-mnn.sh" ]]; then
 	echo "== MNN"
 	"$here/ci-mnn.sh"

@@ -242,10 +242,20 @@ func parseLine(line []byte, file string, n int) (*Prediction, error) {
 		return nil, &ParseError{File: file, Line: n, Err: errors.New("invalid JSON object: not an object")}
 	}
 	raw := map[string]json.RawMessage{}
+	var dup string
 	doc.ForEach(func(k, v gjson.Result) bool {
+		if _, seen := raw[k.String()]; seen {
+			dup = k.String()
+			return false
+		}
 		raw[k.String()] = json.RawMessage(v.Raw)
 		return true
 	})
+	if dup != "" {
+		// gjson reads the first value, encoding/json the last: the line
+		// has no one meaning.
+		return nil, &ParseError{File: file, Line: n, Field: dup, Err: errors.New("appears twice in the object")}
+	}
 	str := func(field string, required bool) (string, error) {
 		v := doc.Get(gjson.Escape(field))
 		if !v.Exists() || v.Type == gjson.Null {
