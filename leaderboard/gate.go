@@ -23,15 +23,21 @@ import (
 //	  ifeval: {max_drop: 1.0, min_score: 70}
 //	suite_average_floor: 48.0    # SuiteAverage ×100 over the gated tasks
 //	fail_on_errors: true         # failed samples in the candidate fail its task
+//	code_verdict_mode: isolated  # code tasks of both runs judged in this mode
 type Policy struct {
-	Alpha             float64              `yaml:"alpha"`
-	Defaults          Rule                 `yaml:"defaults"`
-	Tasks             map[string]Rule      `yaml:"tasks"`
-	SuiteAverageFloor *float64             `yaml:"suite_average_floor"`
-	FailOnErrors      *bool                `yaml:"fail_on_errors"`
-	RequireTasks      []string             `yaml:"require_tasks"`
-	Budgets           *Budgets             `yaml:"budgets"`
-	Extra             map[string]yaml.Node `yaml:",inline"`
+	Alpha             float64         `yaml:"alpha"`
+	Defaults          Rule            `yaml:"defaults"`
+	Tasks             map[string]Rule `yaml:"tasks"`
+	SuiteAverageFloor *float64        `yaml:"suite_average_floor"`
+	FailOnErrors      *bool           `yaml:"fail_on_errors"`
+	RequireTasks      []string        `yaml:"require_tasks"`
+	Budgets           *Budgets        `yaml:"budgets"`
+	// CodeVerdictMode, when set, fails every code task (humaneval, mbpp,
+	// ...) that either run did not judge in this verdict mode ("isolated":
+	// the model's code in its own process, so no program can forge a pass;
+	// "official"). Runs record the mode in their manifest.
+	CodeVerdictMode string               `yaml:"code_verdict_mode"`
+	Extra           map[string]yaml.Node `yaml:",inline"`
 }
 
 // Rule is the policy for one task. Nil fields inherit the defaults.
@@ -63,6 +69,9 @@ func ParsePolicy(file string, data []byte) (*Policy, error) {
 	}
 	if p.Alpha == 0 {
 		p.Alpha = 0.05
+	}
+	if p.CodeVerdictMode != "" && p.CodeVerdictMode != "official" && p.CodeVerdictMode != "isolated" {
+		return nil, fmt.Errorf("policy %s: field \"code_verdict_mode\": want official or isolated, got %q", file, p.CodeVerdictMode)
 	}
 	if p.Alpha <= 0 || p.Alpha >= 1 {
 		return nil, fmt.Errorf("policy %s: field \"alpha\": must be in (0,1), got %v", file, p.Alpha)
@@ -166,6 +175,17 @@ func Gate(baseline, candidate *Run, p *Policy, seed uint64) (*GateResult, error)
 			v.Pass = false
 			v.Reasons = append(v.Reasons, fmt.Sprintf("%d samples failed in the candidate run", ts.Errors))
 		}
+		if want := p.CodeVerdictMode; want != "" {
+			for _, r := range []struct {
+				name string
+				run  *Run
+			}{{"baseline", baseline}, {"candidate", candidate}} {
+				if got, ok := codeVerdictMode(r.run, tc.Task); ok && got != want {
+					v.Pass = false
+					v.Reasons = append(v.Reasons, fmt.Sprintf("the %s run judged it with %s verdicts; the policy requires %s", r.name, got, want))
+				}
+			}
+		}
 		g.add(v)
 	}
 	for _, t := range p.required() {
@@ -229,6 +249,22 @@ func (g *GateResult) checkFloor(avg Average, floor *float64) {
 		g.Pass = false
 		g.Failures = append(g.Failures, fmt.Sprintf("suite average %.2f is below the floor %.2f", *avg.Value, *floor))
 	}
+}
+
+// codeVerdictMode is the verdict mode a run judged a code task in, from
+// the "code:<task>" record of its manifest; ok is false for other tasks.
+// Runs made before the mode was recorded used the official one.
+func codeVerdictMode(r *Run, task string) (mode string, ok bool) {
+	rec, ok := r.Manifest.Environment["code:"+task].(map[string]any)
+	if !ok {
+		return "", false
+	}
+	if vm, _ := rec["verdict_mode"].(map[string]any); vm != nil {
+		if m, _ := vm["mode"].(string); m != "" {
+			return m, true
+		}
+	}
+	return "official", true
 }
 
 // verdict applies the policy's rule for one task: base and cand are the

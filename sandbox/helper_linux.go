@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
+	seccomparch "github.com/elastic/go-seccomp-bpf/arch"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/net/bpf"
@@ -391,13 +392,10 @@ func newLandlockPlan(abi int, mountNS bool, prefix string) *landlockPlan {
 	return pl
 }
 
-// seccompProgram assembles the deny-list into a raw BPF program (struct
-// sock_filter[], native byte order) for the zygote to load: kernel attack
-// surface and everything that could leave the namespaces (EPERM); clone3
-// gets ENOSYS so libc falls back to clone, whose namespace flags are
-// refused.
+// seccompProgram assembles the filter into a raw BPF program (struct
+// sock_filter[], native byte order) for the zygote to load.
 func seccompProgram(denySockets, denyIPC bool) ([]byte, error) {
-	insts, err := seccompPolicy(denySockets, denyIPC).Assemble()
+	insts, err := seccompInstructions(denySockets, denyIPC)
 	if err != nil {
 		return nil, err
 	}
@@ -414,6 +412,42 @@ func seccompProgram(denySockets, denyIPC bool) ([]byte, error) {
 	return out, nil
 }
 
+// seccompInstructions is the whole filter. A system call entered through
+// any ABI but the native one (int 0x80 or sysenter on x86-64, i.e. the
+// i386 system call table, which every rule below would miss because it
+// numbers the calls differently) kills the process. Then the deny-list
+// (seccompPolicy): kernel attack surface and everything that could leave
+// the namespaces (EPERM); clone3 gets ENOSYS so libc falls back to clone,
+// whose namespace flags are refused; sockets of every address family but
+// AF_UNIX get EAFNOSUPPORT (AF_VSOCK reaches the hypervisor of a VM, and
+// no other family has anything to reach inside the network namespace).
+//
+// The policy library checks the architecture too, but lets a foreign one
+// through to its default action (allow); this filter never reaches it
+// with a foreign architecture.
+func seccompInstructions(denySockets, denyIPC bool) ([]bpf.Instruction, error) {
+	native, err := seccomparch.GetInfo("")
+	if err != nil {
+		return nil, err
+	}
+	policy, err := seccompPolicy(denySockets, denyIPC).Assemble()
+	if err != nil {
+		return nil, err
+	}
+	const archOffset = 4 // struct seccomp_data: int nr; __u32 arch; ...
+	head := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: archOffset, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(native.ID), SkipTrue: 1},
+		bpf.RetConstant{Val: unix.SECCOMP_RET_KILL_PROCESS},
+	}
+	return append(head, policy...), nil
+}
+
+// seccompPolicy is the deny-list part of the filter (see
+// seccompInstructions). Without a network namespace (denySockets) socket()
+// is refused for every family, AF_UNIX included: Landlock covers neither
+// UDP nor pathname UNIX sockets. socketpair() is allowed for AF_UNIX only,
+// in every mode (it reaches nothing outside the process).
 func seccompPolicy(denySockets, denyIPC bool) *seccomp.Policy {
 	deny := []string{
 		"ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "pivot_root",
@@ -436,18 +470,22 @@ func seccompPolicy(denySockets, denyIPC bool) *seccomp.Policy {
 	conditional := []seccomp.NameWithConditions{
 		{Name: "clone", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: nsFlags}}},
 	}
+	notUnix := seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.NotEqual, Value: unix.AF_UNIX}}
+	families := seccomp.SyscallGroup{
+		Action:             seccomp.Action(unix.SECCOMP_RET_ERRNO | uint32(unix.EAFNOSUPPORT)),
+		NamesWithCondtions: []seccomp.NameWithConditions{{Name: "socketpair", Conditions: notUnix}},
+	}
 	if denySockets {
-		for _, family := range []uint64{unix.AF_INET, unix.AF_INET6, unix.AF_UNIX, unix.AF_NETLINK, unix.AF_PACKET} {
-			conditional = append(conditional, seccomp.NameWithConditions{
-				Name: "socket", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.Equal, Value: family}},
-			})
-		}
+		families.Names = []string{"socket"}
+	} else {
+		families.NamesWithCondtions = append(families.NamesWithCondtions, seccomp.NameWithConditions{Name: "socket", Conditions: notUnix})
 	}
 	return &seccomp.Policy{
 		DefaultAction: seccomp.ActionAllow,
 		Syscalls: []seccomp.SyscallGroup{
 			{Action: seccomp.ActionErrno, Names: deny, NamesWithCondtions: conditional},
 			{Action: seccomp.Action(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)), Names: []string{"clone3"}},
+			families,
 		},
 	}
 }

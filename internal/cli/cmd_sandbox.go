@@ -22,6 +22,7 @@ import (
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/code"
 	"github.com/pocketeval/pocketeval/sandbox"
+	"github.com/pocketeval/pocketeval/sandbox/isolated"
 )
 
 // Exit codes of `pocketeval sandbox run`, one per verdict.
@@ -301,6 +302,25 @@ func withCodeTimeLimits(tasks []evals.Task, tl code.TimeLimits) ([]evals.Task, e
 	return out, nil
 }
 
+// withCodeVerdictMode gives every code task the verdict mode.
+func withCodeVerdictMode(tasks []evals.Task, mode string) ([]evals.Task, error) {
+	if err := code.ValidateVerdictMode(mode); err != nil {
+		return nil, FlagErrorf("--verdict-mode: %v", err)
+	}
+	out := make([]evals.Task, len(tasks))
+	for i, t := range tasks {
+		out[i] = t
+		if ct, ok := t.(*code.Task); ok {
+			nt, err := ct.WithVerdictMode(mode)
+			if err != nil {
+				return nil, FlagErrorf("--verdict-mode: %v", err)
+			}
+			out[i] = nt
+		}
+	}
+	return out, nil
+}
+
 // SandboxConformanceOptions are the options of `pocketeval sandbox conformance`.
 type SandboxConformanceOptions struct {
 	IO             *IOStreams
@@ -312,8 +332,11 @@ type SandboxConformanceOptions struct {
 	Python         string
 	Loaded         bool // run everything again with every core saturated
 	JSON           bool
-	TimeLimits     code.TimeLimits
-	Executor       executorFactory
+	// VerdictMode is official, isolated, or both (each pass runs both
+	// and their verdicts must agree).
+	VerdictMode string
+	TimeLimits  code.TimeLimits
+	Executor    executorFactory
 	// StartHogs saturates the cores for the loaded pass.
 	StartHogs func(n int) (stop func(), err error)
 }
@@ -358,6 +381,11 @@ same both times. Exits 1 on any mismatch. CI runs it once (scripts/test.sh).`,
 			if err := opts.TimeLimits.Validate(); err != nil {
 				return &FlagError{err: err}
 			}
+			if opts.VerdictMode != "both" {
+				if err := code.ValidateVerdictMode(opts.VerdictMode); err != nil {
+					return FlagErrorf("--verdict-mode: %v (or both)", err)
+				}
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -373,6 +401,8 @@ same both times. Exits 1 on any mismatch. CI runs it once (scripts/test.sh).`,
 	fl.StringVar(&opts.Python, "python", "", "Python interpreter (default python3 from PATH, shims resolved)")
 	fl.BoolVar(&opts.Loaded, "loaded", true, "run everything again with every core saturated and require the same verdicts")
 	fl.BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	fl.StringVar(&opts.VerdictMode, "verdict-mode", code.VerdictOfficial,
+		"official, isolated (tests and model code in two processes), or both: run each pass in both modes and require the same verdicts")
 	addTimeLimitFlags(fl, &opts.TimeLimits)
 	return cmd
 }
@@ -411,10 +441,11 @@ type limitResult struct {
 
 // conformancePass is one sweep (idle or loaded) with its limit checks.
 type conformancePass struct {
-	Name    string            `json:"name"`
-	LoadAvg string            `json:"loadavg"`
-	Sweep   *code.SweepReport `json:"sweep"`
-	Limits  []limitResult     `json:"limits"`
+	Name        string            `json:"name"`
+	VerdictMode string            `json:"verdict_mode"`
+	LoadAvg     string            `json:"loadavg"`
+	Sweep       *code.SweepReport `json:"sweep"`
+	Limits      []limitResult     `json:"limits"`
 }
 
 // conformanceReport is what `pocketeval sandbox conformance --json` prints.
@@ -460,25 +491,50 @@ func loadAvg() string {
 }
 
 func sandboxConformance(ctx context.Context, opts *SandboxConformanceOptions) error {
-	ex, layers, closeFn, err := opts.Executor(sandbox.Config{Workers: opts.Workers, Python: opts.Python})
+	modes := []string{opts.VerdictMode}
+	if opts.VerdictMode == "both" {
+		modes = []string{code.VerdictOfficial, code.VerdictIsolated}
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	poolWorkers := workers
+	if slices.Contains(modes, code.VerdictIsolated) {
+		poolWorkers = 2 * workers // an isolated program holds two workers
+	}
+	ex, layers, closeFn, err := opts.Executor(sandbox.Config{Workers: poolWorkers, Python: opts.Python})
 	if err != nil {
 		return &ExitCodeError{Code: ExitError, Err: err}
 	}
 	defer closeFn()
+	if poolWorkers != workers {
+		ex = isolated.New(ex, workers, sandbox.Limits{})
+	}
 	rep := conformanceReport{Sandbox: layers, OK: true}
 	errOut := opts.IO.ErrOut
 	pass := func(name string) error {
-		fmt.Fprintf(errOut, "== %s pass (load average %s)\n", name, loadAvg())
-		sw, err := code.Sweep(ctx, code.SweepOptions{Executor: ex, DataDir: opts.DataDir, ConformanceDir: opts.ConformanceDir,
-			TimeLimits: opts.TimeLimits, Limit: opts.Limit, Sets: opts.Sets})
-		if err != nil {
-			return err
+		for i, mode := range modes {
+			fmt.Fprintf(errOut, "== %s pass (load average %s; %s verdicts)\n", name, loadAvg(), mode)
+			sw, err := code.Sweep(ctx, code.SweepOptions{Executor: ex, DataDir: opts.DataDir, ConformanceDir: opts.ConformanceDir,
+				TimeLimits: opts.TimeLimits, Limit: opts.Limit, Sets: opts.Sets, VerdictMode: mode})
+			if err != nil {
+				return err
+			}
+			var lim []limitResult
+			if i == 0 {
+				if lim, err = runLimitChecks(ctx, ex); err != nil {
+					return err
+				}
+			}
+			rep.Passes = append(rep.Passes, conformancePass{Name: name, VerdictMode: mode, LoadAvg: loadAvg(), Sweep: sw, Limits: lim})
 		}
-		lim, err := runLimitChecks(ctx, ex)
-		if err != nil {
-			return err
+		if len(modes) == 2 {
+			n := len(rep.Passes)
+			for _, d := range code.CompareSweeps(rep.Passes[n-2].Sweep, rep.Passes[n-1].Sweep) {
+				rep.Differences = append(rep.Differences, fmt.Sprintf("%s pass, official then isolated verdicts: %s", name, d))
+			}
 		}
-		rep.Passes = append(rep.Passes, conformancePass{Name: name, LoadAvg: loadAvg(), Sweep: sw, Limits: lim})
 		return nil
 	}
 	if err := pass("idle"); err != nil {
@@ -494,9 +550,14 @@ func sandboxConformance(ctx context.Context, opts *SandboxConformanceOptions) er
 		if err != nil {
 			return err
 		}
-		rep.Differences = code.CompareSweeps(rep.Passes[0].Sweep, rep.Passes[1].Sweep)
+		for i := range modes {
+			idle, loaded := rep.Passes[i], rep.Passes[len(modes)+i]
+			for _, d := range code.CompareSweeps(idle.Sweep, loaded.Sweep) {
+				rep.Differences = append(rep.Differences, fmt.Sprintf("%s verdicts, idle then loaded: %s", idle.VerdictMode, d))
+			}
+		}
 		for i, r := range rep.Passes[0].Limits {
-			if l := rep.Passes[1].Limits[i]; l.Verdict != r.Verdict {
+			if l := rep.Passes[len(modes)].Limits[i]; l.Verdict != r.Verdict {
 				rep.Differences = append(rep.Differences, fmt.Sprintf("limit check %s: %s (%s) then %s (%s)", r.Name, r.Verdict, r.Reason, l.Verdict, l.Reason))
 			}
 		}
@@ -529,7 +590,7 @@ func sandboxConformance(ctx context.Context, opts *SandboxConformanceOptions) er
 func writeConformance(w io.Writer, rep conformanceReport) {
 	fmt.Fprintf(w, "sandbox: mode %s, %s\n", rep.Sandbox.Mode, rep.Sandbox.Python)
 	for _, p := range rep.Passes {
-		fmt.Fprintf(w, "\n%s pass: %s (load average at the end %s)\n", p.Name, p.Sweep.Elapsed.Round(time.Millisecond), p.LoadAvg)
+		fmt.Fprintf(w, "\n%s pass, %s verdicts: %s (load average at the end %s)\n", p.Name, p.VerdictMode, p.Sweep.Elapsed.Round(time.Millisecond), p.LoadAvg)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "SET\tN\tEXPECTED VERDICT\tPASSED\tPASS@1\tEXPECTED PASS@1")
 		for _, s := range p.Sweep.Sets {
@@ -553,10 +614,10 @@ func writeConformance(w io.Writer, rep conformanceReport) {
 	}
 	if len(rep.Passes) > 1 {
 		if len(rep.Differences) == 0 {
-			fmt.Fprintln(w, "\nverdicts identical idle and with every core saturated")
+			fmt.Fprintln(w, "\nverdicts identical in every pass (idle and with every core saturated; official and isolated verdicts when both ran)")
 		}
 		for _, d := range rep.Differences {
-			fmt.Fprintln(w, "UNSTABLE "+d)
+			fmt.Fprintln(w, "DIFFERENT "+d)
 		}
 	}
 	if rep.OK {

@@ -56,7 +56,10 @@ type RunOptions struct {
 	Mode            string
 	UnsafeNoSandbox bool
 	CodeTimeLimits  code.TimeLimits
-	JSON            bool
+	// VerdictMode is the code tasks' verdict mode (code.VerdictOfficial
+	// or code.VerdictIsolated).
+	VerdictMode string
+	JSON        bool
 	// IFEvalSeed is langdetect's seed for IFEval's language checks.
 	IFEvalSeed uint64
 }
@@ -148,6 +151,8 @@ silently — a missing dataset fails with the command that fetches it.`,
 	fl.StringVar(&opts.Mode, "mode", "", "multiple-choice scoring: gen (generate and extract) or loglik (option log-likelihood); default: each task's own (gen for built-in tasks, loglik for multiple_choice task files)")
 	fl.BoolVar(&opts.UnsafeNoSandbox, "unsafe-no-sandbox", false, "run model-written code WITHOUT isolation (dangerous)")
 	addTimeLimitFlags(fl, &opts.CodeTimeLimits)
+	fl.StringVar(&opts.VerdictMode, "verdict-mode", code.VerdictOfficial,
+		"code tasks: official (program and tests in one process, as the official harnesses: reproduces published numbers) or isolated (the model's code alone in a second process, called through plain-data proxies: no verdict forging; recorded in the task version)")
 	fl.BoolVar(&opts.JSON, "json", false, "print summary.json to stdout instead of a table")
 	fl.Uint64Var(&opts.IFEvalSeed, "ifeval-seed", 0, "langdetect seed for IFEval's language checks: the verdicts of the official scorer run with DetectorFactory.seed = N (recorded in the task version)")
 	return cmd
@@ -198,6 +203,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	if tasks, err = withCodeTimeLimits(tasks, opts.CodeTimeLimits); err != nil {
+		return err
+	}
+	if tasks, err = withCodeVerdictMode(tasks, opts.VerdictMode); err != nil {
 		return err
 	}
 	ro := opts.Runtime

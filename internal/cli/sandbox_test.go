@@ -251,6 +251,7 @@ func TestSandboxConformanceFlagErrors(t *testing.T) {
 		{"--time-limit-mode", "wall"},
 		{"--time-limit-factor", "-1"},
 		{"--limit", "-1"},
+		{"--verdict-mode", "strict"},
 	} {
 		ios, _, _, _ := TestStreams()
 		cmd := NewCmdSandboxConformance(&Factory{IO: ios}, func(o *SandboxConformanceOptions) error {

@@ -43,6 +43,11 @@ func Judge(ctx context.Context, ex sandbox.Executor, prog sandbox.Program) (Judg
 		return Judgement{}, errors.New("judge program: no executor")
 	}
 	res, err := ex.Run(ctx, prog)
+	return judgement(ctx, res, err)
+}
+
+// judgement turns an executor's Result into a Judgement.
+func judgement(ctx context.Context, res sandbox.Result, err error) (Judgement, error) {
 	if err != nil {
 		return Judgement{}, fmt.Errorf("judge program: %w", err)
 	}
