@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -75,7 +76,7 @@ func newCgroupsV2(own, name string) (*cgroups, error) {
 		return nil, fmt.Errorf("read cgroup controllers: %w", err)
 	}
 	fields := strings.Fields(string(ctl))
-	if !contains(fields, "memory") || !contains(fields, "pids") {
+	if !slices.Contains(fields, "memory") || !slices.Contains(fields, "pids") {
 		return nil, fmt.Errorf("cgroup v2 %s lacks the memory or pids controller (has %q)", parent, ctl)
 	}
 	dir := filepath.Join(parent, name)
@@ -139,15 +140,6 @@ func ownCgroups() (map[string]string, error) {
 	return m, sc.Err()
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 func (cg *cgroups) detail() string {
 	if cg.v2 {
 		return "v2 memory.max (swap 0) + pids.max + cpu.stat at " + cg.memory
@@ -192,7 +184,7 @@ func (cg *cgroups) newGroup(name string, memBytes int64, pidsMax int) (*group, e
 		g.cpuacct = filepath.Join(cg.cpuacct, name)
 	}
 	for _, d := range []string{g.memory, g.pids, g.cpuacct} {
-		if d != "" && !contains(g.dirs, d) {
+		if d != "" && !slices.Contains(g.dirs, d) {
 			g.dirs = append(g.dirs, d)
 		}
 	}
@@ -346,21 +338,12 @@ func (g *group) procs() []int {
 			continue
 		}
 		for _, s := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(s); err == nil && !contains2(out, pid) {
+			if pid, err := strconv.Atoi(s); err == nil && !slices.Contains(out, pid) {
 				out = append(out, pid)
 			}
 		}
 	}
 	return out
-}
-
-func contains2(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // kill SIGKILLs every process in the group until it is empty, and reports

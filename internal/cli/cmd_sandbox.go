@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -163,9 +162,7 @@ func sandboxRun(ctx context.Context, opts *SandboxRunOptions) error {
 		return ErrCancelled
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := writeJSON(opts.IO, res); err != nil {
 			return err
 		}
 	} else {
@@ -247,9 +244,7 @@ requires (a filesystem layer and a network layer), so CI can gate on it.`,
 func sandboxProbe(opts *SandboxProbeOptions) error {
 	ls := opts.Probe()
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(ls); err != nil {
+		if err := writeJSON(opts.IO, ls); err != nil {
 			return err
 		}
 	} else {
@@ -573,9 +568,7 @@ func sandboxConformance(ctx context.Context, opts *SandboxConformanceOptions) er
 	}
 	rep.OK = rep.OK && len(rep.Differences) == 0
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeJSON(opts.IO, rep); err != nil {
 			return err
 		}
 	} else {

