@@ -273,6 +273,9 @@ func TestAttacks(t *testing.T) {
 		runAttacks(t, p, h, marker)
 	})
 	t.Run("no-namespaces", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("the degraded mode's run of every attack is not -short")
+		}
 		const debianPython = "/usr/bin/python3"
 		if _, err := os.Stat(debianPython); err != nil {
 			t.Skipf("needs a python3 readable by an unprivileged uid at %s: %v", debianPython, err)

@@ -147,3 +147,30 @@ func BenchmarkRunTrivial(b *testing.B) {
 		}
 	}
 }
+
+// TestWorkerRestarts: a worker whose zygote died is replaced on the next
+// run, which still gets its verdict.
+func TestWorkerRestarts(t *testing.T) {
+	requireRoot(t)
+	p, err := New(Config{Workers: 1, BaseUID: testBaseUID + 3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	s := <-p.slots
+	old := s.w
+	p.slots <- s
+	if err := old.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-old.exit
+	r, err := p.Run(context.Background(), Program{Source: "assert 1 + 1 == 2\n"})
+	if err != nil || r.Verdict != Pass {
+		t.Fatalf("after the worker died: %s (%s) %v", r.Verdict, r.Reason, err)
+	}
+	s = <-p.slots
+	if s.w == old || s.w.broken() {
+		t.Error("the dead worker was not replaced")
+	}
+	p.slots <- s
+}

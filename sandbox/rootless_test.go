@@ -20,6 +20,9 @@ const rootlessEnv = "POCKETEVAL_SANDBOX_ROOTLESS_INNER"
 // (user namespace, no cgroup, capabilities dropped) is exercised too.
 func TestRootlessMode(t *testing.T) {
 	requireRoot(t)
+	if testing.Short() {
+		t.Skip("re-runs the test binary as nobody; not -short")
+	}
 	if _, err := os.Stat("/usr/bin/python3"); err != nil {
 		t.Skip("needs /usr/bin/python3 (readable by nobody)")
 	}

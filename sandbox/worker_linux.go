@@ -34,6 +34,8 @@ const (
 	// tick is how often the supervisor samples a running program's CPU
 	// and idle time.
 	tick = 20 * time.Millisecond
+	// cancelGrace bounds waiting for the zygote once a run is cancelled.
+	cancelGrace = 10 * time.Second
 )
 
 // worker is one warm slot: a set-up helper turned zygote, inside the
@@ -408,7 +410,15 @@ watch:
 			break watch
 		case <-ctx.Done():
 			kill(killCancel)
-			done = <-doneC
+			select {
+			case done = <-doneC:
+			case <-time.After(cancelGrace):
+				// The zygote does not answer: end the worker (its PID
+				// namespace takes every process with it).
+				w.dead.Store(true)
+				go w.close()
+				done = <-doneC
+			}
 			break watch
 		case now := <-ticker.C:
 			if c := mon.sample(now); c != killNone {
