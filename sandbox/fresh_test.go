@@ -154,3 +154,37 @@ func TestExtraFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessLikeAFreshInterpreter: what a fresh `python3 -I main.py`
+// would have, a forked program has too: SIGPIPE ignored (a write to a
+// closed pipe raises BrokenPipeError), default SIGCHLD and SIGINT
+// handling, its own random state, and stdin at /dev/null.
+func TestProcessLikeAFreshInterpreter(t *testing.T) {
+	requireRoot(t)
+	p := testPool(t)
+	src := `import os, signal, random, sys
+assert signal.getsignal(signal.SIGPIPE) == signal.SIG_IGN
+assert signal.getsignal(signal.SIGCHLD) == signal.SIG_DFL
+assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+r, w = os.pipe()
+os.close(r)
+try:
+    os.write(w, b"x")
+    raise SystemExit("wrote to a closed pipe")
+except BrokenPipeError:
+    pass
+assert sys.stdin.read() == ""
+print(random.random())
+`
+	seen := map[string]bool{}
+	for range 3 {
+		r, err := p.Run(context.Background(), Program{Source: src})
+		if err != nil || r.Verdict != Pass {
+			t.Fatalf("%s (%s) %v\n%s", r.Verdict, r.Reason, err, r.Stderr)
+		}
+		seen[r.Stdout] = true
+	}
+	if len(seen) != 3 {
+		t.Errorf("three programs drew %d distinct random numbers: the random state is shared", len(seen))
+	}
+}

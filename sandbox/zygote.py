@@ -458,7 +458,6 @@ def _pe_zygote():
 
     CLONE_NEWPID = 0x20000000
     ctl = socket.socket(fileno=3)
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     pidns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC) if cfg.get("pidns") else -1
     gc.collect()
     if hasattr(gc, "freeze"):
