@@ -13,7 +13,16 @@
 #   ["l", id, [v...]]     list
 #   ["d", id, [[k, v]...]] dict
 #   ["s", id, [v...]]     set
-#   ["r", id]             the list, dict or set with that id
+#   ["r", id]             the container with that id
+# and the standard library's value types, rebuilt by the receiver from
+# plain data (so only the standard library's own __eq__ ever runs):
+#   ["C", id, [[k, v]...]]        collections.Counter
+#   ["O", id, [[k, v]...]]        collections.OrderedDict
+#   ["y", id, factory, [[k, v]...]] collections.defaultdict (factory: null
+#                                 or the name of a builtin type)
+#   ["q", id, maxlen, [v...]]     collections.deque
+#   ["Q", hex, hex]               fractions.Fraction
+#   ["D", str]                    decimal.Decimal
 # Only these exact types cross (no subclasses). Mutable containers carry an
 # id so that aliasing survives the trip and the candidate's mutations of
 # its arguments can be written back into the caller's own objects: the
@@ -27,7 +36,7 @@
 
 
 def _pe_codec():
-    import json, os, re
+    import json, os, re, collections, fractions, decimal
 
     MAX_FRAME = 64 << 20
     MAX_DEPTH = 100
@@ -35,6 +44,14 @@ def _pe_codec():
     MAX_INT_HEX = 1 << 18
     int_re = re.compile(r"-?[0-9a-f]+\Z")
     _type, _id, _len = type, id, len
+    Counter, OrderedDict = collections.Counter, collections.OrderedDict
+    defaultdict, deque = collections.defaultdict, collections.deque
+    Fraction, Decimal = fractions.Fraction, decimal.Decimal
+    # Mutable containers: tag -> type, and whether they hold pairs.
+    MUTABLE = {"l": list, "d": dict, "s": set, "C": Counter, "O": OrderedDict, "y": defaultdict, "q": deque}
+    TAG = {t: k for k, t in MUTABLE.items()}
+    PAIRS = {"d", "C", "O", "y"}
+    FACTORIES = {t.__name__: t for t in (int, float, complex, str, bytes, bool, list, tuple, dict, set, frozenset)}
 
     class NotPlainData(BaseException):
         """A value that is not plain data was to cross between the processes."""
@@ -88,7 +105,7 @@ def _pe_codec():
                 return ["c", v.real.hex(), v.imag.hex()]
             if t is bytes:
                 return ["b", v.hex()]
-            if t is list or t is dict or t is set:
+            if t in TAG:
                 k = _id(v)
                 if k in self.known:
                     return ["r", self.known[k]]
@@ -101,15 +118,26 @@ def _pe_codec():
                 if depth >= MAX_DEPTH:
                     raise NotPlainData("nested deeper than %d containers" % MAX_DEPTH)
                 return ["t" if t is tuple else "z", [self.enc(x, depth + 1) for x in v]]
+            if t is Fraction:
+                return ["Q", format(v.numerator, "x"), format(v.denominator, "x")]
+            if t is Decimal:
+                return ["D", str(v)]
             raise NotPlainData(describe(v))
 
         def contents(self, v, wid, depth=0):
-            t = _type(v)
-            if t is list:
-                return ["l", wid, [self.enc(x, depth + 1) for x in v]]
-            if t is dict:
-                return ["d", wid, [[self.enc(a, depth + 1), self.enc(b, depth + 1)] for a, b in v.items()]]
-            return ["s", wid, [self.enc(x, depth + 1) for x in v]]
+            tag = TAG[_type(v)]
+            if tag in PAIRS:
+                body = [[self.enc(a, depth + 1), self.enc(b, depth + 1)] for a, b in v.items()]
+            else:
+                body = [self.enc(x, depth + 1) for x in v]
+            if tag == "y":
+                f = v.default_factory
+                if f is not None and FACTORIES.get(getattr(f, "__name__", None)) is not f:
+                    raise NotPlainData("defaultdict whose default_factory is not a builtin type")
+                return [tag, wid, None if f is None else f.__name__, body]
+            if tag == "q":
+                return [tag, wid, v.maxlen, body]
+            return [tag, wid, body]
 
     class Decoder:
         # known: wire id -> container this side already holds; new
@@ -169,53 +197,90 @@ def _pe_codec():
                 self.bad("reference to unknown container %r" % (k,))
             if depth >= MAX_DEPTH:
                 raise NotPlainData("nested deeper than %d containers" % MAX_DEPTH)
+            if tag == "Q" and n == 3:
+                num, den = self.hexstr(x[1], MAX_INT_HEX), self.hexstr(x[2], MAX_INT_HEX)
+                if not int_re.match(num) or not int_re.match(den) or den.startswith("-") or not int(den, 16):
+                    self.bad("bad fraction")
+                return Fraction(int(num, 16), int(den, 16))
+            if tag == "D" and n == 2:
+                try:
+                    return Decimal(self.hexstr(x[1], 1000))
+                except (ArithmeticError, ValueError):
+                    self.bad("bad decimal")
+            if depth >= MAX_DEPTH:
+                raise NotPlainData("nested deeper than %d containers" % MAX_DEPTH)
             if tag in ("t", "z") and n == 2:
                 vals = [self.dec(v, depth + 1) for v in self.items(x[1])]
                 return tuple(vals) if tag == "t" else frozenset(vals)
-            if tag in ("l", "d", "s") and n == 3:
+            if tag in MUTABLE and n >= 3:
                 k = self.wid(x[1])
-                obj = [] if tag == "l" else {} if tag == "d" else set()
+                obj = self.empty(x)
                 self.made[k] = obj
-                self.fill(obj, tag, x[2], depth)
+                self.fill(obj, tag, x[-1], depth)
                 return obj
             self.bad("unknown tag %r" % (tag,))
 
+        def empty(self, x):
+            # A new, empty container of x's kind.
+            tag, n = x[0], _len(x)
+            if tag in ("y", "q"):
+                if n != 4:
+                    self.bad("bad %s" % tag)
+                if tag == "q":
+                    if x[2] is not None and (_type(x[2]) is not int or x[2] < 0):
+                        self.bad("bad deque maxlen")
+                    return deque(maxlen=x[2])
+                if x[2] is not None and x[2] not in FACTORIES:
+                    self.bad("bad defaultdict factory")
+                return defaultdict(None if x[2] is None else FACTORIES[x[2]])
+            if n != 3:
+                self.bad("bad %s" % tag)
+            return MUTABLE[tag]()
+
         def fill(self, obj, tag, raw, depth):
             raw = self.items(raw)
-            if tag == "l":
-                obj.extend(self.dec(v, depth + 1) for v in raw)
-            elif tag == "s":
-                for v in raw:
-                    obj.add(self.dec(v, depth + 1))
-            else:
+            if tag in PAIRS:
                 for pair in raw:
                     if _type(pair) is not list or _len(pair) != 2:
                         self.bad("bad dict item")
                     key = self.dec(pair[0], depth + 1)
                     obj[key] = self.dec(pair[1], depth + 1)
+            elif tag == "s":
+                for v in raw:
+                    obj.add(self.dec(v, depth + 1))
+            else:
+                obj.extend(self.dec(v, depth + 1) for v in raw)
 
         def update(self, x):
-            # ["l"|"d"|"s", id, items] for a container of self.known: its
-            # new contents, decoded into a fresh object (applied later).
-            if _type(x) is not list or _len(x) != 3 or x[0] not in ("l", "d", "s"):
+            # [tag, id, ..., items] for a container of self.known: its new
+            # contents, decoded into a fresh object (applied later).
+            if _type(x) is not list or _len(x) < 3 or x[0] not in MUTABLE:
                 self.bad("bad update")
             k = x[1]
             if _type(k) is not int or k not in self.known:
                 self.bad("update of unknown container %r" % (k,))
             orig = self.known[k]
-            want = {list: "l", dict: "d", set: "s"}[_type(orig)]
-            if x[0] != want:
+            if x[0] != TAG[_type(orig)]:
                 self.bad("update changes the type of container %d" % k)
-            obj = [] if want == "l" else {} if want == "d" else set()
-            self.fill(obj, want, x[2], 0)
+            obj = self.empty(x)
+            self.fill(obj, x[0], x[-1], 0)
             return orig, obj
 
     def apply_update(orig, new):
-        if _type(orig) is list:
+        # In place, so the caller's references see the change.
+        t = _type(orig)
+        if t is list:
             orig[:] = new
-        else:
+        elif t is set:
             orig.clear()
             orig.update(new)
+        elif t is deque:
+            orig.clear()
+            orig.extend(new)
+        else:
+            orig.clear()
+            for k, v in new.items():
+                orig[k] = v
 
     def dumps(msg):
         return json.dumps(msg, ensure_ascii=True, separators=(",", ":"), check_circular=False).encode("ascii")

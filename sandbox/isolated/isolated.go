@@ -28,6 +28,7 @@
 package isolated
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/base64"
@@ -35,6 +36,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -104,6 +106,67 @@ type Executor struct {
 	// grace is how long the candidate process may take to end by itself
 	// once the tests are done, before it is stopped.
 	grace time.Duration
+
+	compileOnce sync.Once
+	preludes    preludes
+}
+
+// preludes are the Python texts that define the two sides' code (codec.py
+// with trusted.py, codec.py with candidate.py): the source itself, or the
+// same compiled once by the pool's interpreter and loaded with marshal,
+// which spares every program the parse and compile of some 600 lines.
+type preludes struct{ trusted, candidate string }
+
+var sourcePreludes = preludes{
+	trusted:   codecSource + "\n\n" + trustedSource,
+	candidate: codecSource + "\n\n" + candidateSource,
+}
+
+// compileScript compiles the two texts read as JSON from stdin and writes
+// their marshalled code objects, base64, one per line.
+const compileScript = `import base64, json, marshal, sys
+for src in json.load(sys.stdin):
+    print(base64.b64encode(marshal.dumps(compile(src, "<pocketeval-isolated>", "exec", dont_inherit=True))).decode())
+`
+
+// compiledPreludes compiles the preludes with python (the interpreter
+// that runs the programs: marshal's format is the interpreter version's).
+func compiledPreludes(ctx context.Context, python string) (preludes, error) {
+	in, err := json.Marshal([]string{sourcePreludes.trusted, sourcePreludes.candidate})
+	if err != nil {
+		return preludes{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python, "-I", "-B", "-c", compileScript)
+	cmd.Stdin = bytes.NewReader(in)
+	cmd.Env = []string{"LANG=C.UTF-8"}
+	out, err := cmd.Output()
+	if err != nil {
+		return preludes{}, fmt.Errorf("compile the isolated mode's code with %s: %w", python, err)
+	}
+	lines := strings.Fields(string(out))
+	if len(lines) != 2 {
+		return preludes{}, fmt.Errorf("compile the isolated mode's code with %s: %d lines of output", python, len(lines))
+	}
+	load := func(b64 string) string {
+		return "import marshal as _pe_m, binascii as _pe_b\nexec(_pe_m.loads(_pe_b.a2b_base64(\"" + b64 + "\")))\ndel _pe_m, _pe_b\n"
+	}
+	return preludes{trusted: load(lines[0]), candidate: load(lines[1])}, nil
+}
+
+// programPreludes returns the preludes to use: compiled by the wrapped
+// executor's interpreter when it names one, else the source.
+func (e *Executor) programPreludes(ctx context.Context) preludes {
+	e.compileOnce.Do(func() {
+		e.preludes = sourcePreludes
+		if py, _ := e.Python(); py != "" {
+			if p, err := compiledPreludes(ctx, py); err == nil {
+				e.preludes = p
+			}
+		}
+	})
+	return e.preludes
 }
 
 var _ sandbox.Executor = (*Executor)(nil)
@@ -204,11 +267,12 @@ func (e *Executor) RunIsolated(ctx context.Context, p Program) (sandbox.Result, 
 	}
 	defer e.release()
 	testLim, candLim, callIdle := e.limits(p.Limits)
-	testSrc, err := TrustedProgram(p)
+	pre := e.programPreludes(ctx)
+	testSrc, err := trustedProgram(pre.trusted, p)
 	if err != nil {
 		return sandbox.Result{Verdict: sandbox.Error, Reason: err.Error()}, err
 	}
-	candSrc, err := CandidateProgram(p, callIdle)
+	candSrc, err := candidateProgram(pre.candidate, p, callIdle)
 	if err != nil {
 		return sandbox.Result{Verdict: sandbox.Error, Reason: err.Error()}, err
 	}
@@ -337,7 +401,9 @@ func joinOutput(a, b, sep string) string {
 }
 
 // TrustedProgram is the source of the tests' process for p.
-func TrustedProgram(p Program) (string, error) {
+func TrustedProgram(p Program) (string, error) { return trustedProgram(sourcePreludes.trusted, p) }
+
+func trustedProgram(prelude string, p Program) (string, error) {
 	for _, n := range p.Proxy {
 		if !isIdentifier(n) {
 			return "", fmt.Errorf("isolated program: proxy name %q is not a Python identifier", n)
@@ -348,22 +414,26 @@ func TrustedProgram(p Program) (string, error) {
 		"trusted": base64.StdEncoding.EncodeToString([]byte(p.Dataset)),
 		"tests":   base64.StdEncoding.EncodeToString([]byte(p.Tests)),
 	}
-	return program(trustedSource, "_pe_trusted", cfg)
+	return program(prelude, "_pe_trusted", cfg)
 }
 
 // CandidateProgram is the source of the candidate process for p; callIdle
 // (zero: none) bounds the time a call may spend sleeping or blocked.
 func CandidateProgram(p Program, callIdle time.Duration) (string, error) {
+	return candidateProgram(sourcePreludes.candidate, p, callIdle)
+}
+
+func candidateProgram(prelude string, p Program, callIdle time.Duration) (string, error) {
 	cfg := map[string]any{
 		"fd_in": fdIn, "fd_out": fdOut, "idle": callIdle.Seconds(),
 		"source": base64.StdEncoding.EncodeToString([]byte(p.Candidate)),
 	}
-	return program(candidateSource, "_pe_candidate", cfg)
+	return program(prelude, "_pe_candidate", cfg)
 }
 
-// program is codec.py + side + "fn(globals(), cfg)", cfg as a Python
-// literal (JSON of ints, floats, ASCII strings and lists of them is one).
-func program(side, fn string, cfg map[string]any) (string, error) {
+// program is the prelude + "fn(globals(), cfg)", cfg as a Python literal
+// (JSON of ints, floats, ASCII strings and lists of them is one).
+func program(prelude, fn string, cfg map[string]any) (string, error) {
 	js, err := json.Marshal(cfg)
 	if err != nil {
 		return "", fmt.Errorf("isolated program: %w", err)
@@ -373,7 +443,7 @@ func program(side, fn string, cfg map[string]any) (string, error) {
 		// escape would not mean the same in Python.
 		return "", errors.New("isolated program: configuration needs escaping")
 	}
-	return codecSource + "\n\n" + side + "\n\n" + fn + "(globals(), " + string(js) + ")\n", nil
+	return prelude + "\n\n" + fn + "(globals(), " + string(js) + ")\n", nil
 }
 
 func isIdentifier(s string) bool {

@@ -44,6 +44,28 @@ import math
 assert math.isnan(f(float('nan')))
 assert str(f(-0.0)) == '-0.0'
 `}},
+		{name: "standard library value types", want: sandbox.Pass, p: Program{
+			Candidate: "def f(x):\n    return x\n",
+			Tests: `import collections, fractions, decimal
+vals = [collections.Counter('abca'), collections.OrderedDict([(2, 'b'), (1, 'a')]), collections.defaultdict(list, {1: [2]}),
+        collections.deque([1, 2, 3], maxlen=5), fractions.Fraction(-3, 4), decimal.Decimal('-1.50E+3')]
+for v in vals:
+    r = f(v)
+    assert type(r) is type(v) and r == v, (v, r)
+assert f(collections.defaultdict(int)).default_factory is int
+assert f(collections.deque([1], maxlen=2)).maxlen == 2
+`}},
+		{name: "standard library containers written back", want: sandbox.Pass, p: Program{
+			Candidate: "def f(c, q, o):\n    c['z'] += 5\n    q.appendleft(0)\n    o.move_to_end(1)\n    return c.most_common(1)\n",
+			Tests: `import collections
+c, q, o = collections.Counter('ab'), collections.deque([1, 2]), collections.OrderedDict([(1, 'a'), (2, 'b')])
+assert f(c, q, o) == [('z', 5)]
+assert type(c) is collections.Counter and c == collections.Counter({'z': 5, 'a': 1, 'b': 1})
+assert list(q) == [0, 1, 2]
+assert list(o) == [2, 1]
+`}},
+		{name: "defaultdict with a lambda factory", want: sandbox.Fail, wantReason: "default_factory", p: Program{
+			Candidate: "import collections\ndef f():\n    return collections.defaultdict(lambda: 1)\n", Tests: "assert f() == {}\n"}},
 		{name: "mutation written back", want: sandbox.Pass, p: Program{
 			Candidate: "def f(xs, d, s):\n    xs.sort(); xs.append([9])\n    d['k'] = xs\n    s.add(3)\n    return xs\n",
 			Tests: `xs, d, s = [3, 1, 2], {}, {1}

@@ -187,7 +187,7 @@ def _pe_trusted(g, cfg):
                 fail(CandidateProtocolError("%s(...): %s" % (name, e)))
             except NotPlainData as e:
                 fail(NotPlainData("result of %s(...) is not plain data: %s" % (name, e.args[0] if e.args else "")))
-            except (TypeError, ValueError, OverflowError, RecursionError, MemoryError) as e:
+            except (TypeError, ValueError, ArithmeticError, RecursionError, MemoryError) as e:
                 fail(CandidateProtocolError("%s(...): %s: %s" % (name, _type(e).__name__, e)))
             for orig, new in updates:
                 codec.apply_update(orig, new)
@@ -206,7 +206,7 @@ def _pe_trusted(g, cfg):
         elif kind == "value" and _len(rest) == 1:
             try:
                 g[name] = codec.Decoder(sign=-1).dec(rest[0])
-            except (BadFrame, NotPlainData, TypeError, ValueError, OverflowError, RecursionError) as e:
+            except (BadFrame, NotPlainData, TypeError, ValueError, ArithmeticError, RecursionError) as e:
                 g[name] = Unavailable("%s is not plain data: %s" % (name, e))
         elif kind == "module" and _len(rest) == 1 and _type(rest[0]) is str:
             mod = rest[0]
