@@ -14,9 +14,9 @@
 # verdict never depends on this process behaving; this server exists so
 # that honest programs behave as they do in the official harness.
 # It also keeps the official meaning of the idle limit: sleeping or
-# blocking inside a call for longer than cfg["idle"] seconds (while the
-# process is neither running nor waiting for a CPU) ends the call as a
-# timeout.
+# blocking while the code loads or inside a call for longer than
+# cfg["idle"] seconds (while the process is neither running nor waiting
+# for a CPU) ends the program as a timeout.
 
 
 def _pe_candidate(g, cfg):
@@ -106,10 +106,20 @@ def _pe_candidate(g, cfg):
         threading.Thread(target=watchdog, name="pocketeval-idle", daemon=True).start()
 
     # --- load the code --------------------------------------------------------
+    # Loading counts as a call for the idle limit (the official program
+    # would sleep at its top level just the same).
+    with lock:
+        state["seq"] += 1
+        state["in_call"] = True
+    wake.set()
     try:
-        code = compile(src, "<string>", "exec", dont_inherit=True)
-        del src
-        exec(code, g)
+        try:
+            code = compile(src, "<string>", "exec", dont_inherit=True)
+            del src
+            exec(code, g)
+        finally:
+            with lock:
+                state["in_call"] = False
     except BaseException as e:
         try:
             import traceback

@@ -2,6 +2,7 @@ package isolated
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -136,6 +137,8 @@ else:
 			Candidate: "def f():\n    while True:\n        pass\n", Tests: "f()\n", Limits: sandbox.Limits{CPUTime: time.Second}}},
 		{name: "sleep inside a call", want: sandbox.Timeout, wantReason: "idle", p: Program{
 			Candidate: "import time\ndef f():\n    time.sleep(100)\n", Tests: "f()\n", Limits: sandbox.Limits{CPUTime: time.Second}}},
+		{name: "sleep while loading", want: sandbox.Timeout, wantReason: "idle", p: Program{
+			Candidate: "import time\ntime.sleep(100)\ndef f():\n    pass\n", Tests: "f()\n", Limits: sandbox.Limits{CPUTime: time.Second}}},
 		{name: "output flood inside a call", want: sandbox.Error, wantReason: "candidate: output cap", p: Program{
 			Candidate: "import os\ndef f():\n    while True:\n        os.write(1, b'x' * 65536)\n", Tests: "f()\n", Limits: sandbox.Limits{OutputBytes: 1 << 20}}},
 		{name: "many calls", want: sandbox.Pass, p: Program{
@@ -153,5 +156,134 @@ else:
 				t.Errorf("verdict %s (%s), want %s (%s)\nstderr:\n%s", r.Verdict, r.Reason, c.want, c.wantReason, r.Stderr)
 			}
 		})
+	}
+}
+
+// hostileServer is candidate code that takes over the candidate process's
+// side of the protocol: it answers the names request, then sends REPLY
+// (raw JSON) or RAW (raw bytes) as the reply to the first call.
+const hostileServer = `import json, os
+def _frame(b):
+    os.write(6, len(b).to_bytes(4, "big") + b)
+def _read():
+    n = int.from_bytes(os.read(5, 4), "big")
+    return json.loads(os.read(5, n))
+_frame(b'{"ready": true}')
+_req = _read()
+_frame(json.dumps({"names": [[n, "callable", 0] for n in _req["names"]]}).encode())
+_read()
+RAW = None
+REPLY = None
+`
+
+// TestHostileReplies: whatever the candidate process sends, the tests'
+// process builds nothing but plain data from it, and every malformed,
+// oversized or inconsistent reply fails the program.
+func TestHostileReplies(t *testing.T) {
+	ex := testExecutor(t)
+	cases := []struct {
+		name, reply string
+		want        string
+	}{
+		{"an honest reply passes", `{"ok": ["i", "1"], "upd": []}`, ""},
+		{"untagged number", `{"ok": 1, "upd": []}`, "CandidateProtocolError"},
+		{"a JSON constant", `{"ok": NaN, "upd": []}`, "CandidateProtocolError"},
+		{"unknown tag", `{"ok": ["x", 1], "upd": []}`, "CandidateProtocolError"},
+		{"new container with the caller's numbering", `{"ok": ["l", 1, []], "upd": []}`, "CandidateProtocolError"},
+		{"reference to an unknown container", `{"ok": ["r", -7], "upd": []}`, "CandidateProtocolError"},
+		{"container defined twice", `{"ok": ["t", [["l", -1, []], ["l", -1, []]]], "upd": []}`, "CandidateProtocolError"},
+		{"update of a container never sent", `{"ok": ["i", "1"], "upd": [["l", 3, []]]}`, "CandidateProtocolError"},
+		{"int too long", `{"ok": ["i", "` + strings.Repeat("f", 300000) + `"], "upd": []}`, "CandidateProtocolError"},
+		{"int not hex", `{"ok": ["i", "12z"], "upd": []}`, "CandidateProtocolError"},
+		{"unhashable set item", `{"ok": ["s", -1, [["l", -2, []]]], "upd": []}`, "CandidateProtocolError"},
+		{"nested too deep", `{"ok": ` + strings.Repeat(`["t", [`, 150) + `null` + strings.Repeat(`]]`, 150) + `, "upd": []}`, "NotPlainData"},
+		{"JSON nested past the parser", `{"ok": ` + strings.Repeat(`[`, 100000) + strings.Repeat(`]`, 100000) + `}`, "CandidateProtocolError"},
+		{"no result", `{"upd": []}`, "CandidateProtocolError"},
+		{"fraction over zero", `{"ok": ["Q", "1", "0"], "upd": []}`, "CandidateProtocolError"},
+		{"defaultdict of an arbitrary factory", `{"ok": ["y", -1, "eval", []], "upd": []}`, "CandidateProtocolError"},
+		{"exception of a made-up type", `{"raise": ["Pass", "NotAnException", "x"], "upd": []}`, "Exception"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			cand := hostileServer + "_frame(" + strconvQuote(c.reply) + ".encode())\nos.read(5, 1)\n"
+			r, err := ex.RunIsolated(context.Background(), Program{Candidate: cand, Tests: "assert f(1) == 1\n", Exec: sandbox.ExecHarness})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.want == "" {
+				if r.Verdict != sandbox.Pass {
+					t.Errorf("verdict %s (%s), want pass\n%s", r.Verdict, r.Reason, r.Stderr)
+				}
+				return
+			}
+			if r.Verdict == sandbox.Pass || !strings.Contains(r.Reason, c.want) {
+				t.Errorf("verdict %s (%s), want a failure with %s\n%s", r.Verdict, r.Reason, c.want, r.Stderr)
+			}
+		})
+	}
+	t.Run("frame past the size limit", func(t *testing.T) {
+		t.Parallel()
+		cand := hostileServer + "os.write(6, (1 << 31).to_bytes(4, 'big'))\nos.read(5, 1)\n"
+		r, err := ex.RunIsolated(context.Background(), Program{Candidate: cand, Tests: "assert f(1) == 1\n", Exec: sandbox.ExecHarness})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict == sandbox.Pass || !strings.Contains(r.Reason, "CandidateProtocolError: frame of 2147483648 bytes") {
+			t.Errorf("verdict %s (%s)", r.Verdict, r.Reason)
+		}
+	})
+}
+
+// strconvQuote quotes s as a Python bytes-free string literal.
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestCombine: the tests' process decides; the candidate's own limits
+// make it worse only when the candidate process ended by itself.
+func TestCombine(t *testing.T) {
+	res := func(v sandbox.Verdict, reason string) sandbox.Result {
+		return sandbox.Result{Verdict: v, Reason: reason}
+	}
+	check := func(tr, cr sandbox.Result, ended bool, want sandbox.Verdict, reason string) {
+		t.Helper()
+		got := combine(tr, cr, ended)
+		if got.Verdict != want || !strings.Contains(got.Reason, reason) {
+			t.Errorf("combine(%v, %v, %v) = %s (%s), want %s (%s)", tr, cr, ended, got.Verdict, got.Reason, want, reason)
+		}
+	}
+	check(res(sandbox.Pass, ""), res(sandbox.Pass, ""), true, sandbox.Pass, "")
+	check(res(sandbox.Pass, ""), res(sandbox.Fail, "exited before the end"), true, sandbox.Pass, "")
+	check(res(sandbox.Fail, "AssertionError"), res(sandbox.Pass, ""), true, sandbox.Fail, "AssertionError")
+	check(res(sandbox.Fail, "CandidateExited"), res(sandbox.Timeout, "cpu time limit 3s exceeded"), true, sandbox.Timeout, "candidate: cpu time limit")
+	check(res(sandbox.Fail, "CandidateExited"), res(sandbox.Error, "output cap exceeded"), true, sandbox.Error, "candidate: output cap")
+	check(res(sandbox.Fail, "AssertionError"), res(sandbox.Error, "cancelled"), false, sandbox.Fail, "AssertionError")
+	check(res(sandbox.Timeout, "harness timer 3s exceeded"), res(sandbox.Error, "cancelled"), false, sandbox.Timeout, "tests: harness timer")
+	check(res(sandbox.Fail, "CandidateTimeout"), res(sandbox.Fail, ""), true, sandbox.Timeout, "CandidateTimeout")
+	tr := res(sandbox.Fail, "NotPlainData")
+	tr.Stderr = "Traceback ...\nNotPlainData: result of f(...) is not plain data: generator\n"
+	check(tr, res(sandbox.Pass, ""), true, sandbox.Fail, "NotPlainData: result of f(...) is not plain data: generator")
+}
+
+// TestLimits: each process gets the CPU limit; only wall-clock guards
+// bound the waiting, and the candidate's idle limit moves into its calls.
+func TestLimits(t *testing.T) {
+	e := New(nil, 1, sandbox.Limits{CPUTime: 3 * time.Second})
+	tests, cand, idle := e.limits(sandbox.Limits{})
+	if tests.CPUTime != 3*time.Second || cand.CPUTime != 3*time.Second || idle != 3*time.Second {
+		t.Errorf("defaults: tests %+v cand %+v idle %s", tests, cand, idle)
+	}
+	if tests.Wall != time.Minute || tests.Idle != tests.Wall || cand.Wall <= tests.Wall || cand.Idle < cand.Wall {
+		t.Errorf("guards: tests %+v cand %+v", tests, cand)
+	}
+	tests, cand, idle = e.limits(sandbox.Limits{CPUTime: 10 * time.Second, Idle: 2 * time.Second})
+	if idle != 2*time.Second || tests.Wall != 200*time.Second || cand.CPUTime != 10*time.Second {
+		t.Errorf("own limits: tests %+v cand %+v idle %s", tests, cand, idle)
+	}
+	tests, cand, idle = e.limits(sandbox.Limits{Alarm: 3 * time.Second, CPUTime: 4 * time.Second})
+	if idle != 0 || tests.Alarm != 3*time.Second || cand.Alarm != 0 || tests.Wall != 4*time.Second || cand.Wall <= tests.Wall {
+		t.Errorf("harness timer: tests %+v cand %+v idle %s", tests, cand, idle)
 	}
 }

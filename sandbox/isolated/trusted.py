@@ -225,6 +225,8 @@ def _pe_trusted(g, cfg):
 
     # --- run ----------------------------------------------------------------
     hello = receive()
+    if "timeout" in hello:
+        fail(CandidateTimeout(text(hello["timeout"], 200)))
     if "load" in hello:
         # The model's code itself raised (as it would have at the top of
         # the official program).
