@@ -359,6 +359,10 @@ func (t *Task) Setup(ctx context.Context, env evals.Env) (evals.Task, io.Closer,
 	}
 	if pairs > 0 {
 		ex = isolatedExecutor(ex, pairs)
+		if env.UnsafeNoSandbox && env.Warn != nil {
+			env.Warn("%s: isolated verdicts rely on the sandbox keeping the model's process away from the tests' process; "+
+				"with --unsafe-no-sandbox a program running as the same user may still reach it", name)
+		}
 	}
 	nt := t.WithExecutor(ex)
 	if env.Record != nil {
