@@ -79,7 +79,7 @@ func scoreAxis(ys []float64) axis {
 		lo = math.Max(0, lo-(hi-100))
 		hi = 100
 	}
-	return niceAxis(lo, hi, 5, 0, 100)
+	return niceAxis(lo, hi, 4, 0, 100)
 }
 
 // measureAxis is an axis from 0 to a little above the largest value.
