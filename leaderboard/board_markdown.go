@@ -6,8 +6,9 @@ import (
 	"strings"
 )
 
-// Markdown renders the board as Markdown: the table (one column per task,
-// headed by its capability), the marks, and the Pareto fronts.
+// Markdown renders the board as Markdown: the capability groups, the table
+// (one column per task, in group order), the marks, each run's problems,
+// and the Pareto fronts of the suite average.
 func (b *Board) Markdown() string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "# %s\n\n", b.Title)
@@ -15,11 +16,14 @@ func (b *Board) Markdown() string {
 	for _, r := range b.Rows {
 		hasEnergy = hasEnergy || r.Energy != nil
 	}
-	s.WriteString("| # | run | runtime | quant | N | date | average |")
+	var groups []string
 	for _, g := range b.Groups {
-		for _, t := range g.Tasks {
-			fmt.Fprintf(&s, " %s: %s |", g.Capability, t)
-		}
+		groups = append(groups, g.Capability+": "+strings.Join(g.Tasks, ", "))
+	}
+	fmt.Fprintf(&s, "Columns by capability — %s.\n\n", strings.Join(groups, "; "))
+	s.WriteString("| # | run | runtime | quant | N | date | average |")
+	for _, t := range b.Tasks {
+		fmt.Fprintf(&s, " %s |", t)
 	}
 	s.WriteString(" decode tok/s | peak MB |")
 	if hasEnergy {
