@@ -168,12 +168,36 @@ func TestBoardInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A board of 24 tasks cannot be a table at 1280 px: cards, in columns.
+	var many []fakeTask
+	for i := 0; i < 24; i++ {
+		many = append(many, fakeTask{name: fmt.Sprintf("task_%02d", i), n: 20, correct: i % 20, tps: 50})
+	}
+	wide, err := NewBoard(loadAll(t, []string{
+		writeRun(t, t.TempDir(), "a", fakeSpec{model: "/m/a-Q8_0.gguf", peakMB: 300, tasks: many}),
+		writeRun(t, t.TempDir(), "b", fakeSpec{model: "/m/b-Q4_0.gguf", peakMB: 200, tasks: many}),
+	}), BoardOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	widePage, err := wide.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
+		name  string
+		page  []byte
 		width int
 		cards bool
-	}{{1280, false}, {390, true}} {
-		t.Run(fmt.Sprint(c.width), func(t *testing.T) {
-			l := renderLayout(t, bin, page, c.width)
+		plots int
+	}{
+		// 12 score choices × 2 plots (no energy in this board).
+		{"1280", page, 1280, false, 24},
+		{"390", page, 390, true, 24},
+		{"24-tasks-1280", widePage, 1280, true, 25 * 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := renderLayout(t, bin, c.page, c.width)
 			if l.Width != c.width {
 				t.Fatalf("window is %d px wide, want %d", l.Width, c.width)
 			}
@@ -189,8 +213,7 @@ func TestBoardInChromium(t *testing.T) {
 			if (l.Cards == "block") != c.cards {
 				t.Errorf("rows display as %q at %d px", l.Cards, c.width)
 			}
-			// 12 score choices × 2 plots (no energy in this board).
-			if l.Plots != 24 || l.Labels == 0 {
+			if l.Plots != c.plots || l.Labels == 0 {
 				t.Errorf("%d plots with %d labels visible", l.Plots, l.Labels)
 			}
 			if len(l.Overlaps) > 0 || len(l.Outside) > 0 {

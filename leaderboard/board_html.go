@@ -18,6 +18,8 @@ import (
 var (
 	//go:embed board.css
 	boardCSS string
+	//go:embed board_cards.css
+	cardsCSS string
 	//go:embed board.js
 	boardJS string
 	//go:embed board.html.tmpl
@@ -39,9 +41,14 @@ func (b *Board) HTML() ([]byte, error) {
 }
 
 type pageView struct {
-	B         *Board
-	CSS       template.CSS
-	JS        template.JS
+	B        *Board
+	CSS      template.CSS
+	CardsCSS template.CSS
+	JS       template.JS
+	// CardWidth is the window width (px) below which the table becomes
+	// cards: the width at which every task column still gets
+	// minTaskColumn px, and at least a phone's.
+	CardWidth int
 	Groups    []groupView
 	Cols      []colView
 	Rows      []rowView
@@ -107,7 +114,7 @@ type plotView struct {
 
 // page builds the view of the board.
 func (b *Board) page() *pageView {
-	p := &pageView{B: b, CSS: template.CSS(boardCSS), JS: template.JS(boardJS)}
+	p := &pageView{B: b, CSS: template.CSS(boardCSS), CardsCSS: template.CSS(cardsCSS), JS: template.JS(boardJS)}
 	col := 3
 	for _, g := range b.Groups {
 		p.Groups = append(p.Groups, groupView{Capability: g.Capability, Span: len(g.Tasks)})
@@ -124,11 +131,24 @@ func (b *Board) page() *pageView {
 			p.Measured++
 		}
 	}
-	best := map[string]float64{}
+	effCols := 2
+	if p.HasEnergy {
+		effCols = 3
+	}
+	p.CardWidth = max(phoneWidth, tableWidth(len(b.Tasks), len(b.Groups), effCols))
+	// The best measured score of each column, when the column has a
+	// worse one.
+	best, worst := map[string]float64{}, map[string]float64{}
 	for _, r := range b.Rows {
 		for t, c := range r.Cells {
-			if !r.Reference && c.HasScore() && (c.Value > best[t] || best[t] == 0) {
+			if r.Reference || !c.HasScore() {
+				continue
+			}
+			if v, ok := best[t]; !ok || c.Value > v {
 				best[t] = c.Value
+			}
+			if v, ok := worst[t]; !ok || c.Value < v {
+				worst[t] = c.Value
 			}
 		}
 	}
@@ -162,7 +182,7 @@ func (b *Board) page() *pageView {
 				Href: "#" + taskAnchor(rv.Anchor, c.Task)}
 			if cell.HasScore() {
 				cv.SortValue = fmt.Sprintf("%.4f", cell.Value)
-				cv.Best = !r.Reference && p.Measured > 1 && cell.Value == best[c.Task]
+				cv.Best = !r.Reference && cell.Value == best[c.Task] && best[c.Task] > worst[c.Task]
 			}
 			if cell.State != CellMissing && !led[c.Capability] {
 				led[c.Capability], cv.Lead = true, true
@@ -175,6 +195,24 @@ func (b *Board) page() *pageView {
 	}
 	p.Figures = b.figures(p.Rows)
 	return p
+}
+
+// The table's geometry (px, as board.css sets it): the page's side
+// padding, the fixed columns, the gap before each group, and the narrowest
+// task column that still shows a score and its interval on two lines.
+const (
+	pagePadding   = 2 * 24
+	fixedColumns  = 34 + 232 + 70 // rank, run, average
+	effColumn     = 62
+	groupGap      = 8
+	minTaskColumn = 60
+	phoneWidth    = 760
+)
+
+// tableWidth is the narrowest window that shows the table without
+// squeezing a task column below minTaskColumn.
+func tableWidth(tasks, groups, effCols int) int {
+	return pagePadding + fixedColumns + effCols*effColumn + (groups+1)*groupGap + tasks*minTaskColumn
 }
 
 func sourceNote(s string) string {

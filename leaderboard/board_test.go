@@ -454,3 +454,21 @@ func TestBoardPageSelfContained(t *testing.T) {
 		}
 	}
 }
+
+func TestBoardWriteManyTasks(t *testing.T) {
+	out := os.Getenv("BOARD_OUT_MANY")
+	if out == "" {
+		t.Skip("BOARD_OUT_MANY not set")
+	}
+	var many []fakeTask
+	for i := 0; i < 24; i++ {
+		many = append(many, fakeTask{name: fmt.Sprintf("task_%02d", i), n: 20, correct: i % 20, tps: 50})
+	}
+	b, _ := NewBoard(loadAll(t, []string{
+		writeRun(t, t.TempDir(), "a", fakeSpec{model: "/m/a-Q8_0.gguf", peakMB: 300, tasks: many}),
+		writeRun(t, t.TempDir(), "b", fakeSpec{model: "/m/b-Q4_0.gguf", peakMB: 200, tasks: many}),
+		writeRun(t, t.TempDir(), "c", fakeSpec{model: "/m/c-Q4_0.gguf", peakMB: 250, tasks: many[:20]}),
+	}), BoardOptions{})
+	h, _ := b.HTML()
+	os.WriteFile(out, h, 0o644)
+}
