@@ -172,6 +172,19 @@ type Cell struct {
 	Reported *float64
 }
 
+// HasCI reports whether the score has an interval: a task-level aggregate
+// without a standard error (a macro average over one group) has none, and
+// is never shown as [x, x].
+func (c Cell) HasCI() bool { return c.Hi > c.Lo }
+
+// CI formats the interval with prec decimals: "lo–hi", or "no CI".
+func (c Cell) CI(prec int) string {
+	if !c.HasCI() {
+		return "no CI"
+	}
+	return fmt.Sprintf("%.*f–%.*f", prec, c.Lo, prec, c.Hi)
+}
+
 // HasScore reports whether the cell shows a number.
 func (c Cell) HasScore() bool {
 	return c.State == CellScored || c.State == CellPartial || c.State == CellReported

@@ -250,7 +250,11 @@ func cellTitle(task string, c Cell) string {
 	case CellReported:
 		return fmt.Sprintf("%s: %.2f as published (not measured here)", task, c.Value)
 	}
-	t := fmt.Sprintf("%s: %s %.2f, 95%% CI [%.2f, %.2f], n=%d", task, c.Metric, c.Value, c.Lo, c.Hi, c.N)
+	ci := "no interval"
+	if c.HasCI() {
+		ci = fmt.Sprintf("95%% CI [%.2f, %.2f]", c.Lo, c.Hi)
+	}
+	t := fmt.Sprintf("%s: %s %.2f, %s, n=%d", task, c.Metric, c.Value, ci, c.N)
 	if c.State == CellPartial {
 		t += fmt.Sprintf("; only %d of %d samples scored%s", c.Scored, c.Samples, firstError(c.FirstError))
 	}
@@ -601,11 +605,9 @@ func breakdown(bd map[string]map[string]float64) *breakdownView {
 }
 
 func f2(x float64) string { return fmt.Sprintf("%.2f", x) }
-func f1(x float64) string { return fmt.Sprintf("%.1f", x) }
 
 var boardTmpl = template.Must(template.New("board").Funcs(template.FuncMap{
 	"f2":  f2,
-	"f1":  f1,
 	"opt": optNum,
 	"signed": func(x *float64) string {
 		if x == nil {

@@ -71,9 +71,9 @@ func (b *Board) Markdown() string {
 			c := r.Cells[t]
 			switch c.State {
 			case CellScored:
-				fmt.Fprintf(&s, " %.2f [%.1f, %.1f] |", c.Value, c.Lo, c.Hi)
+				fmt.Fprintf(&s, " %.2f %s |", c.Value, mdCI(c))
 			case CellPartial:
-				fmt.Fprintf(&s, " %.2f [%.1f, %.1f] ⚠ %d/%d |", c.Value, c.Lo, c.Hi, c.Scored, c.Samples)
+				fmt.Fprintf(&s, " %.2f %s ⚠ %d/%d |", c.Value, mdCI(c), c.Scored, c.Samples)
 			case CellReported:
 				fmt.Fprintf(&s, " *%.2f* |", c.Value)
 			case CellFailed:
@@ -141,6 +141,13 @@ func (b *Board) markdownFronts(s *strings.Builder) {
 		}
 		fmt.Fprintf(s, "\nPareto front, average vs %s: %s\n", m.name, strings.Join(items, "; "))
 	}
+}
+
+func mdCI(c Cell) string {
+	if !c.HasCI() {
+		return "(no CI)"
+	}
+	return fmt.Sprintf("[%.1f, %.1f]", c.Lo, c.Hi)
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

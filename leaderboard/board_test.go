@@ -16,6 +16,7 @@ import (
 	"github.com/pocketeval/pocketeval/internal/gguf"
 	"github.com/pocketeval/pocketeval/internal/sharedtest"
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/stats"
 )
 
 // pocketCaps mirrors the built-in families for the tests (the CLI passes
@@ -471,4 +472,34 @@ func TestBoardWriteManyTasks(t *testing.T) {
 	}), BoardOptions{})
 	h, _ := b.HTML()
 	os.WriteFile(out, h, 0o644)
+}
+
+// TestBoardAggregateWithoutInterval: a macro average over one group has no
+// standard error; it is shown without an interval, never as [0.0, 0.0].
+func TestBoardAggregateWithoutInterval(t *testing.T) {
+	t.Parallel()
+	dir := writeRun(t, t.TempDir(), "r", fakeSpec{model: "/m/x.gguf", tasks: []fakeTask{{name: "bbh", n: 20}}})
+	sum, err := results.ReadSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum.Tasks["bbh"].Metrics["acc_macro"] = stats.Summary{N: 20}
+	sum.Tasks["bbh"].HeadlineMetric = "acc_macro"
+	if err := results.WriteSummary(dir, sum); err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewBoard(loadAll(t, []string{dir}), BoardOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := b.Rows[0].Cells["bbh"]; c.Metric != "acc_macro" || c.HasCI() || c.CI(1) != "no CI" {
+		t.Errorf("cell %+v", c)
+	}
+	h, _ := b.HTML()
+	if strings.Contains(string(h), "0.0–0.0") || !strings.Contains(string(h), ">no CI<") {
+		t.Error("the page shows a degenerate interval")
+	}
+	if md := b.Markdown(); !strings.Contains(md, "0.00 (no CI)") || strings.Contains(md, "[0.0, 0.0]") {
+		t.Errorf("markdown:\n%s", md)
+	}
 }
