@@ -3,6 +3,7 @@ package leaderboard
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -391,6 +392,9 @@ func rank(rows []BoardRow) {
 	}
 }
 
+// repoAt matches a source reference "owner/repo@version".
+var repoAt = regexp.MustCompile(`\S+/\S+@(\S+)`)
+
 // label gives every row a unique label: its name, with the directory's
 // base name when names repeat, and a counter as the last resort.
 func label(rows []BoardRow) {
@@ -439,9 +443,10 @@ func (r *BoardRow) Identity() string {
 
 // RuntimeLabel is the runtime with its engine version: the version alone
 // when it names the engine ("llama.cpp b6050"), else the runtime's name
-// followed by it ("mnn 3.6.1").
+// followed by it ("mnn 3.6.1"). A source reference "owner/repo@v0.4.0" is
+// shortened to its version; the drill-down has it whole.
 func (r *BoardRow) RuntimeLabel() string {
-	v := r.RuntimeVersion
+	v := repoAt.ReplaceAllString(r.RuntimeVersion, "$1")
 	switch {
 	case v == "":
 		return r.Runtime

@@ -194,14 +194,15 @@ type placed struct {
 }
 
 // placeLabels puts each point's label next to its dot where it overlaps no
-// other label, no dot and stays inside area: first in one of eight
+// other label, no dot, none of lines (boxes around drawn segments) and
+// stays inside area: first in one of eight
 // positions around the dot, then farther out with a leader line. Points
 // are placed in the order given (callers put the Pareto front first); a
 // label that fits nowhere is left out (ok false) and listed under the plot.
-func placeLabels(dots [][2]float64, labels []string, order []int, area box) []placed {
+func placeLabels(dots [][2]float64, labels []string, order []int, area box, lines []box) []placed {
 	const r, gap = 5.5, 3.0
 	out := make([]placed, len(labels))
-	var taken []box
+	taken := append([]box(nil), lines...)
 	for _, d := range dots {
 		taken = append(taken, box{d[0] - r, d[1] - r, d[0] + r, d[1] + r})
 	}
@@ -344,19 +345,27 @@ func scatter(spec scatterSpec, g geometry, pts []plotPoint) scatterResult {
 		onFront[i] = true
 		res.Front = append(res.Front, pts[i])
 	}
+	// The front's staircase; its segments are obstacles for the labels.
+	var lines []box
 	if len(front) > 1 {
 		var path strings.Builder
-		for k, i := range front {
-			px, py := sx(pts[i].X), sy(pts[i].Y)
-			if k == 0 {
-				fmt.Fprintf(&path, "M%.1f %.1f", px, py)
-				continue
-			}
+		seg := func(ax, ay, bx, by float64) {
+			lines = append(lines, box{math.Min(ax, bx) - 1.5, math.Min(ay, by) - 1.5, math.Max(ax, bx) + 1.5, math.Max(ay, by) + 1.5})
+		}
+		px, py := sx(pts[front[0]].X), sy(pts[front[0]].Y)
+		fmt.Fprintf(&path, "M%.1f %.1f", px, py)
+		for _, i := range front[1:] {
+			nx, ny := sx(pts[i].X), sy(pts[i].Y)
 			if spec.XHigherIsBetter { // down, then across
-				fmt.Fprintf(&path, " V%.1f H%.1f", py, px)
+				fmt.Fprintf(&path, " V%.1f H%.1f", ny, nx)
+				seg(px, py, px, ny)
+				seg(px, ny, nx, ny)
 			} else { // across, then up
-				fmt.Fprintf(&path, " H%.1f V%.1f", px, py)
+				fmt.Fprintf(&path, " H%.1f V%.1f", nx, ny)
+				seg(px, py, nx, py)
+				seg(nx, py, nx, ny)
 			}
+			px, py = nx, ny
 		}
 		fmt.Fprintf(&s, `<path d="%s" class="front"/>`, path.String())
 	}
@@ -376,7 +385,7 @@ func scatter(spec scatterSpec, g geometry, pts []plotPoint) scatterResult {
 	sort.SliceStable(rest, func(a, b int) bool { return pts[rest[a]].Y > pts[rest[b]].Y })
 	order = append(order, rest...)
 	area := box{x0 + plotLabelAreaPad, y0 + plotLabelAreaPad, x1 - plotLabelAreaPad, y1 - plotLabelAreaPad}
-	pl := placeLabels(dots, labels, order, area)
+	pl := placeLabels(dots, labels, order, area, lines)
 	for _, p := range pl {
 		if p.ok && p.leader {
 			fmt.Fprintf(&s, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="leader"/>`, p.lx1, p.ly1, p.lx2, p.ly2)

@@ -140,7 +140,8 @@ func TestPlaceLabelsNeverOverlap(t *testing.T) {
 			labels[i] = fmt.Sprintf("model-%d-0.%db-Q4_K_M.gguf", i, rng.IntN(9))
 			order[i] = i
 		}
-		pl := placeLabels(dots, labels, order, area)
+		line := box{150, 160, 300, 163}
+		pl := placeLabels(dots, labels, order, area, []box{line})
 		var boxes []box
 		placedN := 0
 		for i, p := range pl {
@@ -158,6 +159,9 @@ func TestPlaceLabelsNeverOverlap(t *testing.T) {
 				if p.b.overlaps(box{d[0] - plotDotR, d[1] - plotDotR, d[0] + plotDotR, d[1] + plotDotR}) {
 					t.Fatalf("trial %d: label %d covers a dot", trial, i)
 				}
+			}
+			if p.b.overlaps(line) {
+				t.Fatalf("trial %d: label %d crosses the front", trial, i)
 			}
 			for j, q := range boxes {
 				if p.b.overlaps(q) {
@@ -501,5 +505,20 @@ func TestBoardAggregateWithoutInterval(t *testing.T) {
 	}
 	if md := b.Markdown(); !strings.Contains(md, "0.00 (no CI)") || strings.Contains(md, "[0.0, 0.0]") {
 		t.Errorf("markdown:\n%s", md)
+	}
+}
+
+func TestRuntimeLabel(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ rt, v, want string }{
+		{"llamacpp", "llama.cpp b6050", "llama.cpp b6050"},
+		{"llamacpp", "llama.cpp ggml-org/llama.cpp@v0.4.0", "llama.cpp v0.4.0"},
+		{"mnn", "3.6.1", "mnn 3.6.1"},
+		{"replay", "", "replay"},
+	} {
+		r := BoardRow{Runtime: c.rt, RuntimeVersion: c.v}
+		if got := r.RuntimeLabel(); got != c.want {
+			t.Errorf("RuntimeLabel(%q, %q) = %q, want %q", c.rt, c.v, got, c.want)
+		}
 	}
 }
