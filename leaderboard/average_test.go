@@ -50,7 +50,7 @@ func TestOneSuiteAverage(t *testing.T) {
 	if rep.Rows[0].Metric != "acc_macro" || *rep.Rows[0].Score != 61 {
 		t.Errorf("suite row = %+v, want acc_macro 61", rep.Rows[0])
 	}
-	b, err := NewBoard("b", []*Run{r})
+	b, err := NewBoard([]*Run{r}, BoardOptions{Title: "b"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,292 +1,457 @@
 package leaderboard
 
 import (
-	"bytes"
 	"fmt"
-	"html/template"
-	"math"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/pocketeval/pocketeval/evals/suite"
+	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/stats"
 )
 
-// Board is a models × tasks leaderboard built from several runs.
+// Board is a runs × tasks leaderboard: each measured run's score on every
+// task (×100, with its 95% interval), its suite average, speed, memory and
+// energy, and the published reference rows of a suite. Columns are grouped
+// by the capability their task measures.
 type Board struct {
 	Title string
-	Tasks []string // columns, in first-seen order
-	Rows  []BoardRow
-	// HasEnergy is true when a row has an energy measurement (its run's
-	// bench.json); the energy column is shown only then.
-	HasEnergy bool
+	// Suite is the suite whose tasks are the columns, "" when the columns
+	// are the union of the runs' tasks.
+	Suite string
+	// Groups are the column groups in display order; Tasks lists their
+	// tasks, group by group.
+	Groups []Group
+	Tasks  []string
+	// Notes are the suite's notes on its tasks (task → note).
+	Notes map[string]string
+	// Rows are the runs and reference rows, best suite average first
+	// (rows without an average follow; see NewBoard).
+	Rows []BoardRow
 }
 
-// BoardRow is one run (model).
+// Group is a run of columns that measure one capability.
+type Group struct {
+	Capability string
+	Tasks      []string
+}
+
+// Capability names a capability and the tasks that measure it
+// (registry.Families gives the built-in ones).
+type Capability struct {
+	Name  string
+	Tasks []string
+}
+
+// OtherCapability heads the columns of tasks no Capability lists (task
+// files).
+const OtherCapability = "other"
+
+// BoardOptions configure NewBoard. The zero value builds a board over the
+// union of the runs' tasks, in one group.
+type BoardOptions struct {
+	Title string
+	// Suite, when set, makes its tasks the columns (in its order within
+	// each group), its average the board's average, and its reported
+	// numbers a reference row.
+	Suite *suite.Suite
+	// Capabilities group the columns; a task none lists goes to
+	// OtherCapability.
+	Capabilities []Capability
+}
+
+// BoardRow is one run, or one reference row of published numbers.
 type BoardRow struct {
-	Name    string
-	Dir     string
-	Runtime string
-	Cells   map[string]Cell // task → cell
-	// Mean is the suite average (SuiteAverage) over Board.Tasks; nil
-	// when a task has no score (then MeanPartial is over the scored ones,
-	// Present of them).
-	Mean        *float64
-	MeanPartial float64
-	Present     int
+	// Label is unique on the board: Name, with the directory's base name
+	// when two rows share a Name.
+	Label string
+	// Name is the model file's base name (the directory's for replays).
+	Name string
+	Dir  string
+	// Run is the loaded result directory; nil for a reference row.
+	Run *Run
+	// Reference marks published numbers drawn from the suite file: they
+	// were reported, not measured here. Source says where.
+	Reference bool
+	Source    string
+
+	Runtime        string // llamacpp, mnn, openai, replay
+	RuntimeVersion string
+	Quant          Quant
+	Date           time.Time // the run's start
+	Limit          int       // --limit, 0 for none
+	Shard          string    // "i/N" for a shard, else ""
+	Status         string    // the manifest's status
+	// Samples, Scored and Errors add up the board's tasks.
+	Samples, Scored, Errors int
+
+	Cells map[string]Cell // task → cell; every board task has one
+
+	// Mean is the suite average (SuiteAverage) over the board's tasks; nil
+	// unless it is defined. Partial is the mean over the scored tasks
+	// (Present of them), shown only as such.
+	Mean    *float64
+	Partial *float64
+	Present int
+	// Rank is the 1-based position among measured rows with a Mean; 0
+	// otherwise.
+	Rank int
+
 	// DecodeTPS is the median over tasks of each task's median decode
 	// tok/s; 0 when unknown.
 	DecodeTPS float64
-	// PeakMB is the peak resident-memory increase for in-process runs.
+	// PeakMB is the peak resident-memory increase of an in-process run; 0
+	// when not measured.
 	PeakMB float64
-	// EnergyJ is the energy per inference from the run's bench.json
-	// (0 when not measured).
-	EnergyJ float64
+	// Energy is the energy per inference in the run's bench.json; nil when
+	// none was measured.
+	Energy *Energy
+
+	// Problems say what is wrong with the run, one line each (failed and
+	// partial tasks with their first error, an unfinished status).
+	Problems []string
 }
 
-// Cell is one score (×100) with its interval.
+// Failed reports whether a task of the row has no scored sample, or the
+// run failed.
+func (r *BoardRow) Failed() bool {
+	if r.Status == results.StatusFailed {
+		return true
+	}
+	for _, c := range r.Cells {
+		if c.State == CellFailed {
+			return true
+		}
+	}
+	return false
+}
+
+// IsPartial reports whether some samples of the row failed or were never
+// run (and no task failed outright).
+func (r *BoardRow) IsPartial() bool {
+	if r.Reference || r.Failed() {
+		return false
+	}
+	if r.Status != "" && r.Status != results.StatusComplete {
+		return true
+	}
+	for _, c := range r.Cells {
+		if c.State == CellPartial {
+			return true
+		}
+	}
+	return false
+}
+
+// CellState says what a cell holds.
+type CellState string
+
+// Cell states.
+const (
+	CellScored   CellState = "scored"   // every selected sample scored
+	CellPartial  CellState = "partial"  // scored, but some samples failed or are missing
+	CellFailed   CellState = "failed"   // in the run, no sample scored
+	CellMissing  CellState = "missing"  // not in the run
+	CellReported CellState = "reported" // a published number (reference rows)
+)
+
+// Cell is one task of one row. Value, Lo and Hi are ×100; they are set for
+// CellScored, CellPartial and (Value only) CellReported.
 type Cell struct {
+	State  CellState
 	Metric string
 	Value  float64
 	Lo, Hi float64
-	N      int
+	N      int // samples behind the metric
+	// Samples selected, Scored and Errors, from the run's summary.
+	Samples, Scored, Errors int
+	FirstError              string
+	// Reported is the suite's published number for the task, if any.
+	Reported *float64
 }
 
-// NewBoard builds a board from runs. Each row's cells and mean come from
-// SuiteAverage over the board's tasks, the same numbers `suite` and `gate`
-// show.
-func NewBoard(title string, runs []*Run) (*Board, error) {
-	b := &Board{Title: title}
-	seen := map[string]bool{}
+// HasCI reports whether the score has an interval: a task-level aggregate
+// without a standard error (a macro average over one group) has none, and
+// is never shown as [x, x].
+func (c Cell) HasCI() bool { return c.Hi > c.Lo }
+
+// CI formats the interval with prec decimals: "lo–hi", or "no CI".
+func (c Cell) CI(prec int) string {
+	if !c.HasCI() {
+		return "no CI"
+	}
+	return fmt.Sprintf("%.*f–%.*f", prec, c.Lo, prec, c.Hi)
+}
+
+// HasScore reports whether the cell shows a number.
+func (c Cell) HasScore() bool {
+	return c.State == CellScored || c.State == CellPartial || c.State == CellReported
+}
+
+// NewBoard builds a board from runs. Each row's cells and average come
+// from SuiteAverage over the board's tasks, the same numbers `suite` and
+// `gate` show. Rows with an average come first, best first; the others
+// follow by the number of tasks they scored: an average over the tasks a
+// run happens to have is never used to rank it.
+func NewBoard(runs []*Run, o BoardOptions) (*Board, error) {
+	b := &Board{Title: o.Title, Notes: map[string]string{}}
 	var entries []suite.Entry
-	for _, r := range runs {
-		for _, t := range r.Tasks() {
-			if !seen[t] {
-				seen[t] = true
-				b.Tasks = append(b.Tasks, t)
-				entries = append(entries, suite.Entry{Task: t})
+	if o.Suite != nil {
+		b.Suite = o.Suite.Name
+		entries = append(entries, o.Suite.Tasks...)
+		for _, e := range o.Suite.Tasks {
+			if e.Note != "" {
+				b.Notes[e.Task] = e.Note
+			}
+		}
+	} else {
+		seen := map[string]bool{}
+		for _, r := range runs {
+			for _, t := range r.Tasks() {
+				if !seen[t] {
+					seen[t] = true
+					entries = append(entries, suite.Entry{Task: t})
+				}
 			}
 		}
 	}
+	b.Groups, entries = group(entries, o.Capabilities)
+	for _, g := range b.Groups {
+		b.Tasks = append(b.Tasks, g.Tasks...)
+	}
 	for _, r := range runs {
-		row := BoardRow{Name: r.Name, Dir: r.Dir, Runtime: r.Manifest.Config.Runtime, Cells: map[string]Cell{}}
-		scores, avg, err := SuiteAverage(r, entries, AverageOptions{})
+		row, err := runRow(r, entries)
 		if err != nil {
 			return nil, fmt.Errorf("leaderboard: %w", err)
 		}
-		for _, sc := range scores {
-			if sc.Score != nil {
-				row.Cells[sc.Task] = Cell{Metric: sc.Metric, Value: *sc.Score, Lo: sc.Lo, Hi: sc.Hi, N: sc.N}
-			}
-		}
-		row.Mean, row.Present = avg.Value, avg.Scored
-		if avg.Partial != nil {
-			row.MeanPartial = *avg.Partial
-		}
-		var tps []float64
-		for _, t := range b.Tasks {
-			if ts, ok := r.Summary.Tasks[t]; ok && ts.Timing != nil && ts.Timing.DecodeTPSMedian > 0 {
-				tps = append(tps, ts.Timing.DecodeTPSMedian)
-			}
-		}
-		row.DecodeTPS = stats.Median(tps)
-		if res := r.Manifest.Resources; res != nil && res.InProcess {
-			row.PeakMB = res.PeakIncreaseMB
-		}
-		row.EnergyJ = runEnergy(r)
-		b.HasEnergy = b.HasEnergy || row.EnergyJ > 0
 		b.Rows = append(b.Rows, row)
 	}
-	sort.SliceStable(b.Rows, func(i, j int) bool { return b.Rows[i].MeanPartial > b.Rows[j].MeanPartial })
+	if o.Suite != nil {
+		if ref, ok := referenceRow(o.Suite, entries); ok {
+			b.Rows = append(b.Rows, ref)
+		}
+	}
+	rank(b.Rows)
+	label(b.Rows)
 	return b, nil
 }
 
-// Markdown renders the board as a Markdown table.
-func (b *Board) Markdown() string {
-	var s strings.Builder
-	fmt.Fprintf(&s, "# %s\n\n| model | runtime | mean |", b.Title)
-	for _, t := range b.Tasks {
-		fmt.Fprintf(&s, " %s |", t)
-	}
-	s.WriteString(" decode tok/s | peak MB |")
-	if b.HasEnergy {
-		s.WriteString(" J/inference |")
-	}
-	s.WriteString("\n|---|---|---:|")
-	for range b.Tasks {
-		s.WriteString("---:|")
-	}
-	s.WriteString("---:|---:|")
-	if b.HasEnergy {
-		s.WriteString("---:|")
-	}
-	s.WriteString("\n")
-	for _, r := range b.Rows {
-		mean := "n/a"
-		if r.Mean != nil {
-			mean = fmt.Sprintf("%.2f", *r.Mean)
-		}
-		fmt.Fprintf(&s, "| %s | %s | %s |", r.Name, r.Runtime, mean)
-		for _, t := range b.Tasks {
-			if c, ok := r.Cells[t]; ok {
-				fmt.Fprintf(&s, " %.2f [%.1f, %.1f] |", c.Value, c.Lo, c.Hi)
-			} else {
-				s.WriteString(" – |")
+// group orders entries by capability and returns the groups.
+func group(entries []suite.Entry, caps []Capability) ([]Group, []suite.Entry) {
+	capOf := map[string]string{}
+	for _, c := range caps {
+		for _, t := range c.Tasks {
+			if _, ok := capOf[t]; !ok {
+				capOf[t] = c.Name
 			}
 		}
-		fmt.Fprintf(&s, " %s | %s |", optNum(r.DecodeTPS, 1), optNum(r.PeakMB, 0))
-		if b.HasEnergy {
-			fmt.Fprintf(&s, " %s |", optNum(r.EnergyJ, 2))
+	}
+	byCap := map[string][]suite.Entry{}
+	for _, e := range entries {
+		c, ok := capOf[e.Task]
+		if !ok {
+			c = OtherCapability
 		}
-		s.WriteString("\n")
+		byCap[c] = append(byCap[c], e)
 	}
-	s.WriteString("\nScores ×100 with 95% intervals; mean = unweighted mean of each task's headline metric (n/a when a task has no score).\n")
-	return s.String()
-}
-
-func optNum(x float64, prec int) string {
-	if x <= 0 || math.IsNaN(x) {
-		return "–"
-	}
-	return fmt.Sprintf("%.*f", prec, x)
-}
-
-// point is one dot of a scatter plot.
-type point struct {
-	X, Y  float64
-	Label string
-}
-
-// scatter renders an SVG scatter plot (self-contained markup).
-func scatter(title, xLabel, yLabel string, pts []point) template.HTML {
-	const w, h, ml, mr, mt, mb = 520.0, 340.0, 56.0, 20.0, 30.0, 48.0
-	var s strings.Builder
-	fmt.Fprintf(&s, `<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" role="img" aria-label="%s">`, w, h, w, h, template.HTMLEscapeString(title))
-	fmt.Fprintf(&s, `<text x="%g" y="18" class="title">%s</text>`, ml, template.HTMLEscapeString(title))
-	fmt.Fprintf(&s, `<line x1="%g" y1="%g" x2="%g" y2="%g" class="axis"/><line x1="%g" y1="%g" x2="%g" y2="%g" class="axis"/>`,
-		ml, h-mb, w-mr, h-mb, ml, mt, ml, h-mb)
-	fmt.Fprintf(&s, `<text x="%g" y="%g" class="label" text-anchor="middle">%s</text>`, (ml+w-mr)/2, h-10, template.HTMLEscapeString(xLabel))
-	fmt.Fprintf(&s, `<text x="14" y="%g" class="label" text-anchor="middle" transform="rotate(-90 14 %g)">%s</text>`, (mt+h-mb)/2, (mt+h-mb)/2, template.HTMLEscapeString(yLabel))
-	if len(pts) == 0 {
-		fmt.Fprintf(&s, `<text x="%g" y="%g" class="empty" text-anchor="middle">no runs with this measurement</text></svg>`, (ml+w-mr)/2, (mt+h-mb)/2)
-		return template.HTML(s.String())
-	}
-	minX, maxX, minY, maxY := pts[0].X, pts[0].X, pts[0].Y, pts[0].Y
-	for _, p := range pts {
-		minX, maxX = math.Min(minX, p.X), math.Max(maxX, p.X)
-		minY, maxY = math.Min(minY, p.Y), math.Max(maxY, p.Y)
-	}
-	padX := math.Max((maxX-minX)*0.1, math.Max(maxX*0.05, 1))
-	padY := math.Max((maxY-minY)*0.1, 1)
-	minX, maxX = math.Max(0, minX-padX), maxX+padX
-	minY, maxY = math.Max(0, minY-padY), math.Min(100, maxY+padY)
-	if maxY <= minY {
-		maxY = minY + 1
-	}
-	sx := func(x float64) float64 { return ml + (x-minX)/(maxX-minX)*(w-ml-mr) }
-	sy := func(y float64) float64 { return h - mb - (y-minY)/(maxY-minY)*(h-mt-mb) }
-	for i := 0; i <= 4; i++ {
-		xv := minX + float64(i)*(maxX-minX)/4
-		yv := minY + float64(i)*(maxY-minY)/4
-		fmt.Fprintf(&s, `<text x="%.1f" y="%g" class="tick" text-anchor="middle">%.0f</text>`, sx(xv), h-mb+16, xv)
-		fmt.Fprintf(&s, `<text x="%g" y="%.1f" class="tick" text-anchor="end">%.1f</text>`, ml-6, sy(yv)+4, yv)
-	}
-	for _, p := range pts {
-		fmt.Fprintf(&s, `<circle cx="%.1f" cy="%.1f" r="5" class="dot"><title>%s: %.2f, %.1f</title></circle>`, sx(p.X), sy(p.Y), template.HTMLEscapeString(p.Label), p.Y, p.X)
-		// Labels right of the dot, or left of it near the right edge.
-		lx, anchor := sx(p.X)+7, "start"
-		if sx(p.X) > (ml+w-mr)/2 {
-			lx, anchor = sx(p.X)-7, "end"
+	var groups []Group
+	var ordered []suite.Entry
+	add := func(name string) {
+		es := byCap[name]
+		if len(es) == 0 {
+			return
 		}
-		fmt.Fprintf(&s, `<text x="%.1f" y="%.1f" class="pl" text-anchor="%s">%s</text>`, lx, sy(p.Y)-7, anchor, template.HTMLEscapeString(p.Label))
+		delete(byCap, name)
+		g := Group{Capability: name}
+		for _, e := range es {
+			g.Tasks = append(g.Tasks, e.Task)
+		}
+		groups = append(groups, g)
+		ordered = append(ordered, es...)
 	}
-	s.WriteString(`</svg>`)
-	return template.HTML(s.String())
+	for _, c := range caps {
+		add(c.Name)
+	}
+	add(OtherCapability)
+	return groups, ordered
 }
 
-// HTML renders the board as one self-contained HTML page (no network):
-// a sortable table and SVG plots of score vs decode speed and vs peak
-// memory.
-func (b *Board) HTML() ([]byte, error) {
-	var speed, mem []point
-	for _, r := range b.Rows {
-		y := r.MeanPartial
-		if r.DecodeTPS > 0 {
-			speed = append(speed, point{X: r.DecodeTPS, Y: y, Label: r.Name})
+// runRow builds a measured run's row.
+func runRow(r *Run, entries []suite.Entry) (BoardRow, error) {
+	m := r.Manifest
+	row := BoardRow{
+		Name: r.Name, Dir: r.Dir, Run: r,
+		Runtime: m.Config.Runtime, RuntimeVersion: m.Runtime.Version,
+		Quant: QuantOf(m), Date: m.Start, Limit: m.Config.Limit, Status: m.Status,
+		Cells: map[string]Cell{},
+	}
+	if m.Config.Shard.Active() {
+		row.Shard = m.Config.Shard.String()
+	}
+	scores, avg, err := SuiteAverage(r, entries, AverageOptions{})
+	if err != nil {
+		return row, err
+	}
+	for _, sc := range scores {
+		c := Cell{State: CellMissing, Metric: sc.Metric, Reported: sc.Reported}
+		if ts, ok := r.Summary.Tasks[sc.Task]; ok {
+			c.Samples, c.Scored, c.Errors, c.FirstError = ts.Samples, ts.Scored, ts.Errors, ts.FirstError
+			row.Samples += ts.Samples
+			row.Scored += ts.Scored
+			row.Errors += ts.Errors
+			switch {
+			case sc.Score == nil:
+				c.State = CellFailed
+				row.Problems = append(row.Problems, fmt.Sprintf("%s: failed, no sample scored of %d%s", sc.Task, ts.Samples, firstError(ts.FirstError)))
+			case ts.Errors > 0 || ts.Scored < ts.Samples:
+				c.State = CellPartial
+				row.Problems = append(row.Problems, fmt.Sprintf("%s: %d of %d samples scored%s", sc.Task, ts.Scored, ts.Samples, firstError(ts.FirstError)))
+			default:
+				c.State = CellScored
+			}
+			if sc.Score != nil {
+				c.Value, c.Lo, c.Hi, c.N = *sc.Score, sc.Lo, sc.Hi, sc.N
+			}
 		}
-		if r.PeakMB > 0 {
-			mem = append(mem, point{X: r.PeakMB, Y: y, Label: r.Name})
+		row.Cells[sc.Task] = c
+	}
+	row.Mean, row.Partial, row.Present = avg.Value, avg.Partial, avg.Scored
+	if m.Status != results.StatusComplete {
+		row.Problems = append([]string{fmt.Sprintf("run status %q: the run did not finish", m.Status)}, row.Problems...)
+	}
+	var tps []float64
+	for _, e := range entries {
+		if ts, ok := r.Summary.Tasks[e.Task]; ok && ts.Timing != nil && ts.Timing.DecodeTPSMedian > 0 {
+			tps = append(tps, ts.Timing.DecodeTPSMedian)
 		}
 	}
-	data := map[string]any{
-		"B":         b,
-		"SpeedPlot": scatter("Score vs decode speed", "decode tok/s (median)", "mean score", speed),
-		"MemPlot":   scatter("Score vs peak memory", "peak RSS increase (MB)", "mean score", mem),
+	row.DecodeTPS = stats.Median(tps)
+	if res := m.Resources; res != nil && res.InProcess {
+		row.PeakMB = res.PeakIncreaseMB
 	}
-	var buf bytes.Buffer
-	if err := boardTmpl.Execute(&buf, data); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	row.Energy = runEnergyOf(r)
+	return row, nil
 }
 
-var boardTmpl = template.Must(template.New("board").Funcs(template.FuncMap{
-	"f2":  func(x float64) string { return fmt.Sprintf("%.2f", x) },
-	"f1":  func(x float64) string { return fmt.Sprintf("%.1f", x) },
-	"opt": optNum,
-}).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.B.Title}}</title>
-<style>
-body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1d2230}
-h1{font-size:20px}
-table{border-collapse:collapse;margin:12px 0}
-th,td{border-bottom:1px solid #dde;padding:6px 10px;text-align:right;white-space:nowrap}
-th{cursor:pointer;background:#f3f4f8;user-select:none}
-th.sorted-asc::after{content:" ▲"} th.sorted-desc::after{content:" ▼"}
-td:first-child,th:first-child{text-align:left}
-.ci{color:#778;font-size:12px}
-.plots{display:flex;flex-wrap:wrap;gap:24px}
-.plot .axis{stroke:#445;stroke-width:1}
-.plot .dot{fill:#3a6fd8;opacity:.85}
-.plot .title{font-weight:600;font-size:13px}
-.plot .label,.plot .tick,.plot .pl{font-size:11px;fill:#445}
-.plot .empty{font-size:12px;fill:#999}
-.note{color:#667;font-size:12px}
-</style></head>
-<body>
-<h1>{{.B.Title}}</h1>
-<table id="board">
-<thead><tr><th data-type="text">model</th><th data-type="text">runtime</th><th data-type="num">mean</th>{{range .B.Tasks}}<th data-type="num">{{.}}</th>{{end}}<th data-type="num">decode tok/s</th><th data-type="num">peak MB</th>{{if .B.HasEnergy}}<th data-type="num">J/inference</th>{{end}}</tr></thead>
-<tbody>
-{{range $r := .B.Rows}}<tr>
-<td title="{{$r.Dir}}">{{$r.Name}}</td><td>{{$r.Runtime}}</td>
-<td data-v="{{if $r.Mean}}{{f2 $r.MeanPartial}}{{else}}-1{{end}}">{{if $r.Mean}}{{f2 $r.MeanPartial}}{{else}}n/a <span class="ci">({{f2 $r.MeanPartial}} over {{$r.Present}})</span>{{end}}</td>
-{{range $t := $.B.Tasks}}{{$c := index $r.Cells $t}}{{if $c.Metric}}<td data-v="{{f2 $c.Value}}" title="{{$c.Metric}}, n={{$c.N}}">{{f2 $c.Value}} <span class="ci">[{{f1 $c.Lo}}, {{f1 $c.Hi}}]</span></td>{{else}}<td data-v="-1">–</td>{{end}}
-{{end}}<td data-v="{{$r.DecodeTPS}}">{{opt $r.DecodeTPS 1}}</td><td data-v="{{$r.PeakMB}}">{{opt $r.PeakMB 0}}</td>{{if $.B.HasEnergy}}<td data-v="{{$r.EnergyJ}}">{{opt $r.EnergyJ 2}}</td>{{end}}
-</tr>
-{{end}}</tbody></table>
-<p class="note">Scores ×100 (the headline metric of each task, as published) with 95% intervals. Mean = unweighted mean over the tasks; n/a when a run has no score for a task. Click a header to sort.</p>
-<div class="plots">{{.SpeedPlot}}{{.MemPlot}}</div>
-<script>
-(function(){
-  var table=document.getElementById("board");
-  var heads=table.tHead.rows[0].cells;
-  function key(td,type){return type==="num"?parseFloat(td.getAttribute("data-v")||td.textContent)||0:td.textContent.toLowerCase();}
-  Array.prototype.forEach.call(heads,function(th,i){
-    th.addEventListener("click",function(){
-      var asc=!th.classList.contains("sorted-asc");
-      Array.prototype.forEach.call(heads,function(h){h.classList.remove("sorted-asc","sorted-desc");});
-      th.classList.add(asc?"sorted-asc":"sorted-desc");
-      var rows=Array.prototype.slice.call(table.tBodies[0].rows);
-      var type=th.getAttribute("data-type");
-      rows.sort(function(a,b){var x=key(a.cells[i],type),y=key(b.cells[i],type);return (x<y?-1:x>y?1:0)*(asc?1:-1);});
-      rows.forEach(function(r){table.tBodies[0].appendChild(r);});
-    });
-  });
-  document.body.setAttribute("data-ready","1");
-})();
-</script>
-</body></html>
-`))
+func firstError(e string) string {
+	if e == "" {
+		return ""
+	}
+	return "; first error: " + e
+}
+
+// referenceRow is the suite's published numbers as a row, if it has any.
+func referenceRow(s *suite.Suite, entries []suite.Entry) (BoardRow, bool) {
+	row := BoardRow{Name: s.Model, Reference: true, Source: s.ReportedSource, Cells: map[string]Cell{}}
+	if row.Name == "" {
+		row.Name = s.Name + " (published)"
+	}
+	published := s.ReportedAverage != nil
+	for _, e := range entries {
+		c := Cell{State: CellMissing, Metric: e.Metric, Reported: e.Reported}
+		if e.Reported != nil {
+			c.State, c.Value = CellReported, *e.Reported
+			published = true
+			row.Present++
+		}
+		row.Cells[e.Task] = c
+	}
+	row.Mean = s.ReportedAverage
+	return row, published
+}
+
+// rank sorts rows: those with an average, best first; then the others by
+// the number of tasks they scored; ties by name. Measured rows with an
+// average get ranks.
+func rank(rows []BoardRow) {
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if (a.Mean != nil) != (b.Mean != nil) {
+			return a.Mean != nil
+		}
+		if a.Mean != nil && *a.Mean != *b.Mean {
+			return *a.Mean > *b.Mean
+		}
+		if a.Present != b.Present {
+			return a.Present > b.Present
+		}
+		if a.Reference != b.Reference {
+			return b.Reference
+		}
+		return a.Name < b.Name
+	})
+	n := 0
+	for i := range rows {
+		if rows[i].Mean != nil && !rows[i].Reference {
+			n++
+			rows[i].Rank = n
+		}
+	}
+}
+
+// repoAt matches a source reference "owner/repo@version".
+var repoAt = regexp.MustCompile(`\S+/\S+@(\S+)`)
+
+// label gives every row a unique label: its name, with the directory's
+// base name when names repeat, and a counter as the last resort.
+func label(rows []BoardRow) {
+	count := map[string]int{}
+	for _, r := range rows {
+		count[r.Name]++
+	}
+	used := map[string]int{}
+	for i := range rows {
+		l := rows[i].Name
+		if count[l] > 1 && rows[i].Dir != "" {
+			l += " · " + filepath.Base(filepath.Clean(rows[i].Dir))
+		}
+		used[l]++
+		if used[l] > 1 {
+			l = fmt.Sprintf("%s #%d", l, used[l])
+		}
+		rows[i].Label = l
+	}
+}
+
+// Identity is the short description of a row: runtime, quantisation,
+// samples and limit, date.
+func (r *BoardRow) Identity() string {
+	if r.Reference {
+		return "reported, not measured"
+	}
+	var parts []string
+	parts = append(parts, r.RuntimeLabel())
+	if r.Quant.Name != "" {
+		parts = append(parts, r.Quant.Name)
+	}
+	n := fmt.Sprintf("N %d", r.Samples)
+	if r.Limit > 0 {
+		n += fmt.Sprintf(" (--limit %d)", r.Limit)
+	}
+	if r.Shard != "" {
+		n += " shard " + r.Shard
+	}
+	parts = append(parts, n)
+	if !r.Date.IsZero() {
+		parts = append(parts, r.Date.UTC().Format("2006-01-02"))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// RuntimeLabel is the runtime with its engine version: the version alone
+// when it names the engine ("llama.cpp b6050"), else the runtime's name
+// followed by it ("mnn 3.6.1"). A source reference "owner/repo@v0.4.0" is
+// shortened to its version; the drill-down has it whole.
+func (r *BoardRow) RuntimeLabel() string {
+	v := repoAt.ReplaceAllString(r.RuntimeVersion, "$1")
+	switch {
+	case v == "":
+		return r.Runtime
+	case v[0] >= '0' && v[0] <= '9':
+		return r.Runtime + " " + v
+	}
+	return v
+}

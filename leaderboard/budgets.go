@@ -366,16 +366,3 @@ func readRunBench(dir string) (*BenchReport, error) {
 	}
 	return &r, nil
 }
-
-// runEnergy is the energy per inference in the run's bench.json: the
-// only row with energy (0 if none, or several).
-func runEnergy(r *Run) float64 {
-	if r.Bench == nil {
-		return 0
-	}
-	row, _, _ := pick([]BenchReport{*r.Bench}, "", func(row bench.Row) bool { return row.Energy != nil })
-	if row.Energy == nil {
-		return 0
-	}
-	return row.Energy.JoulesPerInference.Mean
-}

@@ -228,7 +228,7 @@ func TestBoardShowsEnergy(t *testing.T) {
 	t.Parallel()
 	scores := map[string][]float64{"ifeval": pattern(20, 10)}
 	plain := mustLoad(t, fakeRun(t, "plain", scores, 100, 250))
-	b, err := NewBoard("board", []*Run{plain})
+	b, err := NewBoard([]*Run{plain}, BoardOptions{Title: "board"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,19 +244,19 @@ func TestBoardShowsEnergy(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	b, err = NewBoard("board", []*Run{plain, mustLoad(t, dir)})
+	b, err = NewBoard([]*Run{plain, mustLoad(t, dir)}, BoardOptions{Title: "board"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	md := b.Markdown()
-	if !strings.Contains(md, "| peak MB | J/inference |") || !strings.Contains(md, "| 230 | 2.70 |") || !strings.Contains(md, "| 250 | – |") {
+	if !strings.Contains(md, "| peak MB | J/inference |") || !strings.Contains(md, "| 230 | 2.70 ± ") || !strings.Contains(md, "| 250 | – |") {
 		t.Errorf("markdown:\n%s", md)
 	}
 	page, err := b.HTML()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(page), `<th data-type="num">J/inference</th>`) || !strings.Contains(string(page), `<td data-v="2.7">2.70</td>`) {
-		t.Error("the HTML board has no energy column")
+	if !strings.Contains(string(page), `title="incremental energy per inference`) || !strings.Contains(string(page), `data-v="2.7">2.70</td>`) || !strings.Contains(string(page), "Score vs energy") {
+		t.Error("the HTML board has no energy column or plot")
 	}
 }

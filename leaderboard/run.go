@@ -18,7 +18,7 @@ import (
 // Run is one result directory, loaded.
 type Run struct {
 	Dir      string
-	Name     string // display name: the model file's base name, else the dir
+	Name     string // display name: the model file's (or MNN package's) base name, else the dir
 	Manifest *results.Manifest
 	Summary  *results.Summary
 	// Bench is the directory's bench.json, a bench --json report saved
@@ -40,7 +40,7 @@ func Load(dir string) (*Run, error) {
 	}
 	name := filepath.Base(filepath.Clean(dir))
 	if m.Config.Model.Path != "" && m.Config.Runtime != "replay" {
-		name = filepath.Base(m.Config.Model.Path)
+		name = filepath.Base(modelKey(m.Config.Model.Path))
 	}
 	b, err := readRunBench(dir)
 	if err != nil {

@@ -12,13 +12,28 @@ import (
 	"github.com/pocketeval/pocketeval/evals/taskfile"
 )
 
+// Family is a set of tasks that measure one capability; leaderboards group
+// their columns under it.
+type Family struct {
+	Capability string // "instruction following", "math", "code", "knowledge"
+	Tasks      []evals.Task
+}
+
+// Families returns the task families in display order.
+func Families() []Family {
+	return []Family{
+		{"instruction following", ifevalTasks()},
+		{"math", mathTasks()},
+		{"code", codeTasks()},
+		{"knowledge", knowledgeTasks()},
+	}
+}
+
 // All returns every known task, sorted by name.
 func All() []evals.Task {
 	var all []evals.Task
-	for _, family := range [][]evals.Task{
-		mathTasks(), ifevalTasks(), codeTasks(), knowledgeTasks(),
-	} {
-		all = append(all, family...)
+	for _, f := range Families() {
+		all = append(all, f.Tasks...)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Info().Name < all[j].Info().Name })
 	return all

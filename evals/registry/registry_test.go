@@ -42,3 +42,26 @@ func TestNamesAreUniqueAndSorted(t *testing.T) {
 		}
 	}
 }
+
+func TestFamiliesGroupByCapability(t *testing.T) {
+	t.Parallel()
+	got := map[string]string{}
+	for _, f := range Families() {
+		for _, task := range f.Tasks {
+			got[task.Info().Name] = f.Capability
+		}
+	}
+	for task, want := range map[string]string{
+		"ifeval": "instruction following", "ifeval_zh": "instruction following",
+		"gsm8k": "math", "mgsm_zh": "math", "math500": "math",
+		"humaneval": "code", "mbpp": "code",
+		"mmlu": "knowledge", "ceval": "knowledge", "bbh": "knowledge",
+	} {
+		if got[task] != want {
+			t.Errorf("%s: capability %q, want %q", task, got[task], want)
+		}
+	}
+	if len(got) != len(All()) {
+		t.Errorf("families hold %d tasks, All %d", len(got), len(All()))
+	}
+}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pocketeval/pocketeval/evals/registry"
+	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/leaderboard"
 )
 
@@ -22,6 +24,7 @@ type LeaderboardOptions struct {
 	HTML     string   // --html
 	Markdown string   // --markdown
 	Title    string   // --title
+	Suite    string   // --suite: columns, average and reference row
 }
 
 // NewCmdLeaderboard renders runs as a leaderboard.
@@ -30,12 +33,23 @@ func NewCmdLeaderboard(f *Factory, runF func(*LeaderboardOptions) error) *cobra.
 	cmd := &cobra.Command{
 		Use:   "leaderboard DIR...",
 		Short: "Render result directories as an HTML or Markdown leaderboard",
-		Long: `Leaderboard builds a models × tasks table (scores ×100 with 95% intervals)
-from result directories, and with --html writes one self-contained HTML file
-(no network access) with a sortable table and SVG plots of score vs decode
-speed and score vs peak memory, from the runs' own speed figures.`,
-		Example: `  $ pocketeval leaderboard runs/* --html board.html --markdown board.md`,
-		Args:    cobra.MinimumNArgs(1),
+		Long: `Leaderboard builds a runs × tasks table (scores ×100 with 95% intervals,
+columns grouped by capability) from result directories. With --html it writes
+one self-contained HTML page (no network access): the table (cards on a
+phone), sortable; plots of score against decode speed, peak memory and, where
+measured, energy, with their Pareto fronts; and a drill-down per run and task.
+
+Each run is named by its model file and identified by runtime, quantisation,
+sample count and --limit, date and directory. A task with no scored sample is
+shown as failed, never as 0. The average is n/a unless every task has a score
+(the rule of suite and gate); such runs are listed after the ranked ones.
+
+--suite makes a suite's tasks the columns and adds its published numbers as a
+reference row (reported, not measured). A run's energy per inference comes from
+the bench --json report saved in its directory as bench.json.`,
+		Example: `  $ pocketeval leaderboard runs/* --html board.html --markdown board.md
+  $ pocketeval leaderboard runs/* --suite pocket11 --html board.html`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dirs = args
 			if runF != nil {
@@ -47,10 +61,32 @@ speed and score vs peak memory, from the runs' own speed figures.`,
 	cmd.Flags().StringVar(&opts.HTML, "html", "", "write a self-contained HTML leaderboard here")
 	cmd.Flags().StringVar(&opts.Markdown, "markdown", "", "write a Markdown leaderboard here")
 	cmd.Flags().StringVar(&opts.Title, "title", "pocketeval leaderboard", "page title")
+	cmd.Flags().StringVar(&opts.Suite, "suite", "", "suite (name or file) whose tasks are the columns and whose published numbers are a reference row")
 	return cmd
 }
 
+// capabilities are the built-in task families, the board's column groups.
+func capabilities() []leaderboard.Capability {
+	var out []leaderboard.Capability
+	for _, f := range registry.Families() {
+		c := leaderboard.Capability{Name: f.Capability}
+		for _, t := range f.Tasks {
+			c.Tasks = append(c.Tasks, t.Info().Name)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 func leaderboardRun(opts *LeaderboardOptions) error {
+	bo := leaderboard.BoardOptions{Title: opts.Title, Capabilities: capabilities()}
+	if opts.Suite != "" {
+		s, err := suite.Get(opts.Suite)
+		if err != nil {
+			return &FlagError{err: fmt.Errorf("--suite: %w", err)}
+		}
+		bo.Suite = s
+	}
 	var runs []*leaderboard.Run
 	for _, d := range opts.Dirs {
 		r, err := leaderboard.Load(d)
@@ -59,9 +95,9 @@ func leaderboardRun(opts *LeaderboardOptions) error {
 		}
 		runs = append(runs, r)
 	}
-	b, err := leaderboard.NewBoard(opts.Title, runs)
+	b, err := leaderboard.NewBoard(runs, bo)
 	if err != nil {
-		return err
+		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
 	if opts.HTML != "" {
 		h, err := b.HTML()
@@ -69,13 +105,13 @@ func leaderboardRun(opts *LeaderboardOptions) error {
 			return err
 		}
 		if err := os.WriteFile(opts.HTML, h, 0o644); err != nil {
-			return err
+			return fmt.Errorf("leaderboard: %w", err)
 		}
 	}
 	md := b.Markdown()
 	if opts.Markdown != "" {
 		if err := os.WriteFile(opts.Markdown, []byte(md), 0o644); err != nil {
-			return err
+			return fmt.Errorf("leaderboard: %w", err)
 		}
 	}
 	if opts.HTML == "" && opts.Markdown == "" {

@@ -1,0 +1,224 @@
+package leaderboard
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pocketeval/pocketeval/evals/suite"
+)
+
+// layoutCheck runs inside the page after its own script: it measures what
+// a reader would see and writes the result into <pre id="layout-check">.
+// Every plot set is shown first so hidden ones are measured too.
+const layoutCheck = `<script>
+(function () {
+  var out = {width: window.innerWidth, ready: document.body.getAttribute("data-ready")};
+  var de = document.documentElement;
+  out.pageOverflow = Math.max(de.scrollWidth, document.body.scrollWidth) - de.clientWidth;
+  var t = document.getElementById("board");
+  out.tableOverflow = t.scrollWidth - t.parentElement.clientWidth;
+  out.cellsOutside = [];
+  out.cellsSpill = [];
+  t.querySelectorAll("td, th").forEach(function (c) {
+    var r = c.getBoundingClientRect();
+    if (r.width === 0) return;
+    if (r.right > de.clientWidth + 0.5 || r.left < -0.5) out.cellsOutside.push(c.textContent.trim().slice(0, 40));
+    if (c.scrollWidth > c.clientWidth + 1) out.cellsSpill.push(c.textContent.trim().slice(0, 40));
+  });
+  out.cards = getComputedStyle(t.tBodies[0].rows[0]).display;
+  document.querySelectorAll(".figset").forEach(function (f) { f.hidden = false; });
+  out.plots = 0; out.labels = 0; out.overlaps = []; out.outside = [];
+  document.querySelectorAll("svg.plot").forEach(function (svg) {
+    if (svg.getBoundingClientRect().width === 0) return;
+    out.plots++;
+    var fr = svg.querySelector("rect.frame").getBBox();
+    var boxes = [];
+    svg.querySelectorAll("text.pl").forEach(function (tx) {
+      var b = tx.getBBox();
+      boxes.push({x0: b.x, y0: b.y, x1: b.x + b.width, y1: b.y + b.height, t: tx.textContent, label: true});
+      out.labels++;
+      if (b.x < fr.x - 0.5 || b.y < fr.y - 0.5 || b.x + b.width > fr.x + fr.width + 0.5 || b.y + b.height > fr.y + fr.height + 0.5)
+        out.outside.push(tx.textContent);
+    });
+    svg.querySelectorAll("circle").forEach(function (c) {
+      var b = c.getBBox();
+      boxes.push({x0: b.x, y0: b.y, x1: b.x + b.width, y1: b.y + b.height, t: "dot " + c.textContent, label: false});
+    });
+    for (var i = 0; i < boxes.length; i++) for (var j = i + 1; j < boxes.length; j++) {
+      var a = boxes[i], b = boxes[j];
+      if (!a.label && !b.label) continue;
+      var ox = Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0), oy = Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+      if (ox > 0.5 && oy > 0.5) out.overlaps.push(a.t + " / " + b.t);
+    }
+  });
+  parent.postMessage(JSON.stringify(out), "*");
+})();
+</script>`
+
+// frame is the page Chromium loads: the board in an iframe of the width
+// under test (headless windows are at least 500 px wide, a phone is
+// narrower), and the layout check's report written into the frame page.
+const frame = `<!DOCTYPE html><html><body style="margin:0">
+<iframe style="width:%dpx;height:2000px;border:0;display:block" srcdoc="%s"></iframe>
+<pre id="layout-check"></pre>
+<script>window.addEventListener("message", function (e) { document.getElementById("layout-check").textContent = e.data; });</script>
+</body></html>`
+
+// layout is what layoutCheck reports.
+type layout struct {
+	Width         int      `json:"width"`
+	Ready         string   `json:"ready"`
+	PageOverflow  float64  `json:"pageOverflow"`
+	TableOverflow float64  `json:"tableOverflow"`
+	CellsOutside  []string `json:"cellsOutside"`
+	CellsSpill    []string `json:"cellsSpill"`
+	Cards         string   `json:"cards"`
+	Plots         int      `json:"plots"`
+	Labels        int      `json:"labels"`
+	Overlaps      []string `json:"overlaps"`
+	Outside       []string `json:"outside"`
+}
+
+// chromium returns Debian's chromium, or skips (fails under CI).
+func chromium(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("renders in Chromium; not in -short")
+	}
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium is not installed; scripts/setup.sh installs it")
+		}
+		t.Skip("chromium not installed")
+	}
+	return bin
+}
+
+// renderLayout loads page in headless Chromium with a window width wide
+// and returns the page's layout as layoutCheck measured it.
+func renderLayout(t *testing.T, bin string, page []byte, width int) layout {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "board.html")
+	withCheck := bytes.Replace(page, []byte("</body>"), []byte(layoutCheck+"</body>"), 1)
+	wrapped := fmt.Sprintf(frame, width, html.EscapeString(string(withCheck)))
+	if err := os.WriteFile(file, []byte(wrapped), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+		"--user-data-dir="+filepath.Join(dir, "profile"), fmt.Sprintf("--window-size=%d,2100", max(width, 500)+20),
+		"--virtual-time-budget=3000", "--dump-dom", "file://"+file)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("chromium: %v\n%s", err, errb.String())
+		}
+	case <-time.After(3 * time.Minute): // a hang guard only
+		cmd.Process.Kill()
+		t.Fatal("chromium did not finish in 3 minutes")
+	}
+	dom := out.String()
+	i := strings.Index(dom, `<pre id="layout-check">`)
+	if i < 0 || strings.Contains(dom, `<pre id="layout-check"></pre>`) {
+		t.Fatalf("the layout check did not run (width %d):\n%s", width, errb.String())
+	}
+	js := dom[i+len(`<pre id="layout-check">`):]
+	js = js[:strings.Index(js, "</pre>")]
+	js = html.UnescapeString(js)
+	var l layout
+	if err := json.Unmarshal([]byte(js), &l); err != nil {
+		t.Fatalf("layout check output %q: %v", js, err)
+	}
+	return l
+}
+
+// TestBoardInChromium renders a realistic pocket11 board at a laptop's and
+// a phone's width and checks what a reader would see: the page's script
+// ran, nothing is wider than the window (no column hidden behind a
+// scrollbar, no cell spilling), the phone gets cards, and no plot label
+// overlaps another label or a dot or leaves the plot.
+func TestBoardInChromium(t *testing.T) {
+	bin := chromium(t)
+	s, err := suite.Get("pocket11")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewBoard(loadAll(t, realisticRuns(t, t.TempDir())), BoardOptions{Title: "pocket11", Suite: s, Capabilities: pocketCaps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := b.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A board of 24 tasks cannot be a table at 1280 px: cards, in columns.
+	var many []fakeTask
+	for i := 0; i < 24; i++ {
+		many = append(many, fakeTask{name: fmt.Sprintf("task_%02d", i), n: 20, correct: i % 20, tps: 50})
+	}
+	wide, err := NewBoard(loadAll(t, []string{
+		writeRun(t, t.TempDir(), "a", fakeSpec{model: "/m/a-Q8_0.gguf", peakMB: 300, tasks: many}),
+		writeRun(t, t.TempDir(), "b", fakeSpec{model: "/m/b-Q4_0.gguf", peakMB: 200, tasks: many}),
+	}), BoardOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	widePage, err := wide.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		page  []byte
+		width int
+		cards bool
+		plots int
+	}{
+		// 12 score choices × 2 plots (no energy in this board).
+		{"1280", page, 1280, false, 24},
+		{"390", page, 390, true, 24},
+		{"24-tasks-1280", widePage, 1280, true, 25 * 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := renderLayout(t, bin, c.page, c.width)
+			if l.Width != c.width {
+				t.Fatalf("window is %d px wide, want %d", l.Width, c.width)
+			}
+			if l.Ready != "1" {
+				t.Error("the page's script did not run to completion")
+			}
+			if l.PageOverflow > 0 || l.TableOverflow > 0 {
+				t.Errorf("horizontal overflow: page %v px, table %v px", l.PageOverflow, l.TableOverflow)
+			}
+			if len(l.CellsOutside) > 0 || len(l.CellsSpill) > 0 {
+				t.Errorf("cells outside the window %q, cells whose content spills %q", l.CellsOutside, l.CellsSpill)
+			}
+			if (l.Cards == "block") != c.cards {
+				t.Errorf("rows display as %q at %d px", l.Cards, c.width)
+			}
+			if l.Plots != c.plots || l.Labels == 0 {
+				t.Errorf("%d plots with %d labels visible", l.Plots, l.Labels)
+			}
+			if len(l.Overlaps) > 0 || len(l.Outside) > 0 {
+				t.Errorf("plot labels overlap: %q; outside the plot: %q", l.Overlaps, l.Outside)
+			}
+		})
+	}
+}

@@ -1,0 +1,160 @@
+package leaderboard
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Markdown renders the board as Markdown: the capability groups, the table
+// (one column per task, in group order), the marks, each run's problems,
+// and the Pareto fronts of the suite average.
+func (b *Board) Markdown() string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "# %s\n\n", b.Title)
+	hasEnergy := false
+	for _, r := range b.Rows {
+		hasEnergy = hasEnergy || r.Energy != nil
+	}
+	var groups []string
+	for _, g := range b.Groups {
+		groups = append(groups, g.Capability+": "+strings.Join(g.Tasks, ", "))
+	}
+	fmt.Fprintf(&s, "Columns by capability — %s.\n\n", strings.Join(groups, "; "))
+	s.WriteString("| # | run | runtime | quant | N | date | average |")
+	for _, t := range b.Tasks {
+		fmt.Fprintf(&s, " %s |", t)
+	}
+	s.WriteString(" decode tok/s | peak MB |")
+	if hasEnergy {
+		s.WriteString(" J/inference |")
+	}
+	s.WriteString("\n|---:|---|---|---|---:|---|---:|")
+	for range b.Tasks {
+		s.WriteString("---:|")
+	}
+	s.WriteString("---:|---:|")
+	if hasEnergy {
+		s.WriteString("---:|")
+	}
+	s.WriteString("\n")
+	for _, r := range b.Rows {
+		rank := ""
+		if r.Rank > 0 {
+			rank = fmt.Sprint(r.Rank)
+		}
+		name := mdEscape(r.Label)
+		switch {
+		case r.Reference:
+			name = "*" + name + "* (reported, not measured)"
+		case r.Failed():
+			name += " **failed**"
+		case r.IsPartial():
+			name += " **partial**"
+		}
+		n, date := "", ""
+		if !r.Reference {
+			n = fmt.Sprint(r.Samples)
+			if r.Limit > 0 {
+				n += fmt.Sprintf(" (limit %d)", r.Limit)
+			}
+			if !r.Date.IsZero() {
+				date = r.Date.UTC().Format("2006-01-02")
+			}
+		}
+		mean := "n/a"
+		if r.Mean != nil {
+			mean = fmt.Sprintf("%.2f", *r.Mean)
+		}
+		fmt.Fprintf(&s, "| %s | %s | %s | %s | %s | %s | %s |", rank, name, mdEscape(r.RuntimeLabel()), r.Quant.Name, n, date, mean)
+		for _, t := range b.Tasks {
+			c := r.Cells[t]
+			switch c.State {
+			case CellScored:
+				fmt.Fprintf(&s, " %.2f %s |", c.Value, mdCI(c))
+			case CellPartial:
+				fmt.Fprintf(&s, " %.2f %s ⚠ %d/%d |", c.Value, mdCI(c), c.Scored, c.Samples)
+			case CellReported:
+				fmt.Fprintf(&s, " *%.2f* |", c.Value)
+			case CellFailed:
+				fmt.Fprintf(&s, " failed (0/%d) |", c.Samples)
+			default:
+				s.WriteString(" – |")
+			}
+		}
+		fmt.Fprintf(&s, " %s | %s |", optNum(r.DecodeTPS, 1), optNum(r.PeakMB, 0))
+		if hasEnergy {
+			e := "–"
+			if r.Energy != nil {
+				e = fmt.Sprintf("%.2f ± %.2f", r.Energy.Joules, r.Energy.SD)
+			}
+			fmt.Fprintf(&s, " %s |", e)
+		}
+		s.WriteString("\n")
+	}
+	s.WriteString("\nScores ×100 (each task's headline metric) with 95% intervals. The average is the unweighted mean over the tasks, n/a unless every task has a score; runs without one are not ranked. " +
+		"failed: no sample scored; ⚠ k/n: only k of n samples scored; –: not in the run; reported rows are published numbers from the suite file, not measured.\n")
+	for _, r := range b.Rows {
+		if len(r.Problems) == 0 {
+			continue
+		}
+		fmt.Fprintf(&s, "\n%s (%s):\n", mdEscape(r.Label), r.Dir)
+		for _, p := range r.Problems {
+			fmt.Fprintf(&s, "- %s\n", mdEscape(p))
+		}
+	}
+	b.markdownFronts(&s)
+	return s.String()
+}
+
+// markdownFronts lists the Pareto fronts of the suite average.
+func (b *Board) markdownFronts(s *strings.Builder) {
+	for _, m := range []struct {
+		name, unit string
+		higher     bool
+		dec        int
+		x          func(r *BoardRow) float64
+	}{
+		{"decode speed", "tok/s", true, 1, func(r *BoardRow) float64 { return r.DecodeTPS }},
+		{"peak memory", "MB", false, 0, func(r *BoardRow) float64 { return r.PeakMB }},
+		{"energy", "J", false, 2, func(r *BoardRow) float64 {
+			if r.Energy == nil {
+				return 0
+			}
+			return r.Energy.Joules
+		}},
+	} {
+		var pts []plotPoint
+		for i := range b.Rows {
+			r := &b.Rows[i]
+			if r.Reference || r.Mean == nil || m.x(r) <= 0 {
+				continue
+			}
+			pts = append(pts, plotPoint{X: m.x(r), Y: *r.Mean, Label: r.Label})
+		}
+		if len(pts) < 2 {
+			continue
+		}
+		var items []string
+		for _, i := range pareto(pts, m.higher) {
+			items = append(items, fmt.Sprintf("%s (%.2f at %.*f %s)", mdEscape(pts[i].Label), pts[i].Y, m.dec, pts[i].X, m.unit))
+		}
+		fmt.Fprintf(s, "\nPareto front, average vs %s: %s\n", m.name, strings.Join(items, "; "))
+	}
+}
+
+func mdCI(c Cell) string {
+	if !c.HasCI() {
+		return "(no CI)"
+	}
+	return fmt.Sprintf("[%.1f, %.1f]", c.Lo, c.Hi)
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+func optNum(x float64, prec int) string {
+	if x <= 0 || math.IsNaN(x) {
+		return "–"
+	}
+	return fmt.Sprintf("%.*f", prec, x)
+}
