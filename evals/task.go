@@ -176,6 +176,20 @@ type Aggregates struct {
 	Stderr map[string]float64 `json:"-"`
 }
 
+// Optioner is implemented by tasks with run options that change how they
+// score (IFEval's langdetect seed, code tasks' verdict mode). The runner
+// records TaskOptions in the manifest's task configuration, so that
+// `pocketeval merge` rebuilds each task as its shards ran it.
+type Optioner interface {
+	// TaskOptions are the options that differ from the task's defaults;
+	// nil when there are none, so a task run with its defaults records
+	// nothing.
+	TaskOptions() map[string]string
+	// WithTaskOptions returns the task with opts (as TaskOptions gives
+	// them) applied; an unknown key or a bad value is an error.
+	WithTaskOptions(opts map[string]string) (Task, error)
+}
+
 // LoglikTask is implemented by multiple-choice tasks that can be scored by
 // the log-likelihood of each option.
 type LoglikTask interface {

@@ -99,6 +99,10 @@ type TaskConfig struct {
 	// sample under the run's settings: it changes when the template does.
 	PromptHash string `json:"prompt_template_hash"`
 	Samples    int    `json:"samples"` // selected samples (after limit and shard)
+	// Options are the task's run options that differ from its defaults
+	// (evals.Optioner: IFEval's langdetect seed, code tasks' verdict
+	// mode); merge rebuilds the task with them.
+	Options map[string]string `json:"options,omitempty"`
 }
 
 // Shard selects a deterministic subset of samples: those whose key hashes

@@ -96,6 +96,7 @@ var (
 	_ evals.Task       = (*Task)(nil)
 	_ evals.Setupper   = (*Task)(nil)
 	_ evals.Aggregator = (*Task)(nil)
+	_ evals.Optioner   = (*Task)(nil)
 )
 
 // HumanEval returns the humaneval task.

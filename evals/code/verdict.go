@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/sandbox"
 	"github.com/pocketeval/pocketeval/sandbox/isolated"
 	codescore "github.com/pocketeval/pocketeval/scorers/code"
@@ -58,6 +59,36 @@ func (t *Task) WithVerdictMode(mode string) (*Task, error) {
 		return c.WithExecutor(c.exec), nil
 	}
 	return &c, nil
+}
+
+// OptionVerdictMode is the task option (evals.Optioner) that records a
+// verdict mode other than the official one.
+const OptionVerdictMode = "verdict_mode"
+
+// TaskOptions implements evals.Optioner: the verdict mode when it is not
+// the official one.
+func (t *Task) TaskOptions() map[string]string {
+	if t.VerdictMode() == VerdictOfficial {
+		return nil
+	}
+	return map[string]string{OptionVerdictMode: t.VerdictMode()}
+}
+
+// WithTaskOptions implements evals.Optioner: the task judging in the
+// verdict mode of opts (the official one when absent).
+func (t *Task) WithTaskOptions(opts map[string]string) (evals.Task, error) {
+	mode := VerdictOfficial
+	for k, v := range opts {
+		if k != OptionVerdictMode {
+			return nil, fmt.Errorf("task %s: unknown option %q (known: %s)", t.Info().Name, k, OptionVerdictMode)
+		}
+		mode = v
+	}
+	nt, err := t.WithVerdictMode(mode)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: option %s: %w", t.Info().Name, OptionVerdictMode, err)
+	}
+	return nt, nil
 }
 
 // isolatedExecutor wraps ex for the isolated mode unless it runs isolated

@@ -121,3 +121,29 @@ func TestVerdictModeSetup(t *testing.T) {
 		t.Errorf("manifest record verdict_mode = %v", rec["verdict_mode"])
 	}
 }
+
+// TestVerdictModeOption: the isolated mode is the task's one option, and
+// the task rebuilt from its options judges in that mode (what merge does).
+func TestVerdictModeOption(t *testing.T) {
+	t.Parallel()
+	if o := HumanEval(Options{}).TaskOptions(); o != nil {
+		t.Errorf("official options %v, want none", o)
+	}
+	iso, err := HumanEval(Options{}).WithVerdictMode(VerdictIsolated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := iso.TaskOptions()
+	if len(opts) != 1 || opts[OptionVerdictMode] != VerdictIsolated {
+		t.Fatalf("isolated options %v", opts)
+	}
+	back, err := HumanEval(Options{}).WithTaskOptions(opts)
+	if err != nil || back.Info().Version != iso.Info().Version || back.(*Task).VerdictMode() != VerdictIsolated {
+		t.Errorf("WithTaskOptions(%v) = %v, %v", opts, back, err)
+	}
+	for _, bad := range []map[string]string{{"mode": "isolated"}, {OptionVerdictMode: "strict"}} {
+		if _, err := HumanEval(Options{}).WithTaskOptions(bad); err == nil {
+			t.Errorf("WithTaskOptions(%v) accepted", bad)
+		}
+	}
+}

@@ -80,6 +80,7 @@ var (
 	_ evals.Task       = (*Task)(nil)
 	_ evals.Aggregator = (*Task)(nil)
 	_ evals.Setupper   = (*Task)(nil)
+	_ evals.Optioner   = (*Task)(nil)
 )
 
 // WithLangdetectSeed returns the task with its language checks
@@ -97,6 +98,36 @@ func (t *Task) WithLangdetectSeed(seed uint64) evals.Task {
 		c.version += "+langdetect-seed." + strconv.FormatUint(seed, 10)
 	}
 	return &c
+}
+
+// OptionLangdetectSeed is the task option (evals.Optioner) that records a
+// langdetect seed other than 0.
+const OptionLangdetectSeed = "langdetect_seed"
+
+// TaskOptions implements evals.Optioner: the langdetect seed when it is not
+// 0.
+func (t *Task) TaskOptions() map[string]string {
+	if t.seed == 0 {
+		return nil
+	}
+	return map[string]string{OptionLangdetectSeed: strconv.FormatUint(t.seed, 10)}
+}
+
+// WithTaskOptions implements evals.Optioner: the task with the seed of
+// opts (0 when absent).
+func (t *Task) WithTaskOptions(opts map[string]string) (evals.Task, error) {
+	var seed uint64
+	for k, v := range opts {
+		if k != OptionLangdetectSeed {
+			return nil, fmt.Errorf("task %s: unknown option %q (known: %s)", t.name, k, OptionLangdetectSeed)
+		}
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("task %s: option %s: %w", t.name, k, err)
+		}
+		seed = n
+	}
+	return t.WithLangdetectSeed(seed), nil
 }
 
 // Setup implements evals.Setupper: it records the langdetect seed in the

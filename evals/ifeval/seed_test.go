@@ -55,3 +55,29 @@ func TestWithLangdetectSeed(t *testing.T) {
 		t.Errorf("WithLangdetectSeed changed EN")
 	}
 }
+
+// TestTaskOptions: a seed other than 0 is the task's one option, and the
+// task rebuilt from its options is the same task (what merge does).
+func TestTaskOptions(t *testing.T) {
+	t.Parallel()
+	if o := EN.TaskOptions(); o != nil {
+		t.Errorf("EN options %v, want none", o)
+	}
+	seeded := EN.WithLangdetectSeed(7).(*Task)
+	opts := seeded.TaskOptions()
+	if len(opts) != 1 || opts[OptionLangdetectSeed] != "7" {
+		t.Fatalf("seed 7 options %v", opts)
+	}
+	back, err := EN.WithTaskOptions(opts)
+	if err != nil || back.Info().Version != "2+langdetect-seed.7" || back.(*Task).seed != 7 {
+		t.Errorf("WithTaskOptions(%v) = %v, %v", opts, back, err)
+	}
+	if back, err := seeded.WithTaskOptions(nil); err != nil || back.Info().Version != "2" {
+		t.Errorf("WithTaskOptions(nil) on a seeded task = %v, %v; want the default seed", back, err)
+	}
+	for _, bad := range []map[string]string{{"seed": "7"}, {OptionLangdetectSeed: "-1"}, {OptionLangdetectSeed: "x"}} {
+		if _, err := EN.WithTaskOptions(bad); err == nil {
+			t.Errorf("WithTaskOptions(%v) accepted", bad)
+		}
+	}
+}

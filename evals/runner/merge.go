@@ -34,8 +34,9 @@ type MergeOptions struct {
 // checking that they come from the same configuration, that every shard
 // 0..N-1 is present once and finished, and that every selected sample
 // appears exactly once. Each task is prepared exactly as Run prepares it
-// (from the shards' configuration: scoring mode, few-shot, seed, limit),
-// its version, dataset files and prompt hash must match the shards', and
+// (from the shards' configuration: scoring mode, few-shot, seed, limit,
+// task options), its version, dataset files and prompt hash must match
+// the shards', and
 // the merged summary is computed by the same code as an unsharded run, from
 // the same records, so it is identical to it.
 func Merge(ctx context.Context, o MergeOptions) (*results.Summary, error) {
@@ -147,12 +148,22 @@ func checkShards(dirs []string, mans []*results.Manifest) (int, error) {
 	return count, nil
 }
 
-// prepareMerged prepares the task of tc as the shards' run prepared it and
-// checks that it is the same task on the same data.
+// prepareMerged prepares the task of tc as the shards' run prepared it
+// (with the task options they recorded) and checks that it is the same
+// task on the same data.
 func prepareMerged(ctx context.Context, lookup func(string) (evals.Task, error), tc results.TaskConfig, s settings) (*prepared, error) {
 	task, err := lookup(tc.Name)
 	if err != nil {
 		return nil, err
+	}
+	if len(tc.Options) > 0 {
+		op, ok := task.(evals.Optioner)
+		if !ok {
+			return nil, fmt.Errorf("task %s ran with options %v in the shards, which this pocketeval's task does not take", tc.Name, tc.Options)
+		}
+		if task, err = op.WithTaskOptions(tc.Options); err != nil {
+			return nil, err
+		}
 	}
 	p, err := prepare(ctx, task, s, func(string, ...any) {})
 	if err != nil {

@@ -198,3 +198,96 @@ func TestMergeRefusesOtherPrompts(t *testing.T) {
 		t.Errorf("err = %v, want a refusal naming the prompts", err)
 	}
 }
+
+// fakeSeededTask has a run option, like IFEval's langdetect seed: a seed
+// other than 0 is in its version and its options, and changes its scores.
+type fakeSeededTask struct {
+	fakeTask
+	seed int
+}
+
+func (t fakeSeededTask) Info() evals.TaskInfo {
+	info := t.fakeTask.Info()
+	if t.seed != 0 {
+		info.Version += fmt.Sprintf("+seed.%d", t.seed)
+	}
+	return info
+}
+
+func (t fakeSeededTask) TaskOptions() map[string]string {
+	if t.seed == 0 {
+		return nil
+	}
+	return map[string]string{"seed": fmt.Sprint(t.seed)}
+}
+
+func (t fakeSeededTask) WithTaskOptions(opts map[string]string) (evals.Task, error) {
+	c := t
+	c.seed = 0
+	for k, v := range opts {
+		if k != "seed" {
+			return nil, fmt.Errorf("unknown option %q", k)
+		}
+		if _, err := fmt.Sscan(v, &c.seed); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (t fakeSeededTask) Score(ctx context.Context, s evals.Sample, out evals.Output) (evals.Score, error) {
+	sc, err := t.fakeTask.Score(ctx, s, out)
+	if t.seed != 0 && len(s.ID)%2 == 0 {
+		sc.Values["acc"] = 1 - sc.Values["acc"]
+	}
+	return sc, err
+}
+
+// TestMergeTaskOptions is issue 12's merge bug: shards of a task run with
+// a non-default option (--ifeval-seed 7) were refused ("version
+// 2+langdetect-seed.7 in the shards but 2") because Merge looked the task
+// up with its defaults. The options are recorded in the manifest and
+// Merge applies them.
+func TestMergeTaskOptions(t *testing.T) {
+	t.Parallel()
+	seeded := fakeSeededTask{fakeTask{"alpha", 40}, 7}
+	opts := func(dir string) Options {
+		o := baseOptions(dir, &fakeRuntime{})
+		o.Tasks = []evals.Task{seeded}
+		return o
+	}
+	whole := t.TempDir()
+	if _, err := Run(context.Background(), opts(whole)); err != nil {
+		t.Fatal(err)
+	}
+	shards := runShards(t, 3, opts)
+	m, err := results.ReadManifest(shards[0])
+	if err != nil || m.Config.Tasks[0].Options["seed"] != "7" {
+		t.Fatalf("shard manifest task config %+v, %v: want options seed 7", m.Config.Tasks, err)
+	}
+	// The registry knows the task with its defaults, as `pocketeval
+	// merge` does.
+	lookup := func(string) (evals.Task, error) { return fakeSeededTask{fakeTask{"alpha", 40}, 0}, nil }
+	out := filepath.Join(t.TempDir(), "merged")
+	if _, err := Merge(context.Background(), MergeOptions{Dirs: shards, Out: out, Lookup: lookup}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{results.SummaryFile, "samples/alpha.jsonl"} {
+		a, _ := os.ReadFile(filepath.Join(whole, f))
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between the whole seeded run and the merged shards:\n%s\n---\n%s", f, a, b)
+		}
+	}
+	if m, err := results.ReadManifest(out); err != nil || m.Config.Tasks[0].Version != "1+seed.7" || m.Config.Tasks[0].Options["seed"] != "7" {
+		t.Errorf("merged manifest tasks: %+v, %v", m.Config.Tasks, err)
+	}
+	// A task that takes no options cannot rebuild them.
+	_, err = Merge(context.Background(), MergeOptions{Dirs: shards, Out: filepath.Join(t.TempDir(), "m"), Lookup: lookupFake})
+	if err == nil || !strings.Contains(err.Error(), "does not take") {
+		t.Errorf("merge with an option-less task: %v, want a refusal", err)
+	}
+}

@@ -144,6 +144,9 @@ func prepare(ctx context.Context, t evals.Task, s settings, warn func(string, ..
 		Name: p.info.Name, Version: p.info.Version, DatasetFiles: relativeFiles(data.Files, s.dataDir),
 		PromptHash: hash, Samples: len(p.selected),
 	}
+	if op, ok := t.(evals.Optioner); ok {
+		p.cfg.Options = op.TaskOptions()
+	}
 	return p, nil
 }
 
