@@ -100,7 +100,7 @@ func writeSpeeds(b *strings.Builder, r *Report) {
 // formatMemory describes a test's memory figures.
 func formatMemory(m Memory) string {
 	s := fmt.Sprintf("peak RSS +%s over a %s baseline", formatBytes(m.IncrementBytes), formatBytes(m.BaselineBytes))
-	if m.GoBytes != 0 {
+	if m.EngineBytes != 0 {
 		s += fmt.Sprintf(" (engine %s, Go runtime %s)", formatBytes(m.EngineBytes), formatBytes(m.GoBytes))
 	}
 	if m.Test != "" {
