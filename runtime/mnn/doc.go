@@ -34,15 +34,25 @@
 //     rendered with the package's chat template, raw prompts are tokenized
 //     as they are, the prompt is prefilled in one call and tokens are
 //     decoded one engine step at a time, so cancellation (ctx) and stop
-//     strings take effect between tokens. A prefill itself cannot be
-//     interrupted.
+//     strings take effect between steps. A prefill itself cannot be
+//     interrupted. With speculative decoding (the speculative_type config
+//     key) one step verifies a draft and may decode several tokens; the
+//     loop still ends at exactly the token limit and the first stop
+//     string.
 //  4. Responses carry MNN's own per-request figures: prompt and generated
 //     token counts, prefill and decode time (decode tok/s counts the
 //     forward pass of each non-stop token, as llm_bench does) and the time
 //     to the first decoded token.
 //  5. LogLikelihood runs one forward pass with all-position logits and
 //     computes the log-softmax in the shim; Bench runs llm_bench's
-//     synthetic measurement (n copies of token 16).
+//     synthetic measurement (n copies of token 16), or, stepwise, the
+//     decode loop of item 3 with counts of the speculative drafts.
+//  6. Every call into an engine runs on one OS thread the engine keeps
+//     (never the main thread), and the shim fixes glibc's mmap threshold
+//     before the first load, so an engine's peak memory is the same from
+//     run to run and for a second engine in the same process (glibc's
+//     per-thread arenas and its dynamic threshold made it vary by up to
+//     16 %).
 //
 // MNN prints its diagnostics with printf; the shim sends C stdio's stdout
 // to stderr, unbuffered, so they are neither lost when stdout is a pipe
