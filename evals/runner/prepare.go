@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"path/filepath"
 	"strings"
 
@@ -290,12 +289,6 @@ func checkRequests(rt runtime.Runtime, preps preparedTasks, pc evals.PromptConfi
 	return chk.CheckRequests(reqs)
 }
 
-// ShardOf returns the shard (0..count-1) a sample belongs to: FNV-1a of
-// "task\x00id" modulo count. Stable across machines and versions.
-func ShardOf(task, id string, count int) int {
-	h := fnv.New64a()
-	h.Write([]byte(task))
-	h.Write([]byte{0})
-	h.Write([]byte(id))
-	return int(h.Sum64() % uint64(count))
-}
+// ShardOf returns the shard (0..count-1) a sample belongs to
+// (results.ShardOf, where readers of result directories find it too).
+func ShardOf(task, id string, count int) int { return results.ShardOf(task, id, count) }
