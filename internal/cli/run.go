@@ -327,6 +327,11 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 	for _, name := range s.Order {
 		ts := s.Tasks[name]
 		head := ts.Headline()
+		if ts.Scored == 0 {
+			// Nothing to measure: never a 0.00.
+			fmt.Fprintf(tw, "%s\t%s\tno scored samples\t\t0\t\t\t\n", name, head)
+			continue
+		}
 		m := ts.Metrics[head]
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, head,
 			pct(m.Mean), "["+pct(m.Lo)+", "+pct(m.Hi)+"]", m.N, optPct(ts.ExtractionFailureRate),

@@ -86,6 +86,17 @@ func (fs FS) MemTotal() int64 {
 	return kb * 1024
 }
 
+// MemAvailable returns the memory available for new allocations without
+// swapping (MemAvailable of meminfo) in bytes, or 0 when unknown.
+func (fs FS) MemAvailable() int64 {
+	data, err := os.ReadFile(fs.path("meminfo"))
+	if err != nil {
+		return 0
+	}
+	kb, _ := field(data, "MemAvailable")
+	return kb * 1024
+}
+
 // KernelRelease returns sys/kernel/osrelease, or "".
 func (fs FS) KernelRelease() string {
 	data, err := os.ReadFile(fs.path("sys/kernel/osrelease"))
