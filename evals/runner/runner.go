@@ -79,6 +79,9 @@ type Options struct {
 	Force bool
 	// UnsafeNoSandbox is passed to tasks that execute code.
 	UnsafeNoSandbox bool
+	// SkipBadRecords lets loaders skip malformed dataset records
+	// (evals.LoadConfig.SkipBadRecords) instead of refusing them.
+	SkipBadRecords bool
 	// Command and Build are recorded in the manifest.
 	Command []string
 	Build   results.BuildInfo
@@ -221,7 +224,7 @@ func (o *Options) validate() error {
 func (o *Options) settings() settings {
 	return settings{
 		dataDir: o.DataDir, datasetFile: o.DatasetFile, numFewshot: o.NumFewshot, seed: o.Gen.Seed,
-		limit: o.Limit, shard: o.Shard, mode: o.Mode, repeats: o.SamplesPerTask,
+		limit: o.Limit, shard: o.Shard, mode: o.Mode, repeats: o.SamplesPerTask, skipBad: o.SkipBadRecords,
 		prompt: evals.PromptConfig{Gen: o.Gen, NumFewshot: o.NumFewshot, Chat: o.Chat},
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,5 +80,34 @@ func TestSummaryWithoutScoredSamples(t *testing.T) {
 	}})
 	if !strings.Contains(b.String(), "no scored samples") || strings.Contains(b.String(), "0.00") {
 		t.Errorf("table:\n%s", b.String())
+	}
+}
+
+// TestBadDatasetRecordExit2: a malformed IFEval record stops the run with
+// exit 2, naming file and line, before a result directory exists; with
+// --skip-bad-records the record is skipped and reported on stderr, not
+// only inside summary.json. Issue 21.
+func TestBadDatasetRecordExit2(t *testing.T) {
+	t.Parallel()
+	data := filepath.Join(t.TempDir(), "ifeval.jsonl")
+	if err := os.WriteFile(data, []byte(`{"key": 1, "prompt": "Say hi.", "instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}`+"\n"+
+		`{"key": 2, "prompt": "p", "instruction_id_list": ["made:up"], "kwargs": [{}]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, _, errb := realFactory()
+	f.Runtimes = testRuntimes
+	out := filepath.Join(t.TempDir(), "o")
+	code := Execute(context.Background(), f, []string{"run", "--runtime", "fake", "--tasks", "ifeval", "--dataset-file", data, "--out", out})
+	if code != ExitUsage || !strings.Contains(errb.String(), data+":2:") || !strings.Contains(errb.String(), "--skip-bad-records") {
+		t.Errorf("exit %d, stderr %q; want 2 naming %s:2 and the flag", code, errb.String(), data)
+	}
+	if _, err := os.Stat(filepath.Join(out, results.ManifestFile)); err == nil {
+		t.Error("a refused dataset left a result directory")
+	}
+	f, _, errb = realFactory()
+	f.Runtimes = testRuntimes
+	code = Execute(context.Background(), f, []string{"run", "--runtime", "fake", "--tasks", "ifeval", "--dataset-file", data, "--out", out, "--skip-bad-records"})
+	if code != ExitOK || !strings.Contains(errb.String(), data+":2:") || !strings.Contains(errb.String(), "record skipped") {
+		t.Errorf("--skip-bad-records: exit %d, stderr %q", code, errb.String())
 	}
 }
