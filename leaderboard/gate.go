@@ -107,20 +107,9 @@ func ParsePolicy(file string, data []byte) (*Policy, error) {
 				return err
 			})
 		case "suite_average_floor":
-			f, err := pp.float(v, key)
-			if err != nil {
-				return err
-			}
-			if !(f >= 0 && f <= 100) {
-				return pp.errorf(v, key, "must be in [0,100] (scores are ×100), got %v", f)
-			}
-			p.SuiteAverageFloor = &f
+			return set(&p.SuiteAverageFloor, pp.score, v, key)
 		case "fail_on_errors":
-			b, err := pp.bool(v, key)
-			if err != nil {
-				return err
-			}
-			p.FailOnErrors = &b
+			return set(&p.FailOnErrors, pp.bool, v, key)
 		case "require_tasks":
 			if err := v.Decode(&p.RequireTasks); err != nil {
 				return pp.errorf(v, key, "must be a list of task names")
@@ -242,20 +231,9 @@ func (pp policyParser) rule(n *yaml.Node, field string) (Rule, error) {
 			}
 			r.MaxDrop = &x
 		case "min_score":
-			x, err := pp.float(v, name)
-			if err != nil {
-				return err
-			}
-			if !(x >= 0 && x <= 100) {
-				return pp.errorf(v, name, "must be in [0,100] (scores are ×100), got %v", x)
-			}
-			r.MinScore = &x
+			return set(&r.MinScore, pp.score, v, name)
 		case "require_significance":
-			b, err := pp.bool(v, name)
-			if err != nil {
-				return err
-			}
-			r.RequireSignificance = &b
+			return set(&r.RequireSignificance, pp.bool, v, name)
 		default:
 			return pp.errorf(k, field, "unknown field %q (a rule has max_drop, min_score, require_significance)", key)
 		}
@@ -274,6 +252,25 @@ func (pp policyParser) float(n *yaml.Node, field string) (float64, error) {
 		return 0, pp.errorf(n, field, "must be a finite number, got %s", n.Value)
 	}
 	return x, nil
+}
+
+// set reads an optional field with read and points dst at its value.
+func set[T any](dst **T, read func(*yaml.Node, string) (T, error), n *yaml.Node, field string) error {
+	x, err := read(n, field)
+	if err != nil {
+		return err
+	}
+	*dst = &x
+	return nil
+}
+
+// score reads a score ×100: a number in [0,100].
+func (pp policyParser) score(n *yaml.Node, field string) (float64, error) {
+	x, err := pp.float(n, field)
+	if err == nil && !(x >= 0 && x <= 100) {
+		err = pp.errorf(resolve(n), field, "must be in [0,100] (scores are ×100), got %v", x)
+	}
+	return x, err
 }
 
 func (pp policyParser) bool(n *yaml.Node, field string) (bool, error) {

@@ -2,8 +2,10 @@ package results
 
 import (
 	"fmt"
-	"io/fs"
+	"os"
 	"path/filepath"
+
+	"github.com/pocketeval/pocketeval/internal/regfile"
 )
 
 // LockFile is the name of a result directory's lock file (see LockDir).
@@ -13,17 +15,10 @@ func lockPath(dir string) string { return filepath.Join(dir, LockFile) }
 
 // NotRegularError is a path in a result directory that is not what it
 // must be: a result file that is not a regular file (a symbolic link, a
-// named pipe, a device) or a samples directory that is a link. Result
-// files are opened without following links, and only regular files are
-// read or written.
-type NotRegularError struct {
-	Path string
-	Kind string // "a symbolic link", "a named pipe", ...
-}
-
-func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("%s is %s: a result directory holds only regular files and real directories (refusing to follow or open it)", e.Path, e.Kind)
-}
+// named pipe, a device) or a samples directory that is not a directory.
+// Result files are opened without following links, and only regular files
+// are read or written.
+type NotRegularError = regfile.Error
 
 // LockedError is a result directory that another process is writing.
 type LockedError struct {
@@ -39,20 +34,11 @@ func (e *LockedError) Error() string {
 	return fmt.Sprintf("result directory %s is in use by %s; wait for it to finish or choose another --out", e.Dir, who)
 }
 
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "a " + m.Type().String() + " file"
+// openResultFile opens a file of a result directory. It never follows a
+// symlink in the last component of path and accepts only a regular file:
+// a symlink planted as samples/<task>.jsonl must not make a resume
+// truncate and overwrite whatever it points to, and a FIFO must not block
+// the run (the open does not wait for a peer).
+func openResultFile(path string, flag int, perm os.FileMode) (*os.File, error) {
+	return regfile.Open(path, flag, perm, true)
 }

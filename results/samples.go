@@ -12,6 +12,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/pocketeval/pocketeval/internal/regfile"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
@@ -266,7 +267,7 @@ func checkSamplesDir(path string, create bool) error {
 	case err != nil:
 		return err
 	case !st.IsDir():
-		return &NotRegularError{Path: dir, Kind: kindOf(st.Mode())}
+		return &NotRegularError{Path: dir, Kind: regfile.Kind(st.Mode()), Want: "a directory"}
 	}
 	return nil
 }

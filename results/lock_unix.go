@@ -11,35 +11,6 @@ import (
 	"syscall"
 )
 
-// openResultFile opens a file of a result directory. It never follows a
-// symlink in the last component of path and accepts only a regular file:
-// a symlink planted as samples/<task>.jsonl must not make a resume
-// truncate and overwrite whatever it points to, and a FIFO must not block
-// the run (the open does not wait for a peer).
-func openResultFile(path string, flag int, perm os.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, perm)
-	if errors.Is(err, syscall.ELOOP) {
-		return nil, &NotRegularError{Path: path, Kind: "a symbolic link"}
-	}
-	if errors.Is(err, syscall.ENXIO) { // a FIFO without a reader, opened to write
-		return nil, &NotRegularError{Path: path, Kind: "a named pipe"}
-	}
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, &NotRegularError{Path: path, Kind: kindOf(st.Mode())}
-	}
-	// O_NONBLOCK does not change how a regular file reads and writes.
-	return f, nil
-}
-
 // Lock is a held lock on a result directory.
 type Lock struct {
 	f *os.File
