@@ -34,6 +34,9 @@ type Factory struct {
 	// Runtimes lists the runtimes commands can open (drivers.All by
 	// default).
 	Runtimes func() []drivers.Driver
+	// Machine is the capacity runtime settings are checked against
+	// (--threads, --concurrency, --ctx-size); nil means this machine.
+	Machine *drivers.Machine
 }
 
 // runtimes returns the runtimes to choose from (nil: drivers.All).

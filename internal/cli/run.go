@@ -67,7 +67,7 @@ type RunOptions struct {
 
 // NewCmdRun evaluates a model on tasks.
 func NewCmdRun(f *Factory, runF func(*RunOptions) error) *cobra.Command {
-	opts := &RunOptions{IO: f.IO, Runtime: RuntimeOptions{Drivers: f.runtimes()}, AllTasks: f.Tasks, Args: f.Args, Now: f.Now}
+	opts := &RunOptions{IO: f.IO, Runtime: RuntimeOptions{Drivers: f.runtimes(), Machine: f.Machine}, AllTasks: f.Tasks, Args: f.Args, Now: f.Now}
 	cmd := &cobra.Command{
 		Use:   "run --runtime R --model M --tasks T[,T...] --out DIR",
 		Short: "Evaluate a model on benchmark tasks",
