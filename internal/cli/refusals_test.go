@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,5 +110,21 @@ func TestBadDatasetRecordExit2(t *testing.T) {
 	code = Execute(context.Background(), f, []string{"run", "--runtime", "fake", "--tasks", "ifeval", "--dataset-file", data, "--out", out, "--skip-bad-records"})
 	if code != ExitOK || !strings.Contains(errb.String(), data+":2:") || !strings.Contains(errb.String(), "record skipped") {
 		t.Errorf("--skip-bad-records: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestSecondRunRefused: a run into a result directory another process is
+// writing exits 2 naming that process's pid. Issue 21.
+func TestSecondRunRefused(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "o")
+	lock, err := results.LockDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
+	code, _, errOut := run(t, "run", "--runtime", "fake", "--tasks", "alpha", "--out", out)
+	if code != ExitUsage || !strings.Contains(errOut, fmt.Sprintf("pid %d", os.Getpid())) {
+		t.Errorf("exit %d, stderr %q; want 2 naming pid %d", code, errOut, os.Getpid())
 	}
 }
