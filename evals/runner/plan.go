@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/pocketeval/pocketeval/results"
@@ -48,7 +49,11 @@ func plan(o Options, preps preparedTasks) (*workPlan, error) {
 		}
 		if err != nil {
 			pl.close()
-			return nil, fmt.Errorf("resume %s: %w (remove the line, or start over with --force)", o.OutDir, err)
+			var se *results.SampleError
+			if errors.As(err, &se) {
+				return nil, fmt.Errorf("resume %s: %w (remove the line, or start over with --force)", o.OutDir, err)
+			}
+			return nil, fmt.Errorf("resume %s: %w", o.OutDir, err)
 		}
 		if rep.TornBytes > 0 {
 			o.Warn("%s: ignored an incomplete last line (%d bytes) left by an interrupted run", tf.path, rep.TornBytes)

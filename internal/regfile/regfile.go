@@ -25,7 +25,7 @@ func (e *Error) Error() string {
 	if want == "" {
 		want = "a regular file"
 	}
-	return fmt.Sprintf("%s is %s, not %s (refusing to follow or open it)", e.Path, e.Kind, want)
+	return fmt.Sprintf("%s is %s, not %s: refused, nothing read or written", e.Path, e.Kind, want)
 }
 
 // Open opens path like os.OpenFile, and returns an *Error, with nothing
