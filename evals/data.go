@@ -9,7 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
+
+	"github.com/pocketeval/pocketeval/internal/regfile"
 )
 
 // Limits on what a dataset file may demand of ReadDataFile.
@@ -36,22 +37,17 @@ const (
 // MaxDataFileBytes is refused, and a line over MaxLineBytes is a
 // *DataError naming the file and the line.
 func ReadDataFile(task, path, source string) ([]byte, string, error) {
-	// O_NONBLOCK: opening a FIFO for reading otherwise blocks until a
-	// writer appears. It does not change how a regular file is read.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := regfile.Open(path, os.O_RDONLY, 0, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", &MissingDataError{Task: task, Path: path, Source: source}
 	}
-	if err != nil {
+	if err != nil { // a *regfile.Error for a FIFO, a device, a directory
 		return nil, "", fmt.Errorf("%s: read dataset: %w", task, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: read dataset: %w", task, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, "", fmt.Errorf("%s: read dataset %s: not a regular file (%s)", task, path, fileKind(st.Mode()))
 	}
 	if st.Size() > MaxDataFileBytes {
 		return nil, "", fmt.Errorf("%s: read dataset %s: %d bytes, more than the %d a dataset file may have", task, path, st.Size(), int64(MaxDataFileBytes))
@@ -83,23 +79,6 @@ func checkLineLengths(path string, data []byte) error {
 		data = data[min(n+1, len(data)):]
 	}
 	return nil
-}
-
-// fileKind names a non-regular file's type for an error.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return m.Type().String()
 }
 
 // Digest is the sha256 of data in hex, the form Dataset.Files records.

@@ -28,6 +28,9 @@ type DataError struct {
 	Line  int
 	Field string
 	Err   error
+	// Skippable is set by loaders that could skip the record when asked
+	// (LoadConfig.SkipBadRecords).
+	Skippable bool
 }
 
 func (e *DataError) Error() string {

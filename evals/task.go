@@ -63,6 +63,12 @@ type LoadConfig struct {
 	DatasetFile string
 	NumFewshot  int   // -1 means the task's default
 	Seed        int64 // for deterministic few-shot draws
+	// SkipBadRecords lets a loader that can do without a malformed record
+	// skip it and report it in Dataset.Warnings (file:line:field);
+	// otherwise the first malformed record is the load error, a
+	// *DataError. Known defects of an official file are skipped either
+	// way, by the task's own rule.
+	SkipBadRecords bool
 }
 
 // Dataset is what Load returns: the samples plus anything the task needs to

@@ -110,6 +110,7 @@ func taskScore(r *Run, e suite.Entry) (row SuiteRow, m stats.Summary, why string
 	if row.Metric == "" {
 		row.Metric = ts.Headline()
 	}
+	row.Scored, row.Samples = ts.Scored, ts.Samples
 	m, ok = ts.Metrics[row.Metric]
 	switch {
 	case !ok && ts.Scored == 0:

@@ -1,6 +1,7 @@
 package leaderboard
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -76,6 +77,13 @@ func TestSuiteAverageRule(t *testing.T) {
 	t.Parallel()
 	dir := fakeRun(t, "m", map[string][]float64{"ifeval": pattern(10, 5), "gsm8k": pattern(10, 2)}, 0, 0)
 	// gsm8k: every sample failed, so no metric was produced.
+	var failed []results.Record
+	for i := range 10 {
+		failed = append(failed, results.Record{Task: "gsm8k", ID: fmt.Sprint(i), Index: i, Error: "runtime: boom"})
+	}
+	if err := results.RewriteSorted(results.SamplesPath(dir, "gsm8k"), failed); err != nil {
+		t.Fatal(err)
+	}
 	sum, _ := results.ReadSummary(dir)
 	sum.Tasks["gsm8k"].Metrics = map[string]stats.Summary{}
 	sum.Tasks["gsm8k"].Scored, sum.Tasks["gsm8k"].Errors = 0, 10

@@ -29,7 +29,7 @@ func fakeRun(t *testing.T, model string, scores map[string][]float64, tps float6
 	sum := &results.Summary{Complete: true, Tasks: map[string]*results.TaskSummary{}}
 	for _, task := range sortedTaskNames(scores) {
 		vals := scores[task]
-		m.Config.Tasks = append(m.Config.Tasks, results.TaskConfig{Name: task, Version: "1", DatasetFiles: map[string]string{task + ".jsonl": "abc"}})
+		m.Config.Tasks = append(m.Config.Tasks, results.TaskConfig{Name: task, Version: "1", DatasetFiles: map[string]string{task + ".jsonl": "abc"}, Samples: len(vals)})
 		var recs []results.Record
 		for i, v := range vals {
 			recs = append(recs, results.Record{Task: task, ID: fmt.Sprint(i), Index: i, Scores: map[string]float64{"acc": v}})

@@ -3,8 +3,9 @@
 // of two runs, release gates with a policy, and leaderboards (HTML with SVG
 // plots, Markdown).
 //
-// It never re-scores anything: it reads summary.json and the per-sample
-// scores in samples/<task>.jsonl as the runs wrote them.
+// It never re-scores anything: it reads the per-sample scores in
+// samples/<task>.jsonl as the runs wrote them, recomputes from them what
+// summary.json caches, and refuses a directory whose summary disagrees.
 package leaderboard
 
 import (
@@ -27,8 +28,12 @@ type Run struct {
 	records map[string][]results.Record // lazily loaded per task
 }
 
-// Load reads a result directory's manifest and summary. It refuses a
-// directory without a summary (a run in progress or killed) and says so.
+// Load reads a result directory's manifest, summary and samples. It
+// refuses a directory without a summary (a run in progress or killed) and
+// says so. The samples are authoritative: every per-sample number of the
+// summary is recomputed from them and must agree (see verify); a bad line
+// is a *results.SampleError naming the file and line, a disagreement an
+// *InconsistentError.
 func Load(dir string) (*Run, error) {
 	m, err := results.ReadManifest(dir)
 	if err != nil {
@@ -46,17 +51,29 @@ func Load(dir string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load run %s: %w", dir, err)
 	}
-	return &Run{Dir: dir, Name: name, Manifest: m, Summary: s, Bench: b, records: map[string][]results.Record{}}, nil
+	r := &Run{Dir: dir, Name: name, Manifest: m, Summary: s, Bench: b, records: map[string][]results.Record{}}
+	if err := r.verify(); err != nil {
+		return nil, fmt.Errorf("load run %s: %w", dir, err)
+	}
+	return r, nil
 }
 
-// Records returns the task's sample records (read once).
+// Records returns the task's sample records that the run selects (read
+// and checked once; records a resume with a smaller --limit left behind
+// are not among them).
 func (r *Run) Records(task string) ([]results.Record, error) {
 	if recs, ok := r.records[task]; ok {
 		return recs, nil
 	}
-	recs, _, err := results.ReadSamples(results.SamplesPath(r.Dir, task))
+	all, _, err := results.ReadTaskSamples(r.Dir, task)
 	if err != nil {
 		return nil, err
+	}
+	var recs []results.Record
+	for i := range all {
+		if r.Manifest.Config.Selects(task, &all[i]) {
+			recs = append(recs, all[i])
+		}
 	}
 	r.records[task] = recs
 	return recs, nil

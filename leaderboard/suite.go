@@ -12,16 +12,25 @@ import (
 
 // SuiteRow is one task of a suite report (scores ×100).
 type SuiteRow struct {
-	Task     string   `json:"task"`
-	Metric   string   `json:"metric"`
-	Score    *float64 `json:"score,omitempty"` // nil: not in the run
-	Lo       float64  `json:"ci_lo"`
-	Hi       float64  `json:"ci_hi"`
-	N        int      `json:"n"`
+	Task   string   `json:"task"`
+	Metric string   `json:"metric"`
+	Score  *float64 `json:"score,omitempty"` // nil: not in the run
+	Lo     float64  `json:"ci_lo"`
+	Hi     float64  `json:"ci_hi"`
+	N      int      `json:"n"`
+	// Scored of Samples selected samples have a score; a row with fewer
+	// (failed or missing samples) is partial, its score over the scored
+	// ones only.
+	Scored   int      `json:"scored"`
+	Samples  int      `json:"samples"`
 	Reported *float64 `json:"reported,omitempty"`
 	Delta    *float64 `json:"delta,omitempty"`
 	Note     string   `json:"note,omitempty"`
 }
+
+// Partial reports whether some selected samples of the row's task failed
+// or are missing.
+func (r SuiteRow) Partial() bool { return r.Samples > 0 && r.Scored < r.Samples }
 
 // SuiteReport is a run's suite table and average.
 type SuiteReport struct {
@@ -61,11 +70,16 @@ func SuiteOf(r *Run, s *suite.Suite, resamples int, seed uint64) (*SuiteReport, 
 func (rep *SuiteReport) Print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "SUITE %s\tMETRIC\tSCORE\t95%% CI\tREPORTED\tDELTA\tN\n", rep.Suite)
+	var partial []string
 	for _, r := range rep.Rows {
 		score, ci := "missing", ""
 		if r.Score != nil {
 			score = fmt.Sprintf("%.2f", *r.Score)
 			ci = fmt.Sprintf("[%.2f, %.2f]", r.Lo, r.Hi)
+			if r.Partial() {
+				score += "*"
+				partial = append(partial, fmt.Sprintf("%s %d of %d", r.Task, r.Scored, r.Samples))
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.Task, r.Metric, score, ci, optF(r.Reported), optSigned(r.Delta), r.N)
 	}
@@ -75,6 +89,9 @@ func (rep *SuiteReport) Print(w io.Writer) {
 		fmt.Fprintf(tw, "AVERAGE\t\tn/a\t\t%s\t\t\n", optF(rep.Reported))
 	}
 	tw.Flush()
+	if len(partial) > 0 {
+		fmt.Fprintf(w, "* partial: only some selected samples were scored (%s); the score is over those\n", strings.Join(partial, ", "))
+	}
 	if len(rep.Missing) > 0 {
 		fmt.Fprintf(w, "The suite average needs every task; missing: %s (average of the %d present: %.2f)\n",
 			strings.Join(rep.Missing, ", "), len(rep.Rows)-len(rep.Missing), derefOr(rep.Partial))

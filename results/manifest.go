@@ -75,6 +75,10 @@ type Config struct {
 	SamplesPerTask int               `json:"samples_per_task"`
 	Limit          int               `json:"limit,omitempty"`
 	Shard          Shard             `json:"shard"`
+	// SkipBadRecords records --skip-bad-records: malformed dataset
+	// records were skipped (each listed in the summary's warnings) rather
+	// than refused.
+	SkipBadRecords bool `json:"skip_bad_records,omitempty"`
 	// ChatTemplate is the chat template the runtime rendered chat requests
 	// with (in-process runtimes); nil for raw prompts and for servers that
 	// apply their own.
@@ -136,9 +140,11 @@ type Host struct {
 
 // Fingerprint is a stable hash of a Config, ignoring fields that do not
 // change the scores of finished samples (the limit: a resumed run may
-// extend it).
+// extend it; skipping bad records: a run that loaded without skipping
+// selects the same samples).
 func (c Config) Fingerprint() string {
 	c.Limit = 0
+	c.SkipBadRecords = false
 	c.Tasks = append([]TaskConfig(nil), c.Tasks...) // c shares the caller's array
 	for i := range c.Tasks {
 		c.Tasks[i].Samples = 0

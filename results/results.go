@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -81,9 +82,14 @@ func WriteFileAtomic(path string, data []byte) error {
 
 // readJSON reads a JSON file into v, checking its schema_version.
 func readJSON(path string, v any) error {
-	data, err := os.ReadFile(path)
+	f, err := openResultFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return err
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
 	}
 	var head struct {
 		SchemaVersion int `json:"schema_version"`

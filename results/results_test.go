@@ -111,8 +111,11 @@ func TestReadSamplesMalformed(t *testing.T) {
 	}
 }
 
-// TestReadSamplesDuplicates: a retried sample appears twice; the first
-// success wins, else the latest error, and every extra line is counted.
+// TestReadSamplesDuplicates: a retried sample appears again after its
+// errors; the success, else the latest error, is kept and every extra line
+// is counted. A line after a success of its key is refused with both line
+// numbers: the runner never writes one, so the file was written twice or
+// edited (issue 21: the second, "correct" copy used to pass silently).
 func TestReadSamplesDuplicates(t *testing.T) {
 	t.Parallel()
 	ok, bad, worse := rec("a", 0, ""), rec("a", 0, "runtime: boom"), rec("a", 0, "runtime: worse")
@@ -123,11 +126,14 @@ func TestReadSamplesDuplicates(t *testing.T) {
 		lines   []Record
 		wantErr string
 		wantRsp string
+		refused string
 	}{
-		{"error then success", []Record{bad, ok}, "", ""},
-		{"success then error", []Record{ok, bad}, "", ""},
-		{"two successes keep the first", []Record{ok, later}, "", ""},
-		{"two errors keep the latest", []Record{bad, worse}, "runtime: worse", ""},
+		{"error then success", []Record{bad, ok}, "", "", ""},
+		{"two errors keep the latest", []Record{bad, worse}, "runtime: worse", "", ""},
+		{"errors then success", []Record{bad, worse, ok}, "", "", ""},
+		{"success then error", []Record{ok, bad}, "", "", "task.jsonl:2: field \"id\": second record of sample a (repeat 0), which already has a result on line 1"},
+		{"two successes", []Record{ok, later}, "", "", "task.jsonl:2: field \"id\""},
+		{"success after a retry", []Record{bad, ok, later}, "", "", "task.jsonl:3: field \"id\": second record of sample a (repeat 0), which already has a result on line 2"},
 	} {
 		var b strings.Builder
 		for _, r := range c.lines {
@@ -135,6 +141,13 @@ func TestReadSamplesDuplicates(t *testing.T) {
 		}
 		b.WriteString(line(t, rec("a", 1, ""))) // another repeat: not a duplicate
 		recs, rep, err := ReadSamples(writeFile(t, b.String()))
+		if c.refused != "" {
+			var se *SampleError
+			if !errors.As(err, &se) || !strings.Contains(err.Error(), c.refused) {
+				t.Errorf("%s: err = %v, want a *SampleError %q", c.name, err, c.refused)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

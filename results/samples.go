@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/pocketeval/pocketeval/internal/regfile"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
@@ -49,6 +51,10 @@ type Record struct {
 	CompletionTokens int                    `json:"completion_tokens,omitempty"`
 	Error            string                 `json:"error,omitempty"`
 	Timings          *runtime.Timings       `json:"timings,omitempty"`
+
+	// Line is the 1-based line the record was read from (0 for a record
+	// not read from a file); it is not written.
+	Line int `json:"-"`
 }
 
 // Key identifies a record within a task.
@@ -69,8 +75,9 @@ func SamplesPath(dir, task string) string {
 type ReadReport struct {
 	// TornBytes is the size of an incomplete last line that was ignored.
 	TornBytes int
-	// Duplicates counts lines whose key was seen before: the first
-	// record without an error is kept, else the last one.
+	// Duplicates counts lines whose key was seen before, all retries of
+	// a failed sample: the record without an error is kept, else the
+	// last one.
 	Duplicates int
 	// GoodBytes is the length of the prefix made of complete lines.
 	GoodBytes int64
@@ -79,9 +86,21 @@ type ReadReport struct {
 // ReadSamples reads a samples file. A missing file yields no records. An
 // incomplete (torn) last line is ignored and reported; a malformed complete
 // line is an error naming the file and line.
+//
+// A key (id and repeat) may appear again only after errors: the runner
+// retries a failed sample and appends the new record, but never writes a
+// second record for a sample that has one without an error. So a line
+// following a successful record of its key is a *SampleError naming both
+// lines, whatever it says: two runs wrote the file, or it was edited.
+//
+// The file must be a regular file inside a samples directory that is not
+// a symbolic link (see NotRegularError).
 func ReadSamples(path string) ([]Record, ReadReport, error) {
 	var rep ReadReport
-	f, err := os.Open(path)
+	if err := checkSamplesDir(path, false); err != nil {
+		return nil, rep, err
+	}
+	f, err := openResultFile(path, os.O_RDONLY, 0)
 	if os.IsNotExist(err) {
 		return nil, rep, nil
 	}
@@ -108,17 +127,19 @@ func ReadSamples(path string) ([]Record, ReadReport, error) {
 			}
 			var rec Record
 			if jerr := json.Unmarshal(b, &rec); jerr != nil {
-				return nil, rep, fmt.Errorf("%s:%d: malformed sample line: %w", path, line, jerr)
+				return nil, rep, &SampleError{Path: path, Line: line, Err: fmt.Errorf("malformed sample line: %w", jerr)}
 			}
 			if rec.ID == "" {
-				return nil, rep, fmt.Errorf("%s:%d: field \"id\": missing", path, line)
+				return nil, rep, &SampleError{Path: path, Line: line, Field: "id", Err: errors.New("missing")}
 			}
+			rec.Line = line
 			if i, ok := seen[rec.Key()]; ok {
-				// A retried sample: keep the first success, else the latest error.
-				rep.Duplicates++
-				if recs[i].Error != "" {
-					recs[i] = rec
+				if recs[i].Error == "" {
+					return nil, rep, &SampleError{Path: path, Line: line, Field: "id", Err: fmt.Errorf("second record of sample %s (repeat %d), which already has a result on line %d", rec.ID, rec.Repeat, recs[i].Line)}
 				}
+				// A retried sample: the new record replaces the error.
+				rep.Duplicates++
+				recs[i] = rec
 				continue
 			}
 			seen[rec.Key()] = len(recs)
@@ -150,10 +171,10 @@ type SampleWriter struct {
 // OpenSampleWriter opens path for appending, first cutting off a torn tail
 // of goodBytes (from ReadSamples) so the next line starts clean.
 func OpenSampleWriter(path string, goodBytes int64) (*SampleWriter, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := checkSamplesDir(path, true); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := openResultFile(path, os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -224,4 +245,29 @@ func RewriteSorted(path string, recs []Record) error {
 		buf.WriteByte('\n')
 	}
 	return WriteFileAtomic(path, buf.Bytes())
+}
+
+// checkSamplesDir refuses a samples directory (the parent of path) that is
+// a symbolic link or not a directory: its files would be read or written
+// elsewhere. create makes it when missing.
+func checkSamplesDir(path string, create bool) error {
+	dir := filepath.Dir(path)
+	if create {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+			return err
+		}
+		if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
+			return err
+		}
+	}
+	st, err := os.Lstat(dir)
+	switch {
+	case os.IsNotExist(err):
+		return nil
+	case err != nil:
+		return err
+	case !st.IsDir():
+		return &NotRegularError{Path: dir, Kind: regfile.Kind(st.Mode()), Want: "a directory"}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -84,7 +85,12 @@ func (l Limits) resolve(def Limits) Limits {
 		l.Wall = def.Wall
 	}
 	if l.Wall == 0 {
-		l.Wall = max(minWall, 20*l.CPUTime)
+		l.Wall = minWall
+		if l.CPUTime < math.MaxInt64/20 { // 20 × a huge limit overflows
+			l.Wall = max(minWall, 20*l.CPUTime)
+		} else {
+			l.Wall = math.MaxInt64
+		}
 	}
 	if l.MemoryBytes == 0 {
 		l.MemoryBytes = def.MemoryBytes

@@ -197,12 +197,15 @@ func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, 
 			continue
 		}
 		s, derr := t.parseRecord(path, line, raw)
-		if derr != nil {
-			ds.Warnings = append(ds.Warnings, derr.Error()+" (record skipped)")
-			continue
+		if derr == nil {
+			if prev, dup := seen[s.ID]; dup {
+				derr = &DataError{Path: path, Line: line, Field: "key", Err: fmt.Errorf("duplicate key %s (first on line %d)", s.ID, prev)}
+			}
 		}
-		if prev, dup := seen[s.ID]; dup {
-			ds.Warnings = append(ds.Warnings, (&DataError{Path: path, Line: line, Field: "key", Err: fmt.Errorf("duplicate key %s (first on line %d)", s.ID, prev)}).Error()+" (record skipped)")
+		if derr != nil {
+			if err := skipRecord(ds, derr, sum, cfg.SkipBadRecords); err != nil {
+				return nil, fmt.Errorf("%s: %w", t.name, err)
+			}
 			continue
 		}
 		seen[s.ID] = line
@@ -230,6 +233,9 @@ func (t *Task) parseRecord(path string, line int, raw []byte) (evals.Sample, err
 	dec.UseNumber()
 	if err := dec.Decode(&r); err != nil {
 		return evals.Sample{}, &DataError{Path: path, Line: line, Field: "", Err: fmt.Errorf("invalid JSON: %w", err)}
+	}
+	if f := repeatedField(raw); f != "" {
+		return evals.Sample{}, &DataError{Path: path, Line: line, Field: f, Err: errors.New("appears twice in the record")}
 	}
 	if r.Key == nil {
 		return evals.Sample{}, &DataError{Path: path, Line: line, Field: "key", Err: errors.New("missing")}

@@ -212,7 +212,14 @@ not json
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ds, err := ZH.Load(context.Background(), evals.LoadConfig{DatasetFile: path})
+	// By default the first bad record is the error (issue 21); with
+	// SkipBadRecords each is skipped and reported.
+	_, err := ZH.Load(context.Background(), evals.LoadConfig{DatasetFile: path})
+	var de *DataError
+	if !errors.As(err, &de) || de.Line != 2 || !de.Skippable || !strings.Contains(err.Error(), "mnn_ifeval_zh.jsonl:2:") {
+		t.Fatalf("strict load: %v, want a skippable *DataError at line 2", err)
+	}
+	ds, err := ZH.Load(context.Background(), evals.LoadConfig{DatasetFile: path, SkipBadRecords: true})
 	if err != nil {
 		t.Fatal(err)
 	}

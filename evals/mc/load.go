@@ -161,7 +161,9 @@ type source struct {
 	display string // root path for messages and the manifest
 	digest  string // sha256 of the root when it is a single file (zip)
 	close   func()
-	hashed  bool // per-file digests go into Dataset.Files
+	// read reads a file of a directory root through evals.ReadDataFile
+	// (regular files only, bounded); nil for a zip, already in memory.
+	read func(path string) ([]byte, string, error)
 }
 
 func (s *source) join(p string) string { return filepath.Join(s.display, filepath.FromSlash(p)) }
@@ -183,7 +185,8 @@ func openRoot(b *benchmark, root string) (*source, error) {
 				return nil, fmt.Errorf("dataset %s has no %s directory (official source: %s)", root, testDir, b.source)
 			}
 		}
-		return &source{fsys: os.DirFS(dir), display: dir, close: func() {}, hashed: true}, nil
+		read := func(p string) ([]byte, string, error) { return evals.ReadDataFile(b.name, p, b.source) }
+		return &source{fsys: os.DirFS(dir), display: dir, close: func() {}, read: read}, nil
 	}
 	raw, sum, err := evals.ReadDataFile(b.name, root, b.source)
 	if err != nil {
@@ -219,12 +222,16 @@ func readSubjects(ctx context.Context, src *source, dir, suffix string, d *evals
 		}
 		subject := strings.TrimSuffix(e.Name(), suffix)
 		p := path.Join(dir, e.Name())
-		raw, err := fs.ReadFile(src.fsys, p)
-		if err != nil {
+		var raw []byte
+		var err error
+		if src.read != nil {
+			var sum string
+			if raw, sum, err = src.read(src.join(p)); err != nil {
+				return nil, err
+			}
+			d.Files[src.join(p)] = sum
+		} else if raw, err = fs.ReadFile(src.fsys, p); err != nil {
 			return nil, fmt.Errorf("read %s: %w", src.join(p), err)
-		}
-		if src.hashed {
-			d.Files[src.join(p)] = evals.Digest(raw)
 		}
 		samples, err := parseSubjectCSV(raw, src.join(p), subject)
 		if err != nil {

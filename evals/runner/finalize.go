@@ -16,7 +16,7 @@ func finalize(ctx context.Context, o Options, man *results.Manifest, pl *workPla
 	finished := !interrupted && ex.fatal == nil
 	sum := &results.Summary{Tasks: map[string]*results.TaskSummary{}, Complete: finished}
 	for _, tf := range pl.tasks {
-		recs, _, err := results.ReadSamples(tf.path)
+		recs, _, err := results.ReadTaskSamples(o.OutDir, tf.p.info.Name)
 		if err != nil {
 			return nil, err
 		}

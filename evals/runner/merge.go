@@ -51,6 +51,11 @@ func Merge(ctx context.Context, o MergeOptions) (*results.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	lock, err := results.LockDir(o.Out)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	defer lock.Unlock()
 	if err := os.MkdirAll(filepath.Join(o.Out, results.SamplesDir), 0o755); err != nil {
 		return nil, err
 	}
@@ -189,7 +194,7 @@ func shardRecords(dirs []string, mans []*results.Manifest, task string, count in
 	var all []results.Record
 	owner := map[results.Key]string{}
 	for di, d := range dirs {
-		recs, rep, err := results.ReadSamples(results.SamplesPath(d, task))
+		recs, rep, err := results.ReadTaskSamples(d, task)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/pocketeval/pocketeval/results"
 )
 
@@ -31,15 +34,26 @@ type workItem struct {
 
 // plan is Run's plan phase: for each task it reads the records an earlier
 // run left (warning about a torn last line), opens the samples file for
-// appending, and lists the work items without a finished record.
+// appending, and lists the work items without a finished record. A record
+// that is not one of the task's samples — another task's, an id the
+// dataset lacks, an index that is not its sample's — is refused with its
+// file and line before anything is generated: resume never carries a
+// stray record into a result.
 func plan(o Options, preps preparedTasks) (*workPlan, error) {
 	pl := &workPlan{}
 	for _, p := range preps {
 		tf := &taskFile{p: p, path: results.SamplesPath(o.OutDir, p.info.Name)}
-		recs, rep, err := results.ReadSamples(tf.path)
+		recs, rep, err := results.ReadTaskSamples(o.OutDir, p.info.Name)
+		if err == nil {
+			err = checkKnown(tf.path, p, recs)
+		}
 		if err != nil {
 			pl.close()
-			return nil, err
+			var se *results.SampleError
+			if errors.As(err, &se) {
+				return nil, fmt.Errorf("resume %s: %w (remove the line, or start over with --force)", o.OutDir, err)
+			}
+			return nil, fmt.Errorf("resume %s: %w", o.OutDir, err)
 		}
 		if rep.TornBytes > 0 {
 			o.Warn("%s: ignored an incomplete last line (%d bytes) left by an interrupted run", tf.path, rep.TornBytes)
@@ -76,4 +90,23 @@ func (pl *workPlan) close() {
 			tf.w = nil
 		}
 	}
+}
+
+// checkKnown refuses a record whose sample is not in the task's dataset at
+// the index it claims.
+func checkKnown(path string, p *prepared, recs []results.Record) error {
+	index := make(map[string]int, len(p.data.Samples))
+	for i, s := range p.data.Samples {
+		index[s.ID] = i
+	}
+	for _, r := range recs {
+		i, ok := index[r.ID]
+		switch {
+		case !ok:
+			return &results.SampleError{Path: path, Line: r.Line, Field: "id", Err: fmt.Errorf("sample %q is not in the dataset of %s", r.ID, p.info.Name)}
+		case r.Index != i:
+			return &results.SampleError{Path: path, Line: r.Line, Field: "index", Err: fmt.Errorf("sample %s is at index %d of the dataset, not %d", r.ID, i, r.Index)}
+		}
+	}
+	return nil
 }

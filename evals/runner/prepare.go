@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"path/filepath"
 	"strings"
 
@@ -28,6 +27,7 @@ type settings struct {
 	shard       results.Shard
 	mode        string // "gen" or "loglik"
 	repeats     int    // samples per task (n for pass@k)
+	skipBad     bool   // skip malformed dataset records
 	prompt      evals.PromptConfig
 }
 
@@ -36,8 +36,8 @@ type settings struct {
 func configSettings(c results.Config, dataDir string) settings {
 	return settings{
 		dataDir: dataDir, numFewshot: c.NumFewshot, seed: c.Seed, limit: c.Limit, mode: c.Mode,
-		repeats: max(c.SamplesPerTask, 1),
-		prompt:  evals.PromptConfig{Gen: c.Generation, NumFewshot: c.NumFewshot, Chat: c.Chat},
+		repeats: max(c.SamplesPerTask, 1), skipBad: c.SkipBadRecords,
+		prompt: evals.PromptConfig{Gen: c.Generation, NumFewshot: c.NumFewshot, Chat: c.Chat},
 	}
 }
 
@@ -123,9 +123,13 @@ func prepare(ctx context.Context, t evals.Task, s settings, warn func(string, ..
 	p := &prepared{task: t, info: t.Info()}
 	data, err := t.Load(ctx, evals.LoadConfig{
 		DataDir: s.dataDir, DatasetFile: s.datasetFile, NumFewshot: s.numFewshot, Seed: s.seed,
+		SkipBadRecords: s.skipBad,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("load task %s: %w", p.info.Name, err)
+	}
+	for _, w := range data.Warnings {
+		warn("%s: %s", p.info.Name, w) // shown now, not only in summary.json
 	}
 	p.data = data
 	if p.selected, err = selectSamples(p.info.Name, data.Samples, s.limit, s.shard); err != nil {
@@ -290,12 +294,6 @@ func checkRequests(rt runtime.Runtime, preps preparedTasks, pc evals.PromptConfi
 	return chk.CheckRequests(reqs)
 }
 
-// ShardOf returns the shard (0..count-1) a sample belongs to: FNV-1a of
-// "task\x00id" modulo count. Stable across machines and versions.
-func ShardOf(task, id string, count int) int {
-	h := fnv.New64a()
-	h.Write([]byte(task))
-	h.Write([]byte{0})
-	h.Write([]byte(id))
-	return int(h.Sum64() % uint64(count))
-}
+// ShardOf returns the shard (0..count-1) a sample belongs to
+// (results.ShardOf, where readers of result directories find it too).
+func ShardOf(task, id string, count int) int { return results.ShardOf(task, id, count) }

@@ -19,7 +19,8 @@
 //	prepare   set up, load and select every task; render the prompt hash
 //	          (nothing on disk is touched, so a bad configuration never
 //	          disturbs an existing result)
-//	open      create or resume the result directory; write the manifest
+//	open      lock the result directory (one writer at a time), create or
+//	          resume it; write the manifest
 //	plan      read what earlier runs finished; list the work left
 //	execute   generate and score the work, appending each record
 //	finalize  summarise from disk, rewrite samples in order, close the
@@ -78,6 +79,9 @@ type Options struct {
 	Force bool
 	// UnsafeNoSandbox is passed to tasks that execute code.
 	UnsafeNoSandbox bool
+	// SkipBadRecords lets loaders skip malformed dataset records
+	// (evals.LoadConfig.SkipBadRecords) instead of refusing them.
+	SkipBadRecords bool
 	// Command and Build are recorded in the manifest.
 	Command []string
 	Build   results.BuildInfo
@@ -158,6 +162,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One writer per result directory, from before the manifest is read
+	// until the summary is written.
+	lock, err := results.LockDir(o.OutDir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
 	man, resumed, err := openDir(o, preps, env)
 	if err != nil {
 		return nil, err
@@ -213,7 +224,7 @@ func (o *Options) validate() error {
 func (o *Options) settings() settings {
 	return settings{
 		dataDir: o.DataDir, datasetFile: o.DatasetFile, numFewshot: o.NumFewshot, seed: o.Gen.Seed,
-		limit: o.Limit, shard: o.Shard, mode: o.Mode, repeats: o.SamplesPerTask,
+		limit: o.Limit, shard: o.Shard, mode: o.Mode, repeats: o.SamplesPerTask, skipBad: o.SkipBadRecords,
 		prompt: evals.PromptConfig{Gen: o.Gen, NumFewshot: o.NumFewshot, Chat: o.Chat},
 	}
 }

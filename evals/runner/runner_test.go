@@ -243,13 +243,18 @@ func TestTornLineAndDuplicates(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := stripTimings(t, dir)
-	// Simulate a crash: duplicate the first line, drop the last two lines
-	// and leave half a line.
+	// Simulate a crash after a retry: a failed attempt of the first
+	// sample before its result, the last two lines lost and half a line
+	// left.
 	path := results.SamplesPath(dir, "alpha")
 	data, _ := os.ReadFile(path)
 	lines := strings.SplitAfter(string(data), "\n")
 	lines = lines[:len(lines)-1] // trailing empty
-	broken := lines[0] + strings.Join(lines[:len(lines)-2], "") + lines[len(lines)-2][:10]
+	var failed map[string]any
+	json.Unmarshal([]byte(lines[0]), &failed)
+	failed["error"], failed["scores"] = "runtime: connection reset", map[string]any{}
+	retried, _ := json.Marshal(failed)
+	broken := string(retried) + "\n" + strings.Join(lines[:len(lines)-2], "") + lines[len(lines)-2][:10]
 	os.WriteFile(path, []byte(broken), 0o644)
 	var warned []string
 	o := baseOptions(dir, &fakeRuntime{})
@@ -394,4 +399,74 @@ func TestHelperProcess(t *testing.T) {
 	o.Concurrency = 3
 	Run(context.Background(), o)
 	os.Exit(0)
+}
+
+// TestResumeRefusesStrayRecords: a resume refuses, before generating
+// anything, a samples file holding a record that is not one of the task's
+// samples (an id the dataset lacks, another task's record, a wrong index)
+// or a second result for a sample, naming the file and line; it used to
+// keep them. Issue 21.
+func TestResumeRefusesStrayRecords(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, line, want string
+	}{
+		{"unknown id", `{"task":"alpha","id":"zz","index":3,"response":"x","scores":{"acc":1}}`, `alpha.jsonl:31: field "id": sample "zz" is not in the dataset of alpha`},
+		{"other task", `{"task":"beta","id":"35","index":35,"response":"x","scores":{"acc":1}}`, `alpha.jsonl:31: field "task": record of task "beta"`},
+		{"wrong index", `{"task":"alpha","id":"35","index":7,"response":"x","scores":{"acc":1}}`, `alpha.jsonl:31: field "index": sample 35 is at index 35 of the dataset, not 7`},
+		{"second result", `{"task":"alpha","id":"3","index":3,"response":"x","scores":{"acc":1}}`, `alpha.jsonl:31: field "id": second record of sample 3`},
+		{"score out of range", `{"task":"alpha","id":"35","index":35,"response":"x","scores":{"acc":5}}`, `alpha.jsonl:31: field "scores.acc": 5 is outside [0, 1]`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			o := baseOptions(dir, &fakeRuntime{})
+			o.Limit = 30 // samples 30-39 have no record
+			if _, err := Run(context.Background(), o); err != nil {
+				t.Fatal(err)
+			}
+			path := results.SamplesPath(dir, "alpha")
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(c.line + "\n")
+			f.Close()
+			rt := &fakeRuntime{}
+			o.Runtime = rt
+			_, err = Run(context.Background(), o)
+			var se *results.SampleError
+			if !errors.As(err, &se) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--force") {
+				t.Errorf("resume: %v, want a *SampleError %q", err, c.want)
+			}
+			if n := rt.calls.Load(); n != 0 {
+				t.Errorf("resume generated %d samples before refusing", n)
+			}
+		})
+	}
+}
+
+// TestSecondWriterRefused: a run into a directory another run holds is
+// refused with the holder's pid before anything is read or written.
+// Issue 21: two runs into one --out interleaved their lines.
+func TestSecondWriterRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lock, err := results.LockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &fakeRuntime{}
+	_, err = Run(context.Background(), baseOptions(dir, rt))
+	var le *results.LockedError
+	if !errors.As(err, &le) || le.PID != os.Getpid() {
+		t.Errorf("second writer: %v, want a *results.LockedError naming pid %d", err, os.Getpid())
+	}
+	if _, serr := os.Stat(filepath.Join(dir, results.ManifestFile)); !os.IsNotExist(serr) || rt.calls.Load() != 0 {
+		t.Errorf("the refused run touched the directory (manifest: %v, %d calls)", serr, rt.calls.Load())
+	}
+	lock.Unlock()
+	if _, err := Run(context.Background(), baseOptions(dir, rt)); err != nil {
+		t.Errorf("after the first writer is gone: %v", err)
+	}
 }

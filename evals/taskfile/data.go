@@ -23,6 +23,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
+	"github.com/pocketeval/pocketeval/internal/regfile"
 )
 
 // dataExts are the file formats read, in the order they are looked for.
@@ -282,7 +283,7 @@ func (d *DataConfig) checkPin(split, path, digest string, nfiles int) error {
 			Err: fmt.Errorf("%s has sha256 %s, the task file pins %s", path, digest, want)}
 	}
 	sums := filepath.Join(filepath.Dir(path), "SHA256SUMS")
-	f, err := os.Open(sums)
+	f, err := regfile.Open(sums, os.O_RDONLY, 0, false) // a FIFO must not block the load
 	if err != nil {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/bench"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/drivers"
 )
 
 func TestNewCmdBench(t *testing.T) {
@@ -62,7 +63,9 @@ func parseBench(t *testing.T, args, wantErr string) *BenchOptions {
 	t.Helper()
 	io, _, _, _ := TestStreams()
 	var got *BenchOptions
-	cmd := NewCmdBench(&Factory{IO: io}, func(o *BenchOptions) error { got = o; return nil })
+	// The phone profiles ask for 4 threads: check them against a phone.
+	phone := &drivers.Machine{Cores: 8}
+	cmd := NewCmdBench(&Factory{IO: io, Machine: phone}, func(o *BenchOptions) error { got = o; return nil })
 	cmd.SetArgs(strings.Fields(args))
 	cmd.SetOut(io.Out)
 	cmd.SetErr(io.ErrOut)

@@ -128,7 +128,7 @@ func llmBenchDynamicOption(n int) int {
 // NewCmdBench measures prefill and decode speed, load time, memory and
 // energy.
 func NewCmdBench(f *Factory, runF func(*BenchOptions) error) *cobra.Command {
-	opts := &BenchOptions{IO: f.IO, Probe: bench.System}
+	opts := &BenchOptions{IO: f.IO, Probe: bench.System, Runtime: RuntimeOptions{Machine: f.Machine}}
 	var pgs []string
 	var profile string
 	cmd := &cobra.Command{

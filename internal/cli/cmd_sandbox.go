@@ -107,6 +107,13 @@ cap, the memory limit, a signal, or the sandbox failed to set up), 2 usage.`,
 			if opts.Wall < 0 || opts.Idle < 0 {
 				return FlagErrorf("--idle and --wall must be positive, got %s and %s", opts.Idle, opts.Wall)
 			}
+			// The sandbox derives other limits from these (the wall-clock
+			// guard is 20 × --timeout): a day bounds them all safely.
+			for name, d := range map[string]time.Duration{"--timeout": opts.Timeout, "--idle": opts.Idle, "--wall": opts.Wall} {
+				if d > maxSandboxLimit {
+					return FlagErrorf("%s %s: must be at most %s", name, d, maxSandboxLimit)
+				}
+			}
 			if memory != "" {
 				n, err := parseSize(memory)
 				if err != nil {
@@ -132,6 +139,9 @@ cap, the memory limit, a signal, or the sandbox failed to set up), 2 usage.`,
 	return cmd
 }
 
+// maxSandboxLimit bounds --timeout, --idle and --wall of sandbox run.
+const maxSandboxLimit = 24 * time.Hour
+
 func sandboxRun(ctx context.Context, opts *SandboxRunOptions) error {
 	var src []byte
 	var err error
@@ -141,7 +151,8 @@ func sandboxRun(ctx context.Context, opts *SandboxRunOptions) error {
 		src, err = os.ReadFile(opts.File)
 	}
 	if err != nil {
-		return fmt.Errorf("read program: %w", err)
+		// Not a failing program (exit 1): a usage error.
+		return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("read program: %w", err)}
 	}
 	ex, layers, closeFn, err := opts.Executor(sandbox.Config{Unsafe: opts.Unsafe, Workers: 1, Python: opts.Python})
 	if err != nil {

@@ -41,7 +41,7 @@ type ServeOptions struct {
 
 // NewCmdServe serves a runtime over an OpenAI-compatible HTTP API.
 func NewCmdServe(f *Factory, runF func(*ServeOptions) error) *cobra.Command {
-	opts := &ServeOptions{IO: f.IO, Open: OpenRuntime, Runtime: RuntimeOptions{Drivers: f.runtimes()}}
+	opts := &ServeOptions{IO: f.IO, Open: OpenRuntime, Runtime: RuntimeOptions{Drivers: f.runtimes(), Machine: f.Machine}}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve a model over an OpenAI-compatible HTTP API",

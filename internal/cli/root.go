@@ -7,12 +7,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
@@ -31,6 +34,9 @@ type Factory struct {
 	// Runtimes lists the runtimes commands can open (drivers.All by
 	// default).
 	Runtimes func() []drivers.Driver
+	// Machine is the capacity runtime settings are checked against
+	// (--threads, --concurrency, --ctx-size); nil means this machine.
+	Machine *drivers.Machine
 }
 
 // runtimes returns the runtimes to choose from (nil: drivers.All).
@@ -103,6 +109,9 @@ small language models (MNN, llama.cpp, any OpenAI-compatible server, or saved
 predictions) on standard benchmarks with conformant scoring.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		// Every command: a number flag must be finite, before anything
+		// is created (no command defines its own PersistentPreRunE).
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error { return finiteFlags(cmd.Flags()) },
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{err: err} })
 	root.AddCommand(NewCmdRun(f, nil), NewCmdTasks(f, nil), NewCmdVersion(f, nil))
@@ -113,6 +122,22 @@ predictions) on standard benchmarks with conformant scoring.`,
 	}
 	usageArgs(root)
 	return root
+}
+
+// finiteFlags refuses a floating-point flag set to NaN or an infinity
+// (strconv accepts "nan" and "inf"): --temperature nan would otherwise
+// reach JSON encoding halfway through a run.
+func finiteFlags(fs *pflag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *pflag.Flag) {
+		if err != nil || (f.Value.Type() != "float64" && f.Value.Type() != "float32") {
+			return
+		}
+		if x, perr := strconv.ParseFloat(f.Value.String(), 64); perr == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
+			err = FlagErrorf("--%s %s: must be a finite number", f.Name, f.Value.String())
+		}
+	})
+	return err
 }
 
 // usageArgs makes every command's argument errors (a wrong number of

@@ -58,15 +58,16 @@ type RunOptions struct {
 	CodeTimeLimits  code.TimeLimits
 	// VerdictMode is the code tasks' verdict mode (code.VerdictOfficial
 	// or code.VerdictIsolated).
-	VerdictMode string
-	JSON        bool
+	VerdictMode    string
+	JSON           bool
+	SkipBadRecords bool
 	// IFEvalSeed is langdetect's seed for IFEval's language checks.
 	IFEvalSeed uint64
 }
 
 // NewCmdRun evaluates a model on tasks.
 func NewCmdRun(f *Factory, runF func(*RunOptions) error) *cobra.Command {
-	opts := &RunOptions{IO: f.IO, Runtime: RuntimeOptions{Drivers: f.runtimes()}, AllTasks: f.Tasks, Args: f.Args, Now: f.Now}
+	opts := &RunOptions{IO: f.IO, Runtime: RuntimeOptions{Drivers: f.runtimes(), Machine: f.Machine}, AllTasks: f.Tasks, Args: f.Args, Now: f.Now}
 	cmd := &cobra.Command{
 		Use:   "run --runtime R --model M --tasks T[,T...] --out DIR",
 		Short: "Evaluate a model on benchmark tasks",
@@ -154,6 +155,7 @@ silently — a missing dataset fails with the command that fetches it.`,
 	fl.StringVar(&opts.VerdictMode, "verdict-mode", code.VerdictOfficial,
 		"code tasks: official (program and tests in one process, as the official harnesses: reproduces published numbers) or isolated (the model's code alone in a second process, called through plain-data proxies: no verdict forging; recorded in the task version)")
 	fl.BoolVar(&opts.JSON, "json", false, "print summary.json to stdout instead of a table")
+	fl.BoolVar(&opts.SkipBadRecords, "skip-bad-records", false, "skip malformed dataset records (each reported with file, line and field) instead of refusing the dataset")
 	fl.Uint64Var(&opts.IFEvalSeed, "ifeval-seed", 0, "langdetect seed for IFEval's language checks: the verdicts of the official scorer run with DetectorFactory.seed = N (recorded in the task version)")
 	return cmd
 }
@@ -260,7 +262,7 @@ func (opts *RunOptions) runnerOptions(tasks []evals.Task, rt runtime.Runtime, ro
 		Gen:         runtime.GenConfig{MaxTokens: opts.MaxTokens, Temperature: opts.Temperature, TopP: opts.TopP, Seed: opts.Seed},
 		NumFewshot:  opts.NumFewshot, Chat: !opts.Raw, StripThinking: opts.StripThinking, Mode: opts.Mode,
 		SamplesPerTask: opts.SamplesPerTask, Shard: shard, Force: opts.Force,
-		UnsafeNoSandbox: opts.UnsafeNoSandbox, Command: opts.Args,
+		UnsafeNoSandbox: opts.UnsafeNoSandbox, SkipBadRecords: opts.SkipBadRecords, Command: opts.Args,
 		Build: ReadBuildInfo().Results(), Now: opts.Now, InProcess: ro.Caps().InProcess,
 	}
 }
@@ -276,7 +278,17 @@ func (opts *RunOptions) runError(ctx context.Context, res *runner.Result, err er
 		}
 	}
 	var mm *runner.ConfigMismatchError
-	if errors.As(err, &mm) {
+	var de *evals.DataError
+	var se *results.SampleError
+	var le *results.LockedError
+	var ne *results.NotRegularError
+	if errors.As(err, &mm) || errors.As(err, &se) || errors.As(err, &le) || errors.As(err, &ne) {
+		return &ExitCodeError{Code: ExitUsage, Err: err}
+	}
+	if errors.As(err, &de) {
+		if de.Skippable {
+			err = fmt.Errorf("%w\n--skip-bad-records skips such records, reporting each", err)
+		}
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
 	if res != nil && (errors.Is(err, context.Canceled) || ctx.Err() != nil) {
@@ -327,6 +339,11 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 	for _, name := range s.Order {
 		ts := s.Tasks[name]
 		head := ts.Headline()
+		if ts.Scored == 0 {
+			// Nothing to measure: never a 0.00.
+			fmt.Fprintf(tw, "%s\t%s\tno scored samples\t\t0\t\t\t\n", name, head)
+			continue
+		}
 		m := ts.Metrics[head]
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, head,
 			pct(m.Mean), "["+pct(m.Lo)+", "+pct(m.Hi)+"]", m.N, optPct(ts.ExtractionFailureRate),

@@ -40,6 +40,13 @@ type RuntimeOptions struct {
 	Thinking         string
 	TemplateNow      time.Time
 
+	// IgnoreLimits (--ignore-limits) skips the checks of --threads,
+	// --concurrency (or --parallel) and --ctx-size against the machine
+	// and the model (drivers.CheckLimits); Machine is the capacity they
+	// are checked against, nil meaning drivers.ThisMachine().
+	IgnoreLimits bool
+	Machine      *drivers.Machine
+
 	// own holds each runtime's own flags by runtime name (filled by
 	// AddFlags, else on first use with defaults).
 	own map[string]drivers.Flags
@@ -73,6 +80,7 @@ func (o *RuntimeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Threads, "threads", 1, "engine threads per worker (in-process runtimes)")
 	fs.StringVar(&o.ChatTemplateFile, "chat-template", "", "Jinja chat template `FILE` replacing the model's (runtimes that render templates: llamacpp, mnn)")
 	fs.StringVar(&o.Thinking, "thinking", "model-default", "reasoning mode for templates with enable_thinking: on, off or model-default")
+	fs.BoolVar(&o.IgnoreLimits, "ignore-limits", false, "skip the checks of --threads, --concurrency/--parallel and --ctx-size against this machine's cores and memory and the model's trained context")
 }
 
 func (o *RuntimeOptions) list() []drivers.Driver {
@@ -103,7 +111,12 @@ func (o *RuntimeOptions) driver() (drivers.Driver, drivers.Flags, error) {
 // runtimes that render chat templates, the template override and thinking
 // mode.
 func (o *RuntimeOptions) common() (drivers.Common, error) {
-	c := drivers.Common{Model: o.Model, Threads: max(o.Threads, 1), Workers: max(o.Workers, 1), TemplateNow: o.TemplateNow}
+	c := drivers.Common{Model: o.Model, Threads: max(o.Threads, 1), Workers: max(o.Workers, 1), TemplateNow: o.TemplateNow, IgnoreLimits: o.IgnoreLimits}
+	if o.Machine != nil {
+		c.Machine = *o.Machine
+	} else {
+		c.Machine = drivers.ThisMachine()
+	}
 	var err error
 	c.ChatTemplate, c.ChatTemplateSource, c.Thinking, err = o.chatTemplateOptions()
 	return c, err
@@ -135,6 +148,9 @@ func (o *RuntimeOptions) Validate() error {
 	c, err := o.common()
 	if err != nil {
 		return err
+	}
+	if err := drivers.CheckLimits(d.Caps, c); err != nil {
+		return &FlagError{err: err}
 	}
 	if err := f.Validate(c); err != nil {
 		return &FlagError{err: err}

@@ -77,12 +77,19 @@ func (fs FS) CPUModel() string {
 
 // MemTotal returns the machine's memory (MemTotal of meminfo) in bytes, or
 // 0 when unknown.
-func (fs FS) MemTotal() int64 {
+func (fs FS) MemTotal() int64 { return fs.meminfo("MemTotal") }
+
+// MemAvailable returns the memory available for new allocations without
+// swapping (MemAvailable of meminfo) in bytes, or 0 when unknown.
+func (fs FS) MemAvailable() int64 { return fs.meminfo("MemAvailable") }
+
+// meminfo returns a meminfo figure in bytes, or 0 when unknown.
+func (fs FS) meminfo(key string) int64 {
 	data, err := os.ReadFile(fs.path("meminfo"))
 	if err != nil {
 		return 0
 	}
-	kb, _ := field(data, "MemTotal")
+	kb, _ := field(data, key)
 	return kb * 1024
 }
 

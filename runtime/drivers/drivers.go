@@ -84,6 +84,11 @@ type Common struct {
 	ChatTemplateSource string
 	Thinking           chattemplate.Thinking
 	TemplateNow        time.Time
+	// Machine is the capacity the settings are checked against
+	// (CheckLimits, and each runtime's Validate); the zero value checks
+	// nothing. IgnoreLimits (--ignore-limits) skips those checks.
+	Machine      Machine
+	IgnoreLimits bool
 }
 
 // Flags are one runtime's own flags for one command.

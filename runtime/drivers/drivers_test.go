@@ -17,7 +17,7 @@ import (
 // the required values are given.
 func TestFlagsAreTheirOwn(t *testing.T) {
 	t.Parallel()
-	owner := map[string]string{"runtime": "common", "model": "common", "threads": "common", "chat-template": "common", "thinking": "common"}
+	owner := map[string]string{"runtime": "common", "model": "common", "threads": "common", "chat-template": "common", "thinking": "common", "ignore-limits": "common"}
 	for _, d := range All() {
 		if d.Name == "" || d.Summary == "" || d.NewFlags == nil {
 			t.Errorf("driver %+v is incomplete", d)

@@ -51,7 +51,7 @@ func (f *llamacppFlags) Validate(c Common) error {
 			return fmt.Errorf("%s must be on or off, got %q", o.flag, o.v)
 		}
 	}
-	return nil
+	return checkGGUFLimits(c, f.ContextSize)
 }
 
 func (f *llamacppFlags) Open(ctx context.Context, c Common) (runtime.Runtime, error) {

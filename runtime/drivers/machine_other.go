@@ -1,0 +1,5 @@
+//go:build !unix
+
+package drivers
+
+func openFilesLimit() int { return 0 }
