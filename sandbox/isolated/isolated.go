@@ -261,11 +261,11 @@ func (e *Executor) limits(l sandbox.Limits) (tests, cand sandbox.Limits, callIdl
 // ended. A non-nil error means a process could not be run to a verdict
 // about the program (the context ended, the sandbox failed to set up).
 func (e *Executor) RunIsolated(ctx context.Context, p Program) (sandbox.Result, error) {
-	start := time.Now()
 	if err := e.acquire(ctx); err != nil {
 		return sandbox.Result{Verdict: sandbox.Error, Reason: "cancelled"}, err
 	}
 	defer e.release()
+	start := time.Now()
 	testLim, candLim, callIdle := e.limits(p.Limits)
 	pre := e.programPreludes(ctx)
 	testSrc, err := trustedProgram(pre.trusted, p)
