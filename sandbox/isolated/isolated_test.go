@@ -287,3 +287,32 @@ func TestLimits(t *testing.T) {
 		t.Errorf("harness timer: tests %+v cand %+v idle %s", tests, cand, idle)
 	}
 }
+
+// anonymous hides the pool's interpreter, so the Executor sends the two
+// sides' code as source instead of compiled.
+type anonymous struct{ sandbox.Executor }
+
+// TestSourcePreludes: programs behave the same when the two sides' code
+// is sent as source (an executor that does not name its interpreter).
+func TestSourcePreludes(t *testing.T) {
+	pool, _ := codetest.Pool(t)
+	ex := New(anonymous{pool}, 1, sandbox.Limits{CPUTime: 3 * time.Second})
+	if pre := ex.programPreludes(); pre != sourcePreludes {
+		t.Fatal("an executor without an interpreter got compiled preludes")
+	}
+	if pre := testExecutor(t).programPreludes(); !strings.Contains(pre.trusted, "marshal") {
+		t.Error("the pool's executor did not get compiled preludes")
+	}
+	for _, c := range []struct {
+		tests string
+		want  sandbox.Verdict
+	}{{"assert f([3, 1]) == [1, 3]\n", sandbox.Pass}, {"assert f([3, 1]) == [3, 1]\n", sandbox.Fail}} {
+		r, err := ex.RunIsolated(context.Background(), Program{Candidate: "def f(xs):\n    return sorted(xs)\n", Tests: c.tests, Exec: sandbox.ExecHarness})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != c.want {
+			t.Errorf("%q: %s (%s), want %s\n%s", c.tests, r.Verdict, r.Reason, c.want, r.Stderr)
+		}
+	}
+}
