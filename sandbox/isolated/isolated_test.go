@@ -116,8 +116,10 @@ else:
 			Dataset:   "def encode(s):\n    return s[::-1]\ndef decode(s):\n    pass\n",
 			Tests:     "assert decode(encode('abc')) == 'abc'\n", Proxy: []string{"decode"}}},
 		{name: "names: plain value and stdlib module", want: sandbox.Pass, p: Program{
-			Candidate: "import math as m\nLIMIT = [1, 2]\ndef f():\n    return LIMIT\n",
-			Tests:     "assert f() == LIMIT\nassert m.pi > 3\n"}},
+			Candidate: "import math, os.path\nLIMIT = [1, 2]\ndef f():\n    return LIMIT\n",
+			Tests:     "assert f() == LIMIT\nassert math.pi > 3\n"}},
+		{name: "names: a module the tests do not name", want: sandbox.Fail, wantReason: "NotPlainData: m is the module this of the candidate's code", p: Program{
+			Candidate: "import this as m\n", Tests: "assert m.s\n"}},
 		{name: "generator result", want: sandbox.Fail, wantReason: "NotPlainData: result of f(...) is not plain data: generator", p: Program{
 			Candidate: "def f(n):\n    return (i for i in range(n))\n", Tests: "assert list(f(3)) == [0, 1, 2]\n"}},
 		{name: "object of the candidate's class", want: sandbox.Fail, wantReason: "NotPlainData", p: Program{
