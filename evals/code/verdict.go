@@ -116,7 +116,8 @@ func (t *Task) verdictRecord() map[string]any {
 	if t.VerdictMode() == VerdictIsolated {
 		return map[string]any{"mode": VerdictIsolated, "rule": "tests in a trusted sandboxed process; the model's code alone in " +
 			"a second one, called through plain-data proxies (None, bool, int, float, complex, str, bytes, list, tuple, " +
-			"dict, set, frozenset; exact types); anything else fails; the tests' process decides"}
+			"dict, set, frozenset, and Counter, OrderedDict, defaultdict, deque, Fraction, Decimal rebuilt by the tests' process; " +
+			"exact types); anything else fails; the tests' process decides"}
 	}
 	return map[string]any{"mode": VerdictOfficial, "rule": "the program and its tests in one process, as the official harness runs them"}
 }

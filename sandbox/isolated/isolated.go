@@ -131,12 +131,12 @@ for src in json.load(sys.stdin):
 
 // compiledPreludes compiles the preludes with python (the interpreter
 // that runs the programs: marshal's format is the interpreter version's).
-func compiledPreludes(ctx context.Context, python string) (preludes, error) {
+func compiledPreludes(python string) (preludes, error) {
 	in, err := json.Marshal([]string{sourcePreludes.trusted, sourcePreludes.candidate})
 	if err != nil {
 		return preludes{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, python, "-I", "-B", "-c", compileScript)
 	cmd.Stdin = bytes.NewReader(in)
@@ -156,12 +156,13 @@ func compiledPreludes(ctx context.Context, python string) (preludes, error) {
 }
 
 // programPreludes returns the preludes to use: compiled by the wrapped
-// executor's interpreter when it names one, else the source.
-func (e *Executor) programPreludes(ctx context.Context) preludes {
+// executor's interpreter when it names one, else the source (the same
+// programs, slower to start).
+func (e *Executor) programPreludes() preludes {
 	e.compileOnce.Do(func() {
 		e.preludes = sourcePreludes
 		if py, _ := e.Python(); py != "" {
-			if p, err := compiledPreludes(ctx, py); err == nil {
+			if p, err := compiledPreludes(py); err == nil {
 				e.preludes = p
 			}
 		}
@@ -261,13 +262,13 @@ func (e *Executor) limits(l sandbox.Limits) (tests, cand sandbox.Limits, callIdl
 // ended. A non-nil error means a process could not be run to a verdict
 // about the program (the context ended, the sandbox failed to set up).
 func (e *Executor) RunIsolated(ctx context.Context, p Program) (sandbox.Result, error) {
-	start := time.Now()
 	if err := e.acquire(ctx); err != nil {
 		return sandbox.Result{Verdict: sandbox.Error, Reason: "cancelled"}, err
 	}
 	defer e.release()
+	start := time.Now()
 	testLim, candLim, callIdle := e.limits(p.Limits)
-	pre := e.programPreludes(ctx)
+	pre := e.programPreludes()
 	testSrc, err := trustedProgram(pre.trusted, p)
 	if err != nil {
 		return sandbox.Result{Verdict: sandbox.Error, Reason: err.Error()}, err

@@ -116,8 +116,10 @@ else:
 			Dataset:   "def encode(s):\n    return s[::-1]\ndef decode(s):\n    pass\n",
 			Tests:     "assert decode(encode('abc')) == 'abc'\n", Proxy: []string{"decode"}}},
 		{name: "names: plain value and stdlib module", want: sandbox.Pass, p: Program{
-			Candidate: "import math as m\nLIMIT = [1, 2]\ndef f():\n    return LIMIT\n",
-			Tests:     "assert f() == LIMIT\nassert m.pi > 3\n"}},
+			Candidate: "import math, os.path\nLIMIT = [1, 2]\ndef f():\n    return LIMIT\n",
+			Tests:     "assert f() == LIMIT\nassert math.pi > 3\n"}},
+		{name: "names: a module the tests do not name", want: sandbox.Fail, wantReason: "NotPlainData: m is the module this of the candidate's code", p: Program{
+			Candidate: "import this as m\n", Tests: "assert m.s\n"}},
 		{name: "generator result", want: sandbox.Fail, wantReason: "NotPlainData: result of f(...) is not plain data: generator", p: Program{
 			Candidate: "def f(n):\n    return (i for i in range(n))\n", Tests: "assert list(f(3)) == [0, 1, 2]\n"}},
 		{name: "object of the candidate's class", want: sandbox.Fail, wantReason: "NotPlainData", p: Program{
@@ -285,5 +287,34 @@ func TestLimits(t *testing.T) {
 	tests, cand, idle = e.limits(sandbox.Limits{Alarm: 3 * time.Second, CPUTime: 4 * time.Second})
 	if idle != 0 || tests.Alarm != 3*time.Second || cand.Alarm != 0 || tests.Wall != 4*time.Second || cand.Wall <= tests.Wall {
 		t.Errorf("harness timer: tests %+v cand %+v idle %s", tests, cand, idle)
+	}
+}
+
+// anonymous hides the pool's interpreter, so the Executor sends the two
+// sides' code as source instead of compiled.
+type anonymous struct{ sandbox.Executor }
+
+// TestSourcePreludes: programs behave the same when the two sides' code
+// is sent as source (an executor that does not name its interpreter).
+func TestSourcePreludes(t *testing.T) {
+	pool, _ := codetest.Pool(t)
+	ex := New(anonymous{pool}, 1, sandbox.Limits{CPUTime: 3 * time.Second})
+	if pre := ex.programPreludes(); pre != sourcePreludes {
+		t.Fatal("an executor without an interpreter got compiled preludes")
+	}
+	if pre := testExecutor(t).programPreludes(); !strings.Contains(pre.trusted, "marshal") {
+		t.Error("the pool's executor did not get compiled preludes")
+	}
+	for _, c := range []struct {
+		tests string
+		want  sandbox.Verdict
+	}{{"assert f([3, 1]) == [1, 3]\n", sandbox.Pass}, {"assert f([3, 1]) == [3, 1]\n", sandbox.Fail}} {
+		r, err := ex.RunIsolated(context.Background(), Program{Candidate: "def f(xs):\n    return sorted(xs)\n", Tests: c.tests, Exec: sandbox.ExecHarness})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != c.want {
+			t.Errorf("%q: %s (%s), want %s\n%s", c.tests, r.Verdict, r.Reason, c.want, r.Stderr)
+		}
 	}
 }

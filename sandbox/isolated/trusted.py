@@ -209,15 +209,19 @@ def _pe_trusted(g, cfg):
             except (BadFrame, NotPlainData, TypeError, ValueError, ArithmeticError, RecursionError) as e:
                 g[name] = Unavailable("%s is not plain data: %s" % (name, e))
         elif kind == "module" and _len(rest) == 1 and _type(rest[0]) is str:
+            # Only the module the tests name (math for math.pi): the
+            # candidate cannot pick what the tests' process imports.
             mod = rest[0]
             top = mod.partition(".")[0]
-            if all(p.isidentifier() for p in mod.split(".")) and top in getattr(__import__("sys"), "stdlib_module_names", ()):
+            named = name in (mod, mod.rpartition(".")[2])
+            if named and all(p.isidentifier() for p in mod.split(".")) and top in getattr(__import__("sys"), "stdlib_module_names", ()):
                 try:
                     g[name] = __import__("importlib").import_module(mod)
                     return
                 except ImportError:
                     pass
-            g[name] = Unavailable("%s is the module %s, which is not in the standard library" % (name, mod))
+            g[name] = Unavailable("%s is the module %s of the candidate's code (the tests' process imports only "
+                                  "standard-library modules under their own names)" % (name, mod))
         elif kind == "other" and _len(rest) == 1:
             g[name] = Unavailable("%s is not plain data: %s" % (name, text(rest[0], 200)))
         else:
