@@ -41,11 +41,9 @@ func loadAll(t testing.TB, dirs []string) []*Run {
 	return runs
 }
 
-func TestWriteRealisticBoard(t *testing.T) {
-	out := os.Getenv("BOARD_OUT")
-	if out == "" {
-		t.Skip("BOARD_OUT not set")
-	}
+// realisticBoard is the pocket11 board of realisticRuns.
+func realisticBoard(t testing.TB) *Board {
+	t.Helper()
 	s, err := suite.Get("pocket11")
 	if err != nil {
 		t.Fatal(err)
@@ -54,12 +52,47 @@ func TestWriteRealisticBoard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := b.HTML()
+	return b
+}
+
+// manyTaskBoard is a board of 24 tasks: too many columns for a laptop.
+func manyTaskBoard(t testing.TB) *Board {
+	t.Helper()
+	var many []fakeTask
+	for i := 0; i < 24; i++ {
+		many = append(many, fakeTask{name: fmt.Sprintf("task_%02d", i), n: 20, correct: i % 20, tps: 50})
+	}
+	dir := t.TempDir()
+	b, err := NewBoard(loadAll(t, []string{
+		writeRun(t, dir, "a", fakeSpec{model: "/m/a-Q8_0.gguf", peakMB: 300, tasks: many}),
+		writeRun(t, dir, "b", fakeSpec{model: "/m/b-Q4_0.gguf", peakMB: 200, tasks: many}),
+		writeRun(t, dir, "c", fakeSpec{model: "/m/c-Q4_0.gguf", peakMB: 250, tasks: many[:20]}),
+	}), BoardOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(out, h, 0o644)
-	os.WriteFile(out+".md", []byte(b.Markdown()), 0o644)
+	return b
+}
+
+// TestWriteBoards writes the test boards' pages for a look
+// (BOARD_OUT=DIR).
+func TestWriteBoards(t *testing.T) {
+	out := os.Getenv("BOARD_OUT")
+	if out == "" {
+		t.Skip("BOARD_OUT not set")
+	}
+	for name, b := range map[string]*Board{"realistic": realisticBoard(t), "many-tasks": manyTaskBoard(t)} {
+		h, err := b.HTML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, name+".html"), h, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, name+".md"), []byte(b.Markdown()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func TestScoreAxisTicks(t *testing.T) {
@@ -458,24 +491,6 @@ func TestBoardPageSelfContained(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-}
-
-func TestBoardWriteManyTasks(t *testing.T) {
-	out := os.Getenv("BOARD_OUT_MANY")
-	if out == "" {
-		t.Skip("BOARD_OUT_MANY not set")
-	}
-	var many []fakeTask
-	for i := 0; i < 24; i++ {
-		many = append(many, fakeTask{name: fmt.Sprintf("task_%02d", i), n: 20, correct: i % 20, tps: 50})
-	}
-	b, _ := NewBoard(loadAll(t, []string{
-		writeRun(t, t.TempDir(), "a", fakeSpec{model: "/m/a-Q8_0.gguf", peakMB: 300, tasks: many}),
-		writeRun(t, t.TempDir(), "b", fakeSpec{model: "/m/b-Q4_0.gguf", peakMB: 200, tasks: many}),
-		writeRun(t, t.TempDir(), "c", fakeSpec{model: "/m/c-Q4_0.gguf", peakMB: 250, tasks: many[:20]}),
-	}), BoardOptions{})
-	h, _ := b.HTML()
-	os.WriteFile(out, h, 0o644)
 }
 
 // TestBoardAggregateWithoutInterval: a macro average over one group has no
