@@ -417,7 +417,8 @@ func label(rows []BoardRow) {
 }
 
 // Identity is the short description of a row: runtime, quantisation,
-// samples and limit, date.
+// samples over the board's tasks, date. (The page shows --limit and shards
+// as badges next to it.)
 func (r *BoardRow) Identity() string {
 	if r.Reference {
 		return "reported, not measured"
@@ -427,14 +428,7 @@ func (r *BoardRow) Identity() string {
 	if r.Quant.Name != "" {
 		parts = append(parts, r.Quant.Name)
 	}
-	n := fmt.Sprintf("N %d", r.Samples)
-	if r.Limit > 0 {
-		n += fmt.Sprintf(" (--limit %d)", r.Limit)
-	}
-	if r.Shard != "" {
-		n += " shard " + r.Shard
-	}
-	parts = append(parts, n)
+	parts = append(parts, fmt.Sprintf("N %d", r.Samples))
 	if !r.Date.IsZero() {
 		parts = append(parts, r.Date.UTC().Format("2006-01-02"))
 	}

@@ -353,7 +353,7 @@ func TestBoardIdentifiesRuns(t *testing.T) {
 			quick = &board.Rows[i]
 		}
 	}
-	if got, want := quick.Identity(), "llama.cpp b6050 · Q4_K_M · N 20 (--limit 20) · 2026-12-01"; got != want {
+	if got, want := quick.Identity(), "llama.cpp b6050 · Q4_K_M · N 20 · 2026-12-01"; got != want {
 		t.Errorf("identity %q, want %q", got, want)
 	}
 	h, _ := board.HTML()
