@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -120,9 +121,33 @@ func TestScoreAxisTicks(t *testing.T) {
 			t.Errorf("formatTick(%v, %v) = %q, want %q", c.v, c.step, got, c.want)
 		}
 	}
-	if a := measureAxis([]float64{241, 96}); a.Min != 0 || a.Max < 241 || a.Max > 320 {
+	if a := measureAxis([]float64{241, 96}); a.Log || a.Min != 0 || a.Max < 241 || a.Max > 320 {
 		t.Errorf("measure axis %+v", a)
 	}
+	// Speeds from 120 to 12,600 tok/s: logarithmic, 1-2-5 ticks.
+	a := measureAxis([]float64{121.5, 715, 12634})
+	var got []string
+	for _, v := range a.Ticks {
+		got = append(got, a.label(v))
+	}
+	if !a.Log || a.Min != 100 || a.Max != 20000 || strings.Join(got, " ") != "100 200 500 1k 2k 5k 10k 20k" {
+		t.Errorf("log axis %+v, ticks %q", a, got)
+	}
+	if p := a.pos(1000); math.Abs(p-math.Log10(10)/math.Log10(200)) > 1e-9 {
+		t.Errorf("pos(1000) = %v", p)
+	}
+	// Over more than three decades, ticks at powers of ten only.
+	if a := measureAxis([]float64{3, 45000}); strings.Join(fmtTicks(a), " ") != "1 10 100 1k 10k 100k" {
+		t.Errorf("wide log axis ticks %q", fmtTicks(a))
+	}
+}
+
+func fmtTicks(a axis) []string {
+	var out []string
+	for _, v := range a.Ticks {
+		out = append(out, a.label(v))
+	}
+	return out
 }
 
 func TestPareto(t *testing.T) {
