@@ -419,12 +419,14 @@ func label(rows []BoardRow) {
 // Identity is the short description of a row: runtime, quantisation,
 // samples over the board's tasks, date. (The page shows --limit and shards
 // as badges next to it.)
-func (r *BoardRow) Identity() string {
+func (r *BoardRow) Identity() string { return strings.Join(r.IdentityParts(), " · ") }
+
+// IdentityParts are Identity's parts, which the page keeps unbroken.
+func (r *BoardRow) IdentityParts() []string {
 	if r.Reference {
-		return "reported, not measured"
+		return []string{"reported, not measured"}
 	}
-	var parts []string
-	parts = append(parts, r.RuntimeLabel())
+	parts := []string{r.RuntimeLabel()}
 	if r.Quant.Name != "" {
 		parts = append(parts, r.Quant.Name)
 	}
@@ -432,7 +434,7 @@ func (r *BoardRow) Identity() string {
 	if !r.Date.IsZero() {
 		parts = append(parts, r.Date.UTC().Format("2006-01-02"))
 	}
-	return strings.Join(parts, " · ")
+	return parts
 }
 
 // RuntimeLabel is the runtime with its engine version: the version alone

@@ -607,8 +607,9 @@ func breakdown(bd map[string]map[string]float64) *breakdownView {
 func f2(x float64) string { return fmt.Sprintf("%.2f", x) }
 
 var boardTmpl = template.Must(template.New("board").Funcs(template.FuncMap{
-	"f2":  f2,
-	"opt": optNum,
+	"f2":    f2,
+	"opt":   optNum,
+	"speed": speed,
 	"signed": func(x *float64) string {
 		if x == nil {
 			return ""
