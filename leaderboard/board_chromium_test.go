@@ -170,9 +170,9 @@ func TestBoardInChromium(t *testing.T) {
 		cards bool
 		plots int
 	}{
-		// 12 score choices × 2 plots (no energy in this board).
-		{"1280", page, 1280, false, 24},
-		{"390", page, 390, true, 24},
+		// 12 score choices × 3 plots (speed, memory, energy).
+		{"1280", page, 1280, false, 36},
+		{"390", page, 390, true, 36},
 		{"24-tasks-1280", widePage, 1280, true, 25 * 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
