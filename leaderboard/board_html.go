@@ -202,9 +202,9 @@ func (b *Board) page() *pageView {
 // task column that still shows a score and its interval on two lines.
 const (
 	pagePadding   = 2 * 24
-	fixedColumns  = 34 + 232 + 70 // rank, run, average
-	effColumn     = 62
-	groupGap      = 8
+	fixedColumns  = 34 + 220 + 70 // rank, run, average
+	effColumn     = 56
+	groupGap      = 6
 	minTaskColumn = 60
 	phoneWidth    = 760
 )
