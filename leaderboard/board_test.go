@@ -516,6 +516,20 @@ func TestBoardPageSelfContained(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
+	// Every drill-down link leads somewhere.
+	ids := map[string]bool{}
+	for _, m := range regexp.MustCompile(` id="([^"]+)"`).FindAllStringSubmatch(s, -1) {
+		ids[m[1]] = true
+	}
+	links := regexp.MustCompile(` href="#([^"]+)"`).FindAllStringSubmatch(s, -1)
+	for _, m := range links {
+		if !ids[m[1]] {
+			t.Errorf("link to #%s, which is not on the page", m[1])
+		}
+	}
+	if len(links) < 100 {
+		t.Errorf("only %d links", len(links))
+	}
 }
 
 // TestBoardAggregateWithoutInterval: a macro average over one group has no
@@ -559,6 +573,30 @@ func TestRuntimeLabel(t *testing.T) {
 		r := BoardRow{Runtime: c.rt, RuntimeVersion: c.v}
 		if got := r.RuntimeLabel(); got != c.want {
 			t.Errorf("RuntimeLabel(%q, %q) = %q, want %q", c.rt, c.v, got, c.want)
+		}
+	}
+}
+
+// TestBreakdownRatesAndCounts: values named by a task's metric are rates
+// (×100), others counts.
+func TestBreakdownRatesAndCounts(t *testing.T) {
+	t.Parallel()
+	ts := &results.TaskSummary{
+		Metrics: map[string]stats.Summary{"prompt_level_strict_acc": {}, "acc_flexible": {}},
+		Breakdown: map[string]map[string]float64{
+			"category:STEM":    {"acc_flexible": 0.25, "subjects": 1, "n": 20},
+			"change_case":      {"strict_acc": 0.68, "n": 25},
+			"abstract_algebra": {"acc_flexible": 0.5, "n": 20},
+		},
+	}
+	v := breakdown(ts)
+	if got := strings.Join(v.Metrics, ","); got != "acc_flexible,strict_acc,subjects" {
+		t.Fatalf("columns %s", got)
+	}
+	want := map[string]string{"abstract_algebra": "50.0 – – 20", "category:STEM": "25.0 – 1 20", "change_case": "– 68.0 – 25"}
+	for _, r := range v.Rows {
+		if got := strings.Join(append(r.Values, r.N), " "); got != want[r.Group] {
+			t.Errorf("%s: %q, want %q", r.Group, got, want[r.Group])
 		}
 	}
 }
