@@ -417,28 +417,24 @@ func label(rows []BoardRow) {
 }
 
 // Identity is the short description of a row: runtime, quantisation,
-// samples and limit, date.
-func (r *BoardRow) Identity() string {
+// samples over the board's tasks, date. (The page shows --limit and shards
+// as badges next to it.)
+func (r *BoardRow) Identity() string { return strings.Join(r.IdentityParts(), " · ") }
+
+// IdentityParts are Identity's parts, which the page keeps unbroken.
+func (r *BoardRow) IdentityParts() []string {
 	if r.Reference {
-		return "reported, not measured"
+		return []string{"reported, not measured"}
 	}
-	var parts []string
-	parts = append(parts, r.RuntimeLabel())
+	parts := []string{r.RuntimeLabel()}
 	if r.Quant.Name != "" {
 		parts = append(parts, r.Quant.Name)
 	}
-	n := fmt.Sprintf("N %d", r.Samples)
-	if r.Limit > 0 {
-		n += fmt.Sprintf(" (--limit %d)", r.Limit)
-	}
-	if r.Shard != "" {
-		n += " shard " + r.Shard
-	}
-	parts = append(parts, n)
+	parts = append(parts, fmt.Sprintf("N %d", r.Samples))
 	if !r.Date.IsZero() {
 		parts = append(parts, r.Date.UTC().Format("2006-01-02"))
 	}
-	return strings.Join(parts, " · ")
+	return parts
 }
 
 // RuntimeLabel is the runtime with its engine version: the version alone

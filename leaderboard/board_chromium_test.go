@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/pocketeval/pocketeval/evals/suite"
 )
 
 // layoutCheck runs inside the page after its own script: it measures what
@@ -156,31 +154,12 @@ func renderLayout(t *testing.T, bin string, page []byte, width int) layout {
 // overlaps another label or a dot or leaves the plot.
 func TestBoardInChromium(t *testing.T) {
 	bin := chromium(t)
-	s, err := suite.Get("pocket11")
+	page, err := realisticBoard(t).HTML()
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewBoard(loadAll(t, realisticRuns(t, t.TempDir())), BoardOptions{Title: "pocket11", Suite: s, Capabilities: pocketCaps})
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, err := b.HTML()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A board of 24 tasks cannot be a table at 1280 px: cards, in columns.
-	var many []fakeTask
-	for i := 0; i < 24; i++ {
-		many = append(many, fakeTask{name: fmt.Sprintf("task_%02d", i), n: 20, correct: i % 20, tps: 50})
-	}
-	wide, err := NewBoard(loadAll(t, []string{
-		writeRun(t, t.TempDir(), "a", fakeSpec{model: "/m/a-Q8_0.gguf", peakMB: 300, tasks: many}),
-		writeRun(t, t.TempDir(), "b", fakeSpec{model: "/m/b-Q4_0.gguf", peakMB: 200, tasks: many}),
-	}), BoardOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	widePage, err := wide.HTML()
+	// 24 tasks cannot be a table at 1280 px: cards, in columns.
+	widePage, err := manyTaskBoard(t).HTML()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,9 +170,9 @@ func TestBoardInChromium(t *testing.T) {
 		cards bool
 		plots int
 	}{
-		// 12 score choices × 2 plots (no energy in this board).
-		{"1280", page, 1280, false, 24},
-		{"390", page, 390, true, 24},
+		// 12 score choices × 3 plots (speed, memory, energy).
+		{"1280", page, 1280, false, 36},
+		{"390", page, 390, true, 36},
 		{"24-tasks-1280", widePage, 1280, true, 25 * 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {

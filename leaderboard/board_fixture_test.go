@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pocketeval/pocketeval/bench"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/stats"
 )
@@ -32,6 +33,9 @@ type fakeSpec struct {
 	peakMB  float64
 	start   time.Time
 	tasks   []fakeTask
+	// energyJ, when set, saves a bench report with this energy per
+	// inference as the run's bench.json.
+	energyJ float64
 }
 
 // writeRun writes a consistent result directory (samples, summary,
@@ -121,6 +125,18 @@ func writeRun(t testing.TB, parent, name string, s fakeSpec) string {
 	if err := results.WriteSummary(dir, sum); err != nil {
 		t.Fatal(err)
 	}
+	if s.energyJ > 0 {
+		f, err := os.Create(filepath.Join(dir, "bench.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		rep := pocketBench(250, 800, int64(s.peakMB), 173, s.energyJ, true)
+		rep.Model = s.model
+		if err := bench.WriteJSON(f, rep); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return dir
 }
 
@@ -145,16 +161,16 @@ func pocket11Tasks(n int, tps float64, acc ...float64) []fakeTask {
 
 // realisticRuns writes the runs of a realistic pocket11 board: several
 // models, two runs of the same model, a limited run, a run with failed and
-// partial tasks, a single-task replay, and near-equal runs whose labels
-// crowd the plots.
+// partial tasks, a single-task replay, near-equal runs whose labels crowd
+// the plots, and three runs with energy measured (bench.json).
 func realisticRuns(t testing.TB, parent string) []string {
 	t.Helper()
 	return []string{
-		writeRun(t, parent, "alpha-q41", fakeSpec{model: "/models/alpha-0.3b-Q4_1.gguf", version: "llama.cpp b6050", peakMB: 262,
+		writeRun(t, parent, "alpha-q41", fakeSpec{model: "/models/alpha-0.3b-Q4_1.gguf", version: "llama.cpp b6050", peakMB: 262, energyJ: 3.4,
 			tasks: pocket11Tasks(200, 182, 71, 70, 48, 51, 44, 52, 30, 41, 45, 47, 33)}),
-		writeRun(t, parent, "alpha-mnn", fakeSpec{model: "/models/alpha-0.3b-int4/config.json", runtime: "mnn", version: "3.6.1", peakMB: 228,
+		writeRun(t, parent, "alpha-mnn", fakeSpec{model: "/models/alpha-0.3b-int4/config.json", runtime: "mnn", version: "3.6.1", peakMB: 228, energyJ: 2.7,
 			tasks: pocket11Tasks(200, 241, 72, 71, 50, 52, 45, 53, 31, 42, 46, 48, 34)}),
-		writeRun(t, parent, "beta-q8", fakeSpec{model: "/models/beta-0.6b-Q8_0.gguf", version: "llama.cpp b6050", peakMB: 640,
+		writeRun(t, parent, "beta-q8", fakeSpec{model: "/models/beta-0.6b-Q8_0.gguf", version: "llama.cpp b6050", peakMB: 640, energyJ: 6.1,
 			tasks: pocket11Tasks(200, 96, 55, 50, 45, 40, 42, 60, 38, 50, 49, 51, 40)}),
 		writeRun(t, parent, "beta-q8-limit50", fakeSpec{model: "/models/beta-0.6b-Q8_0.gguf", version: "llama.cpp b6050", limit: 50, peakMB: 611,
 			tasks: pocket11Tasks(50, 99, 56, 48, 44, 42, 40, 58, 36, 52, 50, 50, 42)}),

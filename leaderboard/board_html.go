@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pocketeval/pocketeval/results"
@@ -180,6 +181,9 @@ func (b *Board) page() *pageView {
 			cell := r.Cells[c.Task]
 			cv := cellView{Cell: cell, Task: c.Task, Capability: c.Capability, GroupStart: c.GroupStart,
 				Href: "#" + taskAnchor(rv.Anchor, c.Task)}
+			if cell.State == CellMissing && b.Notes[c.Task] == "" {
+				cv.Href = "#" + rv.Anchor // nothing to drill into
+			}
 			if cell.HasScore() {
 				cv.SortValue = fmt.Sprintf("%.4f", cell.Value)
 				cv.Best = !r.Reference && cell.Value == best[c.Task] && best[c.Task] > worst[c.Task]
@@ -202,9 +206,9 @@ func (b *Board) page() *pageView {
 // task column that still shows a score and its interval on two lines.
 const (
 	pagePadding   = 2 * 24
-	fixedColumns  = 34 + 232 + 70 // rank, run, average
-	effColumn     = 62
-	groupGap      = 8
+	fixedColumns  = 34 + 220 + 70 // rank, run, average
+	effColumn     = 56
+	groupGap      = 6
 	minTaskColumn = 60
 	phoneWidth    = 760
 )
@@ -355,6 +359,9 @@ type runDetails struct {
 }
 
 type taskDetail struct {
+	// Show is false for a task the run lacks and the suite says nothing
+	// about: it gets a table row but no details.
+	Show                     bool
 	Anchor, Task, Capability string
 	Cell                     Cell
 	Note                     string // the suite's note
@@ -418,7 +425,8 @@ func details(b *Board, r *BoardRow, anchor string) *runDetails {
 	for _, g := range b.Groups {
 		for _, t := range g.Tasks {
 			c := r.Cells[t]
-			td := taskDetail{Anchor: taskAnchor(anchor, t), Task: t, Capability: g.Capability, Cell: c, Note: b.Notes[t]}
+			td := taskDetail{Anchor: taskAnchor(anchor, t), Task: t, Capability: g.Capability, Cell: c, Note: b.Notes[t],
+				Show: c.State != CellMissing || b.Notes[t] != ""}
 			if r.Run != nil {
 				td.Summary = r.Run.Summary.Tasks[t]
 			}
@@ -427,7 +435,7 @@ func details(b *Board, r *BoardRow, anchor string) *runDetails {
 				td.Delta = &v
 			}
 			if td.Summary != nil && len(td.Summary.Breakdown) > 0 {
-				td.Breakdown = breakdown(td.Summary.Breakdown)
+				td.Breakdown = breakdown(td.Summary)
 			}
 			d.Tasks = append(d.Tasks, td)
 		}
@@ -569,34 +577,55 @@ func effFacts(r *BoardRow) string {
 }
 
 // breakdown tabulates a task's per-group numbers (subjects, sub-tasks):
-// every metric the groups report, ×100, and n.
-func breakdown(bd map[string]map[string]float64) *breakdownView {
-	ms := map[string]bool{}
+// every value the groups report, and n. A value named by one of the task's
+// metrics, or by the end of one (IFEval's strict_acc of
+// prompt_level_strict_acc), is a rate and shown ×100; any other (the
+// number of subjects in a category) is a count and shown as it is.
+func breakdown(ts *results.TaskSummary) *breakdownView {
+	rate := func(key string) bool {
+		for m := range ts.Metrics {
+			if m == key || strings.HasSuffix(m, "_"+key) {
+				return true
+			}
+		}
+		return false
+	}
+	keys := map[string]bool{}
 	var groups []string
-	for g, vals := range bd {
+	for g, vals := range ts.Breakdown {
 		groups = append(groups, g)
-		for m := range vals {
-			if m != "n" {
-				ms[m] = true
+		for k := range vals {
+			if k != "n" {
+				keys[k] = true
 			}
 		}
 	}
 	sort.Strings(groups)
 	v := &breakdownView{}
-	for m := range ms {
-		v.Metrics = append(v.Metrics, m)
+	for k := range keys {
+		v.Metrics = append(v.Metrics, k)
 	}
-	sort.Strings(v.Metrics)
+	// Rates first, then counts, each by name.
+	sort.Slice(v.Metrics, func(i, j int) bool {
+		if ri, rj := rate(v.Metrics[i]), rate(v.Metrics[j]); ri != rj {
+			return ri
+		}
+		return v.Metrics[i] < v.Metrics[j]
+	})
 	for _, g := range groups {
 		row := breakdownRow{Group: g}
-		for _, m := range v.Metrics {
-			if x, ok := bd[g][m]; ok {
-				row.Values = append(row.Values, fmt.Sprintf("%.1f", 100*x))
-			} else {
+		for _, k := range v.Metrics {
+			x, ok := ts.Breakdown[g][k]
+			switch {
+			case !ok:
 				row.Values = append(row.Values, "–")
+			case rate(k):
+				row.Values = append(row.Values, fmt.Sprintf("%.1f", 100*x))
+			default:
+				row.Values = append(row.Values, strconv.FormatFloat(x, 'f', -1, 64))
 			}
 		}
-		if n, ok := bd[g]["n"]; ok {
+		if n, ok := ts.Breakdown[g]["n"]; ok {
 			row.N = fmt.Sprintf("%.0f", n)
 		}
 		v.Rows = append(v.Rows, row)
@@ -607,8 +636,9 @@ func breakdown(bd map[string]map[string]float64) *breakdownView {
 func f2(x float64) string { return fmt.Sprintf("%.2f", x) }
 
 var boardTmpl = template.Must(template.New("board").Funcs(template.FuncMap{
-	"f2":  f2,
-	"opt": optNum,
+	"f2":    f2,
+	"opt":   optNum,
+	"speed": speed,
 	"signed": func(x *float64) string {
 		if x == nil {
 			return ""

@@ -82,7 +82,7 @@ func (b *Board) Markdown() string {
 				s.WriteString(" – |")
 			}
 		}
-		fmt.Fprintf(&s, " %s | %s |", optNum(r.DecodeTPS, 1), optNum(r.PeakMB, 0))
+		fmt.Fprintf(&s, " %s | %s |", speed(r.DecodeTPS), optNum(r.PeakMB, 0))
 		if hasEnergy {
 			e := "–"
 			if r.Energy != nil {
@@ -151,6 +151,14 @@ func mdCI(c Cell) string {
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// speed formats tok/s: one decimal below 1,000, none from there.
+func speed(x float64) string {
+	if x >= 1000 {
+		return optNum(x, 0)
+	}
+	return optNum(x, 1)
+}
 
 func optNum(x float64, prec int) string {
 	if x <= 0 || math.IsNaN(x) {

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -16,11 +17,36 @@ type plotPoint struct {
 	Hollow bool   // the score has failed samples behind it
 }
 
-// axis is a linear axis with ticks at round values.
+// axis is a linear axis with ticks at round values, or a logarithmic one
+// with ticks at 1, 2 and 5 × 10^k.
 type axis struct {
 	Min, Max float64
-	Step     float64
+	Step     float64 // linear axes
 	Ticks    []float64
+	Log      bool
+}
+
+// pos is where v falls on the axis, from 0 (Min) to 1 (Max).
+func (a axis) pos(v float64) float64 {
+	if a.Log {
+		return (math.Log10(v) - math.Log10(a.Min)) / (math.Log10(a.Max) - math.Log10(a.Min))
+	}
+	return (v - a.Min) / (a.Max - a.Min)
+}
+
+// label formats a tick: with the step's decimals on a linear axis; on a
+// logarithmic one as an integer, thousands as "k" ("2k", "10k").
+func (a axis) label(v float64) string {
+	if !a.Log {
+		return formatTick(v, a.Step)
+	}
+	switch {
+	case v >= 1000:
+		return strconv.FormatFloat(v/1000, 'f', -1, 64) + "k"
+	case v >= 1:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 1, 64)
 }
 
 // niceStep is the round step (1, 2, 2.5 or 5 × 10^k) that cuts span into
@@ -82,16 +108,60 @@ func scoreAxis(ys []float64) axis {
 	return niceAxis(lo, hi, 4, 0, 100)
 }
 
-// measureAxis is an axis from 0 to a little above the largest value.
+// logSpread is the ratio of the largest to the smallest measurement above
+// which a measurement axis is logarithmic: on a linear one the small
+// values would all sit on the left edge.
+const logSpread = 20
+
+// measureAxis is an axis from 0 to a little above the largest value, or a
+// logarithmic one over whole 1-2-5 steps when the values spread over more
+// than logSpread×.
 func measureAxis(xs []float64) axis {
-	hi := 0.0
+	lo, hi := math.Inf(1), 0.0
 	for _, x := range xs {
-		hi = math.Max(hi, x)
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
 	}
 	if hi <= 0 {
 		hi = 1
 	}
+	if lo > 0 && hi/lo > logSpread {
+		return logAxis(lo, hi)
+	}
 	return niceAxis(0, hi*1.06, 5, 0, math.Inf(1))
+}
+
+// logAxis covers [lo, hi] from the 1-2-5 step at or below lo to the one at
+// or above hi, with ticks at those steps; an axis over more than three
+// decades runs from power of ten to power of ten, ticked at each.
+func logAxis(lo, hi float64) axis {
+	steps := func(decade float64) []float64 { return []float64{decade, 2 * decade, 5 * decade} }
+	a := axis{Log: true}
+	for d := math.Pow(10, math.Floor(math.Log10(lo))); ; d *= 10 {
+		for _, v := range steps(d) {
+			if v <= lo*(1+1e-9) {
+				a.Min = v
+			}
+			if v >= hi*(1-1e-9) && a.Max == 0 {
+				a.Max = v
+			}
+		}
+		if a.Max > 0 {
+			break
+		}
+	}
+	sparse := math.Log10(a.Max)-math.Log10(a.Min) > 3
+	if sparse {
+		a.Min = math.Pow(10, math.Floor(math.Log10(a.Min)+1e-9))
+		a.Max = math.Pow(10, math.Ceil(math.Log10(a.Max)-1e-9))
+	}
+	for d := math.Pow(10, math.Floor(math.Log10(a.Min))); d <= a.Max*(1+1e-9); d *= 10 {
+		for i, v := range steps(d) {
+			if v >= a.Min*(1-1e-9) && v <= a.Max*(1+1e-9) && (!sparse || i == 0) {
+				a.Ticks = append(a.Ticks, v)
+			}
+		}
+	}
+	return a
 }
 
 // formatTick prints v with as many decimals as step needs: 25 → "25",
@@ -305,16 +375,26 @@ const (
 	plotEmpty        = "no run has both measurements"
 )
 
-// scatter renders a score-vs-measurement plot: ticks at round values, the
-// Pareto front as a dashed staircase with its points filled, and labels
-// placed without collisions.
+// scatter renders a score-vs-measurement plot: ticks at round values (a
+// logarithmic measurement axis when the values spread widely), the Pareto
+// front as a dashed staircase with its points blue, and labels placed
+// without collisions.
 func scatter(spec scatterSpec, g geometry, pts []plotPoint) scatterResult {
 	var s strings.Builder
 	res := scatterResult{Points: len(pts)}
 	fmt.Fprintf(&s, `<svg class="plot %s" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %g %g" role="img" aria-label="%s">`,
 		g.Class, g.W, g.H, template.HTMLEscapeString(spec.Title+": "+spec.YLabel+" against "+spec.XLabel))
 	x0, x1, y0, y1 := g.ML, g.W-g.MR, g.MT, g.H-g.MB
-	fmt.Fprintf(&s, `<text x="%g" y="%g" class="alabel" text-anchor="middle">%s</text>`, (x0+x1)/2, g.H-8, template.HTMLEscapeString(spec.XLabel))
+	xs, ys := make([]float64, len(pts)), make([]float64, len(pts))
+	for i, p := range pts {
+		xs[i], ys[i] = p.X, p.Y
+	}
+	xa := measureAxis(xs)
+	xlabel := spec.XLabel
+	if xa.Log {
+		xlabel += ", log scale"
+	}
+	fmt.Fprintf(&s, `<text x="%g" y="%g" class="alabel" text-anchor="middle">%s</text>`, (x0+x1)/2, g.H-8, template.HTMLEscapeString(xlabel))
 	fmt.Fprintf(&s, `<text x="14" y="%g" class="alabel" text-anchor="middle" transform="rotate(-90 14 %g)">%s</text>`, (y0+y1)/2, (y0+y1)/2, template.HTMLEscapeString(spec.YLabel))
 	if len(pts) == 0 {
 		fmt.Fprintf(&s, `<rect x="%g" y="%g" width="%g" height="%g" class="frame"/>`, x0, y0, x1-x0, y1-y0)
@@ -322,12 +402,8 @@ func scatter(spec scatterSpec, g geometry, pts []plotPoint) scatterResult {
 		res.SVG = template.HTML(s.String())
 		return res
 	}
-	xs, ys := make([]float64, len(pts)), make([]float64, len(pts))
-	for i, p := range pts {
-		xs[i], ys[i] = p.X, p.Y
-	}
-	xa, ya := measureAxis(xs), scoreAxis(ys)
-	sx := func(x float64) float64 { return x0 + (x-xa.Min)/(xa.Max-xa.Min)*(x1-x0) }
+	ya := scoreAxis(ys)
+	sx := func(x float64) float64 { return x0 + xa.pos(x)*(x1-x0) }
 	sy := func(y float64) float64 { return y1 - (y-ya.Min)/(ya.Max-ya.Min)*(y1-y0) }
 	for _, t := range ya.Ticks {
 		fmt.Fprintf(&s, `<line x1="%g" y1="%.1f" x2="%g" y2="%.1f" class="grid"/>`, x0, sy(t), x1, sy(t))
@@ -335,7 +411,7 @@ func scatter(spec scatterSpec, g geometry, pts []plotPoint) scatterResult {
 	}
 	for _, t := range xa.Ticks {
 		fmt.Fprintf(&s, `<line x1="%.1f" y1="%g" x2="%.1f" y2="%g" class="grid"/>`, sx(t), y0, sx(t), y1)
-		fmt.Fprintf(&s, `<text x="%.1f" y="%g" class="tick" text-anchor="middle">%s</text>`, sx(t), y1+17, formatTick(t, xa.Step))
+		fmt.Fprintf(&s, `<text x="%.1f" y="%g" class="tick" text-anchor="middle">%s</text>`, sx(t), y1+17, xa.label(t))
 	}
 	fmt.Fprintf(&s, `<rect x="%g" y="%g" width="%g" height="%g" class="frame"/>`, x0, y0, x1-x0, y1-y0)
 

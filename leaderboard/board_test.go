@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -41,11 +42,9 @@ func loadAll(t testing.TB, dirs []string) []*Run {
 	return runs
 }
 
-func TestWriteRealisticBoard(t *testing.T) {
-	out := os.Getenv("BOARD_OUT")
-	if out == "" {
-		t.Skip("BOARD_OUT not set")
-	}
+// realisticBoard is the pocket11 board of realisticRuns.
+func realisticBoard(t testing.TB) *Board {
+	t.Helper()
 	s, err := suite.Get("pocket11")
 	if err != nil {
 		t.Fatal(err)
@@ -54,12 +53,47 @@ func TestWriteRealisticBoard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := b.HTML()
+	return b
+}
+
+// manyTaskBoard is a board of 24 tasks: too many columns for a laptop.
+func manyTaskBoard(t testing.TB) *Board {
+	t.Helper()
+	var many []fakeTask
+	for i := 0; i < 24; i++ {
+		many = append(many, fakeTask{name: fmt.Sprintf("task_%02d", i), n: 20, correct: i % 20, tps: 50})
+	}
+	dir := t.TempDir()
+	b, err := NewBoard(loadAll(t, []string{
+		writeRun(t, dir, "a", fakeSpec{model: "/m/a-Q8_0.gguf", peakMB: 300, tasks: many}),
+		writeRun(t, dir, "b", fakeSpec{model: "/m/b-Q4_0.gguf", peakMB: 200, tasks: many}),
+		writeRun(t, dir, "c", fakeSpec{model: "/m/c-Q4_0.gguf", peakMB: 250, tasks: many[:20]}),
+	}), BoardOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(out, h, 0o644)
-	os.WriteFile(out+".md", []byte(b.Markdown()), 0o644)
+	return b
+}
+
+// TestWriteBoards writes the test boards' pages for a look
+// (BOARD_OUT=DIR).
+func TestWriteBoards(t *testing.T) {
+	out := os.Getenv("BOARD_OUT")
+	if out == "" {
+		t.Skip("BOARD_OUT not set")
+	}
+	for name, b := range map[string]*Board{"realistic": realisticBoard(t), "many-tasks": manyTaskBoard(t)} {
+		h, err := b.HTML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, name+".html"), h, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, name+".md"), []byte(b.Markdown()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func TestScoreAxisTicks(t *testing.T) {
@@ -87,9 +121,33 @@ func TestScoreAxisTicks(t *testing.T) {
 			t.Errorf("formatTick(%v, %v) = %q, want %q", c.v, c.step, got, c.want)
 		}
 	}
-	if a := measureAxis([]float64{241, 96}); a.Min != 0 || a.Max < 241 || a.Max > 320 {
+	if a := measureAxis([]float64{241, 96}); a.Log || a.Min != 0 || a.Max < 241 || a.Max > 320 {
 		t.Errorf("measure axis %+v", a)
 	}
+	// Speeds from 120 to 12,600 tok/s: logarithmic, 1-2-5 ticks.
+	a := measureAxis([]float64{121.5, 715, 12634})
+	var got []string
+	for _, v := range a.Ticks {
+		got = append(got, a.label(v))
+	}
+	if !a.Log || a.Min != 100 || a.Max != 20000 || strings.Join(got, " ") != "100 200 500 1k 2k 5k 10k 20k" {
+		t.Errorf("log axis %+v, ticks %q", a, got)
+	}
+	if p := a.pos(1000); math.Abs(p-math.Log10(10)/math.Log10(200)) > 1e-9 {
+		t.Errorf("pos(1000) = %v", p)
+	}
+	// Over more than three decades, ticks at powers of ten only.
+	if a := measureAxis([]float64{3, 45000}); strings.Join(fmtTicks(a), " ") != "1 10 100 1k 10k 100k" {
+		t.Errorf("wide log axis ticks %q", fmtTicks(a))
+	}
+}
+
+func fmtTicks(a axis) []string {
+	var out []string
+	for _, v := range a.Ticks {
+		out = append(out, a.label(v))
+	}
+	return out
 }
 
 func TestPareto(t *testing.T) {
@@ -320,7 +378,7 @@ func TestBoardIdentifiesRuns(t *testing.T) {
 			quick = &board.Rows[i]
 		}
 	}
-	if got, want := quick.Identity(), "llama.cpp b6050 · Q4_K_M · N 20 (--limit 20) · 2026-12-01"; got != want {
+	if got, want := quick.Identity(), "llama.cpp b6050 · Q4_K_M · N 20 · 2026-12-01"; got != want {
 		t.Errorf("identity %q, want %q", got, want)
 	}
 	h, _ := board.HTML()
@@ -458,24 +516,20 @@ func TestBoardPageSelfContained(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-}
-
-func TestBoardWriteManyTasks(t *testing.T) {
-	out := os.Getenv("BOARD_OUT_MANY")
-	if out == "" {
-		t.Skip("BOARD_OUT_MANY not set")
+	// Every drill-down link leads somewhere.
+	ids := map[string]bool{}
+	for _, m := range regexp.MustCompile(` id="([^"]+)"`).FindAllStringSubmatch(s, -1) {
+		ids[m[1]] = true
 	}
-	var many []fakeTask
-	for i := 0; i < 24; i++ {
-		many = append(many, fakeTask{name: fmt.Sprintf("task_%02d", i), n: 20, correct: i % 20, tps: 50})
+	links := regexp.MustCompile(` href="#([^"]+)"`).FindAllStringSubmatch(s, -1)
+	for _, m := range links {
+		if !ids[m[1]] {
+			t.Errorf("link to #%s, which is not on the page", m[1])
+		}
 	}
-	b, _ := NewBoard(loadAll(t, []string{
-		writeRun(t, t.TempDir(), "a", fakeSpec{model: "/m/a-Q8_0.gguf", peakMB: 300, tasks: many}),
-		writeRun(t, t.TempDir(), "b", fakeSpec{model: "/m/b-Q4_0.gguf", peakMB: 200, tasks: many}),
-		writeRun(t, t.TempDir(), "c", fakeSpec{model: "/m/c-Q4_0.gguf", peakMB: 250, tasks: many[:20]}),
-	}), BoardOptions{})
-	h, _ := b.HTML()
-	os.WriteFile(out, h, 0o644)
+	if len(links) < 100 {
+		t.Errorf("only %d links", len(links))
+	}
 }
 
 // TestBoardAggregateWithoutInterval: a macro average over one group has no
@@ -519,6 +573,30 @@ func TestRuntimeLabel(t *testing.T) {
 		r := BoardRow{Runtime: c.rt, RuntimeVersion: c.v}
 		if got := r.RuntimeLabel(); got != c.want {
 			t.Errorf("RuntimeLabel(%q, %q) = %q, want %q", c.rt, c.v, got, c.want)
+		}
+	}
+}
+
+// TestBreakdownRatesAndCounts: values named by a task's metric are rates
+// (×100), others counts.
+func TestBreakdownRatesAndCounts(t *testing.T) {
+	t.Parallel()
+	ts := &results.TaskSummary{
+		Metrics: map[string]stats.Summary{"prompt_level_strict_acc": {}, "acc_flexible": {}},
+		Breakdown: map[string]map[string]float64{
+			"category:STEM":    {"acc_flexible": 0.25, "subjects": 1, "n": 20},
+			"change_case":      {"strict_acc": 0.68, "n": 25},
+			"abstract_algebra": {"acc_flexible": 0.5, "n": 20},
+		},
+	}
+	v := breakdown(ts)
+	if got := strings.Join(v.Metrics, ","); got != "acc_flexible,strict_acc,subjects" {
+		t.Fatalf("columns %s", got)
+	}
+	want := map[string]string{"abstract_algebra": "50.0 – – 20", "category:STEM": "25.0 – 1 20", "change_case": "– 68.0 – 25"}
+	for _, r := range v.Rows {
+		if got := strings.Join(append(r.Values, r.N), " "); got != want[r.Group] {
+			t.Errorf("%s: %q, want %q", r.Group, got, want[r.Group])
 		}
 	}
 }

@@ -280,13 +280,17 @@ func TestCompareAndGateCommands(t *testing.T) {
 	if code, _, _ := run(t, "gate", "--baseline", a, "--candidate", filepath.Join(a, "nope"), "--policy", policy); code != ExitUsage {
 		t.Errorf("unreadable candidate: %d", code)
 	}
-	// Leaderboard renders both runs.
+	// Leaderboard renders both runs, grouped by the registry's capabilities,
+	// with a suite's reference row.
 	html := filepath.Join(t.TempDir(), "board.html")
-	if code, _, errOut := run(t, "leaderboard", a, b, "--html", html); code != 0 {
+	if code, _, errOut := run(t, "leaderboard", a, b, "--html", html, "--suite", "pocket11"); code != 0 {
 		t.Fatal(errOut)
 	}
-	if h, _ := os.ReadFile(html); !bytes.Contains(h, []byte("<svg")) {
-		t.Error("leaderboard HTML lacks plots")
+	if h, _ := os.ReadFile(html); !bytes.Contains(h, []byte("<svg")) || !bytes.Contains(h, []byte(">math</th>")) || !bytes.Contains(h, []byte("MNN-Pocket-0.3B")) {
+		t.Error("leaderboard HTML lacks plots, capability groups or the reference row")
+	}
+	if code, _, errOut := run(t, "leaderboard", a, "--suite", "nope"); code != ExitUsage || !strings.Contains(errOut, "--suite") {
+		t.Errorf("unknown suite: %d %s", code, errOut)
 	}
 }
 

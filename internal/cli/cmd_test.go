@@ -54,8 +54,8 @@ func TestNewCmdOptions(t *testing.T) {
 		}, "--baseline a --candidate b", nil, "--policy are required"},
 		{"leaderboard", func(c func(any) error) *cobra.Command {
 			return NewCmdLeaderboard(f, func(o *LeaderboardOptions) error { return c(o) })
-		}, "a b --html b.html --title T",
-			&LeaderboardOptions{IO: f.IO, Dirs: []string{"a", "b"}, HTML: "b.html", Title: "T"}, ""},
+		}, "a b --html b.html --title T --suite pocket11",
+			&LeaderboardOptions{IO: f.IO, Dirs: []string{"a", "b"}, HTML: "b.html", Title: "T", Suite: "pocket11"}, ""},
 		{"suite", func(c func(any) error) *cobra.Command {
 			return NewCmdSuite(f, func(o *SuiteOptions) error { return c(o) })
 		}, "runs/x --suite s --json", &SuiteOptions{IO: f.IO, Dir: "runs/x", Suite: "s", JSON: true}, ""},
