@@ -79,6 +79,9 @@ type Config struct {
 	// with (in-process runtimes); nil for raw prompts and for servers that
 	// apply their own.
 	ChatTemplate *runtime.ChatTemplateInfo `json:"chat_template,omitempty"`
+	// Groups are the task groups whose metrics the summary aggregates
+	// (lm-eval group files), in order.
+	Groups []Group `json:"groups,omitempty"`
 }
 
 // Model identifies the model evaluated.
@@ -170,6 +173,7 @@ func (c Config) Diff(o Config) []string {
 	add("samples_per_task", c.SamplesPerTask, o.SamplesPerTask)
 	add("shard", c.Shard, o.Shard)
 	add("chat_template", c.ChatTemplate, o.ChatTemplate)
+	add("groups", c.Groups, o.Groups)
 	ct := map[string]TaskConfig{}
 	for _, t := range c.Tasks {
 		t.Samples = 0

@@ -24,6 +24,7 @@ func (o *Options) config(preps preparedTasks) results.Config {
 		SamplesPerTask: o.SamplesPerTask,
 		Limit:          o.Limit,
 		Shard:          o.Shard,
+		Groups:         o.Groups,
 	}
 	for _, p := range preps {
 		cfg.Tasks = append(cfg.Tasks, p.cfg)

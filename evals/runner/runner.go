@@ -92,6 +92,10 @@ type Options struct {
 	BaselineRSS int64
 	// InProcess reports whether the runtime runs inside this process.
 	InProcess bool
+	// Groups are task groups (lm-eval group files) whose metrics the
+	// summary aggregates; their members are tasks of Tasks and other
+	// groups. Nil: none.
+	Groups []results.Group
 }
 
 // Progress is told about progress; implementations must be safe for
@@ -205,7 +209,11 @@ func (o *Options) validate() error {
 	if o.Shard.Active() && (o.Shard.Index < 0 || o.Shard.Index >= o.Shard.Count) {
 		return fmt.Errorf("shard %d/%d: index must be in [0,%d)", o.Shard.Index, o.Shard.Count, o.Shard.Count)
 	}
-	return nil
+	names := make([]string, len(o.Tasks))
+	for i, t := range o.Tasks {
+		names[i] = t.Info().Name
+	}
+	return checkGroups(o.Groups, names)
 }
 
 // settings are the parts of Options that decide a task's samples, prompts
