@@ -24,11 +24,11 @@ func (o *Options) config(preps preparedTasks) results.Config {
 		SamplesPerTask: o.SamplesPerTask,
 		Limit:          o.Limit,
 		Shard:          o.Shard,
-		Groups:         o.Groups,
 	}
 	for _, p := range preps {
 		cfg.Tasks = append(cfg.Tasks, p.cfg)
 	}
+	cfg.Groups = o.Groups
 	if ct, ok := o.Runtime.(runtime.ChatTemplater); ok && o.Chat {
 		info := ct.ChatTemplate()
 		cfg.ChatTemplate = &info

@@ -45,7 +45,11 @@ import (
 
 // Options configure a run. The zero value of each field is documented.
 type Options struct {
-	Tasks   []evals.Task
+	Tasks []evals.Task
+	// Groups are task groups (lm-eval group files) whose metrics the
+	// summary aggregates; their members are tasks of Tasks and other
+	// groups. Nil: none.
+	Groups  []results.Group
 	Runtime runtime.Runtime
 	// RuntimeName is recorded in the manifest ("llamacpp", ...).
 	RuntimeName string
@@ -92,10 +96,6 @@ type Options struct {
 	BaselineRSS int64
 	// InProcess reports whether the runtime runs inside this process.
 	InProcess bool
-	// Groups are task groups (lm-eval group files) whose metrics the
-	// summary aggregates; their members are tasks of Tasks and other
-	// groups. Nil: none.
-	Groups []results.Group
 }
 
 // Progress is told about progress; implementations must be safe for
