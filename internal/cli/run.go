@@ -263,12 +263,12 @@ func (opts *RunOptions) runnerOptions(tasks []evals.Task, rt runtime.Runtime, ro
 		Tasks: tasks, Runtime: rt, RuntimeName: ro.Name, Model: model, OutDir: opts.Out,
 		DataDir: opts.DataDir, DatasetFile: opts.DatasetFile, Limit: opts.Limit,
 		Concurrency: opts.Concurrency,
+		Groups:      opts.groups,
 		Gen:         runtime.GenConfig{MaxTokens: opts.MaxTokens, Temperature: opts.Temperature, TopP: opts.TopP, Seed: opts.Seed},
 		NumFewshot:  opts.NumFewshot, Chat: !opts.Raw, StripThinking: opts.StripThinking, Mode: opts.Mode,
 		SamplesPerTask: opts.SamplesPerTask, Shard: shard, Force: opts.Force,
 		UnsafeNoSandbox: opts.UnsafeNoSandbox, Command: opts.Args,
 		Build: ReadBuildInfo().Results(), Now: opts.Now, InProcess: ro.Caps().InProcess,
-		Groups: opts.groups,
 	}
 }
 
