@@ -185,7 +185,7 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 		}
 	}
 	if v, ok := raw["task"]; ok && v.node.Kind == yaml.SequenceNode {
-		return nil, v.errorf("task", "a list of tasks: this is a group file, not a task file (`--tasks` takes group files)")
+		return nil, v.errorf("task", "a list of tasks: a group file (a `group` key and a `task` list) is not a task file; give it to --tasks")
 	}
 	str := func(key string, dst *string) error {
 		v, ok := raw[key]
