@@ -12,6 +12,11 @@ type Chat struct {
 	// "gguf:tokenizer.chat_template", "llm_config.json:jinja.chat_template",
 	// or "none" (the runtime's ChatML fallback).
 	Template string `json:"template"`
+	// ReferenceTemplate names the template of chattemplate's conformance
+	// set (chattemplate/testdata/templates.json, with its provenance) that
+	// the model's authors published; "" when the set has none. The
+	// runtimes still read the template from the model files (Template).
+	ReferenceTemplate string `json:"reference_template,omitempty"`
 	// Thinking is what the template does when --thinking is model-default:
 	// "on" (it reasons first), "off", "none" (no reasoning mode) or
 	// "unknown" (not published).

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +40,35 @@ func TestChatDefaultsValidated(t *testing.T) {
 		_, err := Load(p)
 		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("chat %s: got %v, want an error naming %s and %s", c.chat, err, p, c.want)
+		}
+	}
+}
+
+// TestReferenceTemplates: every reference_template names a template of
+// chattemplate's conformance set, so `models show` points at a template
+// with provenance and goldens.
+func TestReferenceTemplates(t *testing.T) {
+	t.Parallel()
+	reg, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "chattemplate", "testdata", "templates.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set map[string]json.RawMessage
+	if err := json.Unmarshal(data, &set); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"smollm2-360m-instruct-gguf": "smollm2-instruct", "minicpm4-0.5b-mnn": "minicpm4"}
+	for _, name := range reg.Names() {
+		ref := reg[name].Chat.ReferenceTemplate
+		if w, ok := want[name]; ok && ref != w {
+			t.Errorf("%s: reference_template %q, want %q", name, ref, w)
+		}
+		if _, ok := set[ref]; ref != "" && !ok {
+			t.Errorf("%s: reference_template %q is not in chattemplate/testdata/templates.json", name, ref)
 		}
 	}
 }

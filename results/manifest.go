@@ -65,7 +65,10 @@ type Config struct {
 	Runtime string `json:"runtime"`
 	Model   Model  `json:"model"`
 	// Tasks in run order.
-	Tasks          []TaskConfig      `json:"tasks"`
+	Tasks []TaskConfig `json:"tasks"`
+	// Groups are the task groups whose metrics the summary aggregates
+	// (lm-eval group files), in order.
+	Groups         []Group           `json:"groups,omitempty"`
 	Generation     runtime.GenConfig `json:"generation"`
 	Seed           int64             `json:"seed"`
 	NumFewshot     int               `json:"num_fewshot"` // -1: task defaults
@@ -169,6 +172,7 @@ func (c Config) Diff(o Config) []string {
 	add("model", c.Model, o.Model)
 	add("generation", c.Generation, o.Generation)
 	add("seed", c.Seed, o.Seed)
+	add("groups", c.Groups, o.Groups)
 	add("num_fewshot", c.NumFewshot, o.NumFewshot)
 	add("chat", c.Chat, o.Chat)
 	add("strip_thinking", c.StripThinking, o.StripThinking)

@@ -15,6 +15,11 @@ type Summary struct {
 	Tasks    map[string]*TaskSummary `json:"tasks"`
 	// Order lists the task names in run order.
 	Order []string `json:"order"`
+	// Groups are the run's task groups (lm-eval group files) with their
+	// aggregated metrics; GroupOrder lists them, each group before its
+	// subgroups.
+	Groups     map[string]*GroupSummary `json:"groups,omitempty"`
+	GroupOrder []string                 `json:"group_order,omitempty"`
 }
 
 // TaskSummary holds one task's numbers.

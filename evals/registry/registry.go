@@ -5,11 +5,13 @@ package registry
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/taskfile"
+	"github.com/pocketeval/pocketeval/results"
 )
 
 // Family is a set of tasks that measure one capability; leaderboards group
@@ -54,14 +56,34 @@ func (e *UnknownTaskError) Error() string {
 }
 
 // Lookup finds tasks by name from a list. A name that is a path (see
-// taskfile.IsPath) loads that task file, or every task file under that
-// directory.
+// taskfile.IsPath) loads that task file, every task file under that
+// directory, or the tasks of that group file (Select also returns its
+// groups).
 func Lookup(tasks []evals.Task, names []string) ([]evals.Task, error) {
+	sel, err := Select(tasks, names)
+	if err != nil {
+		return nil, err
+	}
+	return sel.Tasks, nil
+}
+
+// Selection is what a list of names selects: the tasks in run order, and
+// the groups of the group files among the names.
+type Selection struct {
+	Tasks  []evals.Task
+	Groups []results.Group
+}
+
+// Select is Lookup with the groups: a path to an lm-eval group file
+// (taskfile.IsGroupFile) selects the tasks under the group, resolved among
+// the files of its directory and the known tasks (taskfile.LoadGroup),
+// and the group with its subgroups.
+func Select(tasks []evals.Task, names []string) (*Selection, error) {
 	byName := map[string]evals.Task{}
 	for _, t := range tasks {
 		byName[t.Info().Name] = t
 	}
-	var out []evals.Task
+	sel := &Selection{}
 	seen := map[string]bool{}
 	add := func(t evals.Task, from string) error {
 		name := t.Info().Name
@@ -69,8 +91,12 @@ func Lookup(tasks []evals.Task, names []string) ([]evals.Task, error) {
 			return fmt.Errorf("task %q is given twice (the second time by %s)", name, from)
 		}
 		seen[name] = true
-		out = append(out, t)
+		sel.Tasks = append(sel.Tasks, t)
 		return nil
+	}
+	builtin := func(name string) (evals.Task, bool) {
+		t, ok := byName[name]
+		return t, ok
 	}
 	for _, n := range names {
 		n = strings.TrimSpace(n)
@@ -78,7 +104,7 @@ func Lookup(tasks []evals.Task, names []string) ([]evals.Task, error) {
 			continue
 		}
 		if taskfile.IsPath(n) {
-			files, err := taskfile.Load(n)
+			files, groups, err := loadPath(n, builtin)
 			if err != nil {
 				return nil, err
 			}
@@ -87,6 +113,7 @@ func Lookup(tasks []evals.Task, names []string) ([]evals.Task, error) {
 					return nil, err
 				}
 			}
+			sel.Groups = append(sel.Groups, groups...)
 			continue
 		}
 		t, ok := byName[n]
@@ -97,7 +124,26 @@ func Lookup(tasks []evals.Task, names []string) ([]evals.Task, error) {
 			return nil, err
 		}
 	}
-	return out, nil
+	return sel, nil
+}
+
+// loadPath loads a task file, a directory of them, or a group file.
+func loadPath(path string, builtin func(string) (evals.Task, bool)) ([]evals.Task, []results.Group, error) {
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		group, err := taskfile.IsGroupFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if group {
+			set, err := taskfile.LoadGroup(path, builtin)
+			if err != nil {
+				return nil, nil, err
+			}
+			return set.Tasks, set.Groups, nil
+		}
+	}
+	files, err := taskfile.Load(path)
+	return files, nil, err
 }
 
 func suggest(name string, tasks []evals.Task) []string {

@@ -2,6 +2,8 @@ package registry
 
 import (
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pocketeval/pocketeval/evals/evalstest"
@@ -63,5 +65,37 @@ func TestFamiliesGroupByCapability(t *testing.T) {
 	}
 	if len(got) != len(All()) {
 		t.Errorf("families hold %d tasks, All %d", len(got), len(All()))
+	}
+}
+
+// TestSelectGroupFile: a group file selects the tasks under it and its
+// groups; its members resolve to task files next to it and to built-in
+// tasks; Lookup keeps the tasks.
+func TestSelectGroupFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	stem := filepath.Join("..", "taskfile", "testdata", "lmeval", "tasks", "mmlu", "default", "_mmlu_stem.yaml")
+	group := filepath.Join(dir, "g.yaml")
+	os.WriteFile(group, []byte("group: mixed\ntask: [gsm8k, ifeval]\naggregate_metric_list: {metric: exact_match}\n"), 0o644)
+	sel, err := Select(All(), []string{stem, group, "mbpp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names, groups []string
+	for _, t := range sel.Tasks {
+		names = append(names, t.Info().Name)
+	}
+	for _, g := range sel.Groups {
+		groups = append(groups, g.Name)
+	}
+	if strings.Join(names, " ") != "mmlu_anatomy mmlu_astronomy gsm8k ifeval mbpp" || strings.Join(groups, " ") != "mmlu_stem mixed" {
+		t.Errorf("tasks %v groups %v", names, groups)
+	}
+	if ts, err := Lookup(All(), []string{stem}); err != nil || len(ts) != 2 {
+		t.Errorf("Lookup: %d tasks, %v", len(ts), err)
+	}
+	// A task of the group named again runs once.
+	if sel, err := Select(All(), []string{group, "gsm8k"}); err != nil || len(sel.Tasks) != 2 {
+		t.Errorf("a task in a group and given again: %v", err)
 	}
 }

@@ -32,6 +32,9 @@ func finalize(ctx context.Context, o Options, man *results.Manifest, pl *workPla
 			}
 		}
 	}
+	if len(o.Groups) > 0 {
+		sum.Groups, sum.GroupOrder = SummarizeGroups(o.Groups, sum.Tasks)
+	}
 	if err := results.WriteSummary(o.OutDir, sum); err != nil {
 		return nil, err
 	}

@@ -89,6 +89,12 @@ func Merge(ctx context.Context, o MergeOptions) (*results.Summary, error) {
 		}
 		cfg.Tasks[ti].Samples = len(p.selected)
 	}
+	if len(cfg.Groups) > 0 {
+		if err := checkGroups(cfg.Groups, sum.Order); err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		sum.Groups, sum.GroupOrder = SummarizeGroups(cfg.Groups, sum.Tasks)
+	}
 	if err := results.WriteSummary(o.Out, sum); err != nil {
 		return nil, err
 	}

@@ -29,6 +29,7 @@ func (o *Options) config(preps preparedTasks) results.Config {
 	for _, p := range preps {
 		cfg.Tasks = append(cfg.Tasks, p.cfg)
 	}
+	cfg.Groups = o.Groups
 	if ct, ok := o.Runtime.(runtime.ChatTemplater); ok && o.Chat {
 		info := ct.ChatTemplate()
 		cfg.ChatTemplate = &info

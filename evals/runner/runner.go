@@ -46,7 +46,11 @@ import (
 
 // Options configure a run. The zero value of each field is documented.
 type Options struct {
-	Tasks   []evals.Task
+	Tasks []evals.Task
+	// Groups are task groups (lm-eval group files) whose metrics the
+	// summary aggregates; their members are tasks of Tasks and other
+	// groups. Nil: none.
+	Groups  []results.Group
 	Runtime runtime.Runtime
 	// RuntimeName is recorded in the manifest ("llamacpp", ...).
 	RuntimeName string
@@ -216,7 +220,11 @@ func (o *Options) validate() error {
 	if o.Shard.Active() && (o.Shard.Index < 0 || o.Shard.Index >= o.Shard.Count) {
 		return fmt.Errorf("shard %d/%d: index must be in [0,%d)", o.Shard.Index, o.Shard.Count, o.Shard.Count)
 	}
-	return nil
+	names := make([]string, len(o.Tasks))
+	for i, t := range o.Tasks {
+		names[i] = t.Info().Name
+	}
+	return checkGroups(o.Groups, names)
 }
 
 // settings are the parts of Options that decide a task's samples, prompts

@@ -56,8 +56,8 @@ var keys = map[string]keyRule{
 	"class":                 {keyRefused, "a Python task class"},
 	"unsafe_code":           {keyRefused, "tasks that execute model-written code (use the built-in code tasks)"},
 	"task_list":             {keyRefused, "task lists"},
-	"aggregate_metric_list": {keyRefused, "group aggregation"},
-	"group_alias":           {keyRefused, "group files"},
+	"aggregate_metric_list": {keyRefused, "a group file's key (a group file has `group` and a `task` list)"},
+	"group_alias":           {keyRefused, "a group file's key (a group file has `group` and a `task` list)"},
 }
 
 // SupportedKeys, IgnoredKeys and RefusedKeys list the top-level keys by
@@ -185,7 +185,7 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 		}
 	}
 	if v, ok := raw["task"]; ok && v.node.Kind == yaml.SequenceNode {
-		return nil, v.errorf("task", "this is a group file (a list of tasks); pass the task files or their directory: %w", ErrUnsupported)
+		return nil, v.errorf("task", "a list of tasks: a group file (a `group` key and a `task` list) is not a task file; give it to --tasks")
 	}
 	str := func(key string, dst *string) error {
 		v, ok := raw[key]

@@ -19,6 +19,13 @@
 // renders produced by lm-eval's own code for real task files, and the
 // tests require equality.
 //
+// Group files (lm-eval's `group` with a `task` list and
+// aggregate_metric_list) expand with LoadGroup, as lm-eval's TaskFactory
+// expands them: task files, group files and tags of the group file's
+// directory, built-in tasks, overrides and inline subgroups. The runner
+// aggregates the groups (runner.SummarizeGroups); testdata/lmeval/groups
+// holds lm-eval's own results for real group files.
+//
 // What the package intentionally does not do: run Python (`!function`
 // hooks, process_docs, process_results, custom datasets are refused with
 // the key named), download datasets, or accept keys it does not know.

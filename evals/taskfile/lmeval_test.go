@@ -98,22 +98,30 @@ func writeLMEvalData(t testing.TB, root string) {
 	}
 	put("openai/gsm8k/main/test.jsonl")
 
-	// MMLU anatomy: CSV question,choice0..3,answer (0-3) → cais/mmlu.
-	for _, split := range []struct{ file, name string }{{"test/anatomy_test.csv", "test"}, {"dev/anatomy_dev.csv", "dev"}} {
-		f, err := os.Open(filepath.Join(shared, "mmlu", split.file))
-		if err != nil {
-			t.Fatal(err)
+	// MMLU: CSV question,choice0..3,answer (0-3) → cais/mmlu. Anatomy is
+	// the renders' subject; the others, of unequal sizes, are the subjects
+	// of the mmlu group in testdata/lmeval/tasks/mmlu/default (one or two
+	// per category).
+	for _, subj := range []struct {
+		name string
+		n    int
+	}{{"anatomy", 8}, {"astronomy", 12}, {"business_ethics", 5}, {"econometrics", 10}, {"formal_logic", 7}} {
+		for _, split := range []string{"test", "dev"} {
+			f, err := os.Open(filepath.Join(shared, "mmlu", split, subj.name+"_"+split+".csv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, err := csv.NewReader(f).ReadAll()
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, row := range rows[1:min(len(rows), subj.n+1)] {
+				ans, _ := strconv.Atoi(row[5])
+				out = append(out, ordered("question", row[0], "subject", subj.name, "choices", row[1:5], "answer", ans))
+			}
+			put("cais/mmlu/" + subj.name + "/" + split + ".jsonl")
 		}
-		rows, err := csv.NewReader(f).ReadAll()
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, row := range rows[1:min(len(rows), 9)] {
-			ans, _ := strconv.Atoi(row[5])
-			out = append(out, ordered("question", row[0], "subject", "anatomy", "choices", row[1:5], "answer", ans))
-		}
-		put("cais/mmlu/anatomy/" + split.name + ".jsonl")
 	}
 
 	// BBH boolean_expressions: {"examples":[{"input","target"}]}.

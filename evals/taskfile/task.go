@@ -58,12 +58,17 @@ func Parse(path string) (evals.Task, error) {
 	if err != nil {
 		return nil, err
 	}
+	return taskOfConfig(cfg), nil
+}
+
+// taskOfConfig is the task a decoded file describes.
+func taskOfConfig(cfg *Config) evals.Task {
 	if cfg.OutputType == MultipleChoice {
 		// Like the built-in multiple-choice tasks, the value starts in gen
 		// mode; DefaultMode tells the runner to switch it to loglik.
-		return &ChoiceTask{Task{cfg: cfg, mode: ModeGen}}, nil
+		return &ChoiceTask{Task{cfg: cfg, mode: ModeGen}}
 	}
-	return &Task{cfg: cfg}, nil
+	return &Task{cfg: cfg}
 }
 
 // Config returns the decoded task file.

@@ -49,7 +49,7 @@ writes the same samples and summary an unsharded run would have written.`,
 			}
 			opts.Dirs, opts.Tasks = args, f.Tasks()
 			if len(opts.TaskFiles) > 0 {
-				files, err := registry.Lookup(nil, opts.TaskFiles)
+				files, err := registry.Lookup(opts.Tasks, opts.TaskFiles)
 				if err != nil {
 					return &FlagError{err: err}
 				}

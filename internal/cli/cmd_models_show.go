@@ -72,6 +72,9 @@ func printModel(w io.Writer, m *models.Model) {
 		return
 	}
 	fmt.Fprintf(w, "template:     %s\n", c.Template)
+	if c.ReferenceTemplate != "" {
+		fmt.Fprintf(w, "reference:    %s (chattemplate/testdata/templates.json: the authors' template, with provenance)\n", c.ReferenceTemplate)
+	}
 	th := c.Thinking
 	if c.ThinkingSwitch != "" {
 		th += " (switch: " + c.ThinkingSwitch + "; --thinking on|off sets it)"

@@ -63,6 +63,10 @@ type RunOptions struct {
 	SkipBadRecords bool
 	// IFEvalSeed is langdetect's seed for IFEval's language checks.
 	IFEvalSeed uint64
+
+	// groups are the task groups of the group files in Tasks (set by
+	// selectTasks).
+	groups []results.Group
 }
 
 // NewCmdRun evaluates a model on tasks.
@@ -187,10 +191,12 @@ func selectTasks(opts *RunOptions) ([]evals.Task, error) {
 		}
 		names = append(s.TaskNames(), names...)
 	}
-	tasks, err := registry.Lookup(opts.AllTasks(), names)
+	sel, err := registry.Select(opts.AllTasks(), names)
 	if err != nil {
 		return nil, &FlagError{err: err}
 	}
+	tasks := sel.Tasks
+	opts.groups = sel.Groups
 	for i, t := range tasks {
 		if s, ok := t.(interface{ WithLangdetectSeed(uint64) evals.Task }); ok {
 			tasks[i] = s.WithLangdetectSeed(opts.IFEvalSeed)
@@ -259,6 +265,7 @@ func (opts *RunOptions) runnerOptions(tasks []evals.Task, rt runtime.Runtime, ro
 		Tasks: tasks, Runtime: rt, RuntimeName: ro.Name, Model: model, OutDir: opts.Out,
 		DataDir: opts.DataDir, DatasetFile: opts.DatasetFile, Limit: opts.Limit,
 		Concurrency: opts.Concurrency,
+		Groups:      opts.groups,
 		Gen:         runtime.GenConfig{MaxTokens: opts.MaxTokens, Temperature: opts.Temperature, TopP: opts.TopP, Seed: opts.Seed},
 		NumFewshot:  opts.NumFewshot, Chat: !opts.Raw, StripThinking: opts.StripThinking, Mode: opts.Mode,
 		SamplesPerTask: opts.SamplesPerTask, Shard: shard, Force: opts.Force,
@@ -361,6 +368,7 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 		}
 	}
 	tw.Flush()
+	printGroups(w, s)
 	for _, name := range s.Order {
 		if r := s.Tasks[name].ThinkingTruncatedRate; r != nil && *r > 0 {
 			fmt.Fprintf(w, "%s: %s%% of responses were cut off by the token limit while still reasoning (no answer to score)\n", name, pct(*r))

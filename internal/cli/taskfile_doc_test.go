@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,6 +45,9 @@ func TestTaskFileDocCommands(t *testing.T) {
 		}
 		if !s.Complete {
 			t.Errorf("%s: summary incomplete", cmd)
+		}
+		if strings.Contains(cmd, "pocketeval_mc_group.yaml") {
+			checkDocGroup(t, cmd, s)
 		}
 		if strings.Contains(cmd, "--tasks examples/tasks ") {
 			want := map[string]string{
@@ -189,5 +193,30 @@ func TestTaskFileShardsMerge(t *testing.T) {
 		if mb[k].Mean != v.Mean || mb[k].N != v.N {
 			t.Errorf("%s: merged %+v, unsharded %+v", k, mb[k], v)
 		}
+	}
+}
+
+// checkDocGroup checks the documented group run: the group's acc is the
+// mean of its three tasks' weighted by their samples, acc_norm the plain
+// mean.
+func checkDocGroup(t *testing.T, cmd string, s *results.Summary) {
+	t.Helper()
+	g := s.Groups["pocketeval_mc"]
+	if g == nil || len(g.Tasks) != 3 || len(s.Order) != 3 {
+		t.Fatalf("%s: group %+v, tasks %v", cmd, g, s.Order)
+	}
+	var acc, norm float64
+	n := 0
+	for _, name := range g.Tasks {
+		ts := s.Tasks[name]
+		acc += ts.Metrics["acc"].Mean * float64(ts.Scored)
+		norm += ts.Metrics["acc_norm"].Mean
+		n += ts.Scored
+	}
+	if got, want := g.Metrics["acc"].Mean, acc/float64(n); math.Abs(got-want) > 1e-12 {
+		t.Errorf("%s: group acc %v, want %v", cmd, got, want)
+	}
+	if got, want := g.Metrics["acc_norm"].Mean, norm/3; math.Abs(got-want) > 1e-12 {
+		t.Errorf("%s: group acc_norm %v, want %v", cmd, got, want)
 	}
 }

@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pocketeval/pocketeval/results"
+)
+
+// TestRunGroupFile: --tasks takes an lm-eval group file of built-in tasks
+// and a task file; its tasks run, the table shows the group's aggregate
+// under the tasks, and merged shards (merge --tasks naming the group
+// file) aggregate the group as the whole run does.
+func TestRunGroupFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	group := filepath.Join(dir, "ab.yaml")
+	os.WriteFile(group, []byte("group: ab\ngroup_alias: alpha and beta\ntask: [alpha, beta, qa]\naggregate_metric_list:\n  - metric: acc\n    weight_by_size: false\n  - metric: exact_match\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "qa.yaml"), []byte("task: qa\ndataset_path: ./qa.jsonl\ntest_split: test\ndoc_to_text: \"{{q}}\"\ndoc_to_target: \"{{a}}\"\nmetric_list:\n  - metric: exact_match\n"), 0o644)
+	var qa strings.Builder
+	for i := range 9 {
+		fmt.Fprintf(&qa, "{\"q\": \"question %d\", \"a\": \"%d\"}\n", i, i%3)
+	}
+	os.WriteFile(filepath.Join(dir, "qa.jsonl"), []byte(qa.String()), 0o644)
+	whole := filepath.Join(dir, "whole")
+	code, out, errOut := run(t, "run", "--runtime", "fake", "--tasks", group, "--out", whole)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "GROUP") || !strings.Contains(out, "ab (alpha and beta)  acc") {
+		t.Errorf("table without the group:\n%s", out)
+	}
+	w, err := results.ReadSummary(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := w.Tasks["alpha"].Metrics["acc"].Mean, w.Tasks["beta"].Metrics["acc"].Mean
+	if g := w.Groups["ab"]; g == nil || g.Metrics["acc"].Mean != (a+b)/2 || g.Metrics["exact_match"].N != 9 || !reflect.DeepEqual(w.Order, []string{"alpha", "beta", "qa"}) {
+		t.Fatalf("summary groups %+v, order %v; want ab acc = (%v+%v)/2", w.Groups, w.Order, a, b)
+	}
+	var shards []string
+	for _, s := range []string{"0/2", "1/2"} {
+		d := filepath.Join(dir, "shard"+s[:1])
+		if code, _, errOut := run(t, "run", "--runtime", "fake", "--tasks", group, "--shard", s, "--out", d); code != 0 {
+			t.Fatalf("shard %s: exit %d: %s", s, code, errOut)
+		}
+		shards = append(shards, d)
+	}
+	// The task file's task is found through the group file.
+	merged := filepath.Join(dir, "merged")
+	code, out, errOut = run(t, append([]string{"merge", "--tasks", group, "--out", merged}, shards...)...)
+	if code != 0 || !strings.Contains(out, "ab (alpha and beta)") {
+		t.Fatalf("merge: exit %d: %s\n%s", code, errOut, out)
+	}
+	m, err := results.ReadSummary(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(m.Groups, w.Groups) || !reflect.DeepEqual(m.GroupOrder, w.GroupOrder) {
+		t.Errorf("merged groups %+v, whole run's %+v", m.Groups["ab"], w.Groups["ab"])
+	}
+}
