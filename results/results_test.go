@@ -318,3 +318,52 @@ func TestFingerprint(t *testing.T) {
 		t.Error("Fingerprint modified its receiver's tasks")
 	}
 }
+
+// TestSampleWriterSyncCadence: appends write at once but fsync only when
+// SyncInterval has passed or SyncBytes have piled up, and Close fsyncs.
+func TestSampleWriterSyncCadence(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "samples", "task.jsonl")
+	w, err := OpenSampleWriter(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncs := 0
+	w.sync = func() error { syncs++; return w.f.Sync() }
+	w.lastSync = time.Now().Add(time.Hour) // no time-based sync unless set below
+	small := rec("small", 0, "")
+	if err := w.Append(&small); err != nil {
+		t.Fatal(err)
+	}
+	if syncs != 0 {
+		t.Errorf("a small append fsynced (%d)", syncs)
+	}
+	if b, _ := os.ReadFile(path); !bytes.HasSuffix(b, []byte("\n")) {
+		t.Errorf("the appended line is not in the file before any fsync: %q", b)
+	}
+	big := rec("big", 0, "")
+	big.Response = strings.Repeat("x", SyncBytes)
+	if err := w.Append(&big); err != nil {
+		t.Fatal(err)
+	}
+	if syncs != 1 {
+		t.Errorf("after %d unsynced bytes: %d fsyncs, want 1", SyncBytes, syncs)
+	}
+	w.lastSync = time.Now().Add(-2 * SyncInterval)
+	late := rec("late", 0, "")
+	if err := w.Append(&late); err != nil {
+		t.Fatal(err)
+	}
+	if syncs != 2 {
+		t.Errorf("after %v without one: %d fsyncs, want 2", 2*SyncInterval, syncs)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if syncs != 3 {
+		t.Errorf("Close: %d fsyncs, want 3", syncs)
+	}
+	if recs, _, err := ReadSamples(path); err != nil || len(recs) != 3 {
+		t.Errorf("%d records, %v", len(recs), err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/pocketeval/pocketeval/internal/regfile"
 	"github.com/pocketeval/pocketeval/runtime"
@@ -155,17 +156,35 @@ func ReadSamples(path string) ([]Record, ReadReport, error) {
 	return recs, rep, nil
 }
 
+// Sync cadence of a SampleWriter: a record's line is written with one
+// write(2) as it is appended, and the file is fsynced once SyncInterval has
+// passed or SyncBytes have been written since the last fsync, and on Close.
+const (
+	SyncInterval = time.Second
+	SyncBytes    = 4 << 20
+)
+
 // SampleWriter appends records to one samples file. It is safe for
-// concurrent use; concurrent appends share fsyncs (group commit).
+// concurrent use.
+//
+// Durability: Append returns once its line is written with a single
+// write(2), so the line is in the kernel's page cache and survives the
+// process being killed at any moment (kill -9, a crash, an OOM kill); a
+// concurrent or later crash leaves at most a torn last line, which the next
+// run cuts off. Against a power loss or kernel crash, lines are fsynced on
+// a cadence (SyncInterval, SyncBytes) and on Close, so at most the last
+// second or 4 MiB of records can be lost; the run then resumes and
+// recomputes them.
 type SampleWriter struct {
 	f    *os.File
 	path string
+	// sync is f.Sync, replaceable in tests.
+	sync func() error
 
-	mu      sync.Mutex // guards writes and seq
-	seq     uint64
-	syncMu  sync.Mutex // guards synced
-	synced  uint64
-	lastErr error
+	mu       sync.Mutex // guards the write and the cadence state
+	unsynced int64
+	lastSync time.Time
+	syncing  sync.Mutex // held by the goroutine that is fsyncing
 }
 
 // OpenSampleWriter opens path for appending, first cutting off a torn tail
@@ -186,41 +205,72 @@ func OpenSampleWriter(path string, goodBytes int64) (*SampleWriter, error) {
 		f.Close()
 		return nil, err
 	}
-	return &SampleWriter{f: f, path: path}, nil
+	return &SampleWriter{f: f, path: path, sync: f.Sync, lastSync: time.Now()}, nil
 }
 
-// Append writes one record as one line and returns once it is on disk.
+// Append writes one record as one line (see SampleWriter for what is
+// durable when).
 func (w *SampleWriter) Append(rec *Record) error {
+	data, err := EncodeLine(rec)
+	if err != nil {
+		return err
+	}
+	return w.AppendLine(data)
+}
+
+// EncodeLine encodes rec as a samples line, newline included.
+func EncodeLine(rec *Record) ([]byte, error) {
 	data, err := json.Marshal(rec)
 	if err != nil {
-		return fmt.Errorf("encode sample %s: %w", rec.ID, err)
+		return nil, fmt.Errorf("encode sample %s: %w", rec.ID, err)
 	}
-	data = append(data, '\n')
+	return append(data, '\n'), nil
+}
+
+// AppendLine writes a line made by EncodeLine, as Append does.
+func (w *SampleWriter) AppendLine(data []byte) error {
 	w.mu.Lock()
-	_, err = w.f.Write(data) // one write(2): a crash leaves at most a torn tail
-	w.seq++
-	mine := w.seq
+	_, err := w.f.Write(data) // one write(2): a crash leaves at most a torn tail
+	w.unsynced += int64(len(data))
+	due := w.unsynced >= SyncBytes || time.Since(w.lastSync) >= SyncInterval
 	w.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", w.path, err)
 	}
-	w.syncMu.Lock()
-	defer w.syncMu.Unlock()
-	if w.synced >= mine {
-		return nil // someone else's fsync covered this line
+	// One goroutine fsyncs while the others go on appending.
+	if due && w.syncing.TryLock() {
+		defer w.syncing.Unlock()
+		return w.syncNow()
 	}
-	w.mu.Lock()
-	upto := w.seq
-	w.mu.Unlock()
-	if err := w.f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", w.path, err)
-	}
-	w.synced = upto
 	return nil
 }
 
-// Close closes the file.
-func (w *SampleWriter) Close() error { return w.f.Close() }
+// syncNow fsyncs; the caller holds w.syncing.
+func (w *SampleWriter) syncNow() error {
+	w.mu.Lock()
+	w.unsynced, w.lastSync = 0, time.Now()
+	w.mu.Unlock()
+	if err := w.sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", w.path, err)
+	}
+	return nil
+}
+
+// Sync fsyncs everything appended so far.
+func (w *SampleWriter) Sync() error {
+	w.syncing.Lock()
+	defer w.syncing.Unlock()
+	return w.syncNow()
+}
+
+// Close fsyncs and closes the file.
+func (w *SampleWriter) Close() error {
+	err := w.Sync()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // RewriteSorted atomically rewrites path with recs ordered by (Index,
 // Repeat), one line each.

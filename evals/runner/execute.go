@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"sync"
@@ -37,7 +38,11 @@ func execute(ctx context.Context, o Options, pl *workPlan) execution {
 			if err != nil {
 				return err // cancellation
 			}
-			if err := wi.file.w.Append(rec); err != nil {
+			line, err := results.EncodeLine(rec)
+			if err != nil {
+				return err
+			}
+			if err := wi.file.put(wi.pos, line); err != nil {
 				return err
 			}
 			mu.Lock()
@@ -50,7 +55,11 @@ func execute(ctx context.Context, o Options, pl *workPlan) execution {
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
+	err := g.Wait()
+	if ferr := pl.flushPending(); err == nil || errors.Is(err, context.Canceled) {
+		err = cmp.Or(ferr, err)
+	}
+	if err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
 		ex.fatal = err
 	}
 	return ex

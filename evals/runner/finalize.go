@@ -2,6 +2,9 @@ package runner
 
 import (
 	"context"
+	goruntime "runtime"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/pocketeval/pocketeval/results"
 )
@@ -15,21 +18,32 @@ func finalize(ctx context.Context, o Options, man *results.Manifest, pl *workPla
 	interrupted := ctx.Err() != nil
 	finished := !interrupted && ex.fatal == nil
 	sum := &results.Summary{Tasks: map[string]*results.TaskSummary{}, Complete: finished}
-	for _, tf := range pl.tasks {
-		recs, _, err := results.ReadTaskSamples(o.OutDir, tf.p.info.Name)
-		if err != nil {
-			return nil, err
-		}
-		ts, missing := summarizeTask(tf.p, o.SamplesPerTask, recs)
-		sum.Tasks[tf.p.info.Name] = ts
-		sum.Order = append(sum.Order, tf.p.info.Name)
-		if missing > 0 {
-			sum.Complete = false
-		}
-		if finished {
-			if err := results.RewriteSorted(tf.path, recs); err != nil {
-				return nil, err
+	// Tasks are summarised in parallel (one per core): reading back a
+	// large samples file is most of what finishing a fast run costs.
+	summaries := make([]*results.TaskSummary, len(pl.tasks))
+	missing := make([]int, len(pl.tasks))
+	var g errgroup.Group
+	g.SetLimit(goruntime.GOMAXPROCS(0))
+	for i, tf := range pl.tasks {
+		g.Go(func() error {
+			// Only the fields a summary uses are decoded; the lines are
+			// put in dataset order as they are.
+			recs, err := results.ReadTaskForSummary(o.OutDir, tf.p.info.Name, finished)
+			if err != nil {
+				return err
 			}
+			summaries[i], missing[i] = summarizeTask(tf.p, o.SamplesPerTask, recs)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for i, tf := range pl.tasks {
+		sum.Tasks[tf.p.info.Name] = summaries[i]
+		sum.Order = append(sum.Order, tf.p.info.Name)
+		if missing[i] > 0 {
+			sum.Complete = false
 		}
 	}
 	if len(o.Groups) > 0 {

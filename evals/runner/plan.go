@@ -3,6 +3,9 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"sort"
+	"sync"
+	"time"
 
 	"github.com/pocketeval/pocketeval/results"
 )
@@ -22,7 +25,29 @@ type taskFile struct {
 	p    *prepared
 	path string
 	w    *results.SampleWriter
+
+	// Records are written in work-item order when they finish close
+	// enough to it, so that a run at concurrency > 1 leaves its file
+	// already sorted and finishing need not rewrite it: a record that
+	// finishes before earlier ones waits for them, unless that would make
+	// more than maxWaiting records or maxWaitingBytes wait, or make one
+	// wait longer than maxWait; then every waiting record is written and
+	// order is given up for the file.
+	mu           sync.Mutex
+	next         int            // position of the next record in order
+	pending      map[int][]byte // encoded records waiting, by position
+	pendingBytes int
+	oldest       time.Time // when the first waiting record finished
+	unordered    bool
+	count        int // work items of this run in the file
 }
+
+// Limits on records waiting for earlier ones (see taskFile).
+const (
+	maxWaiting      = 1024
+	maxWaitingBytes = 8 << 20
+	maxWait         = time.Second
+)
 
 // workItem is one generation: a selected sample and a repeat.
 type workItem struct {
@@ -30,6 +55,75 @@ type workItem struct {
 	file   *taskFile
 	idx    int // dataset index
 	repeat int
+	pos    int // position among the task's work items
+}
+
+// put writes the encoded record of the work item at position pos, in
+// order if it can.
+func (tf *taskFile) put(pos int, line []byte) error {
+	tf.mu.Lock()
+	defer tf.mu.Unlock()
+	switch {
+	case tf.unordered:
+		return tf.w.AppendLine(line)
+	case pos != tf.next:
+		if len(tf.pending) == 0 {
+			tf.oldest = time.Now()
+		}
+		tf.pending[pos] = line
+		tf.pendingBytes += len(line)
+		if len(tf.pending) <= maxWaiting && tf.pendingBytes <= maxWaitingBytes && time.Since(tf.oldest) <= maxWait {
+			return nil
+		}
+		tf.unordered = true
+		return tf.flush()
+	}
+	if err := tf.w.AppendLine(line); err != nil {
+		return err
+	}
+	for tf.next++; tf.pending[tf.next] != nil; tf.next++ {
+		if err := tf.w.AppendLine(tf.pending[tf.next]); err != nil {
+			return err
+		}
+		tf.pendingBytes -= len(tf.pending[tf.next])
+		delete(tf.pending, tf.next)
+	}
+	if len(tf.pending) > 0 {
+		tf.oldest = time.Now() // roughly: the rest finished after the gap closed
+	}
+	return nil
+}
+
+// flush writes every waiting record, in position order; the caller holds
+// tf.mu.
+func (tf *taskFile) flush() error {
+	keys := make([]int, 0, len(tf.pending))
+	for k := range tf.pending {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	for _, k := range keys {
+		if err := tf.w.AppendLine(tf.pending[k]); err != nil {
+			return err
+		}
+		delete(tf.pending, k)
+	}
+	tf.pendingBytes = 0
+	return nil
+}
+
+// flushPending writes the records still waiting (those after one that
+// never finished: cancelled, or a write failed).
+func (pl *workPlan) flushPending() error {
+	var first error
+	for _, tf := range pl.tasks {
+		tf.mu.Lock()
+		if err := tf.flush(); err != nil && first == nil {
+			first = err
+		}
+		tf.mu.Unlock()
+	}
+	return first
 }
 
 // plan is Run's plan phase: for each task it reads the records an earlier
@@ -42,7 +136,7 @@ type workItem struct {
 func plan(o Options, preps preparedTasks) (*workPlan, error) {
 	pl := &workPlan{}
 	for _, p := range preps {
-		tf := &taskFile{p: p, path: results.SamplesPath(o.OutDir, p.info.Name)}
+		tf := &taskFile{p: p, path: results.SamplesPath(o.OutDir, p.info.Name), pending: map[int][]byte{}}
 		recs, rep, err := results.ReadTaskSamples(o.OutDir, p.info.Name)
 		if err == nil {
 			err = checkKnown(tf.path, p, recs)
@@ -75,7 +169,8 @@ func plan(o Options, preps preparedTasks) (*workPlan, error) {
 				pl.done++
 				continue
 			}
-			wi.file = tf
+			wi.file, wi.pos = tf, tf.count
+			tf.count++
 			pl.work = append(pl.work, wi)
 		}
 	}

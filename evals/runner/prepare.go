@@ -277,12 +277,20 @@ func checkRequests(rt runtime.Runtime, preps preparedTasks, pc evals.PromptConfi
 	if !ok {
 		return nil
 	}
+	prompts := true
+	if m, ok := rt.(PromptMatcher); ok {
+		prompts = m.MatchesPrompts()
+	}
 	var reqs []runtime.Request
 	for _, p := range preps {
 		if p.loglik {
 			continue
 		}
 		for _, s := range p.data.Samples {
+			if !prompts {
+				reqs = append(reqs, runtime.Request{ID: s.ID, Task: p.info.Name})
+				continue
+			}
 			req, err := p.task.Prompt(p.data, s, pc)
 			if err != nil {
 				continue

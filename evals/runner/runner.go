@@ -147,6 +147,14 @@ type RequestChecker interface {
 	CheckRequests(reqs []runtime.Request) error
 }
 
+// PromptMatcher is implemented by RequestCheckers that can tell whether
+// they match requests by prompt text at all; when MatchesPrompts is false
+// the requests passed to CheckRequests carry only task and id, and no
+// prompt is rendered for the check.
+type PromptMatcher interface {
+	MatchesPrompts() bool
+}
+
 // ModeSetter is implemented by tasks with more than one scoring mode
 // (multiple choice: "gen" and "loglik"); the returned task's Info carries
 // the mode's metrics and version.

@@ -470,3 +470,67 @@ func TestSecondWriterRefused(t *testing.T) {
 		t.Errorf("after the first writer is gone: %v", err)
 	}
 }
+
+// TestRecordsWrittenInOrder: records finishing out of order wait for the
+// ones before them, so the file comes out in work order; once one has
+// waited too long, all are written and order is given up (finishing then
+// sorts the file).
+func TestRecordsWrittenInOrder(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	w, err := results.OpenSampleWriter(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf := &taskFile{w: w, pending: map[int][]byte{}}
+	put := func(pos int) {
+		t.Helper()
+		if err := tf.put(pos, []byte(fmt.Sprintf(`{"task":"t","id":"%d","index":%d,"scores":{}}`+"\n", pos, pos))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func() string {
+		t.Helper()
+		recs, _, err := results.ReadSamples(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s []string
+		for _, r := range recs {
+			s = append(s, r.ID)
+		}
+		return strings.Join(s, ",")
+	}
+	for _, pos := range []int{1, 2, 0, 4, 3} {
+		put(pos)
+	}
+	if got := ids(); got != "0,1,2,3,4" || len(tf.pending) != 0 {
+		t.Errorf("after 1,2,0,4,3: file %s, %d waiting; want 0,1,2,3,4 and none", got, len(tf.pending))
+	}
+	for _, pos := range []int{6, 7, 8} {
+		put(pos) // 5 is slow: these wait
+	}
+	if got := ids(); got != "0,1,2,3,4" {
+		t.Errorf("records after a gap were written: %s", got)
+	}
+	tf.oldest = time.Now().Add(-2 * maxWait)
+	put(9) // the first has waited too long: all are written now, in order
+	if got := ids(); got != "0,1,2,3,4,6,7,8,9" || !tf.unordered {
+		t.Errorf("after the cap: file %s, unordered %v", got, tf.unordered)
+	}
+	put(5)
+	if got := ids(); got != "0,1,2,3,4,6,7,8,9,5" {
+		t.Errorf("unordered file: %s", got)
+	}
+	// Waiting records are written when execution ends.
+	tf2 := &taskFile{w: w, pending: map[int][]byte{}}
+	if err := tf2.put(1, []byte(`{"task":"t","id":"late","index":11,"scores":{}}`+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&workPlan{tasks: []*taskFile{tf2}}).flushPending(); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(); !strings.HasSuffix(got, ",late") {
+		t.Errorf("flushPending: file %s", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -110,6 +111,12 @@ silently — a missing dataset fails with the command that fetches it.`,
 			if opts.Concurrency < 1 {
 				return FlagErrorf("--concurrency must be >= 1")
 			}
+			if !cmd.Flags().Changed("concurrency") && opts.Runtime.Caps().Instant && opts.SamplesPerTask == 1 {
+				// Nothing to wait for but scoring: one request per core.
+				// (Not with repeats: saved samples of one problem are
+				// handed out in request order.)
+				opts.Concurrency = goruntime.GOMAXPROCS(0)
+			}
 			if opts.SamplesPerTask < 1 {
 				return FlagErrorf("--samples-per-task must be >= 1")
 			}
@@ -149,7 +156,7 @@ silently — a missing dataset fails with the command that fetches it.`,
 	fl.IntVar(&opts.NumFewshot, "num-fewshot", -1, "few-shot examples for tasks that support them (-1 = task default)")
 	fl.BoolVar(&opts.StripThinking, "strip-thinking", true, "remove <think>…</think> before scoring (recorded in the manifest)")
 	fl.BoolVar(&opts.Raw, "raw", false, "send raw prompts instead of chat messages (completion mode)")
-	fl.IntVar(&opts.Concurrency, "concurrency", 1, "requests in flight (also engine contexts for in-process runtimes)")
+	fl.IntVar(&opts.Concurrency, "concurrency", 1, "requests in flight (also engine contexts for in-process runtimes); saved predictions (replay) default to one per core")
 	fl.BoolVar(&opts.Force, "force", false, "discard an existing result directory and start over")
 	fl.IntVar(&opts.SamplesPerTask, "samples-per-task", 1, "responses per sample (n for pass@k; use with --temperature > 0)")
 	fl.StringVar(&opts.Shard, "shard", "", "run only shard i of N (i/N, 0-based), for splitting across machines")

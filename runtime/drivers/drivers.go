@@ -63,6 +63,10 @@ type Caps struct {
 	// ChatTemplates: the runtime renders chat templates itself, so
 	// --chat-template and --thinking apply (a server applies its own).
 	ChatTemplates bool
+	// Instant: answers cost nothing (saved predictions), so run scores
+	// one sample per core unless --concurrency or --samples-per-task is
+	// given.
+	Instant bool
 }
 
 // Common are the settings every runtime shares: --model, --threads, and

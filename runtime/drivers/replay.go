@@ -17,6 +17,7 @@ func replayDriver() Driver {
 	return Driver{
 		Name:     "replay",
 		Summary:  "saved predictions (--predictions FILE) scored as if generated now",
+		Caps:     Caps{Instant: true},
 		NewFlags: func() Flags { return &replayFlags{} },
 	}
 }

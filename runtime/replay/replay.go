@@ -82,6 +82,12 @@ type Prediction struct {
 	// LoglikRequests; such a line has no generated response.
 	LoglikRequests []runtime.LoglikRequest
 	Loglik         []runtime.LoglikResult
+
+	// lazy: Response is not held in memory but read again from the
+	// size bytes at off in the predictions file when needed.
+	lazy bool
+	off  int64
+	size int
 }
 
 // key names a prediction in messages.
@@ -148,6 +154,7 @@ type Runtime struct {
 	path   string
 	sha256 string
 	preds  []*Prediction // file order
+	file   *os.File      // the predictions file, for lazy responses
 
 	byKey    map[[2]string]*group // (task, id): pocketeval lines with a task
 	byID     map[string]*group    // id: human-eval and task-less pocketeval lines
@@ -166,16 +173,25 @@ var (
 	_ runtime.Describer = (*Runtime)(nil)
 )
 
-// Open reads a predictions file.
+// Open reads a predictions file. Every line is parsed and checked at once;
+// the responses of an uncompressed file are then read again from it when
+// requested rather than held in memory, so the file must not change while
+// the Runtime is open (a .gz file is held in memory).
 func Open(path string) (*Runtime, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("replay: open predictions: %w", err)
 	}
-	defer f.Close()
+	keep := false
+	defer func() {
+		if !keep {
+			f.Close()
+		}
+	}()
 	h := sha256.New()
 	var rd io.Reader = bufio.NewReaderSize(io.TeeReader(f, h), 1<<20)
-	if strings.HasSuffix(path, ".gz") {
+	lazy := !strings.HasSuffix(path, ".gz")
+	if !lazy {
 		zr, err := gzip.NewReader(rd)
 		if err != nil {
 			return nil, fmt.Errorf("replay: open predictions %s: %w", path, err)
@@ -183,7 +199,7 @@ func Open(path string) (*Runtime, error) {
 		defer zr.Close()
 		rd = zr
 	}
-	r, err := Read(rd, path)
+	r, err := readPredictions(rd, path, lazy)
 	if err != nil {
 		return nil, err
 	}
@@ -192,11 +208,20 @@ func Open(path string) (*Runtime, error) {
 		return nil, fmt.Errorf("replay: read %s: %w", path, err)
 	}
 	r.sha256 = hex.EncodeToString(h.Sum(nil))
+	if lazy {
+		r.file, keep = f, true
+	}
 	return r, nil
 }
 
 // Read reads predictions from rd; name is used in messages.
 func Read(rd io.Reader, name string) (*Runtime, error) {
+	return readPredictions(rd, name, false)
+}
+
+// readPredictions reads predictions; with lazy, rd is the file from its start and a
+// non-empty response is replaced by where its line lies.
+func readPredictions(rd io.Reader, name string, lazy bool) (*Runtime, error) {
 	r := &Runtime{
 		path:     name,
 		byKey:    map[[2]string]*group{},
@@ -206,6 +231,7 @@ func Read(rd io.Reader, name string) (*Runtime, error) {
 		used:     map[*Prediction]bool{},
 	}
 	br := bufio.NewReaderSize(rd, 1<<20)
+	var off int64
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
 		if err != nil && err != io.EOF {
@@ -216,8 +242,12 @@ func Read(rd io.Reader, name string) (*Runtime, error) {
 			if perr != nil {
 				return nil, fmt.Errorf("replay: %w", perr)
 			}
+			if lazy && p.Response != "" {
+				p.Response, p.lazy, p.off, p.size = "", true, off, len(line)
+			}
 			r.preds = append(r.preds, p)
 		}
+		off += int64(len(line))
 		if err == io.EOF {
 			break
 		}
@@ -244,14 +274,16 @@ func parseLine(line []byte, file string, n int) (*Prediction, error) {
 	if !doc.IsObject() {
 		return nil, &ParseError{File: file, Line: n, Err: errors.New("invalid JSON object: not an object")}
 	}
-	raw := map[string]json.RawMessage{}
+	// Strings kept from the values are cloned: a gjson string shares the
+	// memory of the whole line.
+	raw := map[string]gjson.Result{}
 	var dup string
 	doc.ForEach(func(k, v gjson.Result) bool {
 		if _, seen := raw[k.String()]; seen {
 			dup = k.String()
 			return false
 		}
-		raw[k.String()] = json.RawMessage(v.Raw)
+		raw[k.String()] = v
 		return true
 	})
 	if dup != "" {
@@ -260,8 +292,8 @@ func parseLine(line []byte, file string, n int) (*Prediction, error) {
 		return nil, &ParseError{File: file, Line: n, Field: dup, Err: errors.New("appears twice in the object")}
 	}
 	str := func(field string, required bool) (string, error) {
-		v := doc.Get(gjson.Escape(field))
-		if !v.Exists() || v.Type == gjson.Null {
+		v, ok := raw[field]
+		if !ok || v.Type == gjson.Null {
 			if required {
 				return "", &ParseError{File: file, Line: n, Field: field, Err: errors.New("missing")}
 			}
@@ -269,10 +301,10 @@ func parseLine(line []byte, file string, n int) (*Prediction, error) {
 		}
 		switch {
 		case v.Type == gjson.String:
-			return v.String(), nil
+			return strings.Clone(v.String()), nil
 		case v.Type == gjson.Number && field == "id":
 			// Numeric ids are common in hand-made files.
-			return v.Raw, nil
+			return strings.Clone(v.Raw), nil
 		}
 		return "", &ParseError{File: file, Line: n, Field: field, Err: errors.New("must be a string")}
 	}
@@ -299,16 +331,16 @@ func parseLine(line []byte, file string, n int) (*Prediction, error) {
 		if p.Response, err = str("response", true); err != nil {
 			return nil, err
 		}
-		if v, ok := raw["loglik_results"]; ok && string(v) != "null" {
-			if err := json.Unmarshal(v, &p.Loglik); err != nil {
+		if v, ok := raw["loglik_results"]; ok && v.Type != gjson.Null {
+			if err := json.Unmarshal([]byte(v.Raw), &p.Loglik); err != nil {
 				return nil, &ParseError{File: file, Line: n, Field: "loglik_results", Err: errors.New("must be a list of {logprob, is_greedy, tokens}")}
 			}
-			if rq, ok := raw["loglik_requests"]; !ok || json.Unmarshal(rq, &p.LoglikRequests) != nil || len(p.LoglikRequests) != len(p.Loglik) {
+			if rq, ok := raw["loglik_requests"]; !ok || json.Unmarshal([]byte(rq.Raw), &p.LoglikRequests) != nil || len(p.LoglikRequests) != len(p.Loglik) {
 				return nil, &ParseError{File: file, Line: n, Field: "loglik_requests", Err: errors.New("must list one {context, continuation} per loglik result")}
 			}
 		}
-		if v, ok := raw["repeat"]; ok && string(v) != "null" {
-			if err := json.Unmarshal(v, &p.Repeat); err != nil || p.Repeat < 0 {
+		if v, ok := raw["repeat"]; ok && v.Type != gjson.Null {
+			if err := json.Unmarshal([]byte(v.Raw), &p.Repeat); err != nil || p.Repeat < 0 {
 				return nil, &ParseError{File: file, Line: n, Field: "repeat", Err: errors.New("must be a non-negative integer")}
 			}
 		}
@@ -437,11 +469,36 @@ func (r *Runtime) Generate(ctx context.Context, req runtime.Request) (runtime.Re
 	default:
 		return runtime.Response{}, fmt.Errorf("replay: task %q id %q: all %d predictions in %s already used (more repeats requested than the file has)", req.Task, req.ID, len(g.preds), r.path)
 	}
-	if len(p.Loglik) > 0 && p.Response == "" {
+	if len(p.Loglik) > 0 && p.Response == "" && !p.lazy {
 		return runtime.Response{}, fmt.Errorf("replay: %s:%d comes from a log-likelihood run (it has loglik_results and no response); replay it with --mode loglik", r.path, p.Line)
 	}
 	r.used[p] = true
-	return runtime.Response{Text: p.Response, FinishReason: p.FinishReason}, nil
+	text, err := r.response(p)
+	if err != nil {
+		return runtime.Response{}, err
+	}
+	return runtime.Response{Text: text, FinishReason: p.FinishReason}, nil
+}
+
+// response returns p's response, reading it from the file if p is lazy.
+func (r *Runtime) response(p *Prediction) (string, error) {
+	if !p.lazy {
+		return p.Response, nil
+	}
+	line := make([]byte, p.size)
+	if _, err := r.file.ReadAt(line, p.off); err != nil {
+		return "", fmt.Errorf("replay: read %s:%d again: %w", r.path, p.Line, err)
+	}
+	field := "response"
+	if p.Form == FormHumanEval {
+		field = "completion"
+	}
+	// A field appears once (parseLine refuses a line naming one twice).
+	v := gjson.GetBytes(line, field)
+	if v.Type != gjson.String {
+		return "", fmt.Errorf("replay: %s:%d changed since it was opened", r.path, p.Line)
+	}
+	return v.String(), nil
 }
 
 // LogLikelihood answers from the loglik_results recorded in pocketeval
@@ -506,7 +563,16 @@ func (r *Runtime) lookup(req runtime.Request) *group {
 }
 
 // Close does nothing; it is idempotent.
-func (r *Runtime) Close() error { return nil }
+func (r *Runtime) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.file == nil {
+		return nil
+	}
+	err := r.file.Close()
+	r.file = nil
+	return err
+}
 
 // Describe records the predictions file and the sha256 of its bytes as
 // stored (compressed, for .gz files).
@@ -522,9 +588,19 @@ func (r *Runtime) Describe() runtime.Info {
 func (r *Runtime) Predictions() []Prediction {
 	out := make([]Prediction, len(r.preds))
 	for i, p := range r.preds {
-		out[i] = *p
+		out[i] = r.full(p)
 	}
 	return out
+}
+
+// full is a copy of p with its response.
+func (r *Runtime) full(p *Prediction) Prediction {
+	c := *p
+	if c.lazy {
+		c.Response, _ = r.response(p)
+		c.lazy = false
+	}
+	return c
 }
 
 // Unused returns the predictions no Generate call has served, in file
@@ -536,11 +612,16 @@ func (r *Runtime) Unused() []Prediction {
 	var out []Prediction
 	for _, p := range r.preds {
 		if !r.used[p] {
-			out = append(out, *p)
+			out = append(out, r.full(p))
 		}
 	}
 	return out
 }
+
+// MatchesPrompts reports whether some prediction is matched by prompt
+// text (IFEval lines); when none is, CheckRequests needs only the requests'
+// tasks and ids.
+func (r *Runtime) MatchesPrompts() bool { return len(r.byPrompt) > 0 }
 
 // CheckRequests is CheckKnown for the requests a run will make (their
 // Task, ID and prompt text).

@@ -203,6 +203,11 @@ func TestCheckKnown(t *testing.T) {
 	if err := read(t, `{"task":"t","id":"1","response":"r"}`).CheckKnown([]Key{{Task: "t", ID: "1"}}); err != nil {
 		t.Errorf("CheckKnown all known = %v", err)
 	}
+	// Only IFEval lines are matched by prompt: without them the runner
+	// need not render prompts for the check.
+	if !r.MatchesPrompts() || read(t, many.String()).MatchesPrompts() {
+		t.Errorf("MatchesPrompts = %v with IFEval lines, %v without; want true, false", r.MatchesPrompts(), read(t, many.String()).MatchesPrompts())
+	}
 }
 
 func TestConcurrentGenerate(t *testing.T) {
@@ -374,5 +379,57 @@ func TestHumanEvalVerbatim(t *testing.T) {
 	}
 	if resp.Text != completion || resp.FinishReason != runtime.FinishStop {
 		t.Errorf("served %q (%s), want the completion verbatim", resp.Text, resp.FinishReason)
+	}
+}
+
+// TestOpenReadsResponsesLazily: an uncompressed file's responses are read
+// again from it when served, and come out exactly as Read (which holds them
+// in memory) gives them.
+func TestOpenReadsResponsesLazily(t *testing.T) {
+	t.Parallel()
+	content := `{"task":"a","id":"1","response":"line one\nwith \"quotes\", \\ and é 😀"}
+{"task_id":"T/0","completion":"    return 1\n"}
+{"task_id":"T/0","completion":"    return 2\n"}
+
+{"task":"a","id":"2","response":"the second"}
+{"task":"a","id":"3","response":"","loglik_requests":[{"context":"c","continuation":" x"}],"loglik_results":[{"logprob":-1,"is_greedy":true,"tokens":1}]}
+{"prompt":"Write a poem.","response":"roses"}
+`
+	p := filepath.Join(t.TempDir(), "p.jsonl")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lazy, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := read(t, content)
+	for _, pr := range lazy.preds {
+		if pr.Response != "" {
+			t.Errorf("line %d: response %q held in memory", pr.Line, pr.Response)
+		}
+	}
+	reqs := []runtime.Request{
+		{Task: "a", ID: "1"}, {Task: "humaneval", ID: "T/0"}, {Task: "humaneval", ID: "T/0"}, {Task: "a", ID: "2"},
+		{Task: "ifeval", ID: "9", Messages: []runtime.Message{{Role: "user", Content: "Write a poem."}}},
+	}
+	for _, q := range reqs {
+		got, err1 := lazy.Generate(context.Background(), q)
+		want, err2 := mem.Generate(context.Background(), q)
+		if err1 != nil || err2 != nil || got != want {
+			t.Errorf("%s/%s: lazy %+v (%v), in memory %+v (%v)", q.Task, q.ID, got, err1, want, err2)
+		}
+	}
+	if _, err := lazy.Generate(context.Background(), runtime.Request{Task: "a", ID: "3"}); err == nil || !strings.Contains(err.Error(), "log-likelihood run") {
+		t.Errorf("a loglik line served as a generation: %v", err)
+	}
+	if got, want := lazy.Predictions(), mem.Predictions(); len(got) != len(want) || got[0].Response != want[0].Response || got[3].Response != "the second" {
+		t.Errorf("Predictions: %+v, want %+v", got, want)
+	}
+	if err := lazy.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := lazy.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
 	}
 }

@@ -86,13 +86,18 @@ var (
 	reLeadingLone = regexp.MustCompile(`^\s*([A-Z])\s*$`)
 	// Mentions: (B), [B], option B, 选项B.
 	reMention = regexp.MustCompile(`(?:[\(\[（]\s*([A-Z])\s*[\)\]）])|(?:(?i:option|choice)\s*[:：]?\s*([A-Z])(?:[^A-Za-z0-9]|$))|(?:选项\s*([A-Z])(?:[^A-Za-z0-9]|$))`)
-	// Standalone capital letters.
-	reLone = regexp.MustCompile(`(?:^|[^A-Za-z0-9'’])([A-Z])(?:[^A-Za-z0-9'’]|$)`)
+	// Standalone capital letters, (?:^|[^A-Za-z0-9'’])([A-Z])(?:[^A-Za-z0-9'’]|$),
+	// are found by loneLetters rather than by a regular expression.
 )
 
 // normalize folds full-width letters (Ｂ) to ASCII; the patterns accept
 // full-width punctuation themselves.
 func normalize(s string) string {
+	// Full-width letters are U+FF21–U+FF3A and U+FF41–U+FF5A, encoded
+	// EF BC A1–BA and EF BD 81–9A: without an EF byte there is none.
+	if strings.IndexByte(s, 0xEF) < 0 {
+		return s
+	}
 	return strings.Map(func(r rune) rune {
 		if r >= 'Ａ' && r <= 'Ｚ' {
 			return r - 'Ａ' + 'A'
@@ -115,9 +120,12 @@ func ExtractStrict(text string, n int) Extraction {
 	}
 	best := hit{pos: -1}
 	for _, re := range []*regexp.Regexp{reAnswerEN, reAnswerZH} {
+		if !mayMatch(re, text) {
+			continue
+		}
 		// The first statement naming a valid letter counts for each
 		// language; the earlier of the two wins.
-		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+		for _, m := range findAll(re, text) {
 			idx := LetterIndex(text[m[2]:m[3]])
 			if idx < 0 || idx >= n {
 				continue
@@ -163,10 +171,100 @@ func ExtractN(text string, n int, choices []string) Extraction {
 	if idx := optionText(text, choices); idx >= 0 {
 		return found(idx, MethodOptionText)
 	}
-	if idx := uniqueLetter(reLone, text, n, true); idx >= 0 {
+	if idx := uniqueLoneLetter(text, n); idx >= 0 {
 		return found(idx, MethodLoneLetter)
 	}
 	return none
+}
+
+// reAnswerENAt is reAnswerEN anchored at the start of its input.
+var reAnswerENAt = regexp.MustCompile(`^(?:` + reAnswerEN.String() + `)`)
+
+// findAll is re.FindAllStringSubmatchIndex(text, -1). Every match of
+// reAnswerEN starts with the word "answer", so its matches are found by
+// trying the anchored pattern where the word occurs — the backtracking
+// matcher otherwise tries every position of a long response.
+func findAll(re *regexp.Regexp, text string) [][]int {
+	if re != reAnswerEN {
+		return re.FindAllStringSubmatchIndex(text, -1)
+	}
+	var all [][]int
+	end := 0 // matches do not overlap: the next starts where one ends
+	for i := 0; i < len(text); i++ {
+		if i < end || text[i]|0x20 != 'a' || !hasFoldPrefix(text[i:], "answer") {
+			continue
+		}
+		m := reAnswerENAt.FindStringSubmatchIndex(text[i:])
+		if m == nil {
+			continue
+		}
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += i
+			}
+		}
+		all = append(all, m)
+		end = m[1]
+	}
+	return all
+}
+
+// hasFoldPrefix reports whether s starts with word (lower-case ASCII)
+// under the simple case folding of (?i): either case of each letter, and
+// U+017F (ſ) for s and U+212A (K) for k.
+func hasFoldPrefix(s, word string) bool {
+	j := 0
+	for i := 0; i < len(word); i++ {
+		c := word[i]
+		switch {
+		case j < len(s) && s[j]|0x20 == c:
+			j++
+		case c == 's' && strings.HasPrefix(s[j:], "ſ"):
+			j += len("ſ")
+		case c == 'k' && strings.HasPrefix(s[j:], "\u212a"):
+			j += len("\u212a")
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// mayMatch reports whether re can match text at all, from a substring
+// every match of it must contain: a cheap test that spares most responses
+// the regular expression. It is exact in one direction only — false means
+// no match — and knows the patterns of this file.
+func mayMatch(re *regexp.Regexp, text string) bool {
+	switch re {
+	case reAnswerEN:
+		// (?i:answer): Go folds 's' with U+017F (ſ) as well.
+		return containsFoldASCII(text, "answer") || strings.ContainsRune(text, 'ſ')
+	case reAnswerZH:
+		return strings.Contains(text, "答案")
+	case reSelectZH:
+		// 选 (and 当选), or 正确, or 符合题意.
+		return strings.Contains(text, "选") || strings.Contains(text, "正确") || strings.Contains(text, "符合题意")
+	case reMention:
+		return strings.IndexByte(text, '(') >= 0 || strings.IndexByte(text, '[') >= 0 ||
+			strings.Contains(text, "（") || strings.Contains(text, "选项") ||
+			containsFoldASCII(text, "option") || containsFoldASCII(text, "choice")
+	}
+	return true
+}
+
+// containsFoldASCII reports whether s contains word (lower-case ASCII
+// letters) in any mix of cases.
+func containsFoldASCII(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		j := 0
+		for j < len(word) && s[i+j]|0x20 == word[j] {
+			j++
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
 }
 
 // leadingLetter accepts a response that opens with a valid letter. A bare
@@ -196,6 +294,9 @@ func leadingLetter(text string, n int) int {
 // skipped, and so are letters being ruled out ("A is wrong", "A项错误").
 func uniqueLetter(re *regexp.Regexp, text string, n int, prose bool) int {
 	got := -1
+	if !mayMatch(re, text) {
+		return got
+	}
 	for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
 		for g := 1; g*2 < len(m); g++ {
 			if m[2*g] < 0 {
@@ -235,6 +336,76 @@ func isProseWord(letter, rest string) bool {
 	rest = strings.TrimLeft(rest, " ")
 	r, _ := utf8.DecodeRuneInString(rest)
 	return unicode.IsLower(r)
+}
+
+// uniqueLoneLetter is uniqueLetter for standalone capital letters, with
+// the prose rules.
+func uniqueLoneLetter(text string, n int) int {
+	got := -1
+	for _, pos := range loneLetters(text) {
+		l := text[pos : pos+1]
+		if isProseWord(l, text[pos+1:]) {
+			continue
+		}
+		idx := LetterIndex(l)
+		if idx < 0 || idx >= n {
+			continue
+		}
+		if got >= 0 && got != idx {
+			return -1
+		}
+		got = idx
+	}
+	return got
+}
+
+// loneLetters returns the positions of the capital letters the regular
+// expression (?:^|[^A-Za-z0-9'’])([A-Z])(?:[^A-Za-z0-9'’]|$) captures with
+// FindAll: leftmost matches, each search starting where the previous match
+// ended — so the character after a letter, once consumed, cannot also be
+// the one before the next ("A B" finds A only). A scan in one pass
+// instead of the backtracking matcher, which dominated the scoring of
+// long responses.
+func loneLetters(text string) []int {
+	var found []int
+	// after returns where a match whose letter ends at i ends, if the
+	// next character (or the end of the text) allows one.
+	after := func(i int) (int, bool) {
+		if i == len(text) {
+			return i, true
+		}
+		r, w := utf8.DecodeRuneInString(text[i:])
+		if isWordRune(r) {
+			return 0, false
+		}
+		return i + w, true
+	}
+	for s := 0; s < len(text); {
+		if s == 0 && isCapital(text[0]) { // ^ then the letter
+			if e, ok := after(1); ok {
+				found = append(found, 0)
+				s = e
+				continue
+			}
+		}
+		r, w := utf8.DecodeRuneInString(text[s:])
+		if !isWordRune(r) && s+w < len(text) && isCapital(text[s+w]) {
+			if e, ok := after(s + w + 1); ok {
+				found = append(found, s+w)
+				s = e
+				continue
+			}
+		}
+		s += w
+	}
+	return found
+}
+
+func isCapital(c byte) bool { return c >= 'A' && c <= 'Z' }
+
+// isWordRune is the class [A-Za-z0-9'’].
+func isWordRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '\'' || r == '’'
 }
 
 // optionText matches the response against the option texts: a response
@@ -296,8 +467,44 @@ func isASCII(s string) bool {
 // foldText lower-cases, collapses white space and trims surrounding
 // punctuation, so "The mitochondria." matches option "the mitochondria".
 func foldText(s string) string {
+	if isASCII(s) {
+		return foldASCII(s)
+	}
 	s = strings.ToLower(strings.Join(strings.Fields(s), " "))
 	return strings.TrimFunc(s, func(r rune) bool {
 		return unicode.IsPunct(r) || unicode.IsSpace(r) || r == '*'
 	})
+}
+
+// foldASCII is foldText for ASCII text, in one pass: the same lower-casing,
+// white space (strings.Fields' ASCII spaces) collapsed to single spaces,
+// and punctuation, spaces and '*' trimmed from both ends.
+func foldASCII(s string) string {
+	trim := func(c byte) bool { return c == '*' || c == ' ' || unicode.IsPunct(rune(c)) }
+	b := make([]byte, 0, len(s))
+	pending := false // a space is due before the next word
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+			pending = len(b) > 0
+			continue
+		}
+		if pending {
+			b = append(b, ' ')
+			pending = false
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	lo, hi := 0, len(b)
+	for lo < hi && trim(b[lo]) {
+		lo++
+	}
+	for hi > lo && trim(b[hi-1]) {
+		hi--
+	}
+	return string(b[lo:hi])
 }
