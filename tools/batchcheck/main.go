@@ -79,6 +79,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	model := fs.String("model", "", "GGUF model (required)")
 	tasksFlag := fs.String("tasks", "gsm8k", "comma-separated tasks")
 	limit := fs.Int("limit", 20, "samples per task (0: all)")
+	shardFlag := fs.String("shard", "", "run only shard i/N of each task's samples (spread over its subtasks, unlike -limit)")
 	conc := fs.Int("concurrency", 8, "requests in flight for the batched configurations")
 	threads := fs.Int("threads", 1, "engine threads")
 	maxTokens := fs.Int("max-tokens", 0, "maximum new tokens (0: each task's default)")
@@ -92,6 +93,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if *model == "" || *out == "" {
 		return fmt.Errorf("-model and -out are required")
+	}
+	var shard results.Shard
+	if *shardFlag != "" {
+		if _, err := fmt.Sscanf(*shardFlag, "%d/%d", &shard.Index, &shard.Count); err != nil || shard.Count < 1 || shard.Index < 0 || shard.Index >= shard.Count {
+			return fmt.Errorf("-shard %q: want i/N with 0 <= i < N", *shardFlag)
+		}
 	}
 	names := strings.Split(*tasksFlag, ",")
 	tasks, err := registry.Lookup(registry.All(), names)
@@ -126,7 +133,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 			start := time.Now()
 			_, err := runner.Run(ctx, runner.Options{
 				Tasks: []evals.Task{task}, Runtime: rt, RuntimeName: "llamacpp",
-				Model: results.Model{Path: *model}, OutDir: dir, DataDir: *dataDir, Limit: *limit, Concurrency: n,
+				Model: results.Model{Path: *model}, OutDir: dir, DataDir: *dataDir, Limit: *limit, Shard: shard, Concurrency: n,
 				Gen: runtime.GenConfig{MaxTokens: *maxTokens}, NumFewshot: -1, Chat: *chat, StripThinking: true, Mode: *mode,
 				InProcess: true,
 			})
