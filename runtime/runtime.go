@@ -226,3 +226,32 @@ func ServerTimingsOf(resp Response) *ServerTimings {
 	}
 	return out
 }
+
+// PromptCounter is implemented by runtimes that can count, without running
+// the model, the prompt tokens requests need with the model's tokenizer and
+// chat template, and how many of them the runtime's prompt cache would
+// supply when the requests come one after another in the given order.
+// `pocketeval run --dry-run` plans a run with it.
+type PromptCounter interface {
+	CountPrompts(ctx context.Context, items []PromptItem) ([]PromptCount, error)
+}
+
+// PromptItem is one unit of work to count: a generation request, or the
+// log-likelihood requests of one sample.
+type PromptItem struct {
+	Generate *Request
+	Loglik   []LoglikRequest
+}
+
+// PromptCount is a PromptItem's count.
+type PromptCount struct {
+	// Tokens is how many prompt tokens the model must read (for
+	// log-likelihood, every request's context and continuation but the
+	// last token).
+	Tokens int
+	// Cached is how many of them the runtime would find computed.
+	Cached int
+	// TooLong means the prompt does not fit the context: the request
+	// would fail (Tokens and Cached are then 0).
+	TooLong bool
+}

@@ -68,6 +68,8 @@ type RunOptions struct {
 	// groups are the task groups of the group files in Tasks (set by
 	// selectTasks).
 	groups []results.Group
+	// DryRun plans the run instead (run_dryrun.go).
+	DryRun bool
 }
 
 // NewCmdRun evaluates a model on tasks.
@@ -102,7 +104,7 @@ silently — a missing dataset fails with the command that fetches it.`,
 			if len(opts.Tasks) == 0 && opts.Suite == "" {
 				return FlagErrorf("--tasks or --suite is required (see `pocketeval tasks`)")
 			}
-			if opts.Out == "" {
+			if opts.Out == "" && !opts.DryRun {
 				return FlagErrorf("--out is required")
 			}
 			if opts.Limit < 0 {
@@ -167,6 +169,7 @@ silently — a missing dataset fails with the command that fetches it.`,
 		"code tasks: official (program and tests in one process, as the official harnesses: reproduces published numbers) or isolated (the model's code alone in a second process, called through plain-data proxies: no verdict forging; recorded in the task version)")
 	fl.BoolVar(&opts.JSON, "json", false, "print summary.json to stdout instead of a table")
 	fl.BoolVar(&opts.SkipBadRecords, "skip-bad-records", false, "skip malformed dataset records (each reported with file, line and field) instead of refusing the dataset")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "plan the run instead: per task samples, prompt tokens (with the model's tokenizer), cached prompt tokens, new tokens at most, and an ETA from a short calibration bench; writes nothing")
 	fl.Uint64Var(&opts.IFEvalSeed, "ifeval-seed", 0, "langdetect seed for IFEval's language checks: the verdicts of the official scorer run with DetectorFactory.seed = N (recorded in the task version)")
 	return cmd
 }
@@ -228,7 +231,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	ro.Workers = opts.Concurrency
-	if !opts.Force {
+	if !opts.Force && opts.Out != "" {
 		// A resumed run renders date-dependent templates with its date.
 		if ro.TemplateNow, err = pinnedTemplateDate(opts.Out); err != nil {
 			return err
@@ -253,6 +256,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if why := ro.RawPrompts(rt); why != "" && !opts.Raw {
 		opts.Raw = true
 		fmt.Fprintf(opts.IO.ErrOut, "note: %s\n", why)
+	}
+	if opts.DryRun {
+		return opts.dryRun(ctx, opts.runnerOptions(tasks, rt, ro, model))
 	}
 	progress := newProgress(opts.IO)
 	o := opts.runnerOptions(tasks, rt, ro, model)

@@ -31,3 +31,8 @@ func (*Runtime) Generate(context.Context, runtime.Request) (runtime.Response, er
 
 // Close does nothing.
 func (*Runtime) Close() error { return nil }
+
+// CountPrompts reports that the runtime is not in this build.
+func (*Runtime) CountPrompts(context.Context, []runtime.PromptItem) ([]runtime.PromptCount, error) {
+	return nil, ErrUnavailable
+}

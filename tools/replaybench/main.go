@@ -6,10 +6,10 @@
 //	go run ./tools/replaybench -tasks bbh,gsm8k -predictions /tmp/preds.jsonl -make -out /tmp/replay
 //
 // With -make and no predictions file yet, it first writes one: every
-// sample of the tasks answered by a stand-in model that returns
-// deterministic English-like text of 100 to 400 words (no model runs), so
-// the timing covers rendering, replay lookup, scoring and the result files
-// at realistic answer sizes. -cpuprofile and -memprofile write pprof
+// sample of the tasks answered by a stand-in model (runtimetest.Fake's
+// deterministic word chains, about 200 words; no model runs), so the
+// timing covers rendering, replay lookup, scoring and the result files at
+// realistic answer sizes. -cpuprofile and -memprofile write pprof
 // profiles of the timed replay.
 package main
 
@@ -18,9 +18,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"hash/fnv"
 	"io"
-	"math/rand/v2"
 	"os"
 	"runtime/pprof"
 	"strings"
@@ -36,6 +34,7 @@ import (
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/replay"
+	"github.com/pocketeval/pocketeval/runtime/runtimetest"
 )
 
 func main() {
@@ -175,6 +174,10 @@ func (t *timer) Done(task string) {
 	t.n[task]++
 }
 
+// standIn is the stand-in model: word chains that end on average after 200
+// words (or at the task's token limit).
+func standIn() runtime.Runtime { return &runtimetest.Fake{EOSEvery: 200} }
+
 // makePredictions answers every sample of tasks with stand-in text and
 // writes the answers as pocketeval prediction lines.
 func makePredictions(ctx context.Context, tasks []evals.Task, dataDir, path string) error {
@@ -184,7 +187,7 @@ func makePredictions(ctx context.Context, tasks []evals.Task, dataDir, path stri
 	}
 	defer os.RemoveAll(dir)
 	if _, err := runner.Run(ctx, runner.Options{
-		Tasks: tasks, Runtime: words{}, RuntimeName: "words", OutDir: dir, DataDir: dataDir,
+		Tasks: tasks, Runtime: standIn(), RuntimeName: "stand-in", OutDir: dir, DataDir: dataDir,
 		Concurrency: 2, NumFewshot: -1, Chat: true, StripThinking: true,
 	}); err != nil {
 		return err
@@ -210,35 +213,3 @@ func makePredictions(ctx context.Context, tasks []evals.Task, dataDir, path stri
 	}
 	return f.Close()
 }
-
-// words is a stand-in model: a deterministic function of the request
-// producing 100 to 400 words, ending with an answer-like line.
-type words struct{}
-
-var vocabulary = strings.Fields(`the of and to a in is it that for on was with as by
-this be are from at or an have not which but all were one their there been has
-more when will would so if what about can no only other into its time than two
-then some could these may first any like new after our between because answer
-number step total each therefore so we find first second let value equal result`)
-
-func (words) Generate(_ context.Context, req runtime.Request) (runtime.Response, error) {
-	h := fnv.New64a()
-	h.Write([]byte(req.Task))
-	h.Write([]byte(req.ID))
-	rng := rand.New(rand.NewPCG(h.Sum64(), 1))
-	n := 100 + rng.IntN(301)
-	var b strings.Builder
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(vocabulary[rng.IntN(len(vocabulary))])
-		if rng.IntN(15) == 0 {
-			b.WriteString(".\n")
-		}
-	}
-	fmt.Fprintf(&b, "\nThe answer is %d.", rng.IntN(100))
-	return runtime.Response{Text: b.String(), FinishReason: runtime.FinishStop}, nil
-}
-
-func (words) Close() error { return nil }

@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pocketeval/pocketeval/evals/runner"
+	"github.com/pocketeval/pocketeval/internal/procfs"
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// dryRunPlan is what `run --dry-run` prints (and writes with --json).
+type dryRunPlan struct {
+	Tasks       []runner.TaskEstimate `json:"tasks"`
+	Calibration *calibration          `json:"calibration,omitempty"`
+	// ETASeconds bounds the run's model time from the calibration: the
+	// prompt tokens not cached at the measured prefill rate plus the new
+	// tokens at most at the measured decode rate (0 without a calibration
+	// or token counts).
+	ETASeconds float64 `json:"eta_seconds,omitempty"`
+}
+
+// calibration is a short bench at the run's concurrency.
+type calibration struct {
+	Concurrency  int        `json:"concurrency"`
+	PromptTokens int        `json:"prompt_tokens"`
+	NewTokens    int        `json:"new_tokens"`
+	PrefillTPS   float64    `json:"prefill_tok_per_s"`
+	DecodeTPS    float64    `json:"decode_tok_per_s"`
+	LoadAvg      [3]float64 `json:"load_avg"`
+}
+
+// calibrationNewTokens is how many tokens each calibration request decodes.
+const calibrationNewTokens = 32
+
+// dryRun plans the run o describes: per task the samples, the prompt
+// tokens the model's tokenizer makes of them and how many the runtime's
+// prompt cache would supply, the new tokens at most, and an ETA from a short
+// bench at the run's concurrency.
+func (opts *RunOptions) dryRun(ctx context.Context, o runner.Options) error {
+	ests, err := runner.Estimate(ctx, o)
+	if err != nil {
+		return opts.runError(ctx, nil, err)
+	}
+	plan := &dryRunPlan{Tasks: ests}
+	var prompt, items int64
+	counted := true
+	for _, e := range ests {
+		prompt += e.PromptTokens
+		items += int64(e.Samples)
+		counted = counted && e.Counted
+	}
+	if b, ok := o.Runtime.(runtime.Bencher); ok {
+		n := 128
+		if counted && items > 0 {
+			n = int(prompt / items)
+		}
+		if plan.Calibration, err = calibrate(ctx, b, o.Concurrency, min(max(n, 16), 512)); err != nil {
+			return err
+		}
+	}
+	if c := plan.Calibration; c != nil && counted && c.PrefillTPS > 0 && c.DecodeTPS > 0 {
+		for _, e := range ests {
+			plan.ETASeconds += float64(e.PromptTokens-e.CachedTokens)/c.PrefillTPS + float64(e.MaxNewTokens)/c.DecodeTPS
+		}
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO, plan)
+	}
+	printPlan(opts.IO.Out, plan, counted)
+	return nil
+}
+
+// calibrate runs conc Bench requests of nPrompt prompt and
+// calibrationNewTokens new tokens at once, after a small warm-up, and
+// reports the aggregate rates: all prompt tokens over the longest prefill,
+// all new tokens over the longest decode.
+func calibrate(ctx context.Context, b runtime.Bencher, conc, nPrompt int) (*calibration, error) {
+	if _, err := b.Bench(ctx, runtime.BenchRequest{NPrompt: 8, NGen: 4}); err != nil {
+		return nil, fmt.Errorf("calibration bench: %w", err)
+	}
+	c := &calibration{Concurrency: conc, PromptTokens: nPrompt, NewTokens: calibrationNewTokens}
+	c.LoadAvg, _ = procfs.FS{}.LoadAvg()
+	res := make([]runtime.BenchResult, conc)
+	errs := make([]error, conc)
+	var wg sync.WaitGroup
+	for i := range conc {
+		wg.Go(func() {
+			res[i], errs[i] = b.Bench(ctx, runtime.BenchRequest{NPrompt: nPrompt, NGen: calibrationNewTokens})
+		})
+	}
+	wg.Wait()
+	var prefill, decode time.Duration
+	for i := range conc {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("calibration bench: %w", errs[i])
+		}
+		prefill, decode = max(prefill, res[i].PrefillTime), max(decode, res[i].DecodeTime)
+	}
+	if prefill > 0 {
+		c.PrefillTPS = float64(conc*nPrompt) / prefill.Seconds()
+	}
+	if decode > 0 {
+		c.DecodeTPS = float64(conc*calibrationNewTokens) / decode.Seconds()
+	}
+	return c, nil
+}
+
+func printPlan(w io.Writer, plan *dryRunPlan, counted bool) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "TASK\tSAMPLES\tPROMPT TOKENS\tPER SAMPLE\tCACHED\tNEW TOKENS ≤\tETA ≤\t")
+	var total dryRunTotals
+	c := plan.Calibration
+	for _, e := range plan.Tasks {
+		eta := "-"
+		if c != nil && counted && c.PrefillTPS > 0 && c.DecodeTPS > 0 {
+			eta = fmtDuration(float64(e.PromptTokens-e.CachedTokens)/c.PrefillTPS + float64(e.MaxNewTokens)/c.DecodeTPS)
+		}
+		newTok := strconv.FormatInt(e.MaxNewTokens, 10)
+		if e.Loglik {
+			newTok = "0 (loglik)"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", e.Task, e.Samples, countOrDash(e.Counted, e.PromptTokens),
+			perSample(e), cachedShare(e), newTok, eta)
+		total.add(e)
+	}
+	eta := "-"
+	if plan.ETASeconds > 0 {
+		eta = fmtDuration(plan.ETASeconds)
+	}
+	fmt.Fprintf(tw, "total\t%d\t%s\t\t%s\t%d\t%s\t\n", total.samples, countOrDash(counted, total.prompt),
+		cachedShare(runner.TaskEstimate{PromptTokens: total.prompt, CachedTokens: total.cached, Counted: counted}), total.newTokens, eta)
+	tw.Flush()
+	if !counted {
+		fmt.Fprintln(w, "prompt tokens: this runtime cannot count them without running the model (llamacpp can)")
+	}
+	for _, e := range plan.Tasks {
+		if e.TooLong > 0 {
+			fmt.Fprintf(w, "%s: %d samples have prompts longer than the model's context and would fail (not counted above)\n", e.Task, e.TooLong)
+		}
+	}
+	if c != nil {
+		fmt.Fprintf(w, "calibration: %d requests at once of %d prompt and %d new tokens: prefill %.0f tok/s, decode %.1f tok/s (load average %.2f %.2f %.2f)\n",
+			c.Concurrency, c.PromptTokens, c.NewTokens, c.PrefillTPS, c.DecodeTPS, c.LoadAvg[0], c.LoadAvg[1], c.LoadAvg[2])
+		fmt.Fprintln(w, "ETA: prompt tokens not cached at the prefill rate plus every new-token limit at the decode rate; answers that end early take less")
+	}
+}
+
+type dryRunTotals struct {
+	samples                   int
+	prompt, cached, newTokens int64
+}
+
+func (t *dryRunTotals) add(e runner.TaskEstimate) {
+	t.samples += e.Samples
+	t.prompt += e.PromptTokens
+	t.cached += e.CachedTokens
+	t.newTokens += e.MaxNewTokens
+}
+
+func countOrDash(ok bool, n int64) string {
+	if !ok {
+		return "-"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func perSample(e runner.TaskEstimate) string {
+	if !e.Counted || e.Samples == 0 {
+		return "-"
+	}
+	return strconv.FormatInt(e.PromptTokens/int64(e.Samples), 10)
+}
+
+func cachedShare(e runner.TaskEstimate) string {
+	if !e.Counted || e.PromptTokens == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d (%.0f%%)", e.CachedTokens, 100*float64(e.CachedTokens)/float64(e.PromptTokens))
+}
+
+// fmtDuration renders seconds as 45s, 12m30s or 3h05m.
+func fmtDuration(s float64) string {
+	d := time.Duration(s * float64(time.Second)).Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return d.String()
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
