@@ -10,8 +10,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hybridgroup/yzma/pkg/llama"
 
 	"github.com/pocketeval/pocketeval/runtime"
 )
@@ -89,7 +92,9 @@ func BenchmarkLogLikelihood(b *testing.B) {
 // tokens over the time from the first token of the earliest to the last
 // token of the latest. A request is a Bench run of a $POCKETEVAL_BENCH_PROMPT
 // (default 128) token prompt and $POCKETEVAL_BENCH_GEN (default 128) decode
-// steps; all start together.
+// steps; all start together. With one thread it also reports tok/cpu-s,
+// decoded tokens per CPU-second of the round (prefill included), which a
+// loaded machine distorts less.
 func BenchmarkConcurrentDecode(b *testing.B) {
 	model := os.Getenv("POCKETEVAL_BENCH_GGUF")
 	if model == "" {
@@ -104,10 +109,11 @@ func BenchmarkConcurrentDecode(b *testing.B) {
 	threads := env("POCKETEVAL_BENCH_THREADS", 2)
 	nPrompt, nGen := env("POCKETEVAL_BENCH_PROMPT", 128), env("POCKETEVAL_BENCH_GEN", 128)
 	type config struct {
-		batch string
-		conc  int
-		rt    *Runtime
-		rates []float64
+		batch    string
+		conc     int
+		rt       *Runtime
+		rates    []float64
+		cpuRates []float64 // decoded tokens per CPU-second of the whole round
 	}
 	configs := []*config{{batch: "off", conc: 1}, {batch: "on", conc: 1}, {batch: "on", conc: 2}, {batch: "on", conc: 4}, {batch: "on", conc: 8}}
 	for _, c := range configs {
@@ -121,6 +127,7 @@ func BenchmarkConcurrentDecode(b *testing.B) {
 	for b.Loop() {
 		for _, c := range configs {
 			var wg sync.WaitGroup
+			c0 := cpuTime()
 			starts, ends := make([]time.Time, c.conc), make([]time.Time, c.conc)
 			for i := range c.conc {
 				wg.Go(func() {
@@ -139,11 +146,17 @@ func BenchmarkConcurrentDecode(b *testing.B) {
 				first, last = minTime(first, starts[i]), maxTime(last, ends[i])
 			}
 			c.rates = append(c.rates, float64(c.conc*nGen)/last.Sub(first).Seconds())
+			c.cpuRates = append(c.cpuRates, float64(c.conc*nGen)/(cpuTime()-c0).Seconds())
 		}
 	}
 	for _, c := range configs {
 		slices.Sort(c.rates)
+		slices.Sort(c.cpuRates)
 		b.ReportMetric(c.rates[len(c.rates)/2], fmt.Sprintf("batch-%s-conc%d-tok/s", c.batch, c.conc))
+		if threads == 1 {
+			// With one thread, CPU time is the time the model had.
+			b.ReportMetric(c.cpuRates[len(c.cpuRates)/2], fmt.Sprintf("batch-%s-conc%d-tok/cpu-s", c.batch, c.conc))
+		}
 	}
 }
 
@@ -159,4 +172,76 @@ func maxTime(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// BenchmarkDecodeBatchSize measures llama.cpp itself: the cost per token
+// of one llama_decode over n tokens, n sequences of one token each (a
+// batched decode step) or one sequence of n tokens (a prefill chunk), each
+// sequence holding 16 tokens of context, on $POCKETEVAL_BENCH_GGUF with
+// $POCKETEVAL_BENCH_THREADS threads (default 1). cpu-ns/token is the
+// process's CPU time per token, which a loaded machine inflates less than
+// wall time. How the cost per token falls with n bounds what batching can
+// gain: the aggregate rate at n sequences is at most n times the
+// one-sequence cost over the n-sequence cost.
+func BenchmarkDecodeBatchSize(b *testing.B) {
+	model := os.Getenv("POCKETEVAL_BENCH_GGUF")
+	if model == "" {
+		b.Skip("set POCKETEVAL_BENCH_GGUF to a GGUF model to measure")
+	}
+	threads := 1
+	if v, err := strconv.Atoi(os.Getenv("POCKETEVAL_BENCH_THREADS")); err == nil && v > 0 {
+		threads = v
+	}
+	const ctxTokens = 16
+	rt, err := Open(context.Background(), Options{Model: model, Threads: threads, Workers: 8, ContextSize: 256})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Close()
+	d := rt.sched.decoders[0]
+	for _, n := range []int{1, 2, 4, 8} {
+		for _, multi := range []bool{true, false} {
+			name := fmt.Sprintf("sequences=%d", n)
+			if !multi {
+				name = fmt.Sprintf("one-sequence-tokens=%d", n)
+			}
+			b.Run(name, func(b *testing.B) {
+				var cpu, wall time.Duration
+				for b.Loop() {
+					llama.MemoryClear(d.mem, false)
+					d.batch.Clear()
+					for s := range 8 {
+						for p := range ctxTokens {
+							d.batch.Add(rt.benchTk, llama.Pos(p), []llama.SeqId{llama.SeqId(s)}, false)
+						}
+					}
+					if err := d.decode(); err != nil {
+						b.Fatal(err)
+					}
+					d.batch.Clear()
+					for i := range n {
+						if multi {
+							d.batch.Add(rt.benchTk, ctxTokens, []llama.SeqId{llama.SeqId(i)}, true)
+						} else {
+							d.batch.Add(rt.benchTk, llama.Pos(ctxTokens+i), []llama.SeqId{0}, true)
+						}
+					}
+					c0, w0 := cpuTime(), time.Now()
+					if err := d.decode(); err != nil {
+						b.Fatal(err)
+					}
+					cpu, wall = cpu+cpuTime()-c0, wall+time.Since(w0)
+				}
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*n), "cpu-ns/token")
+				b.ReportMetric(float64(wall.Nanoseconds())/float64(b.N*n), "wall-ns/token")
+			})
+		}
+	}
+}
+
+// cpuTime is the process's user and system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
