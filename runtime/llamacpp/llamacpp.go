@@ -301,13 +301,6 @@ func (r *Runtime) batchMode() string {
 	return fmt.Sprintf("on: continuous batching of up to %d sequences in one context, unified KV cache", r.opts.Workers)
 }
 
-// PrefillStats counts prompt tokens: how many the requests so far needed
-// evaluated, and how many were evaluated (the rest came from the cache).
-type PrefillStats struct {
-	Requested int64
-	Computed  int64
-}
-
 // PrefillStats reports prompt tokens requested and computed since Open.
 // A generation requests its prompt; a log-likelihood request all its
 // tokens but the last (context and continuation); Bench's prompts count

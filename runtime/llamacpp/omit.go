@@ -36,3 +36,6 @@ func (*Runtime) Close() error { return nil }
 func (*Runtime) CountPrompts(context.Context, []runtime.PromptItem) ([]runtime.PromptCount, error) {
 	return nil, ErrUnavailable
 }
+
+// PrefillStats reports nothing: the runtime is not in this build.
+func (*Runtime) PrefillStats() PrefillStats { return PrefillStats{} }

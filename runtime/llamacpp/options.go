@@ -153,6 +153,13 @@ type Options struct {
 	FlashAttention string
 }
 
+// PrefillStats counts prompt tokens: how many the requests so far needed
+// evaluated, and how many were evaluated (the rest came from the cache).
+type PrefillStats struct {
+	Requested int64
+	Computed  int64
+}
+
 // onOff checks an on/off option, setting empty to "on", and reports
 // whether it is on.
 func onOff(name string, v *string) (bool, error) {
