@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -18,7 +19,7 @@ import (
 type dryRunPlan struct {
 	Tasks       []runner.TaskEstimate `json:"tasks"`
 	Calibration *calibration          `json:"calibration,omitempty"`
-	// ETASeconds bounds the run's model time from the calibration: the
+	// ETASeconds estimates the run's model time from the calibration: the
 	// prompt tokens not cached at the measured prefill rate plus the new
 	// tokens at most at the measured decode rate (0 without a calibration
 	// or token counts).
@@ -76,44 +77,48 @@ func (opts *RunOptions) dryRun(ctx context.Context, o runner.Options) error {
 	return nil
 }
 
-// calibrate runs conc Bench requests of nPrompt prompt and
-// calibrationNewTokens new tokens at once, after a small warm-up, and
-// reports the aggregate rates: all prompt tokens over the longest prefill,
-// all new tokens over the longest decode.
+// calibrate measures the runtime at the run's concurrency, after a small
+// warm-up: conc Bench requests of nPrompt prompt tokens at once (the
+// aggregate prefill rate is all their prompt tokens over the wall time
+// until the last is done), then conc requests decoding
+// calibrationNewTokens tokens from a one-token context (the aggregate
+// decode rate, likewise). Wall times, not the requests' own timings:
+// requests admitted a step apart overlap one another's work.
 func calibrate(ctx context.Context, b runtime.Bencher, conc, nPrompt int) (*calibration, error) {
 	if _, err := b.Bench(ctx, runtime.BenchRequest{NPrompt: 8, NGen: 4}); err != nil {
 		return nil, fmt.Errorf("calibration bench: %w", err)
 	}
 	c := &calibration{Concurrency: conc, PromptTokens: nPrompt, NewTokens: calibrationNewTokens}
 	c.LoadAvg, _ = procfs.FS{}.LoadAvg()
-	res := make([]runtime.BenchResult, conc)
-	errs := make([]error, conc)
-	var wg sync.WaitGroup
-	for i := range conc {
-		wg.Go(func() {
-			res[i], errs[i] = b.Bench(ctx, runtime.BenchRequest{NPrompt: nPrompt, NGen: calibrationNewTokens})
-		})
-	}
-	wg.Wait()
-	var prefill, decode time.Duration
-	for i := range conc {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("calibration bench: %w", errs[i])
+	wall := func(req runtime.BenchRequest) (time.Duration, error) {
+		errs := make([]error, conc)
+		var wg sync.WaitGroup
+		start := time.Now()
+		for i := range conc {
+			wg.Go(func() { _, errs[i] = b.Bench(ctx, req) })
 		}
-		prefill, decode = max(prefill, res[i].PrefillTime), max(decode, res[i].DecodeTime)
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return 0, fmt.Errorf("calibration bench: %w", err)
+		}
+		return time.Since(start), nil
 	}
-	if prefill > 0 {
-		c.PrefillTPS = float64(conc*nPrompt) / prefill.Seconds()
+	prefill, err := wall(runtime.BenchRequest{NPrompt: nPrompt})
+	if err != nil {
+		return nil, err
 	}
-	if decode > 0 {
-		c.DecodeTPS = float64(conc*calibrationNewTokens) / decode.Seconds()
+	decode, err := wall(runtime.BenchRequest{NGen: calibrationNewTokens})
+	if err != nil {
+		return nil, err
 	}
+	c.PrefillTPS = float64(conc*nPrompt) / prefill.Seconds()
+	c.DecodeTPS = float64(conc*calibrationNewTokens) / decode.Seconds()
 	return c, nil
 }
 
 func printPlan(w io.Writer, plan *dryRunPlan, counted bool) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "TASK\tSAMPLES\tPROMPT TOKENS\tPER SAMPLE\tCACHED\tNEW TOKENS ≤\tETA ≤\t")
+	fmt.Fprintln(tw, "TASK\tSAMPLES\tPROMPT TOKENS\tPER SAMPLE\tCACHED\tNEW TOKENS ≤\tETA\t")
 	var total dryRunTotals
 	c := plan.Calibration
 	for _, e := range plan.Tasks {
@@ -147,7 +152,7 @@ func printPlan(w io.Writer, plan *dryRunPlan, counted bool) {
 	if c != nil {
 		fmt.Fprintf(w, "calibration: %d requests at once of %d prompt and %d new tokens: prefill %.0f tok/s, decode %.1f tok/s (load average %.2f %.2f %.2f)\n",
 			c.Concurrency, c.PromptTokens, c.NewTokens, c.PrefillTPS, c.DecodeTPS, c.LoadAvg[0], c.LoadAvg[1], c.LoadAvg[2])
-		fmt.Fprintln(w, "ETA: prompt tokens not cached at the prefill rate plus every new-token limit at the decode rate; answers that end early take less")
+		fmt.Fprintln(w, "ETA: prompt tokens not cached at the prefill rate plus every new-token limit at the decode rate (answers that end early take less; a loaded machine, more)")
 	}
 }
 

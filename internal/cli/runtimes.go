@@ -149,6 +149,9 @@ func (o *RuntimeOptions) Validate() error {
 	if err != nil {
 		return err
 	}
+	if cc, ok := f.(drivers.ContextCounter); ok {
+		c.Contexts = cc.Contexts(c)
+	}
 	if err := drivers.CheckLimits(d.Caps, c); err != nil {
 		return &FlagError{err: err}
 	}

@@ -93,6 +93,17 @@ type Common struct {
 	// nothing. IgnoreLimits (--ignore-limits) skips those checks.
 	Machine      Machine
 	IgnoreLimits bool
+	// Contexts is how many engine contexts of Threads threads serve the
+	// Workers requests, when not one each (0: Workers); set from the
+	// runtime's flags when they implement ContextCounter.
+	Contexts int
+}
+
+// ContextCounter is implemented by the flags of in-process runtimes that
+// may serve several requests with one engine context (llamacpp's batched
+// decoding): Contexts reports how many contexts serve c.Workers requests.
+type ContextCounter interface {
+	Contexts(c Common) int
 }
 
 // Flags are one runtime's own flags for one command.

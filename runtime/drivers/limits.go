@@ -43,7 +43,8 @@ func (e *LimitError) Error() string {
 //
 //   - an in-process engine gets at most one thread per core (--threads);
 //   - all its contexts together run at most twice as many threads as
-//     there are cores (--concurrency × --threads);
+//     there are cores (--concurrency × --threads, or c.Contexts ×
+//     --threads when several requests share a context);
 //   - a runtime reached over connections keeps fewer requests in flight
 //     than the process may open files, less 64 for everything else.
 //
@@ -55,11 +56,15 @@ func CheckLimits(caps Caps, c Common) error {
 	}
 	m := c.Machine
 	threads, workers := max(c.Threads, 1), max(c.Workers, 1)
+	contexts := workers
+	if c.Contexts > 0 {
+		contexts = c.Contexts
+	}
 	switch {
 	case caps.InProcess && m.Cores > 0 && threads > m.Cores:
 		return &LimitError{Flag: "--threads", Reason: fmt.Sprintf("%d threads per engine, but this machine has %d cores; threads beyond the cores only slow each other down", threads, m.Cores)}
-	case caps.InProcess && m.Cores > 0 && workers > 2*m.Cores/threads:
-		return &LimitError{Flag: "--concurrency/--parallel", Reason: fmt.Sprintf("%d engine contexts of %d threads each would run %d threads on %d cores (at most twice the cores)", workers, threads, workers*threads, m.Cores)}
+	case caps.InProcess && m.Cores > 0 && contexts > 2*m.Cores/threads:
+		return &LimitError{Flag: "--concurrency/--parallel", Reason: fmt.Sprintf("%d engine contexts of %d threads each would run %d threads on %d cores (at most twice the cores)", contexts, threads, contexts*threads, m.Cores)}
 	case !caps.InProcess && m.OpenFiles > 0 && workers > max(m.OpenFiles-64, 1):
 		return &LimitError{Flag: "--concurrency/--parallel", Reason: fmt.Sprintf("%d requests in flight need as many connections, but this process may open %d files (ulimit -n)", workers, m.OpenFiles)}
 	}

@@ -84,3 +84,19 @@ func TestGGUFLimits(t *testing.T) {
 	check(2048, 1000, 2<<30, false, "")
 	check(0, 1000, 1<<30, false, "1000 engine contexts of 2048 tokens") // 0 = min(4096, trained)
 }
+
+// TestLimitsBatchedContext: with llama.cpp's batching the requests in
+// flight are sequences of one context, so their number does not multiply
+// the engine threads; with --batch off each is a context.
+func TestLimitsBatchedContext(t *testing.T) {
+	m := Machine{Cores: 2}
+	for _, batch := range []string{"on", "off"} {
+		f := &llamacppFlags{Batch: batch}
+		c := Common{Threads: 1, Workers: 8, Machine: m}
+		c.Contexts = f.Contexts(c)
+		err := CheckLimits(llamacppDriver().Caps, c)
+		if (batch == "on") != (err == nil) {
+			t.Errorf("--batch %s, 8 requests of 1 thread on 2 cores: %v", batch, err)
+		}
+	}
+}

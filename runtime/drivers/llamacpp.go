@@ -39,6 +39,15 @@ func (f *llamacppFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.PrefixCache, "prefix-cache", "on", "llamacpp with --batch on: start each prompt from the longest cached prefix (on) or evaluate it whole (off)")
 }
 
+// Contexts is one with batching on (every request a sequence of one
+// context), else one per request.
+func (f *llamacppFlags) Contexts(c Common) int {
+	if f.Batch == "off" {
+		return max(c.Workers, 1)
+	}
+	return 1
+}
+
 func (f *llamacppFlags) Validate(c Common) error {
 	if c.Model == "" {
 		return errors.New("--model is required for --runtime llamacpp (a GGUF file)")
