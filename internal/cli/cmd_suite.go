@@ -52,12 +52,21 @@ func NewCmdSuite(f *Factory, runF func(*SuiteOptions) error) *cobra.Command {
 
 func suiteRun(opts *SuiteOptions) error {
 	if opts.List {
+		var all []*suite.Suite
 		for _, n := range suite.Names() {
 			s, err := suite.Get(n)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(opts.IO.Out, "%s\t%s\n", n, s.Description)
+			all = append(all, s)
+		}
+		if opts.JSON {
+			return writeJSON(opts.IO, struct {
+				Suites []*suite.Suite `json:"suites"`
+			}{all})
+		}
+		for _, s := range all {
+			fmt.Fprintf(opts.IO.Out, "%s\t%s\n", s.Name, s.Description)
 		}
 		return nil
 	}

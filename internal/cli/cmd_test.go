@@ -69,7 +69,7 @@ func TestNewCmdOptions(t *testing.T) {
 			return NewCmdMerge(f, func(o *MergeOptions) error { return c(o) })
 		}, "s0", nil, "--out is required"},
 		{"version", func(c func(any) error) *cobra.Command {
-			return NewCmdVersion(f, func(o *VersionOptions) error { o.BuildInfo = nil; return c(o) })
+			return NewCmdVersion(f, func(o *VersionOptions) error { o.BuildInfo, o.Engines = nil, nil; return c(o) })
 		}, "--json", &VersionOptions{IO: f.IO, JSON: true}, ""},
 		{"models download", func(c func(any) error) *cobra.Command {
 			return NewCmdModelsDownload(f, &ModelsOptions{IO: f.IO, File: "m.json"}, func(o *ModelsDownloadOptions) error { o.Progress = nil; return c(o) })
