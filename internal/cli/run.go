@@ -21,7 +21,6 @@ import (
 	"github.com/pocketeval/pocketeval/evals/code"
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/evals/runner"
-	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/llamacpp"
@@ -191,9 +190,9 @@ func DefaultDataDir() string { return datasets.DefaultDir() }
 func selectTasks(opts *RunOptions) ([]evals.Task, error) {
 	names := opts.Tasks
 	if opts.Suite != "" {
-		s, err := suite.Get(opts.Suite)
+		s, err := loadSuite(opts.Suite, opts.AllTasks())
 		if err != nil {
-			return nil, &FlagError{err: err}
+			return nil, err
 		}
 		names = append(s.TaskNames(), names...)
 	}

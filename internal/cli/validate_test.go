@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/pocketeval/pocketeval/evals/registry"
+	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/drivers"
@@ -165,5 +167,47 @@ func TestResumeRefusesOutputSettings(t *testing.T) {
 	if a.Concurrency != 2 || a.Threads != 1 || a.Generated != 10 || b.Concurrency != 3 || b.Threads != 2 || b.Generated != 20 ||
 		a.Status != results.StatusComplete || b.End == nil {
 		t.Errorf("segments %+v", m.Segments)
+	}
+}
+
+// TestUserSuite: --suite FILE.yaml runs a suite of the embedded schema
+// (reported numbers, metric overrides); a wrong entry is a usage error
+// naming the file, line and field, before anything runs.
+func TestUserSuite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "mine.yaml")
+	os.WriteFile(good, []byte("name: mine\nreported_average: 20\ntasks:\n  - {task: alpha, metric: acc, reported: 15}\n  - {task: beta}\n"), 0o644)
+	out := filepath.Join(dir, "run")
+	code, stdout, errOut := run(t, "run", "--runtime", "fake", "--suite", good, "--out", out)
+	if code != 0 || !strings.Contains(stdout, "SUITE mine") || !strings.Contains(stdout, "AVERAGE") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, errOut)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"name: bad\ntasks:\n  - {task: alpha}\n  - {task: alpah}\n", `bad.yaml:4: tasks[1]: field "task": unknown task "alpah" (did you mean alpha?)`},
+		{"name: bad\ntasks:\n  - {task: alpha, metric: f1}\n", `bad.yaml:3: tasks[0]: field "metric": task alpha has no metric "f1"`},
+		{"name: bad\ntasks:\n  - {task: alpha, reported: 101}\n", `bad.yaml:3: tasks[0]: field "reported"`},
+	} {
+		bad := filepath.Join(t.TempDir(), "bad.yaml")
+		os.WriteFile(bad, []byte(c.text), 0o644)
+		out := filepath.Join(t.TempDir(), "run")
+		code, _, errOut := run(t, "run", "--runtime", "fake", "--suite", bad, "--out", out)
+		if code != ExitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: exit %d, %s; want 2 and %q", c.text, code, errOut, c.want)
+		}
+		if code, _, errOut := run(t, "suite", out, "--suite", bad); code != ExitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("suite %q: exit %d, %s", c.text, code, errOut)
+		}
+	}
+}
+
+// TestEmbeddedSuitesCheck: every embedded suite names registered tasks and
+// metrics they report.
+func TestEmbeddedSuitesCheck(t *testing.T) {
+	t.Parallel()
+	for _, n := range suite.Names() {
+		if _, err := loadSuite(n, registry.All()); err != nil {
+			t.Errorf("suite %s: %v", n, err)
+		}
 	}
 }
