@@ -211,3 +211,13 @@ func TestEmbeddedSuitesCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxRunMissingFile: a program file that does not exist is a usage
+// error (exit 2), not a failing program (exit 1).
+func TestSandboxRunMissingFile(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := run(t, "sandbox", "run", filepath.Join(t.TempDir(), "missing.py"))
+	if code != ExitUsage || !strings.Contains(errOut, "no such file") {
+		t.Errorf("exit %d, %s", code, errOut)
+	}
+}
