@@ -129,6 +129,16 @@ type Model struct {
 	Files map[string]string `json:"files,omitempty"`
 }
 
+// identity is what identifies the model's outputs: its files' digests
+// when it has files (the same model moved or reached by another path is the
+// same model), else its path or name (a served model).
+func (m Model) identity() Model {
+	if len(m.Files) > 0 {
+		m.Path = ""
+	}
+	return m
+}
+
 // TaskConfig identifies a task and its data.
 type TaskConfig struct {
 	Name    string `json:"name"`
@@ -177,10 +187,11 @@ type Host struct {
 // Fingerprint is a stable hash of a Config, ignoring fields that do not
 // change the scores of finished samples (the limit: a resumed run may
 // extend it; skipping bad records: a run that loaded without skipping
-// selects the same samples).
+// selects the same samples; the path of a model whose files are hashed).
 func (c Config) Fingerprint() string {
 	c.Limit = 0
 	c.SkipBadRecords = false
+	c.Model = c.Model.identity()
 	c.Tasks = append([]TaskConfig(nil), c.Tasks...) // c shares the caller's array
 	for i := range c.Tasks {
 		c.Tasks[i].Samples = 0
@@ -202,7 +213,7 @@ func (c Config) Diff(o Config) []string {
 		}
 	}
 	add("runtime", c.Runtime, o.Runtime)
-	add("model", c.Model, o.Model)
+	add("model", c.Model.identity(), o.Model.identity())
 	add("generation", c.Generation, o.Generation)
 	add("seed", c.Seed, o.Seed)
 	add("groups", c.Groups, o.Groups)

@@ -75,10 +75,12 @@ func TestJSONConvention(t *testing.T) {
 	jsonGolden(t, "gate", mustRun("gate", ExitError, "gate", "--baseline", a, "--candidate", b, "--policy", policy, "--json"), dirs)
 	jsonGolden(t, "suite-list", mustRun("suite --list", 0, "suite", "--list", "--json"), dirs)
 	suiteFile := filepath.Join(tmp, "two.yaml")
-	if err := os.WriteFile(suiteFile, []byte("name: two\ntasks:\n  - {task: alpha, reported: 40}\n  - {task: beta}\n  - {task: gamma}\n"), 0o644); err != nil {
+	if err := os.WriteFile(suiteFile, []byte("name: two\ntasks:\n  - {task: alpha, reported: 40}\n  - {task: beta}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	jsonGolden(t, "suite", mustRun("suite", 0, "suite", a, "--suite", suiteFile, "--json"), dirs)
+	c := filepath.Join(tmp, "c")
+	mustRun("run c", 0, "run", "--runtime", "fake", "--tasks", "alpha", "--out", c)
+	jsonGolden(t, "suite", mustRun("suite", 0, "suite", c, "--suite", suiteFile, "--json"), map[string]string{c: "$C"})
 	jsonGolden(t, "models-show", mustRun("models show", 0, "models", "show", "qwen3-0.6b-gguf", "--json"), dirs)
 	jsonGolden(t, "", mustRun("models list", 0, "models", "list", "--json"), dirs)
 	jsonGolden(t, "", mustRun("datasets list", 0, "datasets", "list", "--json"), dirs)

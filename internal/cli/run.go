@@ -25,6 +25,7 @@ import (
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/llamacpp"
 	"github.com/pocketeval/pocketeval/runtime/replay"
+	"github.com/pocketeval/pocketeval/stats"
 )
 
 // RunOptions are the options of `pocketeval run`.
@@ -447,7 +448,7 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, head,
-			pct(m.Mean), "["+pct(m.Lo)+", "+pct(m.Hi)+"]", m.N, optPct(ts.ExtractionFailureRate),
+			pct(m.Mean), interval(m), m.N, optPct(ts.ExtractionFailureRate),
 			optPct(ts.TruncationRate), decodeTPS(ts.Timing))
 		others := make([]string, 0, len(ts.Metrics))
 		for k := range ts.Metrics {
@@ -458,7 +459,7 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 		sort.Strings(others)
 		for _, k := range others {
 			m := ts.Metrics[k]
-			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t\t\t\n", k, pct(m.Mean), "["+pct(m.Lo)+", "+pct(m.Hi)+"]", m.N)
+			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t\t\t\n", k, pct(m.Mean), interval(m), m.N)
 		}
 	}
 	tw.Flush()
@@ -468,10 +469,30 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 			fmt.Fprintf(w, "%s: %s%% of responses were cut off by the token limit while still reasoning (no answer to score)\n", name, pct(*r))
 		}
 	}
-	if !s.Complete {
+	scored := 0
+	for _, ts := range s.Tasks {
+		scored += ts.Scored
+	}
+	switch {
+	case scored == 0:
+		fmt.Fprintln(w, "NOTHING SCORED: every selected sample failed or is missing; there are no numbers")
+	case !s.Complete:
 		fmt.Fprintln(w, "INCOMPLETE: some samples are missing or failed; these numbers are partial")
 	}
 }
+
+// interval formats a metric's 95% interval, or "-" when it has none (a
+// task-level aggregate without per-unit values or a standard error): no
+// interval is shown that was not computed.
+func interval(m stats.Summary) string {
+	if !hasInterval(m) {
+		return "-"
+	}
+	return "[" + pct(m.Lo) + ", " + pct(m.Hi) + "]"
+}
+
+// hasInterval reports whether m carries a computed interval.
+func hasInterval(m stats.Summary) bool { return !(m.Lo == m.Hi && m.Stderr == 0) }
 
 func pct(x float64) string {
 	if math.IsNaN(x) {

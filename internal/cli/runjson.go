@@ -39,13 +39,15 @@ type taskJSON struct {
 	Timing          *results.Timing `json:"timing,omitempty"`
 }
 
+// metricJSON is one metric; CILo and CIHi are null when the metric has
+// no interval (a task-level aggregate without a standard error).
 type metricJSON struct {
-	Name   string  `json:"name"`
-	Value  float64 `json:"value"`
-	CILo   float64 `json:"ci_lo"`
-	CIHi   float64 `json:"ci_hi"`
-	Stderr float64 `json:"stderr"`
-	N      int     `json:"n"`
+	Name   string   `json:"name"`
+	Value  float64  `json:"value"`
+	CILo   *float64 `json:"ci_lo"`
+	CIHi   *float64 `json:"ci_hi"`
+	Stderr float64  `json:"stderr"`
+	N      int      `json:"n"`
 }
 
 // breakdownJS is one value of a task's breakdown (a subject's or
@@ -71,7 +73,11 @@ func newRunJSON(out string, s *results.Summary) runJSON {
 		if ts.Scored > 0 {
 			for _, k := range sortedMetricNames(ts) {
 				m := ts.Metrics[k]
-				t.Metrics = append(t.Metrics, metricJSON{Name: k, Value: 100 * m.Mean, CILo: 100 * m.Lo, CIHi: 100 * m.Hi, Stderr: 100 * m.Stderr, N: m.N})
+				mj := metricJSON{Name: k, Value: 100 * m.Mean, Stderr: 100 * m.Stderr, N: m.N}
+				if hasInterval(m) {
+					mj.CILo, mj.CIHi = points(&m.Lo), points(&m.Hi)
+				}
+				t.Metrics = append(t.Metrics, mj)
 			}
 			if m, ok := ts.Metrics[t.Metric]; ok {
 				v := 100 * m.Mean
