@@ -88,7 +88,7 @@ func TestDocs(t *testing.T) {
 		repo := checkout(t, root, shared, dir)
 		env := environment(bin)
 		ran := false
-		ok := t.Run(file, func(t *testing.T) {
+		ok := t.Run(name, func(t *testing.T) {
 			ran = true
 			runFile(t, repo, env, blocks, isolate, &tally)
 		})
