@@ -119,6 +119,9 @@ type Config struct {
 	// endpoint), as the runtime declares them; speed-only settings are
 	// in the manifest's segments.
 	RuntimeSettings map[string]any `json:"runtime_settings,omitempty"`
+	// UnsafeNoSandbox records that model-written code ran without
+	// isolation, which can change verdicts.
+	UnsafeNoSandbox bool `json:"unsafe_no_sandbox,omitempty"`
 }
 
 // Model identifies the model evaluated.
@@ -225,6 +228,7 @@ func (c Config) Diff(o Config) []string {
 	add("shard", c.Shard, o.Shard)
 	add("chat_template", c.ChatTemplate, o.ChatTemplate)
 	add("runtime_settings", c.RuntimeSettings, o.RuntimeSettings)
+	add("unsafe_no_sandbox", c.UnsafeNoSandbox, o.UnsafeNoSandbox)
 	ct := map[string]TaskConfig{}
 	for _, t := range c.Tasks {
 		t.Samples = 0

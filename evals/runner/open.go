@@ -26,6 +26,7 @@ func (o *Options) config(preps preparedTasks) results.Config {
 		Shard:           o.Shard,
 		SkipBadRecords:  o.SkipBadRecords,
 		RuntimeSettings: o.RuntimeSettings,
+		UnsafeNoSandbox: o.UnsafeNoSandbox,
 	}
 	for _, p := range preps {
 		cfg.Tasks = append(cfg.Tasks, p.cfg)
