@@ -221,3 +221,22 @@ func TestSandboxRunMissingFile(t *testing.T) {
 		t.Errorf("exit %d, %s", code, errOut)
 	}
 }
+
+// TestCompareUnusableInputs: every kind of input compare cannot use exits
+// 2: an unreadable run, and runs with no task in common.
+func TestCompareUnusableInputs(t *testing.T) {
+	t.Parallel()
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	if code, _, e := run(t, "run", "--runtime", "fake", "--tasks", "alpha", "--out", a); code != 0 {
+		t.Fatal(e)
+	}
+	if code, _, e := run(t, "run", "--runtime", "fake", "--tasks", "beta", "--out", b); code != 0 {
+		t.Fatal(e)
+	}
+	if code, _, e := run(t, "compare", a, b); code != ExitUsage || !strings.Contains(e, "no task in common") {
+		t.Errorf("disjoint runs: exit %d, %s", code, e)
+	}
+	if code, _, e := run(t, "compare", a, filepath.Join(b, "nope")); code != ExitUsage {
+		t.Errorf("unreadable run: exit %d, %s", code, e)
+	}
+}
