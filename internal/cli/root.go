@@ -116,7 +116,7 @@ predictions) on standard benchmarks with conformant scoring.`,
 		// Every command: a number flag must be finite, before anything
 		// is created (no command defines its own PersistentPreRunE).
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error { return finiteFlags(cmd.Flags()) },
-		Version:       ReadBuildInfo().Version,
+		Version:           ReadBuildInfo().Version,
 	}
 	// --version prints what `pocketeval version` does; the engines are
 	// looked for only when it is asked.
