@@ -27,25 +27,28 @@ import (
 
 // Dataset is one benchmark's data.
 type Dataset struct {
-	Name    string // directory under the data dir, e.g. "gsm8k"
-	Title   string
-	License string
+	Name    string `json:"name"` // directory under the data dir, e.g. "gsm8k"
+	Title   string `json:"title"`
+	License string `json:"license"`
 	// Tasks are the pocketeval tasks that read this dataset.
-	Tasks []string
-	Files []File
+	Tasks []string `json:"tasks"`
+	Files []File   `json:"files"`
 }
 
 // File is one file of a dataset.
 type File struct {
 	// Path is relative to the data directory, e.g. "gsm8k/test.jsonl".
-	Path string
+	Path string `json:"path"`
 	// URL is the official (or byte-identical verified) source.
-	URL string
+	URL string `json:"url"`
 	// SHA256 is the expected digest; "" means pinned on first download.
-	SHA256 string
-	Size   int64
-	// Optional files are not needed by default runs (few-shot pools).
-	Optional bool
+	SHA256 string `json:"sha256,omitempty"`
+	Size   int64  `json:"size,omitempty"`
+	// Optional files are not needed by default runs (few-shot pools,
+	// languages of tasks outside the default set); Note says what they
+	// are for.
+	Optional bool   `json:"optional,omitempty"`
+	Note     string `json:"note,omitempty"`
 }
 
 // extras are files beyond the verified copies: official files whose digest
@@ -55,6 +58,7 @@ var extras = map[string][]File{
 		Path:     "gsm8k/train.jsonl",
 		URL:      "https://raw.githubusercontent.com/openai/grade-school-math/3101c7d5072418e28b9008a6636bde82a006892c/grade_school_math/data/train.jsonl",
 		Optional: true,
+		Note:     "few-shot pool: only gsm8k --num-fewshot N > 0 reads it",
 	}},
 }
 
@@ -73,7 +77,8 @@ func mgsmExtras(verified []File) []File {
 	for _, lang := range mathtasks.MGSMLanguages() {
 		name := "mgsm_" + lang + ".tsv"
 		if !have["mgsm/"+name] {
-			out = append(out, File{Path: "mgsm/" + name, URL: mgsmBase + name, Optional: true})
+			out = append(out, File{Path: "mgsm/" + name, URL: mgsmBase + name, Optional: true,
+				Note: "data of task mgsm_" + lang + " only"})
 		}
 	}
 	return out
@@ -153,24 +158,25 @@ func ForTask(task string) (Dataset, bool) {
 	return Dataset{}, false
 }
 
-// MissingHint explains how to fetch a task's data, for error messages.
-func MissingHint(task, dataDir string) string {
-	d, ok := ForTask(task)
-	if !ok {
-		return ""
+// MissingHint says how to make a task's missing data available, for error
+// messages: point pocketeval at the data where it already is, or fetch it.
+// dataDir is where pocketeval looked and source where that came from
+// ("--data-dir", "$POCKETEVAL_DATA" or "default").
+func MissingHint(task, dataDir, source string) string {
+	where := "the data directory " + dataDir
+	switch source {
+	case "default":
+		where = "the default data directory " + dataDir + " (neither --data-dir nor $POCKETEVAL_DATA is set)"
+	case "--data-dir", "$POCKETEVAL_DATA":
+		where = dataDir + " (from " + source + ")"
 	}
-	src := ""
-	if len(d.Files) > 0 {
-		src = " (official source: " + d.Files[0].URL + ")"
+	if _, ok := ForTask(task); !ok {
+		return fmt.Sprintf("fix: pocketeval looked in %s; point --data-dir (or $POCKETEVAL_DATA) at the directory the task's data paths are relative to", where)
 	}
-	opt := ""
-	for _, f := range d.Files {
-		if f.Optional {
-			opt = " (add --optional for few-shot pools and extra languages)"
-			break
-		}
-	}
-	return fmt.Sprintf("fetch it with: pocketeval datasets download %s --data-dir %s%s%s", d.Name, dataDir, opt, src)
+	return fmt.Sprintf("fix: pocketeval looked in %s.\n"+
+		"     If the data is elsewhere, point pocketeval at it: --data-dir DIR or export POCKETEVAL_DATA=DIR.\n"+
+		"     Otherwise fetch it from its official source (needs network; --mirror URL fetches from an internal mirror):\n"+
+		"       pocketeval datasets download %s --data-dir %s", where, task, dataDir)
 }
 
 // DefaultDir is $POCKETEVAL_DATA, else $XDG_CACHE_HOME/pocketeval/datasets

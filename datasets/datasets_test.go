@@ -176,7 +176,7 @@ func TestEveryTaskHasADataset(t *testing.T) {
 		if _, ok := ForTask(info.Name); !ok {
 			t.Errorf("task %s reads %v, which no dataset holds", info.Name, info.DatasetFiles)
 		}
-		if hint := MissingHint(info.Name, "/data"); !strings.Contains(hint, "pocketeval datasets download") {
+		if hint := MissingHint(info.Name, "/data", "--data-dir"); !strings.Contains(hint, "pocketeval datasets download") {
 			t.Errorf("task %s: no download hint (%q)", info.Name, hint)
 		}
 		if p := info.DatasetFiles[0]; strings.HasPrefix(p, "mgsm/") && !files[p] {

@@ -5,8 +5,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 
 	"github.com/pocketeval/pocketeval/evals/suite"
+	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/stats"
 )
 
@@ -30,10 +32,13 @@ type Average struct {
 	// Partial is the mean over the tasks that have a score; nil when none
 	// has.
 	Partial *float64
-	// Scored counts the tasks with a score; Missing names the others, with
-	// the reason when the task is in the run but has nothing scored.
-	Scored  int
-	Missing []string
+	// Scored counts the tasks with a score and Complete those of them
+	// whose every selected sample was scored; Missing names each task that
+	// is not complete, with the reason ("ceval (failed: …)", "mmlu
+	// (incomplete: …)", or the bare name of a task the run lacks).
+	Scored   int
+	Complete int
+	Missing  []string
 }
 
 // SuiteAverage is the one place pocketeval turns a run into per-task scores
@@ -43,8 +48,10 @@ type Average struct {
 // Each entry's score is the entry's metric, else the task's headline metric
 // (results.TaskSummary.Headline: the number the benchmark's authors
 // publish), ×100 with its 95% interval. A task the run lacks, or in which
-// no sample was scored, has no score. The average is the unweighted mean of
-// the scores, and it is defined only when every entry has a score;
+// no sample was scored, has no score; a task with failed or missing
+// samples has a score over the scored ones but is not complete. The
+// average is the unweighted mean of the scores, and it is defined only
+// when every entry is present and complete (results.TaskComplete);
 // otherwise Value is nil and Partial holds the mean over the scored ones.
 //
 // The bootstrap resamples each task independently: by its per-sample
@@ -60,8 +67,12 @@ func SuiteAverage(r *Run, entries []suite.Entry, o AverageOptions) ([]SuiteRow, 
 			return nil, avg, err
 		}
 		rows = append(rows, row)
-		if row.Score == nil {
+		if row.Status != results.TaskComplete {
 			avg.Missing = append(avg.Missing, e.Task+why)
+		} else {
+			avg.Complete++
+		}
+		if row.Score == nil {
 			continue
 		}
 		d := taskDraw{mean: m.Mean, se: m.Stderr}
@@ -93,15 +104,15 @@ func SuiteAverage(r *Run, entries []suite.Entry, o AverageOptions) ([]SuiteRow, 
 	return rows, avg, nil
 }
 
-// defined is the rule for when a suite average exists: every task has a
-// score.
-func defined(a Average, tasks int) bool { return tasks > 0 && a.Scored == tasks }
+// defined is the rule for when a suite average exists: every task is
+// present and complete.
+func defined(a Average, tasks int) bool { return tasks > 0 && a.Complete == tasks }
 
 // taskScore is entry e's row in run r, with the metric's summary. A row
-// without Score has no score; why then says why ("" when the task is not in
-// the run).
+// without Score has no score; why says why a task is not complete ("" when
+// the task is not in the run).
 func taskScore(r *Run, e suite.Entry) (row SuiteRow, m stats.Summary, why string, err error) {
-	row = SuiteRow{Task: e.Task, Reported: e.Reported, Note: e.Note}
+	row = SuiteRow{Task: e.Task, Reported: e.Reported, Note: e.Note, Status: results.TaskMissing}
 	ts, ok := r.Summary.Tasks[e.Task]
 	if !ok {
 		return row, m, "", nil
@@ -111,12 +122,21 @@ func taskScore(r *Run, e suite.Entry) (row SuiteRow, m stats.Summary, why string
 		row.Metric = ts.Headline()
 	}
 	row.Scored, row.Samples = ts.Scored, ts.Samples
+	row.Status = ts.Status()
+	switch row.Status {
+	case results.TaskFailed:
+		why = fmt.Sprintf(" (failed: all %d samples failed; first: %s)", ts.Errors, ts.FirstError)
+	case results.TaskMissing:
+		why = " (no scored samples)"
+	case results.TaskIncomplete:
+		why = fmt.Sprintf(" (incomplete: %d of %d samples scored)", ts.Scored, ts.Samples)
+	}
 	m, ok = ts.Metrics[row.Metric]
 	switch {
 	case !ok && ts.Scored == 0:
-		return row, m, " (no scored samples)", nil
+		return row, m, why, nil
 	case !ok:
-		return row, m, "", fmt.Errorf("task %s has no metric %q in %s", e.Task, row.Metric, r.Dir)
+		return row, m, why, fmt.Errorf("task %s has no metric %q in %s (its metrics: %s)", e.Task, row.Metric, r.Dir, strings.Join(metricNames(ts), ", "))
 	}
 	v := 100 * m.Mean
 	row.Score, row.Lo, row.Hi, row.N = &v, 100*m.Lo, 100*m.Hi, m.N
@@ -124,7 +144,17 @@ func taskScore(r *Run, e suite.Entry) (row SuiteRow, m stats.Summary, why string
 		d := v - *e.Reported
 		row.Delta = &d
 	}
-	return row, m, "", nil
+	return row, m, why, nil
+}
+
+// metricNames lists a task summary's metrics, sorted.
+func metricNames(ts *results.TaskSummary) []string {
+	out := make([]string, 0, len(ts.Metrics))
+	for k := range ts.Metrics {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // taskDraw is what the bootstrap needs of one task.

@@ -3,6 +3,8 @@ package leaderboard
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,14 +63,18 @@ func TestOneSuiteAverage(t *testing.T) {
 	if c := b.Rows[0].Cells["ifeval"]; c.Metric != "acc_macro" || c.Value != 61 {
 		t.Errorf("board cell = %+v", c)
 	}
-	g, err := Gate(base, r, gatePolicy(t, "suite_average_floor: 50\n"), 1)
+	suiteFile := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(suiteFile, []byte("name: s\ntasks: [{task: ifeval}, {task: gsm8k}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Gate(base, r, gatePolicy(t, "suite: "+suiteFile+"\nsuite_average_floor: 50\n"), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if g.Average == nil || *g.Average != *rep.Average {
 		t.Errorf("gate average = %v, suite average %v", g.Average, *rep.Average)
 	}
-	if v := g.Tasks[0]; v.Task != "ifeval" || v.Metric != "acc_macro" || v.Candidate != 61 || len(v.Notes) == 0 {
+	if v := g.Tasks[0]; v.Task != "ifeval" || v.Metric != "acc_macro" || v.Candidate == nil || *v.Candidate != 61 || len(v.Notes) == 0 {
 		t.Errorf("gate verdict = %+v", v)
 	}
 }
@@ -97,11 +103,31 @@ func TestSuiteAverageRule(t *testing.T) {
 	if avg.Value != nil || avg.Partial == nil || *avg.Partial != 50 || avg.Scored != 1 {
 		t.Errorf("average = %+v, want undefined with partial 50 over 1 task", avg)
 	}
-	if got := strings.Join(avg.Missing, "; "); got != "gsm8k (no scored samples); mmlu" {
+	if got := strings.Join(avg.Missing, "; "); got != "gsm8k (failed: all 10 samples failed; first: ); mmlu" {
 		t.Errorf("missing = %q", got)
 	}
 	if rows[1].Score != nil || rows[2].Score != nil || rows[0].Score == nil {
 		t.Errorf("rows = %+v", rows)
+	}
+	// A task with failed samples has a score but no average: only a run
+	// in which every task is complete has one.
+	for i := range 8 {
+		failed[i] = results.Record{Task: "gsm8k", ID: fmt.Sprint(i), Index: i, Scores: map[string]float64{"acc": float64(i % 2)}}
+	}
+	if err := results.RewriteSorted(results.SamplesPath(dir, "gsm8k"), failed); err != nil {
+		t.Fatal(err)
+	}
+	sum.Tasks["gsm8k"].Metrics = map[string]stats.Summary{"acc": {Mean: 0.5, N: 8}}
+	sum.Tasks["gsm8k"].Scored, sum.Tasks["gsm8k"].Errors, sum.Tasks["gsm8k"].FirstError = 8, 2, "sample 8: runtime: boom"
+	results.WriteSummary(dir, sum)
+	r = mustLoad(t, dir)
+	rows, avg, err = SuiteAverage(r, []suite.Entry{{Task: "ifeval"}, {Task: "gsm8k"}}, AverageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if avg.Value != nil || avg.Scored != 2 || avg.Complete != 1 || rows[1].Score == nil || rows[1].Status != results.TaskIncomplete ||
+		strings.Join(avg.Missing, "; ") != "gsm8k (incomplete: 8 of 10 samples scored)" {
+		t.Errorf("incomplete task: average %+v, rows %+v", avg, rows)
 	}
 	// An explicit metric the task does not have is a suite error.
 	if _, _, err := SuiteAverage(r, []suite.Entry{{Task: "ifeval", Metric: "nope"}}, AverageOptions{}); err == nil || !strings.Contains(err.Error(), `no metric "nope"`) {

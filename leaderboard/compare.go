@@ -75,6 +75,10 @@ func Compare(a, b *Run, o CompareOptions) (*Comparison, error) {
 			c.Skipped = append(c.Skipped, task+" (only in A)")
 			continue
 		}
+		if why := unscored(a, b, task); why != "" {
+			c.Skipped = append(c.Skipped, task+" ("+why+")")
+			continue
+		}
 		tc, err := compareTask(a, b, task, o)
 		if err != nil {
 			return nil, err
@@ -87,9 +91,37 @@ func Compare(a, b *Run, o CompareOptions) (*Comparison, error) {
 		}
 	}
 	if len(c.Tasks) == 0 {
-		return nil, fmt.Errorf("the runs have no task in common")
+		return nil, &NothingToCompareError{Skipped: c.Skipped}
 	}
 	return c, nil
+}
+
+// NothingToCompareError is returned when the runs share no task that both
+// scored.
+type NothingToCompareError struct {
+	Skipped []string
+}
+
+func (e *NothingToCompareError) Error() string {
+	if len(e.Skipped) == 0 {
+		return "the runs have no task in common"
+	}
+	return "the runs have no task in common that both scored: " + strings.Join(e.Skipped, ", ")
+}
+
+// unscored says why task cannot be compared because one run measured
+// nothing of it ("" when both scored samples).
+func unscored(a, b *Run, task string) string {
+	var why []string
+	for _, side := range []struct {
+		name string
+		r    *Run
+	}{{"A", a}, {"B", b}} {
+		if ts := side.r.Summary.Tasks[task]; ts.Scored == 0 {
+			why = append(why, fmt.Sprintf("%s in %s: no scored samples", ts.Status(), side.name))
+		}
+	}
+	return strings.Join(why, "; ")
 }
 
 func compareTask(a, b *Run, task string, o CompareOptions) (*TaskComparison, error) {

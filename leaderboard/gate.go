@@ -2,9 +2,11 @@ package leaderboard
 
 import (
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -21,14 +23,19 @@ import (
 //	  require_significance: true # a drop fails only if it is significant
 //	tasks:
 //	  ifeval: {max_drop: 1.0, min_score: 70}
-//	suite_average_floor: 48.0    # SuiteAverage ×100 over the gated tasks
+//	suite: pocket11              # the suite whose average is checked (default pocket11)
+//	suite_average_floor: 48.0    # the candidate's suite average ×100, as `pocketeval suite` computes it
 //	fail_on_errors: true         # failed samples in the candidate fail its task
+//	require_tasks: [ifeval]      # tasks that must be present, complete and pass
 //	code_verdict_mode: isolated  # code tasks of both runs judged in this mode
 type Policy struct {
 	// Alpha is 0.05 when the file has none.
-	Alpha             float64
-	Defaults          Rule
-	Tasks             map[string]Rule
+	Alpha    float64
+	Defaults Rule
+	Tasks    map[string]Rule
+	// Suite names the suite whose average SuiteAverageFloor bounds (a
+	// name or a suite file; pocket11 when a floor is set without one).
+	Suite             string
 	SuiteAverageFloor *float64
 	FailOnErrors      *bool
 	RequireTasks      []string
@@ -38,6 +45,8 @@ type Policy struct {
 	// the model's code in its own process, so no program can forge a pass;
 	// "official"). Runs record the mode in their manifest.
 	CodeVerdictMode string
+	// suite is Suite, resolved (when a floor or a suite is set).
+	suite *suite.Suite
 }
 
 // Rule is the policy for one task. Nil fields inherit the defaults.
@@ -106,6 +115,10 @@ func ParsePolicy(file string, data []byte) (*Policy, error) {
 				p.Tasks[task] = r
 				return err
 			})
+		case "suite":
+			if err := v.Decode(&p.Suite); err != nil || p.Suite == "" {
+				return pp.errorf(v, key, "must be a suite name or a suite file")
+			}
 		case "suite_average_floor":
 			return set(&p.SuiteAverageFloor, pp.score, v, key)
 		case "fail_on_errors":
@@ -130,6 +143,20 @@ func ParsePolicy(file string, data []byte) (*Policy, error) {
 	}
 	if err := p.Budgets.validate(file); err != nil {
 		return nil, err
+	}
+	if p.Suite != "" || p.SuiteAverageFloor != nil {
+		name := p.Suite
+		if name == "" {
+			name = "pocket11"
+		}
+		if !filepath.IsAbs(name) && strings.ContainsRune(name, '/') {
+			name = filepath.Join(filepath.Dir(file), name)
+		}
+		s, err := suite.Get(name)
+		if err != nil {
+			return nil, fmt.Errorf("policy %s: field \"suite\": %w", file, err)
+		}
+		p.suite = s
 	}
 	return p, nil
 }
@@ -300,15 +327,21 @@ func (p *Policy) rule(task string) (maxDrop *float64, minScore *float64, require
 
 // TaskVerdict is the gate's decision on one task.
 type TaskVerdict struct {
-	Task      string   `json:"task"`
-	Metric    string   `json:"metric"`
-	Baseline  float64  `json:"baseline"`  // ×100
-	Candidate float64  `json:"candidate"` // ×100
-	Delta     float64  `json:"delta"`     // points
-	CILo      float64  `json:"delta_ci_lo"`
-	CIHi      float64  `json:"delta_ci_hi"`
-	P         float64  `json:"p"`
-	Test      string   `json:"test"`
+	Task   string `json:"task"`
+	Metric string `json:"metric"`
+	// Status is the candidate's task status (results.TaskSummary.Status;
+	// "missing" when the candidate or the baseline lacks the task).
+	Status string `json:"status"`
+	// Baseline and Candidate are the scores ×100, Delta their difference
+	// in points, CILo and CIHi its paired 95% interval and P the paired
+	// test's p-value; all nil when the task was not measured in both runs.
+	Baseline  *float64 `json:"baseline"`
+	Candidate *float64 `json:"candidate"`
+	Delta     *float64 `json:"delta"`
+	CILo      *float64 `json:"delta_ci_lo"`
+	CIHi      *float64 `json:"delta_ci_hi"`
+	P         *float64 `json:"p"`
+	Test      string   `json:"test,omitempty"`
 	Pass      bool     `json:"pass"`
 	Reasons   []string `json:"reasons,omitempty"`
 	Notes     []string `json:"notes,omitempty"`
@@ -316,14 +349,20 @@ type TaskVerdict struct {
 
 // GateResult is the whole verdict.
 type GateResult struct {
-	Pass      bool          `json:"pass"`
-	Tasks     []TaskVerdict `json:"tasks"`
-	Average   *float64      `json:"suite_average,omitempty"`
-	AvgFloor  *float64      `json:"suite_average_floor,omitempty"`
-	Failures  []string      `json:"failures,omitempty"`
-	Alpha     float64       `json:"alpha"`
-	Baseline  string        `json:"baseline"`
-	Candidate string        `json:"candidate"`
+	Pass  bool          `json:"pass"`
+	Tasks []TaskVerdict `json:"tasks"`
+	// Suite names the suite whose average is reported (when the policy
+	// has a suite or a floor); Average is the candidate's suite average
+	// as `pocketeval suite` computes it, nil when undefined, and
+	// AvgMissing says which tasks make it so.
+	Suite      string   `json:"suite,omitempty"`
+	Average    *float64 `json:"suite_average"`
+	AvgMissing []string `json:"suite_average_missing,omitempty"`
+	AvgFloor   *float64 `json:"suite_average_floor"`
+	Failures   []string `json:"failures"`
+	Alpha      float64  `json:"alpha"`
+	Baseline   string   `json:"baseline"`
+	Candidate  string   `json:"candidate"`
 	// Budgets are the policy's on-device budgets (AddBudgets).
 	Budgets []BudgetVerdict `json:"budgets,omitempty"`
 }
@@ -332,10 +371,17 @@ type GateResult struct {
 // scores and the suite average are SuiteAverage's numbers (each task's
 // headline metric), the ones `suite` and `leaderboard` show; whether a drop
 // is significant comes from the paired test over per-sample values of the
-// primary metric (Compare).
+// primary metric (Compare). A required task (require_tasks, or a task with
+// its own rule) that either run lacks, or in which the candidate scored
+// nothing, fails with its own verdict and reason.
 func Gate(baseline, candidate *Run, p *Policy, seed uint64) (*GateResult, error) {
+	g := &GateResult{Pass: true, Alpha: p.Alpha, Baseline: baseline.Dir, Candidate: candidate.Dir, AvgFloor: p.SuiteAverageFloor, Failures: []string{}}
 	cmp, err := Compare(baseline, candidate, CompareOptions{Alpha: p.Alpha, Seed: seed})
-	if err != nil {
+	var none *NothingToCompareError
+	switch {
+	case errors.As(err, &none):
+		cmp = &Comparison{Alpha: p.Alpha}
+	case err != nil:
 		return nil, err
 	}
 	entries := make([]suite.Entry, len(cmp.Tasks))
@@ -346,17 +392,16 @@ func Gate(baseline, candidate *Run, p *Policy, seed uint64) (*GateResult, error)
 	if err != nil {
 		return nil, err
 	}
-	cand, avg, err := SuiteAverage(candidate, entries, AverageOptions{})
+	cand, _, err := SuiteAverage(candidate, entries, AverageOptions{})
 	if err != nil {
 		return nil, err
 	}
-	g := &GateResult{Pass: true, Alpha: p.Alpha, Baseline: baseline.Dir, Candidate: candidate.Dir, AvgFloor: p.SuiteAverageFloor}
 	failOnErrors := p.FailOnErrors == nil || *p.FailOnErrors
 	for i, tc := range cmp.Tasks {
 		v := verdict(tc, base[i], cand[i], p)
 		if ts := candidate.Summary.Tasks[tc.Task]; failOnErrors && ts.Errors > 0 {
 			v.Pass = false
-			v.Reasons = append(v.Reasons, fmt.Sprintf("%d samples failed in the candidate run", ts.Errors))
+			v.Reasons = append(v.Reasons, fmt.Sprintf("%d samples failed in the candidate run; first: %s", ts.Errors, ts.FirstError))
 		}
 		if want := p.CodeVerdictMode; want != "" {
 			for _, r := range []struct {
@@ -373,12 +418,44 @@ func Gate(baseline, candidate *Run, p *Policy, seed uint64) (*GateResult, error)
 	}
 	for _, t := range p.required() {
 		if !g.has(t) {
-			g.add(TaskVerdict{Task: t, Pass: false, Reasons: []string{"required by the policy but missing from the baseline or candidate run"}})
+			g.add(unmeasured(t, baseline, candidate))
 		}
 	}
-	g.Average = avg.Value
-	g.checkFloor(avg, p.SuiteAverageFloor)
+	if p.suite != nil {
+		rep, err := SuiteOf(candidate, p.suite, 0, seed)
+		if err != nil {
+			return nil, err
+		}
+		g.Suite, g.Average, g.AvgMissing = p.suite.Name, rep.Average, rep.Missing
+		g.checkFloor(p.SuiteAverageFloor)
+	}
 	return g, nil
+}
+
+// unmeasured is the failing verdict of a required task that was not
+// measured in both runs, with the reason.
+func unmeasured(task string, baseline, candidate *Run) TaskVerdict {
+	v := TaskVerdict{Task: task, Status: "missing"}
+	var why []string
+	for _, side := range []struct {
+		name string
+		r    *Run
+	}{{"baseline", baseline}, {"candidate", candidate}} {
+		ts, ok := side.r.Summary.Tasks[task]
+		switch {
+		case !ok:
+			why = append(why, "missing from the "+side.name+" run")
+		case ts.Scored == 0 && ts.Errors > 0:
+			why = append(why, fmt.Sprintf("failed in the %s run: all %d samples failed; first: %s", side.name, ts.Errors, ts.FirstError))
+		case ts.Scored == 0:
+			why = append(why, "no scored samples in the "+side.name+" run")
+		}
+		if side.name == "candidate" && ok {
+			v.Status, v.Metric = ts.Status(), ts.Headline()
+		}
+	}
+	v.Reasons = []string{"required by the policy but " + strings.Join(why, "; ")}
+	return v
 }
 
 // required lists the tasks the policy names (require_tasks and the tasks
@@ -421,16 +498,16 @@ func (g *GateResult) has(task string) bool {
 }
 
 // checkFloor applies the suite-average floor, if any: an average below it,
-// or no average at all (a task without a score), fails the gate.
-func (g *GateResult) checkFloor(avg Average, floor *float64) {
+// or no average at all (a task missing or not complete), fails the gate.
+func (g *GateResult) checkFloor(floor *float64) {
 	switch {
 	case floor == nil:
-	case avg.Value == nil && avg.Partial != nil:
+	case g.Average == nil:
 		g.Pass = false
-		g.Failures = append(g.Failures, fmt.Sprintf("suite average is undefined (no score for %s); the floor %.2f cannot be checked", strings.Join(avg.Missing, ", "), *floor))
-	case avg.Value != nil && *avg.Value < *floor:
+		g.Failures = append(g.Failures, fmt.Sprintf("suite average (%s) is n/a, so the floor %.2f cannot be met; not complete: %s", g.Suite, *floor, strings.Join(g.AvgMissing, "; ")))
+	case *g.Average < *floor:
 		g.Pass = false
-		g.Failures = append(g.Failures, fmt.Sprintf("suite average %.2f is below the floor %.2f", *avg.Value, *floor))
+		g.Failures = append(g.Failures, fmt.Sprintf("suite average (%s) %.2f is below the floor %.2f", g.Suite, *g.Average, *floor))
 	}
 }
 
@@ -453,28 +530,29 @@ func codeVerdictMode(r *Run, task string) (mode string, ok bool) {
 // verdict applies the policy's rule for one task: base and cand are the
 // two runs' scores, tc the paired comparison.
 func verdict(tc TaskComparison, base, cand SuiteRow, p *Policy) TaskVerdict {
-	v := TaskVerdict{Task: tc.Task, Metric: cand.Metric, CILo: 100 * tc.Lo, CIHi: 100 * tc.Hi, P: tc.P, Test: tc.Test, Pass: true}
+	v := TaskVerdict{Task: tc.Task, Metric: cand.Metric, Status: cand.Status, Test: tc.Test, Pass: true}
 	if base.Score == nil || cand.Score == nil {
 		v.Pass = false
 		v.Reasons = append(v.Reasons, "no scored samples in the baseline or candidate run")
 		return v
 	}
-	v.Baseline, v.Candidate = *base.Score, *cand.Score
-	v.Delta = v.Candidate - v.Baseline
+	lo, hi, pv := 100*tc.Lo, 100*tc.Hi, tc.P
+	delta := *cand.Score - *base.Score
+	v.Baseline, v.Candidate, v.Delta, v.CILo, v.CIHi, v.P = base.Score, cand.Score, &delta, &lo, &hi, &pv
 	if cand.Metric != tc.Metric {
 		v.Notes = append(v.Notes, fmt.Sprintf("interval and p from the paired test on per-sample %s", tc.Metric))
 	}
 	maxDrop, minScore, requireSig := p.rule(tc.Task)
-	if minScore != nil && v.Candidate < *minScore {
+	if minScore != nil && *cand.Score < *minScore {
 		v.Pass = false
-		v.Reasons = append(v.Reasons, fmt.Sprintf("score %.2f is below the minimum %.2f", v.Candidate, *minScore))
+		v.Reasons = append(v.Reasons, fmt.Sprintf("score %.2f is below the minimum %.2f", *cand.Score, *minScore))
 	}
-	if maxDrop != nil && -v.Delta > *maxDrop {
+	if maxDrop != nil && -delta > *maxDrop {
 		if requireSig && !tc.Significant {
-			v.Notes = append(v.Notes, fmt.Sprintf("drop of %.2f points exceeds %.2f but is not significant (p=%.3g ≥ %g): allowed", -v.Delta, *maxDrop, tc.P, p.Alpha))
+			v.Notes = append(v.Notes, fmt.Sprintf("drop of %.2f points exceeds %.2f but is not significant (p=%.3g ≥ %g): allowed", -delta, *maxDrop, tc.P, p.Alpha))
 		} else {
 			v.Pass = false
-			v.Reasons = append(v.Reasons, fmt.Sprintf("drop of %.2f points exceeds the allowed %.2f (p=%.3g)", -v.Delta, *maxDrop, tc.P))
+			v.Reasons = append(v.Reasons, fmt.Sprintf("drop of %.2f points exceeds the allowed %.2f (p=%.3g)", -delta, *maxDrop, tc.P))
 		}
 	}
 	return v
@@ -501,21 +579,27 @@ func (g *GateResult) JUnit() ([]byte, error) {
 	}
 	s := suite{Name: "pocketeval gate"}
 	for _, v := range g.Tasks {
-		tc := testcase{Name: v.Task, Classname: "pocketeval.gate",
-			SystemOut: fmt.Sprintf("%s: baseline %.2f, candidate %.2f, delta %+.2f [%.2f, %.2f], p=%.3g (%s) %s",
-				v.Metric, v.Baseline, v.Candidate, v.Delta, v.CILo, v.CIHi, v.P, v.Test, strings.Join(v.Notes, "; "))}
+		tc := testcase{Name: v.Task, Classname: "pocketeval.gate", SystemOut: v.summary()}
 		if !v.Pass {
 			s.Failures++
 			tc.Failure = &failure{Message: strings.Join(v.Reasons, "; "), Text: tc.SystemOut}
 		}
 		s.Cases = append(s.Cases, tc)
 	}
-	if g.AvgFloor != nil && g.Average != nil {
-		tc := testcase{Name: "suite_average", Classname: "pocketeval.gate",
-			SystemOut: fmt.Sprintf("average %.2f, floor %.2f", *g.Average, *g.AvgFloor)}
-		if *g.Average < *g.AvgFloor {
+	if g.AvgFloor != nil {
+		tc := testcase{Name: "suite_average", Classname: "pocketeval.gate"}
+		switch {
+		case g.Average == nil:
+			tc.SystemOut = fmt.Sprintf("suite %s: average n/a, floor %.2f; not complete: %s", g.Suite, *g.AvgFloor, strings.Join(g.AvgMissing, "; "))
+			tc.Failure = &failure{Message: "suite average is n/a: some of the suite's tasks are missing or not complete", Text: tc.SystemOut}
+		default:
+			tc.SystemOut = fmt.Sprintf("suite %s: average %.2f, floor %.2f", g.Suite, *g.Average, *g.AvgFloor)
+			if *g.Average < *g.AvgFloor {
+				tc.Failure = &failure{Message: "suite average below floor", Text: tc.SystemOut}
+			}
+		}
+		if tc.Failure != nil {
 			s.Failures++
-			tc.Failure = &failure{Message: "suite average below floor", Text: tc.SystemOut}
 		}
 		s.Cases = append(s.Cases, tc)
 	}
@@ -552,19 +636,44 @@ func (g *GateResult) Markdown() string {
 		} else if len(v.Notes) > 0 {
 			verdict = "pass (" + strings.Join(v.Notes, "; ") + ")"
 		}
+		if v.Delta == nil {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | – | – | – | %s |\n", v.Task, v.Metric, scoreOr(v.Baseline, "–"), scoreOr(v.Candidate, v.Status), verdict)
+			continue
+		}
 		fmt.Fprintf(&b, "| %s | %s | %.2f | %.2f | %+.2f | [%+.2f, %+.2f] | %s | %s |\n",
-			v.Task, v.Metric, v.Baseline, v.Candidate, v.Delta, v.CILo, v.CIHi, fmtP(v.P), verdict)
+			v.Task, v.Metric, *v.Baseline, *v.Candidate, *v.Delta, *v.CILo, *v.CIHi, fmtP(*v.P), verdict)
 	}
 	b.WriteString(g.budgetRows())
-	if g.Average != nil {
-		fmt.Fprintf(&b, "\nSuite average (candidate): **%.2f**", *g.Average)
+	switch {
+	case g.Suite == "":
+	case g.Average != nil:
+		fmt.Fprintf(&b, "\nSuite average (%s, candidate): **%.2f**", g.Suite, *g.Average)
 		if g.AvgFloor != nil {
 			fmt.Fprintf(&b, " (floor %.2f)", *g.AvgFloor)
 		}
 		b.WriteString("\n")
+	default:
+		fmt.Fprintf(&b, "\nSuite average (%s, candidate): **n/a** — every task of the suite must be present and complete; not complete: %s\n", g.Suite, strings.Join(g.AvgMissing, "; "))
 	}
 	fmt.Fprintf(&b, "\nSignificance level α = %g; paired tests: exact McNemar for pass/fail metrics, paired bootstrap otherwise.\n", g.Alpha)
 	return b.String()
+}
+
+// summary is the verdict's numbers in one line (JUnit system-out).
+func (v TaskVerdict) summary() string {
+	if v.Delta == nil {
+		return fmt.Sprintf("%s: %s (baseline %s, candidate %s)", v.Metric, v.Status, scoreOr(v.Baseline, "–"), scoreOr(v.Candidate, "–"))
+	}
+	return fmt.Sprintf("%s: baseline %.2f, candidate %.2f, delta %+.2f [%.2f, %.2f], p=%.3g (%s) %s",
+		v.Metric, *v.Baseline, *v.Candidate, *v.Delta, *v.CILo, *v.CIHi, *v.P, v.Test, strings.Join(v.Notes, "; "))
+}
+
+// scoreOr formats a score, or says why there is none.
+func scoreOr(x *float64, none string) string {
+	if x == nil {
+		return none
+	}
+	return fmt.Sprintf("%.2f", *x)
 }
 
 func fmtP(p float64) string {

@@ -246,7 +246,65 @@ func TestSuiteReport(t *testing.T) {
 	rep, _ = SuiteOf(r, spec, 100, 1)
 	buf.Reset()
 	rep.Print(&buf)
-	if rep.Average != nil || !strings.Contains(buf.String(), "missing: mmlu") {
+	if rep.Average != nil || !strings.Contains(buf.String(), "not complete: mmlu") || !strings.Contains(buf.String(), "mmlu               missing") {
 		t.Errorf("missing task:\n%s", buf.String())
+	}
+}
+
+// TestGateRequiredTaskAbsent: a required task that the candidate lacks or
+// failed entirely fails the gate with its own JUnit case and reason, and no
+// number stands for it; the suite average of the gate is the one `suite`
+// reports (n/a when a task of the suite is missing).
+func TestGateRequiredTaskAbsent(t *testing.T) {
+	t.Parallel()
+	runs := map[string][]float64{"ifeval": pattern(50, 30), "gsm8k": pattern(50, 20)}
+	base := mustLoad(t, fakeRun(t, "base", runs, 0, 0))
+	candDir := fakeRun(t, "cand", runs, 0, 0)
+	var failed []results.Record
+	for i := range 50 {
+		failed = append(failed, results.Record{Task: "gsm8k", ID: fmt.Sprint(i), Index: i, Error: "runtime: prompt longer than the context"})
+	}
+	if err := results.RewriteSorted(results.SamplesPath(candDir, "gsm8k"), failed); err != nil {
+		t.Fatal(err)
+	}
+	sum, _ := results.ReadSummary(candDir)
+	ts := sum.Tasks["gsm8k"]
+	ts.Metrics, ts.Scored, ts.Errors, ts.FirstError = map[string]stats.Summary{}, 0, 50, "sample 0: runtime: prompt longer than the context"
+	results.WriteSummary(candDir, sum)
+	cand := mustLoad(t, candDir)
+	p := gatePolicy(t, "require_tasks: [ifeval, gsm8k, mgsm_zh]\nsuite_average_floor: 10\n")
+	g, err := Gate(base, cand, p, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Pass || g.Suite != "pocket11" || g.Average != nil {
+		t.Fatalf("gate %+v", g)
+	}
+	reasons := map[string]string{}
+	for _, v := range g.Tasks {
+		reasons[v.Task] = strings.Join(v.Reasons, "; ")
+		if v.Task != "ifeval" && (v.Candidate != nil || v.Delta != nil || v.P != nil) {
+			t.Errorf("%s: numbers for an unmeasured task: %+v", v.Task, v)
+		}
+	}
+	if !strings.Contains(reasons["gsm8k"], "failed in the candidate run: all 50 samples failed; first: sample 0: runtime: prompt longer") ||
+		!strings.Contains(reasons["mgsm_zh"], "missing from the baseline run; missing from the candidate run") || reasons["ifeval"] != "" {
+		t.Errorf("reasons %q", reasons)
+	}
+	x, err := g.JUnit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{`name="gsm8k"`, `name="mgsm_zh"`, `name="suite_average"`, "suite average is n/a"} {
+		if !bytes.Contains(x, []byte(name)) {
+			t.Errorf("junit lacks %s:\n%s", name, x)
+		}
+	}
+	md := g.Markdown()
+	if strings.Contains(md, "| gsm8k | exact") && strings.Contains(md, "0.00") {
+		t.Errorf("markdown shows a number for a failed task:\n%s", md)
+	}
+	if !strings.Contains(md, "| gsm8k |") || !strings.Contains(md, "| failed |") || !strings.Contains(md, "Suite average (pocket11, candidate): **n/a**") {
+		t.Errorf("markdown:\n%s", md)
 	}
 }

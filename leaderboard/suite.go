@@ -1,9 +1,9 @@
 package leaderboard
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -12,9 +12,12 @@ import (
 
 // SuiteRow is one task of a suite report (scores ×100).
 type SuiteRow struct {
-	Task   string   `json:"task"`
-	Metric string   `json:"metric"`
-	Score  *float64 `json:"score,omitempty"` // nil: not in the run
+	Task   string `json:"task"`
+	Metric string `json:"metric"`
+	// Status is the task's results.TaskSummary.Status ("missing" when the
+	// run lacks it).
+	Status string   `json:"status"`
+	Score  *float64 `json:"score"` // nil: nothing scored
 	Lo     float64  `json:"ci_lo"`
 	Hi     float64  `json:"ci_hi"`
 	N      int      `json:"n"`
@@ -32,17 +35,56 @@ type SuiteRow struct {
 // or are missing.
 func (r SuiteRow) Partial() bool { return r.Samples > 0 && r.Scored < r.Samples }
 
+// MarshalJSON writes a row without numbers (null interval and N) when
+// nothing was scored: no number is shown that was not measured.
+func (r SuiteRow) MarshalJSON() ([]byte, error) {
+	type plain SuiteRow
+	if r.Score != nil {
+		return json.Marshal(plain(r))
+	}
+	return json.Marshal(struct {
+		plain
+		Lo *float64 `json:"ci_lo"`
+		Hi *float64 `json:"ci_hi"`
+		N  *int     `json:"n"`
+	}{plain: plain(r)})
+}
+
 // SuiteReport is a run's suite table and average.
 type SuiteReport struct {
-	Suite    string     `json:"suite"`
-	Rows     []SuiteRow `json:"rows"`
-	Average  *float64   `json:"average,omitempty"` // nil unless every task is present
-	AvgLo    float64    `json:"average_ci_lo"`
-	AvgHi    float64    `json:"average_ci_hi"`
-	Reported *float64   `json:"reported_average,omitempty"`
-	Delta    *float64   `json:"average_delta,omitempty"`
-	Missing  []string   `json:"missing,omitempty"`
-	Partial  *float64   `json:"partial_average,omitempty"` // over present tasks
+	Suite string     `json:"suite"`
+	Rows  []SuiteRow `json:"rows"`
+	// Average is nil unless every task is present and complete.
+	Average  *float64 `json:"average"`
+	AvgLo    float64  `json:"average_ci_lo"`
+	AvgHi    float64  `json:"average_ci_hi"`
+	Reported *float64 `json:"reported_average"`
+	Delta    *float64 `json:"average_delta"`
+	// Missing names each task that is not complete, with the reason.
+	Missing []string `json:"missing"`
+	// Partial is the mean over the scored tasks (not the suite average).
+	Partial *float64 `json:"partial_average"`
+	// Limit is the run's --limit (0: every sample): a limited run's
+	// numbers are not comparable with published ones.
+	Limit int `json:"limit"`
+}
+
+// MarshalJSON writes the average's interval as null when there is no
+// average.
+func (rep SuiteReport) MarshalJSON() ([]byte, error) {
+	type plain SuiteReport
+	p := plain(rep)
+	if p.Missing == nil {
+		p.Missing = []string{}
+	}
+	if rep.Average != nil {
+		return json.Marshal(p)
+	}
+	return json.Marshal(struct {
+		plain
+		AvgLo *float64 `json:"average_ci_lo"`
+		AvgHi *float64 `json:"average_ci_hi"`
+	}{plain: p})
 }
 
 // SuiteOf computes the suite report of a run: each task's score with its
@@ -58,7 +100,7 @@ func SuiteOf(r *Run, s *suite.Suite, resamples int, seed uint64) (*SuiteReport, 
 		return nil, fmt.Errorf("suite %s: %w", s.Name, err)
 	}
 	rep := &SuiteReport{Suite: s.Name, Rows: rows, Average: avg.Value, AvgLo: avg.Lo, AvgHi: avg.Hi,
-		Reported: s.ReportedAverage, Missing: avg.Missing, Partial: avg.Partial}
+		Reported: s.ReportedAverage, Missing: avg.Missing, Partial: avg.Partial, Limit: r.Manifest.Config.Limit}
 	if avg.Value != nil && s.ReportedAverage != nil {
 		d := *avg.Value - *s.ReportedAverage
 		rep.Delta = &d
@@ -66,26 +108,29 @@ func SuiteOf(r *Run, s *suite.Suite, resamples int, seed uint64) (*SuiteReport, 
 	return rep, nil
 }
 
-// Print renders the report as a table.
+// Print renders the report as a table. A task with nothing scored shows
+// its status (missing, failed) instead of a number; an incomplete task's
+// score is marked. The average is n/a unless every task is complete.
 func (rep *SuiteReport) Print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "SUITE %s\tMETRIC\tSCORE\t95%% CI\tREPORTED\tDELTA\tN\n", rep.Suite)
 	var partial []string
 	for _, r := range rep.Rows {
-		score, ci := "missing", ""
+		score, ci, n := r.Status, "", ""
 		if r.Score != nil {
 			score = fmt.Sprintf("%.2f", *r.Score)
 			ci = fmt.Sprintf("[%.2f, %.2f]", r.Lo, r.Hi)
+			n = fmt.Sprint(r.N)
 			if r.Partial() {
 				score += "*"
 				partial = append(partial, fmt.Sprintf("%s %d of %d", r.Task, r.Scored, r.Samples))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.Task, r.Metric, score, ci, optF(r.Reported), optSigned(r.Delta), r.N)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Task, r.Metric, score, ci, optF(r.Reported), optSigned(r.Delta), n)
 	}
 	if rep.Average != nil {
 		fmt.Fprintf(tw, "AVERAGE\t\t%.2f\t[%.2f, %.2f]\t%s\t%s\t\n", *rep.Average, rep.AvgLo, rep.AvgHi, optF(rep.Reported), optSigned(rep.Delta))
-	} else if rep.Partial != nil {
+	} else {
 		fmt.Fprintf(tw, "AVERAGE\t\tn/a\t\t%s\t\t\n", optF(rep.Reported))
 	}
 	tw.Flush()
@@ -93,8 +138,10 @@ func (rep *SuiteReport) Print(w io.Writer) {
 		fmt.Fprintf(w, "* partial: only some selected samples were scored (%s); the score is over those\n", strings.Join(partial, ", "))
 	}
 	if len(rep.Missing) > 0 {
-		fmt.Fprintf(w, "The suite average needs every task; missing: %s (average of the %d present: %.2f)\n",
-			strings.Join(rep.Missing, ", "), len(rep.Rows)-len(rep.Missing), derefOr(rep.Partial))
+		fmt.Fprintf(w, "The suite average needs every task present and complete; not complete: %s\n", strings.Join(rep.Missing, "; "))
+	}
+	if rep.Limit > 0 {
+		fmt.Fprintf(w, "Limited run (--limit %d): the first %d samples of each task, not comparable with the published numbers\n", rep.Limit, rep.Limit)
 	}
 }
 
@@ -110,11 +157,4 @@ func optSigned(x *float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%+.2f", *x)
-}
-
-func derefOr(x *float64) float64 {
-	if x == nil {
-		return math.NaN()
-	}
-	return *x
 }

@@ -38,8 +38,36 @@ type Manifest struct {
 	End         *time.Time     `json:"end,omitempty"`
 	// Resumes counts how many times the run was continued.
 	Resumes int `json:"resumes,omitempty"`
+	// Segments lists every invocation that worked on the run, the first
+	// and each resume, with the settings that change speed but not
+	// outputs (threads, concurrency), which may differ between them.
+	Segments []Segment `json:"segments,omitempty"`
 	// Resources are the process's memory figures for in-process runtimes.
 	Resources *Resources `json:"resources,omitempty"`
+}
+
+// Segment is one invocation that worked on a run.
+type Segment struct {
+	Start time.Time  `json:"start"`
+	End   *time.Time `json:"end,omitempty"`
+	// Command is the invocation's command line.
+	Command []string `json:"command"`
+	// Pocketeval is the binary that ran it.
+	Pocketeval BuildInfo `json:"pocketeval"`
+	// Concurrency is --concurrency; Threads the engine threads per worker
+	// (in-process runtimes; 0 when they do not apply).
+	Concurrency int `json:"concurrency"`
+	Threads     int `json:"threads,omitempty"`
+	// Runtime is the engine as it described itself in this invocation
+	// (version, settings).
+	Runtime runtime.Info `json:"runtime"`
+	Host    Host         `json:"host"`
+	// Generated counts the samples this invocation produced, Errors those
+	// of them that failed.
+	Generated int `json:"generated"`
+	Errors    int `json:"errors,omitempty"`
+	// Status is how the invocation ended (a run status).
+	Status string `json:"status"`
 }
 
 // Resources records memory use of the evaluating process, measured as in
@@ -86,6 +114,14 @@ type Config struct {
 	// with (in-process runtimes); nil for raw prompts and for servers that
 	// apply their own.
 	ChatTemplate *runtime.ChatTemplateInfo `json:"chat_template,omitempty"`
+	// RuntimeSettings are the runtime's own settings that change what it
+	// generates (llamacpp's context size, MNN's precision, the openai
+	// endpoint), as the runtime declares them; speed-only settings are
+	// in the manifest's segments.
+	RuntimeSettings map[string]any `json:"runtime_settings,omitempty"`
+	// UnsafeNoSandbox records that model-written code ran without
+	// isolation, which can change verdicts.
+	UnsafeNoSandbox bool `json:"unsafe_no_sandbox,omitempty"`
 }
 
 // Model identifies the model evaluated.
@@ -94,6 +130,16 @@ type Model struct {
 	// Files maps each model file (relative to Path when Path is a
 	// directory, else the base name) to its sha256.
 	Files map[string]string `json:"files,omitempty"`
+}
+
+// identity is what identifies the model's outputs: its files' digests
+// when it has files (the same model moved or reached by another path is the
+// same model), else its path or name (a served model).
+func (m Model) identity() Model {
+	if len(m.Files) > 0 {
+		m.Path = ""
+	}
+	return m
 }
 
 // TaskConfig identifies a task and its data.
@@ -144,10 +190,11 @@ type Host struct {
 // Fingerprint is a stable hash of a Config, ignoring fields that do not
 // change the scores of finished samples (the limit: a resumed run may
 // extend it; skipping bad records: a run that loaded without skipping
-// selects the same samples).
+// selects the same samples; the path of a model whose files are hashed).
 func (c Config) Fingerprint() string {
 	c.Limit = 0
 	c.SkipBadRecords = false
+	c.Model = c.Model.identity()
 	c.Tasks = append([]TaskConfig(nil), c.Tasks...) // c shares the caller's array
 	for i := range c.Tasks {
 		c.Tasks[i].Samples = 0
@@ -169,7 +216,7 @@ func (c Config) Diff(o Config) []string {
 		}
 	}
 	add("runtime", c.Runtime, o.Runtime)
-	add("model", c.Model, o.Model)
+	add("model", c.Model.identity(), o.Model.identity())
 	add("generation", c.Generation, o.Generation)
 	add("seed", c.Seed, o.Seed)
 	add("groups", c.Groups, o.Groups)
@@ -180,6 +227,8 @@ func (c Config) Diff(o Config) []string {
 	add("samples_per_task", c.SamplesPerTask, o.SamplesPerTask)
 	add("shard", c.Shard, o.Shard)
 	add("chat_template", c.ChatTemplate, o.ChatTemplate)
+	add("runtime_settings", c.RuntimeSettings, o.RuntimeSettings)
+	add("unsafe_no_sandbox", c.UnsafeNoSandbox, o.UnsafeNoSandbox)
 	ct := map[string]TaskConfig{}
 	for _, t := range c.Tasks {
 		t.Samples = 0

@@ -51,7 +51,11 @@ type Record struct {
 	PromptTokens     int                    `json:"prompt_tokens,omitempty"`
 	CompletionTokens int                    `json:"completion_tokens,omitempty"`
 	Error            string                 `json:"error,omitempty"`
-	Timings          *runtime.Timings       `json:"timings,omitempty"`
+	// Retryable marks an Error a later attempt may not meet (a timeout,
+	// a transport failure; runtime.Transient); other errors fail the same
+	// way every time.
+	Retryable bool             `json:"retryable,omitempty"`
+	Timings   *runtime.Timings `json:"timings,omitempty"`
 
 	// Line is the 1-based line the record was read from (0 for a record
 	// not read from a file); it is not written.

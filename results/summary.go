@@ -40,6 +40,9 @@ type TaskSummary struct {
 	Samples int `json:"samples"`
 	Scored  int `json:"scored"`
 	Errors  int `json:"errors"`
+	// RetryableErrors counts the Errors a later attempt may not meet
+	// (Record.Retryable); running the same command again retries them.
+	RetryableErrors int `json:"retryable_errors,omitempty"`
 	// FirstError is the error of the first failed sample (dataset order).
 	FirstError string `json:"first_error,omitempty"`
 	// ExtractionFailureRate and TruncationRate, where they apply.
@@ -56,6 +59,31 @@ type TaskSummary struct {
 	// Timing holds speed figures; they vary between runs and are kept
 	// apart from the scores.
 	Timing *Timing `json:"timing,omitempty"`
+}
+
+// Task statuses (TaskSummary.Status).
+const (
+	TaskComplete   = "complete"   // every selected sample scored
+	TaskIncomplete = "incomplete" // some scored, some failed or missing
+	TaskFailed     = "failed"     // nothing scored, some samples failed
+	TaskMissing    = "missing"    // nothing scored, nothing failed
+)
+
+// Status says how much of the task's selection was measured: only a
+// complete task's numbers are final, and a failed or missing task has no
+// numbers at all (never 0).
+func (ts *TaskSummary) Status() string {
+	switch {
+	case ts == nil:
+		return TaskMissing
+	case ts.Scored > 0 && ts.Scored == ts.Samples && ts.Errors == 0:
+		return TaskComplete
+	case ts.Scored > 0:
+		return TaskIncomplete
+	case ts.Errors > 0:
+		return TaskFailed
+	}
+	return TaskMissing
 }
 
 // Headline returns the metric the benchmark publishes: HeadlineMetric when

@@ -3,7 +3,9 @@ package code
 import (
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/sandbox"
@@ -61,30 +63,69 @@ func (t *Task) WithVerdictMode(mode string) (*Task, error) {
 	return &c, nil
 }
 
-// OptionVerdictMode is the task option (evals.Optioner) that records a
-// verdict mode other than the official one.
-const OptionVerdictMode = "verdict_mode"
+// Task options (evals.Optioner): the verdict mode, and the time-limit
+// policy, when they are not the defaults. Each changes which programs pass,
+// so a run records them and resuming with others is refused.
+const (
+	OptionVerdictMode     = "verdict_mode"
+	OptionTimeLimitMode   = "time_limit_mode"
+	OptionTimeLimitFloor  = "time_limit_floor"
+	OptionTimeLimitFactor = "time_limit_factor"
+)
 
-// TaskOptions implements evals.Optioner: the verdict mode when it is not
-// the official one.
+// TaskOptions implements evals.Optioner: the verdict mode and the
+// time-limit policy where they differ from the defaults.
 func (t *Task) TaskOptions() map[string]string {
-	if t.VerdictMode() == VerdictOfficial {
+	opts := map[string]string{}
+	if t.VerdictMode() != VerdictOfficial {
+		opts[OptionVerdictMode] = t.VerdictMode()
+	}
+	tl, def := t.TimeLimits(), TimeLimits{}.withDefaults()
+	if tl.Mode != def.Mode {
+		opts[OptionTimeLimitMode] = tl.Mode
+	}
+	if tl.Floor != def.Floor {
+		opts[OptionTimeLimitFloor] = tl.Floor.String()
+	}
+	if tl.Factor != def.Factor {
+		opts[OptionTimeLimitFactor] = strconv.FormatFloat(tl.Factor, 'g', -1, 64)
+	}
+	if len(opts) == 0 {
 		return nil
 	}
-	return map[string]string{OptionVerdictMode: t.VerdictMode()}
+	return opts
 }
 
 // WithTaskOptions implements evals.Optioner: the task judging in the
-// verdict mode of opts (the official one when absent).
+// verdict mode and with the time-limit policy of opts (the defaults for
+// what is absent).
 func (t *Task) WithTaskOptions(opts map[string]string) (evals.Task, error) {
 	mode := VerdictOfficial
+	tl := t.opts.TimeLimits
+	tl.Mode, tl.Floor, tl.Factor = "", 0, 0
 	for k, v := range opts {
-		if k != OptionVerdictMode {
-			return nil, fmt.Errorf("task %s: unknown option %q (known: %s)", t.Info().Name, k, OptionVerdictMode)
+		var err error
+		switch k {
+		case OptionVerdictMode:
+			mode = v
+		case OptionTimeLimitMode:
+			tl.Mode = v
+		case OptionTimeLimitFloor:
+			tl.Floor, err = time.ParseDuration(v)
+		case OptionTimeLimitFactor:
+			tl.Factor, err = strconv.ParseFloat(v, 64)
+		default:
+			return nil, fmt.Errorf("task %s: unknown option %q (known: %s, %s, %s, %s)", t.Info().Name, k,
+				OptionVerdictMode, OptionTimeLimitMode, OptionTimeLimitFloor, OptionTimeLimitFactor)
 		}
-		mode = v
+		if err != nil {
+			return nil, fmt.Errorf("task %s: option %s: %w", t.Info().Name, k, err)
+		}
 	}
-	nt, err := t.WithVerdictMode(mode)
+	if err := tl.Validate(); err != nil {
+		return nil, fmt.Errorf("task %s: %w", t.Info().Name, err)
+	}
+	nt, err := t.WithTimeLimits(tl).WithVerdictMode(mode)
 	if err != nil {
 		return nil, fmt.Errorf("task %s: option %s: %w", t.Info().Name, OptionVerdictMode, err)
 	}

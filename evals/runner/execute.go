@@ -99,6 +99,7 @@ func runOne(ctx context.Context, o Options, wi workItem) (*results.Record, error
 		return nil, ctx.Err()
 	}
 	rec.Error = stage + ": " + err.Error()
+	rec.Retryable = stage == "runtime" && runtime.Transient(err)
 	return rec, nil
 }
 

@@ -66,6 +66,11 @@ func finalize(ctx context.Context, o Options, man *results.Manifest, pl *workPla
 	default:
 		man.Status = results.StatusComplete
 	}
+	if n := len(man.Segments); n > 0 {
+		seg := &man.Segments[n-1]
+		seg.End, seg.Status = &end, man.Status
+		seg.Generated, seg.Errors = ex.generated, ex.errors
+	}
 	if err := results.WriteManifest(o.OutDir, man); err != nil {
 		return nil, err
 	}

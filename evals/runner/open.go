@@ -13,18 +13,20 @@ import (
 // config is the run's configuration as the manifest records it.
 func (o *Options) config(preps preparedTasks) results.Config {
 	cfg := results.Config{
-		Runtime:        o.RuntimeName,
-		Model:          o.Model,
-		Generation:     o.Gen,
-		Seed:           o.Gen.Seed,
-		NumFewshot:     o.NumFewshot,
-		Chat:           o.Chat,
-		StripThinking:  o.StripThinking,
-		Mode:           o.Mode,
-		SamplesPerTask: o.SamplesPerTask,
-		Limit:          o.Limit,
-		Shard:          o.Shard,
-		SkipBadRecords: o.SkipBadRecords,
+		Runtime:         o.RuntimeName,
+		Model:           o.Model,
+		Generation:      o.Gen,
+		Seed:            o.Gen.Seed,
+		NumFewshot:      o.NumFewshot,
+		Chat:            o.Chat,
+		StripThinking:   o.StripThinking,
+		Mode:            o.Mode,
+		SamplesPerTask:  o.SamplesPerTask,
+		Limit:           o.Limit,
+		Shard:           o.Shard,
+		SkipBadRecords:  o.SkipBadRecords,
+		RuntimeSettings: o.RuntimeSettings,
+		UnsafeNoSandbox: o.UnsafeNoSandbox,
 	}
 	for _, p := range preps {
 		cfg.Tasks = append(cfg.Tasks, p.cfg)
@@ -74,6 +76,11 @@ func openDir(o Options, preps preparedTasks, env *environment) (*results.Manifes
 	man.Environment = env.snapshot()
 	man.Status = results.StatusRunning
 	man.End = nil
+	man.Segments = append(man.Segments, results.Segment{
+		Start: o.Now().UTC(), Command: o.Command, Pocketeval: o.Build,
+		Concurrency: o.Concurrency, Threads: o.Threads, Runtime: man.Runtime, Host: man.Host,
+		Status: results.StatusRunning,
+	})
 	// A stale summary must never sit next to a run in progress.
 	if err := os.Remove(filepath.Join(o.OutDir, results.SummaryFile)); err != nil && !os.IsNotExist(err) {
 		return nil, false, err

@@ -66,10 +66,9 @@ func (ps preparedTasks) close() {
 	}
 }
 
-// prepareRun is Run's prepare phase: every task is set up (Setup), loaded
-// and selected, and its needs are checked against the runtime before the
-// result directory is touched.
-func prepareRun(ctx context.Context, o Options, env *environment) (preparedTasks, error) {
+// prepareTasks is Run's prepare phase: every task is set up (Setup),
+// loaded and selected. It needs no runtime.
+func prepareTasks(ctx context.Context, o Options, env *environment) (preparedTasks, error) {
 	ev := evals.Env{UnsafeNoSandbox: o.UnsafeNoSandbox, Record: env.record, Warn: o.Warn}
 	s := o.settings()
 	var preps preparedTasks
@@ -88,16 +87,27 @@ func prepareRun(ctx context.Context, o Options, env *environment) (preparedTasks
 		if err != nil {
 			return preps, err
 		}
+	}
+	return preps, nil
+}
+
+// checkRuntime checks the prepared tasks against the open runtime before
+// the result directory is touched: log-likelihood where a task scores by
+// it, saved predictions that match no sample, and requests that cannot
+// succeed (preflight).
+func checkRuntime(ctx context.Context, o Options, preps preparedTasks) error {
+	pc := o.settings().prompt
+	for _, p := range preps {
 		if p.loglik {
 			if err := checkLoglik(ctx, o.Runtime, p.info.Name); err != nil {
-				return preps, err
+				return err
 			}
 		}
 	}
-	if err := checkRequests(o.Runtime, preps, s.prompt); err != nil {
-		return preps, err
+	if err := checkRequests(o.Runtime, preps, pc); err != nil {
+		return err
 	}
-	return preps, nil
+	return preflight(o, preps, pc)
 }
 
 // setup runs a task's Setup, if it has one.

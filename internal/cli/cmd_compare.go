@@ -32,7 +32,11 @@ func NewCmdCompare(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 sample ids) and reports, per task, both scores, the difference B−A with a 95%
 paired-bootstrap interval, and a paired test: exact McNemar for pass/fail
 metrics, paired bootstrap otherwise. "*" marks p < alpha, "~" a difference that
-is not significant. It refuses, with the reason, when samples do not align.`,
+is not significant. It refuses, with the reason, when samples do not align.
+
+Exit status: 0 when the runs were compared (whatever the differences), 2
+when they cannot be: an unreadable result directory, no task that both
+runs scored, or samples that do not align.`,
 		Example: `  $ pocketeval compare runs/pocket-bf16 runs/pocket-q4
   $ pocketeval compare runs/a runs/b --tasks ifeval,gsm8k --json`,
 		Args: cobra.ExactArgs(2),
@@ -68,13 +72,14 @@ func compareRun(opts *CompareOptions) error {
 	c, err := leaderboard.Compare(a, b, leaderboard.CompareOptions{Alpha: opts.Alpha, Resamples: opts.Resamples, Seed: opts.Seed, Tasks: opts.Tasks})
 	if err != nil {
 		var ae *leaderboard.AlignmentError
-		if errors.As(err, &ae) {
+		var none *leaderboard.NothingToCompareError
+		if errors.As(err, &ae) || errors.As(err, &none) {
 			return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("cannot compare: %w", err)}
 		}
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO, c)
+		return writeJSON(opts.IO, newCompareJSON(opts.A, opts.B, c))
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "TASK\tMETRIC\tA\tB\tB−A\t95%% CI\tp\tTEST\t\n")
@@ -92,6 +97,50 @@ func compareRun(opts *CompareOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "skipped: %s\n", s)
 	}
 	return nil
+}
+
+// compareJSON is `compare --json` (docs/json.md): scores and differences
+// in points (×100), as the table shows them.
+type compareJSON struct {
+	A       string            `json:"a"`
+	B       string            `json:"b"`
+	Alpha   float64           `json:"alpha"`
+	Tasks   []taskCompareJSON `json:"tasks"`
+	Skipped []string          `json:"skipped"`
+}
+
+type taskCompareJSON struct {
+	Task   string `json:"task"`
+	Metric string `json:"metric"`
+	// ScoreA and ScoreB are the runs' task-level scores and Diff is
+	// ScoreB−ScoreA, as the table shows them; CILo and CIHi are the 95%
+	// interval of the paired difference and P the paired test's p-value.
+	ScoreA      float64 `json:"score_a"`
+	ScoreB      float64 `json:"score_b"`
+	Diff        float64 `json:"diff"`
+	CILo        float64 `json:"ci_lo"`
+	CIHi        float64 `json:"ci_hi"`
+	P           float64 `json:"p"`
+	Test        string  `json:"test"`
+	Significant bool    `json:"significant"`
+	N           int     `json:"n"`
+	OnlyA       int     `json:"only_a"`
+	OnlyB       int     `json:"only_b"`
+}
+
+func newCompareJSON(a, b string, c *leaderboard.Comparison) compareJSON {
+	doc := compareJSON{A: a, B: b, Alpha: c.Alpha, Tasks: []taskCompareJSON{}, Skipped: c.Skipped}
+	if doc.Skipped == nil {
+		doc.Skipped = []string{}
+	}
+	for _, t := range c.Tasks {
+		doc.Tasks = append(doc.Tasks, taskCompareJSON{
+			Task: t.Task, Metric: t.Metric, ScoreA: 100 * t.AggregateA, ScoreB: 100 * t.AggregateB,
+			Diff: 100 * (t.AggregateB - t.AggregateA), CILo: 100 * t.Lo, CIHi: 100 * t.Hi, P: t.P, Test: t.Test, Significant: t.Significant,
+			N: t.N, OnlyA: t.OnlyA, OnlyB: t.OnlyB,
+		})
+	}
+	return doc
 }
 
 func fmtPValue(p float64) string {

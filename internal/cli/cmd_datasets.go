@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pocketeval/pocketeval/datasets"
+	"github.com/pocketeval/pocketeval/evals"
 )
 
 // datasetCommands returns datasets, models and merge.
@@ -20,7 +22,9 @@ func datasetCommands(f *Factory) []*cobra.Command {
 // DatasetsOptions are the flags every `pocketeval datasets` subcommand
 // shares (persistent flags of the group).
 type DatasetsOptions struct {
-	IO      *IOStreams
+	IO *IOStreams
+	// Tasks lists the known tasks (to say which need a file).
+	Tasks   func() []evals.Task
 	DataDir string // --data-dir ("" = datasets.DefaultDir())
 	JSON    bool   // --json
 }
@@ -41,7 +45,7 @@ func NewCmdDatasets(f *Factory) *cobra.Command {
 pinned by sha256. The data directory is --data-dir, else $POCKETEVAL_DATA, else
 $XDG_CACHE_HOME/pocketeval/datasets. pocketeval run never downloads data itself.`,
 	}
-	shared := &DatasetsOptions{IO: f.IO}
+	shared := &DatasetsOptions{IO: f.IO, Tasks: f.Tasks}
 	cmd.PersistentFlags().StringVar(&shared.DataDir, "data-dir", "", "data directory (default $POCKETEVAL_DATA or the cache)")
 	cmd.PersistentFlags().BoolVar(&shared.JSON, "json", false, "machine-readable output")
 	cmd.AddCommand(
@@ -77,7 +81,9 @@ func NewCmdDatasetsList(f *Factory, shared *DatasetsOptions, runF func(*Datasets
 func datasetsListRun(opts *DatasetsListOptions) error {
 	reg := datasets.Registry()
 	if opts.JSON {
-		return writeJSON(opts.IO, reg)
+		return writeJSON(opts.IO, struct {
+			Datasets []datasets.Dataset `json:"datasets"`
+		}{reg})
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DATASET\tTASKS\tFILES\tLICENSE")
@@ -105,6 +111,7 @@ func NewCmdDatasetsVerify(f *Factory, shared *DatasetsOptions, runF func(*Datase
 			if opts.Datasets, err = lookupDatasets(args); err != nil {
 				return err
 			}
+			opts.Datasets = withTaskFiles(opts.Datasets, args, f.Tasks())
 			if runF != nil {
 				return runF(opts)
 			}
@@ -118,25 +125,107 @@ func datasetsVerifyRun(opts *DatasetsVerifyOptions) error {
 	if err != nil {
 		return err
 	}
+	doc := newFilesJSON(opts.dir(), opts.Datasets, sts, opts.Tasks())
 	if opts.JSON {
-		if err := writeJSON(opts.IO, sts); err != nil {
+		if err := writeJSON(opts.IO, doc); err != nil {
 			return err
 		}
 	} else {
-		counts := map[datasets.Status]int{}
-		for _, s := range sts {
-			counts[s.Status]++
-			if s.Status != datasets.OK && !(s.Optional && s.Status == datasets.Missing) {
-				fmt.Fprintf(opts.IO.Out, "%s\t%s\n", s.Status, s.Path)
+		tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+		for _, f := range doc.Files {
+			if f.Status != string(datasets.OK) {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Status, f.Path, f.Why)
 			}
 		}
-		fmt.Fprintf(opts.IO.Out, "%d files ok, %d missing, %d mismatched, %d unpinned in %s\n",
-			counts[datasets.OK], counts[datasets.Missing], counts[datasets.Mismatch], counts[datasets.Unpinned], opts.dir())
+		tw.Flush()
+		fmt.Fprintf(opts.IO.Out, "%s in %s\n", doc.counts(), opts.dir())
 	}
 	if datasets.Failed(sts) {
-		return &ExitCodeError{Code: ExitError, Err: errors.New("verification failed; `pocketeval datasets download` fetches missing or wrong files")}
+		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("verification failed: %s; %s", doc.counts(), fetchHint(opts.dir()))}
 	}
 	return nil
+}
+
+// fetchHint says how to get missing or wrong files into dir.
+func fetchHint(dir string) string {
+	return fmt.Sprintf("`pocketeval datasets download NAME --data-dir %s` fetches them (needs network, or --mirror URL), or point --data-dir/$POCKETEVAL_DATA at a directory that has them", dir)
+}
+
+// filesJSON is the --json document of `datasets verify` and `datasets
+// download`: every file with its status and, when it is not ok, why.
+type filesJSON struct {
+	DataDir  string     `json:"data_dir"`
+	Files    []fileJSON `json:"files"`
+	OK       int        `json:"ok"`
+	Missing  int        `json:"missing"`
+	Optional int        `json:"optional_missing"`
+	Mismatch int        `json:"mismatched"`
+	Unpinned int        `json:"unpinned"`
+}
+
+type fileJSON struct {
+	Dataset  string `json:"dataset"`
+	Path     string `json:"path"`
+	Status   string `json:"status"`
+	Optional bool   `json:"optional"`
+	// Why explains a status other than ok: who needs a missing file, what
+	// an optional one is for, what a mismatch means.
+	Why    string `json:"why,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+	Got    string `json:"got_sha256,omitempty"`
+}
+
+func newFilesJSON(dir string, ds []datasets.Dataset, sts []datasets.FileStatus, tasks []evals.Task) filesJSON {
+	notes := map[string]datasets.File{}
+	for _, d := range ds {
+		for _, f := range d.Files {
+			notes[f.Path] = f
+		}
+	}
+	// users names the tasks that read a file (or a directory above it).
+	users := func(path string) string {
+		var out []string
+		for _, t := range tasks {
+			info := t.Info()
+			for _, df := range info.DatasetFiles {
+				if path == df || strings.HasPrefix(path, df+"/") {
+					out = append(out, info.Name)
+					break
+				}
+			}
+		}
+		if len(out) == 0 {
+			return "the dataset's tasks (licence or shared file)"
+		}
+		return "task " + strings.Join(out, ", ")
+	}
+	doc := filesJSON{DataDir: dir, Files: []fileJSON{}}
+	for _, st := range sts {
+		f := fileJSON{Dataset: st.Dataset, Path: st.Path, Status: string(st.Status), Optional: st.Optional, SHA256: st.Want, Got: st.Got}
+		switch {
+		case st.Status == datasets.OK:
+			doc.OK++
+		case st.Status == datasets.Missing && st.Optional:
+			doc.Optional++
+			f.Why = "optional, not downloaded: " + notes[st.Path].Note + " (datasets download --optional fetches it)"
+		case st.Status == datasets.Missing:
+			doc.Missing++
+			f.Why = "not downloaded; needed by " + users(st.Path)
+		case st.Status == datasets.Mismatch:
+			doc.Mismatch++
+			f.Why = "the file differs from the pinned official bytes (a different version or a corrupt copy)"
+		case st.Status == datasets.Unpinned:
+			doc.Unpinned++
+			f.Why = "present, but no checksum is pinned for it yet (a download pins it)"
+		}
+		doc.Files = append(doc.Files, f)
+	}
+	return doc
+}
+
+// counts summarises the files' statuses in one line.
+func (d filesJSON) counts() string {
+	return fmt.Sprintf("%d files ok, %d missing, %d optional not downloaded, %d mismatched, %d unpinned", d.OK, d.Missing, d.Optional, d.Mismatch, d.Unpinned)
 }
 
 // DatasetsDownloadOptions are the options of `pocketeval datasets download`.
@@ -164,6 +253,7 @@ func NewCmdDatasetsDownload(f *Factory, shared *DatasetsOptions, runF func(*Data
 			if opts.Datasets, err = lookupDatasets(args); err != nil {
 				return err
 			}
+			opts.Datasets = withTaskFiles(opts.Datasets, args, f.Tasks())
 			if runF != nil {
 				return runF(opts)
 			}
@@ -180,13 +270,51 @@ func datasetsDownloadRun(ctx context.Context, opts *DatasetsDownloadOptions) err
 	o := datasets.FetchOptions{Mirror: opts.Mirror, Optional: opts.Optional, Force: opts.Force, Progress: opts.Progress}
 	sts, err := datasets.Download(ctx, opts.dir(), opts.Datasets, o)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w\nnothing partial was kept; %s", err, downloadHint(err, opts))
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO, sts)
+		return writeJSON(opts.IO, newFilesJSON(opts.dir(), opts.Datasets, sts, opts.Tasks()))
 	}
 	fmt.Fprintf(opts.IO.Out, "%d files verified in %s\n", len(sts), opts.dir())
 	return nil
+}
+
+// downloadHint says what to do about a download that failed.
+func downloadHint(err error, opts *DatasetsDownloadOptions) string {
+	var dns *net.DNSError
+	var op *net.OpError
+	if errors.As(err, &dns) || errors.As(err, &op) {
+		return fmt.Sprintf("the official source is unreachable from here (no network?): copy the files into %s by other means and check them with `pocketeval datasets verify`, or fetch from an internal mirror with --mirror URL", opts.dir())
+	}
+	return "run the same command again to retry (finished files are kept)"
+}
+
+// withTaskFiles makes the files of the tasks named in args required in ds:
+// `datasets download mgsm_de` fetches mgsm_de.tsv, which the dataset lists
+// as optional because other runs do not need it.
+func withTaskFiles(ds []datasets.Dataset, args []string, tasks []evals.Task) []datasets.Dataset {
+	need := map[string]bool{}
+	for _, t := range tasks {
+		info := t.Info()
+		for _, a := range args {
+			if a == info.Name {
+				for _, f := range info.DatasetFiles {
+					need[f] = true
+				}
+			}
+		}
+	}
+	out := make([]datasets.Dataset, len(ds))
+	for i, d := range ds {
+		d.Files = append([]datasets.File(nil), d.Files...)
+		for j := range d.Files {
+			if need[d.Files[j].Path] {
+				d.Files[j].Optional = false
+			}
+		}
+		out[i] = d
+	}
+	return out
 }
 
 // lookupDatasets resolves dataset or task names (none: all datasets); an

@@ -145,7 +145,7 @@ func energyRun(ctx context.Context, opts *EnergyOptions) error {
 		rep.LoadAvgEnd = la
 	}
 	if opts.JSON {
-		return bench.WriteJSON(opts.IO.Out, rep)
+		return writeJSON(opts.IO, rep)
 	}
 	return bench.WriteMarkdown(opts.IO.Out, rep)
 }

@@ -64,7 +64,13 @@ func modelsListRun(opts *ModelsListOptions) error {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO, reg)
+		list := make([]modelJSON, 0, len(reg))
+		for _, n := range reg.Names() {
+			list = append(list, modelJSON{Name: n, Model: reg[n]})
+		}
+		return writeJSON(opts.IO, struct {
+			Models []modelJSON `json:"models"`
+		}{list})
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tRUNTIME\tSOURCE\tDESCRIPTION")
@@ -73,6 +79,12 @@ func modelsListRun(opts *ModelsListOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s:%s@%s\t%s\n", n, m.Runtime, m.Hub, m.Repo, m.Revision, m.Description)
 	}
 	return tw.Flush()
+}
+
+// modelJSON is a registry entry in --json output: the entry with its name.
+type modelJSON struct {
+	Name string `json:"name"`
+	*models.Model
 }
 
 // ModelsDownloadOptions are the options of `pocketeval models download`.
@@ -104,6 +116,11 @@ func modelsDownloadRun(ctx context.Context, opts *ModelsDownloadOptions) error {
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
+	type fetchedModel struct {
+		Name string `json:"name"`
+		Path string `json:"path"`
+	}
+	var fetched []fetchedModel
 	for _, n := range opts.Names {
 		m, ok := reg[n]
 		if !ok {
@@ -113,7 +130,15 @@ func modelsDownloadRun(ctx context.Context, opts *ModelsDownloadOptions) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.IO.Out, "%s\t%s\n", n, p)
+		fetched = append(fetched, fetchedModel{Name: n, Path: p})
+		if !opts.JSON {
+			fmt.Fprintf(opts.IO.Out, "%s\t%s\n", n, p)
+		}
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO, struct {
+			Models []fetchedModel `json:"models"`
+		}{fetched})
 	}
 	return nil
 }

@@ -44,7 +44,7 @@ func modelsShowRun(opts *ModelsShowOptions) error {
 		return FlagErrorf("unknown model %q (see `pocketeval models list`)", opts.Name)
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO, m)
+		return writeJSON(opts.IO, modelJSON{Name: opts.Name, Model: m})
 	}
 	printModel(opts.IO.Out, m)
 	return nil

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/leaderboard"
 )
@@ -13,6 +15,8 @@ import (
 // SuiteOptions are the options of `pocketeval suite`.
 type SuiteOptions struct {
 	IO *IOStreams
+	// Tasks lists the known tasks (to check a suite file's entries).
+	Tasks func() []evals.Task
 
 	Dir   string // the result directory
 	Suite string // --suite
@@ -22,7 +26,7 @@ type SuiteOptions struct {
 
 // NewCmdSuite prints a run's suite table against the published numbers.
 func NewCmdSuite(f *Factory, runF func(*SuiteOptions) error) *cobra.Command {
-	opts := &SuiteOptions{IO: f.IO}
+	opts := &SuiteOptions{IO: f.IO, Tasks: f.Tasks}
 	cmd := &cobra.Command{
 		Use:   "suite DIR",
 		Short: "Show a run's suite table and average against the published numbers",
@@ -44,7 +48,7 @@ func NewCmdSuite(f *Factory, runF func(*SuiteOptions) error) *cobra.Command {
 			return suiteRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Suite, "suite", "pocket11", "suite name")
+	cmd.Flags().StringVar(&opts.Suite, "suite", "pocket11", "suite name, or a suite file (YAML, the schema of the embedded suites; docs/tasks.md)")
 	cmd.Flags().BoolVar(&opts.List, "list", false, "list the suites")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "machine-readable output")
 	return cmd
@@ -52,18 +56,27 @@ func NewCmdSuite(f *Factory, runF func(*SuiteOptions) error) *cobra.Command {
 
 func suiteRun(opts *SuiteOptions) error {
 	if opts.List {
+		var all []*suite.Suite
 		for _, n := range suite.Names() {
 			s, err := suite.Get(n)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(opts.IO.Out, "%s\t%s\n", n, s.Description)
+			all = append(all, s)
+		}
+		if opts.JSON {
+			return writeJSON(opts.IO, struct {
+				Suites []*suite.Suite `json:"suites"`
+			}{all})
+		}
+		for _, s := range all {
+			fmt.Fprintf(opts.IO.Out, "%s\t%s\n", s.Name, s.Description)
 		}
 		return nil
 	}
-	s, err := suite.Get(opts.Suite)
+	s, err := loadSuite(opts.Suite, opts.Tasks())
 	if err != nil {
-		return &FlagError{err: err}
+		return err
 	}
 	r, err := leaderboard.Load(opts.Dir)
 	if err != nil {
@@ -78,6 +91,28 @@ func suiteRun(opts *SuiteOptions) error {
 	}
 	rep.Print(opts.IO.Out)
 	return nil
+}
+
+// loadSuite reads the suite called name (embedded) or the suite file name
+// and checks its entries against the tasks they name (unknown tasks,
+// metric overrides a task does not report). Its errors are usage errors
+// naming the file, line and field.
+func loadSuite(name string, all []evals.Task) (*suite.Suite, error) {
+	s, err := suite.Get(name)
+	if err != nil {
+		return nil, &FlagError{err: err}
+	}
+	info := func(task string) (evals.TaskInfo, error) {
+		ts, err := registry.Lookup(all, []string{task})
+		if err != nil {
+			return evals.TaskInfo{}, err
+		}
+		return ts[0].Info(), nil
+	}
+	if err := s.Check(info); err != nil {
+		return nil, &FlagError{err: err}
+	}
+	return s, nil
 }
 
 // printSuite prints the suite table of a finished run.

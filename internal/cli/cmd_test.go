@@ -57,7 +57,7 @@ func TestNewCmdOptions(t *testing.T) {
 		}, "a b --html b.html --title T --suite pocket11",
 			&LeaderboardOptions{IO: f.IO, Dirs: []string{"a", "b"}, HTML: "b.html", Title: "T", Suite: "pocket11"}, ""},
 		{"suite", func(c func(any) error) *cobra.Command {
-			return NewCmdSuite(f, func(o *SuiteOptions) error { return c(o) })
+			return NewCmdSuite(f, func(o *SuiteOptions) error { o.Tasks = nil; return c(o) })
 		}, "runs/x --suite s --json", &SuiteOptions{IO: f.IO, Dir: "runs/x", Suite: "s", JSON: true}, ""},
 		{"suite list takes no dir", func(c func(any) error) *cobra.Command {
 			return NewCmdSuite(f, func(o *SuiteOptions) error { return c(o) })
@@ -69,7 +69,7 @@ func TestNewCmdOptions(t *testing.T) {
 			return NewCmdMerge(f, func(o *MergeOptions) error { return c(o) })
 		}, "s0", nil, "--out is required"},
 		{"version", func(c func(any) error) *cobra.Command {
-			return NewCmdVersion(f, func(o *VersionOptions) error { o.BuildInfo = nil; return c(o) })
+			return NewCmdVersion(f, func(o *VersionOptions) error { o.BuildInfo, o.Engines = nil, nil; return c(o) })
 		}, "--json", &VersionOptions{IO: f.IO, JSON: true}, ""},
 		{"models download", func(c func(any) error) *cobra.Command {
 			return NewCmdModelsDownload(f, &ModelsOptions{IO: f.IO, File: "m.json"}, func(o *ModelsDownloadOptions) error { o.Progress = nil; return c(o) })

@@ -612,12 +612,14 @@ func TestE2EHumanEvalOfficialFormat(t *testing.T) {
 		t.Skip("builds the binary and runs programs in the sandbox")
 	}
 	code, out, _ := runReal(t, "tasks", "--json")
-	var infos []evals.TaskInfo
-	if code != 0 || json.Unmarshal([]byte(out), &infos) != nil {
+	var doc struct {
+		Tasks []evals.TaskInfo `json:"tasks"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
 		t.Fatalf("pocketeval tasks --json: exit %d\n%s", code, out)
 	}
 	registered := false
-	for _, i := range infos {
+	for _, i := range doc.Tasks {
 		registered = registered || i.Name == "humaneval"
 	}
 	if !registered {

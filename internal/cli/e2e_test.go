@@ -191,7 +191,8 @@ func TestMissingDatasetNamesTheFix(t *testing.T) {
 	f, _, errb := realFactory()
 	f.Runtimes = testRuntimes
 	code := Execute(context.Background(), f, []string{"run", "--runtime", "fake", "--tasks", "gsm8k", "--data-dir", empty, "--out", filepath.Join(empty, "out")})
-	if code == 0 || !strings.Contains(errb.String(), "gsm8k/test.jsonl") || !strings.Contains(errb.String(), "pocketeval datasets download gsm8k") {
+	if code != ExitUsage || !strings.Contains(errb.String(), "gsm8k/test.jsonl") || !strings.Contains(errb.String(), "pocketeval datasets download gsm8k") ||
+		!strings.Contains(errb.String(), "--data-dir DIR or export POCKETEVAL_DATA=DIR") || !strings.Contains(errb.String(), "--mirror") {
 		t.Errorf("exit %d: %s", code, errb.String())
 	}
 }

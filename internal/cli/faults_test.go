@@ -98,7 +98,8 @@ func TestOpenAIRunSurvivesFaults(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the run hangs")
 	}
-	if code != ExitError || !strings.Contains(errb.String(), "alpha: 1 samples failed") || !strings.Contains(errb.String(), "7") {
+	if code != ExitError || !strings.Contains(errb.String(), "FAILED alpha: 1 of 30 samples failed") || !strings.Contains(errb.String(), "7") ||
+		!strings.Contains(errb.String(), "run the same command again to retry them") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, errb)
 	}
 	if front.faults.Load() < 30 {

@@ -99,6 +99,10 @@ func Execute(ctx context.Context, f *Factory, args []string) int {
 	return ExitError
 }
 
+func init() {
+	cobra.AddTemplateFunc("pocketevalVersion", func() string { return versionText(ReadBuildInfo(), FindEngines()) })
+}
+
 // NewCmdRoot builds the command tree.
 func NewCmdRoot(f *Factory) *cobra.Command {
 	root := &cobra.Command{
@@ -112,7 +116,11 @@ predictions) on standard benchmarks with conformant scoring.`,
 		// Every command: a number flag must be finite, before anything
 		// is created (no command defines its own PersistentPreRunE).
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error { return finiteFlags(cmd.Flags()) },
+		Version:           ReadBuildInfo().Version,
 	}
+	// --version prints what `pocketeval version` does; the engines are
+	// looked for only when it is asked.
+	root.SetVersionTemplate("{{pocketevalVersion}}")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{err: err} })
 	root.AddCommand(NewCmdRun(f, nil), NewCmdTasks(f, nil), NewCmdVersion(f, nil))
 	for _, add := range []func(*Factory) []*cobra.Command{

@@ -22,9 +22,11 @@ import (
 	"github.com/pocketeval/pocketeval/evals/code"
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/evals/runner"
-	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/llamacpp"
+	"github.com/pocketeval/pocketeval/runtime/replay"
+	"github.com/pocketeval/pocketeval/stats"
 )
 
 // RunOptions are the options of `pocketeval run`.
@@ -62,6 +64,13 @@ type RunOptions struct {
 	VerdictMode    string
 	JSON           bool
 	SkipBadRecords bool
+	// KeepGoing runs a selection in which some samples cannot succeed
+	// (prompts longer than the context, samples without a saved
+	// prediction); they are recorded as failed.
+	KeepGoing bool
+	// DataDirSource says where DataDir came from, for error messages:
+	// "--data-dir", "$POCKETEVAL_DATA" or "default".
+	DataDirSource string
 	// IFEvalSeed is langdetect's seed for IFEval's language checks.
 	IFEvalSeed uint64
 
@@ -107,23 +116,14 @@ silently — a missing dataset fails with the command that fetches it.`,
 			if opts.Out == "" && !opts.DryRun {
 				return FlagErrorf("--out is required")
 			}
-			if opts.Limit < 0 {
-				return FlagErrorf("--limit must be >= 0")
-			}
-			if opts.Concurrency < 1 {
-				return FlagErrorf("--concurrency must be >= 1")
+			if err := opts.validateNumbers(); err != nil {
+				return err
 			}
 			if !cmd.Flags().Changed("concurrency") && opts.Runtime.Caps().Instant && opts.SamplesPerTask == 1 {
 				// Nothing to wait for but scoring: one request per core.
 				// (Not with repeats: saved samples of one problem are
 				// handed out in request order.)
 				opts.Concurrency = goruntime.GOMAXPROCS(0)
-			}
-			if opts.SamplesPerTask < 1 {
-				return FlagErrorf("--samples-per-task must be >= 1")
-			}
-			if opts.Temperature < 0 {
-				return FlagErrorf("--temperature must be >= 0")
 			}
 			if opts.Mode != "" && opts.Mode != "gen" && opts.Mode != "loglik" {
 				return FlagErrorf("--mode must be gen or loglik")
@@ -134,8 +134,13 @@ silently — a missing dataset fails with the command that fetches it.`,
 			if _, err := ParseShard(opts.Shard); err != nil {
 				return &FlagError{err: err}
 			}
-			if opts.DataDir == "" {
-				opts.DataDir = DefaultDataDir()
+			switch {
+			case cmd.Flags().Changed("data-dir"):
+				opts.DataDirSource = "--data-dir"
+			case opts.DataDir != "":
+				opts.DataDirSource = "$POCKETEVAL_DATA"
+			default:
+				opts.DataDir, opts.DataDirSource = DefaultDataDir(), "default"
 			}
 			if runF != nil {
 				return runF(opts)
@@ -167,8 +172,9 @@ silently — a missing dataset fails with the command that fetches it.`,
 	addTimeLimitFlags(fl, &opts.CodeTimeLimits)
 	fl.StringVar(&opts.VerdictMode, "verdict-mode", code.VerdictOfficial,
 		"code tasks: official (program and tests in one process, as the official harnesses: reproduces published numbers) or isolated (the model's code alone in a second process, called through plain-data proxies: no verdict forging; recorded in the task version)")
-	fl.BoolVar(&opts.JSON, "json", false, "print summary.json to stdout instead of a table")
+	fl.BoolVar(&opts.JSON, "json", false, "print the run's summary as JSON (docs/json.md) instead of a table")
 	fl.BoolVar(&opts.SkipBadRecords, "skip-bad-records", false, "skip malformed dataset records (each reported with file, line and field) instead of refusing the dataset")
+	fl.BoolVar(&opts.KeepGoing, "keep-going", false, "run even when some selected samples cannot succeed (prompts longer than the context, samples without a saved prediction), recording them as failed")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "plan the run instead: per task samples, prompt tokens (with the model's tokenizer), cached prompt tokens, new tokens at most, and an ETA from a short calibration bench; writes nothing")
 	fl.Uint64Var(&opts.IFEvalSeed, "ifeval-seed", 0, "langdetect seed for IFEval's language checks: the verdicts of the official scorer run with DetectorFactory.seed = N (recorded in the task version)")
 	return cmd
@@ -195,9 +201,9 @@ func DefaultDataDir() string { return datasets.DefaultDir() }
 func selectTasks(opts *RunOptions) ([]evals.Task, error) {
 	names := opts.Tasks
 	if opts.Suite != "" {
-		s, err := suite.Get(opts.Suite)
+		s, err := loadSuite(opts.Suite, opts.AllTasks())
 		if err != nil {
-			return nil, &FlagError{err: err}
+			return nil, err
 		}
 		names = append(s.TaskNames(), names...)
 	}
@@ -215,6 +221,32 @@ func selectTasks(opts *RunOptions) ([]evals.Task, error) {
 	return tasks, nil
 }
 
+// validateNumbers refuses numeric flags no run can use (NaN fails every
+// comparison, so it is refused too).
+func (opts *RunOptions) validateNumbers() error {
+	switch {
+	case opts.Limit < 0:
+		return FlagErrorf("--limit must be >= 0 (0 = all samples), got %d", opts.Limit)
+	case opts.Concurrency < 1:
+		return FlagErrorf("--concurrency must be >= 1, got %d", opts.Concurrency)
+	case opts.SamplesPerTask < 1:
+		return FlagErrorf("--samples-per-task must be >= 1, got %d", opts.SamplesPerTask)
+	case opts.MaxTokens < 0:
+		return FlagErrorf("--max-tokens must be >= 0 (0 = each task's default), got %d", opts.MaxTokens)
+	case !(opts.Temperature >= 0):
+		return FlagErrorf("--temperature must be >= 0 (0 = greedy), got %v", opts.Temperature)
+	case !(opts.TopP >= 0 && opts.TopP <= 1):
+		return FlagErrorf("--top-p must be in [0, 1] (0 = off), got %v", opts.TopP)
+	case opts.NumFewshot < -1:
+		return FlagErrorf("--num-fewshot must be >= 0, or -1 for each task's default, got %d", opts.NumFewshot)
+	}
+	return nil
+}
+
+// runRun checks everything it can before it loads a model: flags, the
+// tasks, their data (every selected sample loaded), the runtime's flags;
+// then it opens the runtime, whose preflight refuses requests that cannot
+// succeed before the first one is sent.
 func runRun(ctx context.Context, opts *RunOptions) error {
 	tasks, err := selectTasks(opts)
 	if err != nil {
@@ -227,10 +259,24 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	ro := opts.Runtime
+	ro.Workers = opts.Concurrency
+	if ro.Name != "" {
+		if err := ro.Validate(); err != nil {
+			return err
+		}
+	}
+	progress := newProgress(opts.IO)
+	o := opts.runnerOptions(tasks)
+	o.Progress = progress
+	o.Warn = func(format string, args ...any) { progress.Warn(fmt.Sprintf(format, args...)) }
+	prep, err := runner.Prepare(ctx, o)
+	if err != nil {
+		return opts.runError(ctx, nil, err)
+	}
+	defer prep.Close()
 	if err := resolveModel(ctx, opts.IO, &ro); err != nil {
 		return err
 	}
-	ro.Workers = opts.Concurrency
 	if !opts.Force && opts.Out != "" {
 		// A resumed run renders date-dependent templates with its date.
 		if ro.TemplateNow, err = pinnedTemplateDate(opts.Out); err != nil {
@@ -256,26 +302,34 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if why := ro.RawPrompts(rt); why != "" && !opts.Raw {
 		opts.Raw = true
 		fmt.Fprintf(opts.IO.ErrOut, "note: %s\n", why)
+		if err := prep.UseRawPrompts(); err != nil {
+			return err
+		}
+	}
+	po := prep.Options()
+	po.RuntimeName, po.Model, po.InProcess, po.BaselineRSS = ro.Name, model, ro.Caps().InProcess, baseline
+	po.RuntimeSettings = ro.OutputSettings()
+	if ro.Caps().InProcess {
+		po.Threads = max(ro.Threads, 1)
 	}
 	if opts.DryRun {
-		return opts.dryRun(ctx, opts.runnerOptions(tasks, rt, ro, model))
+		o := *po
+		o.Runtime = rt
+		return opts.dryRun(ctx, o)
 	}
-	progress := newProgress(opts.IO)
-	o := opts.runnerOptions(tasks, rt, ro, model)
-	o.Progress, o.BaselineRSS = progress, baseline
-	o.Warn = func(format string, args ...any) { progress.Warn(fmt.Sprintf(format, args...)) }
-	res, err := runner.Run(ctx, o)
+	res, err := prep.Run(ctx, rt)
 	if err != nil {
 		return opts.runError(ctx, res, err)
 	}
 	return opts.report(res)
 }
 
-// runnerOptions are the runner's options for this command.
-func (opts *RunOptions) runnerOptions(tasks []evals.Task, rt runtime.Runtime, ro RuntimeOptions, model results.Model) runner.Options {
+// runnerOptions are the runner's options for this command, before the
+// runtime is known.
+func (opts *RunOptions) runnerOptions(tasks []evals.Task) runner.Options {
 	shard, _ := ParseShard(opts.Shard)
 	return runner.Options{
-		Tasks: tasks, Runtime: rt, RuntimeName: ro.Name, Model: model, OutDir: opts.Out,
+		Tasks: tasks, OutDir: opts.Out,
 		DataDir: opts.DataDir, DatasetFile: opts.DatasetFile, Limit: opts.Limit,
 		Concurrency: opts.Concurrency,
 		Groups:      opts.groups,
@@ -283,19 +337,18 @@ func (opts *RunOptions) runnerOptions(tasks []evals.Task, rt runtime.Runtime, ro
 		NumFewshot:  opts.NumFewshot, Chat: !opts.Raw, StripThinking: opts.StripThinking, Mode: opts.Mode,
 		SamplesPerTask: opts.SamplesPerTask, Shard: shard, Force: opts.Force,
 		UnsafeNoSandbox: opts.UnsafeNoSandbox, SkipBadRecords: opts.SkipBadRecords, Command: opts.Args,
-		Build: ReadBuildInfo().Results(), Now: opts.Now, InProcess: ro.Caps().InProcess,
+		Build: ReadBuildInfo().Results(), Now: opts.Now, KeepGoing: opts.KeepGoing,
 	}
 }
 
-// runError turns the runner's error into what the user sees: the command
-// that fetches a missing dataset, a usage error for a configuration
-// mismatch, how to resume an interrupted run.
+// runError turns the runner's error into what the user sees. What no
+// retry can fix is a usage error (exit 2) with the fix: a dataset that is
+// not where pocketeval looks, a different configuration in --out, samples
+// that cannot succeed. An interrupted run says how to resume.
 func (opts *RunOptions) runError(ctx context.Context, res *runner.Result, err error) error {
 	var missing *evals.MissingDataError
 	if errors.As(err, &missing) {
-		if hint := datasets.MissingHint(missing.Task, opts.DataDir); hint != "" {
-			return fmt.Errorf("%w\n%s", err, hint)
-		}
+		return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("%w\n%s", err, datasets.MissingHint(missing.Task, opts.DataDir, opts.DataDirSource))}
 	}
 	var mm *runner.ConfigMismatchError
 	var de *evals.DataError
@@ -311,6 +364,10 @@ func (opts *RunOptions) runError(ctx context.Context, res *runner.Result, err er
 		}
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
+	var pe *runner.PreflightError
+	if errors.As(err, &pe) {
+		return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("%w\n%s", err, preflightHint(pe, opts))}
+	}
 	if res != nil && (errors.Is(err, context.Canceled) || ctx.Err() != nil) {
 		done := 0
 		for _, ts := range res.Summary.Tasks {
@@ -322,32 +379,69 @@ func (opts *RunOptions) runError(ctx context.Context, res *runner.Result, err er
 	return err
 }
 
-// report prints a finished run: the summary table (or JSON), the suite
-// table, and the failed samples, which make the command exit 1.
+// preflightHint says how to run what the preflight refused.
+func preflightHint(pe *runner.PreflightError, opts *RunOptions) string {
+	var fixes []string
+	if errors.Is(pe, llamacpp.ErrPromptTooLong) {
+		fixes = append(fixes, "prompts longer than the context: use a model with a longer context, or a larger --ctx-size (up to the model's training context), or fewer few-shot examples (--num-fewshot)")
+	}
+	if errors.Is(pe, replay.ErrNoPrediction) {
+		fixes = append(fixes, "samples without a prediction: select the samples the file covers (--limit N, --tasks), or complete the predictions file")
+	}
+	var unusable []string
+	for _, t := range pe.Tasks {
+		if t.All() {
+			unusable = append(unusable, t.Task)
+		}
+	}
+	if len(unusable) > 0 {
+		fixes = append(fixes, "leave out the tasks no sample of which can run: "+strings.Join(unusable, ", "))
+	}
+	fixes = append(fixes, "or run anyway with --keep-going: those samples are recorded as failed, and the task (and any suite average) stays incomplete")
+	return "fix: " + strings.Join(fixes, ";\n     ")
+}
+
+// report prints a finished run: failed tasks first, each with its first
+// error (stderr), then the summary table (or JSON) and the suite table.
+// Failed samples make the command exit 1; the hint to run again appears
+// only when some failed in transit (a retry may fix them).
 func (opts *RunOptions) report(res *runner.Result) error {
 	if res.Resumed {
 		fmt.Fprintf(opts.IO.ErrOut, "resumed %s: %d samples reused, %d generated\n", opts.Out, res.Reused, res.Generated)
 	}
-	if opts.JSON {
-		return writeJSON(opts.IO, res.Summary)
+	failed, retryable := 0, 0
+	for _, name := range res.Summary.Order {
+		ts := res.Summary.Tasks[name]
+		if ts.Errors == 0 {
+			continue
+		}
+		failed += ts.Errors
+		retryable += ts.RetryableErrors
+		fmt.Fprintf(opts.IO.ErrOut, "FAILED %s: %d of %d samples failed; first: %s\n", name, ts.Errors, ts.Samples, ts.FirstError)
 	}
-	PrintSummary(opts.IO.Out, res.Summary)
-	if opts.Suite != "" {
-		if err := printSuite(opts.IO.Out, opts.Suite, opts.Out); err != nil {
+	if opts.JSON {
+		if err := writeJSON(opts.IO, newRunJSON(opts.Out, res.Summary)); err != nil {
 			return err
 		}
-	}
-	failed := 0
-	for _, name := range res.Summary.Order {
-		if ts := res.Summary.Tasks[name]; ts.Errors > 0 {
-			failed += ts.Errors
-			fmt.Fprintf(opts.IO.ErrOut, "%s: %d samples failed; first: %s\n", name, ts.Errors, ts.FirstError)
+	} else {
+		PrintSummary(opts.IO.Out, res.Summary)
+		if opts.Suite != "" {
+			if err := printSuite(opts.IO.Out, opts.Suite, opts.Out); err != nil {
+				return err
+			}
 		}
 	}
-	if failed > 0 {
-		return &ExitCodeError{Code: ExitError, Err: fmt.Errorf("%d samples failed (see \"error\" in %s); run the same command again to retry them", failed, filepath.Join(opts.Out, "samples"))}
+	if failed == 0 {
+		return nil
 	}
-	return nil
+	msg := fmt.Sprintf("%d samples failed (see \"error\" in %s)", failed, filepath.Join(opts.Out, "samples"))
+	switch {
+	case retryable == failed:
+		msg += "; they failed in transit (timeouts, connections): run the same command again to retry them"
+	case retryable > 0:
+		msg += fmt.Sprintf("; %d of them failed in transit (timeouts, connections): running the same command again retries those, the others fail the same way", retryable)
+	}
+	return &ExitCodeError{Code: ExitError, Err: errors.New(msg)}
 }
 
 // PrintSummary renders a summary as an aligned table: per task, the
@@ -359,14 +453,17 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 	for _, name := range s.Order {
 		ts := s.Tasks[name]
 		head := ts.Headline()
-		if ts.Scored == 0 {
-			// Nothing to measure: never a 0.00.
-			fmt.Fprintf(tw, "%s\t%s\tno scored samples\t\t0\t\t\t\n", name, head)
+		m, ok := ts.Metrics[head]
+		if st := ts.Status(); st == results.TaskFailed || st == results.TaskMissing || !ok {
+			// Nothing was measured: no number, never 0.
+			if st == results.TaskComplete || st == results.TaskIncomplete {
+				st = "no " + head
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t-\t0\t-\t-\t-\n", name, head, st)
 			continue
 		}
-		m := ts.Metrics[head]
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, head,
-			pct(m.Mean), "["+pct(m.Lo)+", "+pct(m.Hi)+"]", m.N, optPct(ts.ExtractionFailureRate),
+			pct(m.Mean), interval(m), m.N, optPct(ts.ExtractionFailureRate),
 			optPct(ts.TruncationRate), decodeTPS(ts.Timing))
 		others := make([]string, 0, len(ts.Metrics))
 		for k := range ts.Metrics {
@@ -377,7 +474,7 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 		sort.Strings(others)
 		for _, k := range others {
 			m := ts.Metrics[k]
-			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t\t\t\n", k, pct(m.Mean), "["+pct(m.Lo)+", "+pct(m.Hi)+"]", m.N)
+			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t\t\t\n", k, pct(m.Mean), interval(m), m.N)
 		}
 	}
 	tw.Flush()
@@ -387,10 +484,30 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 			fmt.Fprintf(w, "%s: %s%% of responses were cut off by the token limit while still reasoning (no answer to score)\n", name, pct(*r))
 		}
 	}
-	if !s.Complete {
+	scored := 0
+	for _, ts := range s.Tasks {
+		scored += ts.Scored
+	}
+	switch {
+	case scored == 0:
+		fmt.Fprintln(w, "NOTHING SCORED: every selected sample failed or is missing; there are no numbers")
+	case !s.Complete:
 		fmt.Fprintln(w, "INCOMPLETE: some samples are missing or failed; these numbers are partial")
 	}
 }
+
+// interval formats a metric's 95% interval, or "-" when it has none (a
+// task-level aggregate without per-unit values or a standard error): no
+// interval is shown that was not computed.
+func interval(m stats.Summary) string {
+	if !hasInterval(m) {
+		return "-"
+	}
+	return "[" + pct(m.Lo) + ", " + pct(m.Hi) + "]"
+}
+
+// hasInterval reports whether m carries a computed interval.
+func hasInterval(m stats.Summary) bool { return !(m.Lo == m.Hi && m.Stderr == 0) }
 
 func pct(x float64) string {
 	if math.IsNaN(x) {

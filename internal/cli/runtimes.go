@@ -133,6 +133,9 @@ func (o *RuntimeOptions) Validate() error {
 	if err := checkTemplateFlags(*o); err != nil {
 		return err
 	}
+	if o.Threads < 0 {
+		return FlagErrorf("--threads must be >= 1, got %d", o.Threads)
+	}
 	if o.fs != nil {
 		var foreign []string
 		for name, owner := range o.owner {
@@ -198,6 +201,20 @@ func (o *RuntimeOptions) DescribeModel() (results.Model, error) {
 		return results.Model{}, err
 	}
 	return f.Model(c)
+}
+
+// OutputSettings are the selected runtime's settings that change its
+// outputs (drivers.OutputSettings), for the run's configuration; nil when
+// it declares none.
+func (o *RuntimeOptions) OutputSettings() map[string]any {
+	_, f, err := o.driver()
+	if err != nil {
+		return nil
+	}
+	if s, ok := f.(drivers.OutputSettings); ok {
+		return s.Settings()
+	}
+	return nil
 }
 
 // RawPrompts reports why every request to the open runtime rt must be a raw

@@ -66,7 +66,7 @@ func TestSandboxRun(t *testing.T) {
 		{
 			name: "error as json", args: []string{"--json", prog},
 			res:      sandbox.Result{Verdict: sandbox.Error, Reason: "output cap exceeded", Signal: "SIGKILL", ExitCode: 137},
-			wantCode: 125, wantOut: "{\n  \"verdict\": \"error\",\n  \"exit_code\": 137,\n  \"signal\": \"SIGKILL\",\n  \"reason\": \"output cap exceeded\",\n  \"duration_ns\": 0,\n  \"cpu_ns\": 0\n}\n",
+			wantCode: 125, wantOut: "{\n  \"schema_version\": 1,\n  \"verdict\": \"error\",\n  \"exit_code\": 137,\n  \"signal\": \"SIGKILL\",\n  \"reason\": \"output cap exceeded\",\n  \"duration_ns\": 0,\n  \"cpu_ns\": 0\n}\n",
 		},
 	}
 	for _, tt := range tests {

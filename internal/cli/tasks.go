@@ -25,7 +25,7 @@ func NewCmdTasks(f *Factory, runF func(*TasksOptions) error) *cobra.Command {
 		Short: "List the benchmark tasks",
 		Long:  "List every task with its dataset file, task version and primary metric.",
 		Example: `  $ pocketeval tasks
-  $ pocketeval tasks --json | jq -r '.[].name'`,
+  $ pocketeval tasks --json | jq -r '.tasks[].name'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Tasks = f.Tasks()
@@ -45,7 +45,9 @@ func tasksRun(opts *TasksOptions) error {
 		infos = append(infos, t.Info())
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO, infos)
+		return writeJSON(opts.IO, struct {
+			Tasks []evals.TaskInfo `json:"tasks"`
+		}{infos})
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tDATASET\tVERSION\tPRIMARY METRIC")

@@ -2,12 +2,16 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	goruntime "runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/runtime/llamacpp"
+	"github.com/pocketeval/pocketeval/runtime/mnn"
 )
 
 // Version is set at link time (-ldflags "-X .../internal/cli.Version=v1.2.3");
@@ -55,14 +59,50 @@ type VersionOptions struct {
 	JSON bool // --json
 	// BuildInfo reads the binary's version (ReadBuildInfo by default).
 	BuildInfo func() BuildInfo
+	// Engines finds the inference engines (FindEngines by default).
+	Engines func() []Engine
+}
+
+// Engine is an inference engine as `pocketeval version` finds it.
+type Engine struct {
+	Name string `json:"name"`
+	// Found reports whether this binary can use it; Version is its
+	// release, Where the library it loads, Why what is missing when it
+	// is not found.
+	Found   bool   `json:"found"`
+	Version string `json:"version,omitempty"`
+	Where   string `json:"where,omitempty"`
+	Why     string `json:"why,omitempty"`
+}
+
+// FindEngines reports the llama.cpp libraries the llamacpp runtime would
+// load and the MNN this binary was built with, without loading either.
+func FindEngines() []Engine {
+	ll := Engine{Name: "llama.cpp"}
+	if dir, v, err := llamacpp.Installed(""); err != nil {
+		ll.Why = err.Error()
+	} else {
+		ll.Found, ll.Version, ll.Where = true, v, dir
+	}
+	mn := Engine{Name: "mnn"}
+	if v := mnn.Version(); v != "" {
+		mn.Found, mn.Version = true, v
+	} else {
+		mn.Why = "not built in (build with -tags mnn; see docs/mnn.md)"
+	}
+	return []Engine{ll, mn}
 }
 
 // NewCmdVersion prints the version.
 func NewCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command {
-	opts := &VersionOptions{IO: f.IO, BuildInfo: ReadBuildInfo}
+	opts := &VersionOptions{IO: f.IO, BuildInfo: ReadBuildInfo, Engines: FindEngines}
 	cmd := &cobra.Command{
-		Use:     "version",
-		Short:   "Print pocketeval's version and VCS revision",
+		Use:   "version",
+		Short: "Print pocketeval's version, revision, Go version and the engines found",
+		Long: `Version prints pocketeval's version and VCS revision, the Go toolchain that
+built it, and the inference engines it finds: the llama.cpp libraries the
+llamacpp runtime loads ($POCKETEVAL_LLAMA_LIB or the default location) and the
+MNN it was built with (-tags mnn). pocketeval --version prints the same.`,
 		Example: "  $ pocketeval version\n  $ pocketeval version --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -76,11 +116,24 @@ func NewCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command 
 	return cmd
 }
 
+// versionJSON is `version --json`.
+type versionJSON struct {
+	BuildInfo
+	Engines []Engine `json:"engines"`
+}
+
 func versionRun(opts *VersionOptions) error {
-	bi := opts.BuildInfo()
+	bi, engines := opts.BuildInfo(), opts.Engines()
 	if opts.JSON {
-		return writeJSON(opts.IO, bi)
+		return writeJSON(opts.IO, versionJSON{BuildInfo: bi, Engines: engines})
 	}
+	_, err := io.WriteString(opts.IO.Out, versionText(bi, engines))
+	return err
+}
+
+// versionText is what `pocketeval version` and `pocketeval --version`
+// print.
+func versionText(bi BuildInfo, engines []Engine) string {
 	rev := bi.Revision
 	if rev == "" {
 		rev = "unknown"
@@ -88,6 +141,20 @@ func versionRun(opts *VersionOptions) error {
 	if bi.Modified {
 		rev += "+dirty"
 	}
-	_, err := fmt.Fprintf(opts.IO.Out, "pocketeval %s (revision %s, %s)\n", bi.Version, rev, bi.GoVersion)
-	return err
+	var b strings.Builder
+	fmt.Fprintf(&b, "pocketeval %s\n", bi.Version)
+	fmt.Fprintf(&b, "  revision   %s\n", rev)
+	fmt.Fprintf(&b, "  go         %s %s/%s\n", bi.GoVersion, goruntime.GOOS, goruntime.GOARCH)
+	for _, e := range engines {
+		if e.Found {
+			where := ""
+			if e.Where != "" {
+				where = " (" + e.Where + ")"
+			}
+			fmt.Fprintf(&b, "  %-10s %s%s\n", e.Name, e.Version, where)
+		} else {
+			fmt.Fprintf(&b, "  %-10s not found: %s\n", e.Name, e.Why)
+		}
+	}
+	return b.String()
 }

@@ -120,6 +120,16 @@ type Flags interface {
 	Model(c Common) (results.Model, error)
 }
 
+// OutputSettings is implemented by Flags with settings that change what
+// the runtime generates, not only how fast (llamacpp's --ctx-size, MNN's
+// --precision, the openai --endpoint). Settings returns them as the run's
+// configuration records them: resuming a run with different values is
+// refused. Settings that only change speed (threads, workers) are not
+// among them.
+type OutputSettings interface {
+	Settings() map[string]any
+}
+
 // PromptForm is implemented by Flags whose runtime, once open, knows that
 // every request must be a raw prompt (replayed human-eval completions are
 // completions of the raw prompt). RawPrompts returns the reason, or "".

@@ -75,4 +75,10 @@ func (f *llamacppFlags) Open(ctx context.Context, c Common) (runtime.Runtime, er
 	return rt, nil
 }
 
+// Settings: the context size decides which prompts fit and where long
+// generations stop.
+func (f *llamacppFlags) Settings() map[string]any {
+	return map[string]any{"ctx_size": f.ContextSize}
+}
+
 func (f *llamacppFlags) Model(c Common) (results.Model, error) { return LocalModel(c.Model) }

@@ -128,4 +128,9 @@ func (f *MNNFlags) Options(c Common, extra map[string]any) mnn.Options {
 	}
 }
 
+// Settings: backend, precision and memory mode change the numerics.
+func (f *MNNFlags) Settings() map[string]any {
+	return map[string]any{"backend": f.Backend, "precision": f.Precision, "memory_mode": f.Memory}
+}
+
 func (f *MNNFlags) Model(c Common) (results.Model, error) { return LocalModel(c.Model) }

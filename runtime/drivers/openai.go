@@ -81,6 +81,12 @@ func (f *openaiFlags) Open(ctx context.Context, c Common) (runtime.Runtime, erro
 	return cl, nil
 }
 
+// Settings: the endpoint decides whether the server or pocketeval
+// renders the prompt.
+func (f *openaiFlags) Settings() map[string]any {
+	return map[string]any{"endpoint": f.Endpoint}
+}
+
 // Model is the served model's name; there are no files to hash.
 func (f *openaiFlags) Model(c Common) (results.Model, error) {
 	return results.Model{Path: c.Model}, nil

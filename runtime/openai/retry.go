@@ -16,6 +16,10 @@ type retryableError struct{ err error }
 func (e *retryableError) Error() string { return e.err.Error() }
 func (e *retryableError) Unwrap() error { return e.err }
 
+// Temporary marks the failure transient for runtime.Transient, so a run
+// that gave up on it tells the user a later attempt may succeed.
+func (e *retryableError) Temporary() bool { return true }
+
 // retry runs attempt until it succeeds, fails permanently, the caller's
 // context ends, or MaxRetries retries are spent. Each attempt gets its own
 // RequestTimeout.
@@ -39,7 +43,7 @@ func retry[T any](ctx context.Context, c *Client, op string, attempt func(ctx co
 		switch {
 		case timedOut || errors.Is(err, context.DeadlineExceeded):
 			retryable = true
-			err = fmt.Errorf("attempt timed out after %v", c.timeout)
+			err = &retryableError{err: fmt.Errorf("attempt timed out after %v", c.timeout)}
 		case errors.As(err, &ae):
 			retryable = ae.Temporary()
 			wait = ae.RetryAfter

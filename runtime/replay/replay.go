@@ -455,7 +455,7 @@ func (r *Runtime) Generate(ctx context.Context, req runtime.Request) (runtime.Re
 	}
 	g := r.lookup(req)
 	if g == nil {
-		return runtime.Response{}, fmt.Errorf("replay: no prediction for task %q id %q in %s (matched by task+id, id, then prompt %.60q)", req.Task, req.ID, r.path, PromptText(req))
+		return runtime.Response{}, fmt.Errorf("replay: %w for task %q id %q in %s (matched by task+id, id, then prompt %.60q)", ErrNoPrediction, req.Task, req.ID, r.path, PromptText(req))
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -683,4 +683,17 @@ func (r *Runtime) CheckKnown(keys []Key) error {
 		more = fmt.Sprintf(" and %d more", len(bad)-5)
 	}
 	return fmt.Errorf("replay: %d predictions in %s match no requested sample: %s%s", len(bad), r.path, strings.Join(shown, ", "), more)
+}
+
+// ErrNoPrediction is returned (wrapped) for a request the file has no
+// prediction for.
+var ErrNoPrediction = errors.New("no prediction")
+
+// Preflight reports a request the file has no prediction for (a file that
+// covers fewer samples than the run selects), before anything is scored.
+func (r *Runtime) Preflight(req runtime.Request) error {
+	if r.lookup(req) == nil {
+		return fmt.Errorf("replay: %w for task %q id %q in %s", ErrNoPrediction, req.Task, req.ID, r.path)
+	}
+	return nil
 }

@@ -1,0 +1,111 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// PreflightError refuses a run in which some selected requests cannot
+// succeed, found before the first one was generated: prompts that do not
+// render, prompts longer than the context, samples a predictions file has
+// no prediction for.
+type PreflightError struct {
+	Tasks []PreflightTask
+}
+
+// PreflightTask is one task's requests that cannot succeed.
+type PreflightTask struct {
+	Task string
+	// Failing of Selected selected samples cannot succeed; First is the
+	// first one's error (dataset order) and FirstID its sample.
+	Failing, Selected int
+	FirstID           string
+	First             error
+}
+
+// All reports whether none of the task's selected samples can succeed.
+func (t PreflightTask) All() bool { return t.Failing == t.Selected }
+
+func (e *PreflightError) Error() string {
+	var b strings.Builder
+	for i, t := range e.Tasks {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		n := fmt.Sprintf("%d of %d", t.Failing, t.Selected)
+		if t.All() {
+			n = fmt.Sprintf("all %d", t.Selected)
+		}
+		fmt.Fprintf(&b, "task %s: %s selected samples cannot succeed; first, sample %s: %v", t.Task, n, t.FirstID, t.First)
+	}
+	return b.String()
+}
+
+// Unwrap returns the tasks' first errors, for errors.Is.
+func (e *PreflightError) Unwrap() []error {
+	out := make([]error, len(e.Tasks))
+	for i, t := range e.Tasks {
+		out[i] = t.First
+	}
+	return out
+}
+
+// preflight renders every selected generation request and asks the
+// runtime, when it can tell (runtime.Preflighter), whether it can succeed.
+// Requests that cannot refuse the run (*PreflightError) unless
+// o.KeepGoing, which only warns: they run and are recorded as failed.
+func preflight(o Options, preps preparedTasks, pc evals.PromptConfig) error {
+	pf, _ := o.Runtime.(runtime.Preflighter)
+	var bad []PreflightTask
+	for _, p := range preps {
+		if p.loglik {
+			continue
+		}
+		t := PreflightTask{Task: p.info.Name, Selected: len(p.selected)}
+		for _, idx := range p.selected {
+			s := p.data.Samples[idx]
+			err := preflightOne(pf, p, s, pc)
+			if err == nil {
+				continue
+			}
+			if t.Failing == 0 {
+				t.FirstID, t.First = s.ID, err
+			}
+			t.Failing++
+		}
+		if t.Failing > 0 {
+			bad = append(bad, t)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	pe := &PreflightError{Tasks: bad}
+	if !o.KeepGoing {
+		return pe
+	}
+	for _, t := range pe.Tasks {
+		o.Warn("task %s: %d of %d selected samples cannot succeed and will be recorded as failed; first, sample %s: %v", t.Task, t.Failing, t.Selected, t.FirstID, t.First)
+	}
+	return nil
+}
+
+// preflightOne renders sample s's request as the execute phase will and
+// asks pf (when not nil) whether it can succeed.
+func preflightOne(pf runtime.Preflighter, p *prepared, s evals.Sample, pc evals.PromptConfig) error {
+	req, err := p.task.Prompt(p.data, s, pc)
+	if err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	if pf == nil {
+		return nil
+	}
+	req.ID, req.Task = s.ID, p.info.Name
+	if req.Gen.MaxTokens == 0 {
+		req.Gen.MaxTokens = p.info.DefaultMaxTokens
+	}
+	return pf.Preflight(req)
+}

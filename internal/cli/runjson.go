@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"sort"
+
+	"github.com/pocketeval/pocketeval/results"
+)
+
+// runJSON is `run --json`: the run's summary in the --json convention
+// (docs/json.md). Scores are points (×100), as the table shows them; a
+// task with nothing scored has no numbers (null), never 0.
+type runJSON struct {
+	Out      string     `json:"out"`
+	Complete bool       `json:"complete"`
+	Tasks    []taskJSON `json:"tasks"`
+}
+
+type taskJSON struct {
+	Task string `json:"task"`
+	// Status is results.TaskSummary.Status: complete, incomplete, failed
+	// or missing.
+	Status  string `json:"status"`
+	Version string `json:"version"`
+	// Metric is the headline metric and Score its value.
+	Metric          string          `json:"metric"`
+	Score           *float64        `json:"score"`
+	Samples         int             `json:"samples"`
+	Scored          int             `json:"scored"`
+	Errors          int             `json:"errors"`
+	RetryableErrors int             `json:"retryable_errors"`
+	FirstError      string          `json:"first_error,omitempty"`
+	Metrics         []metricJSON    `json:"metrics"`
+	ExtractionFail  *float64        `json:"extraction_fail,omitempty"`
+	Truncated       *float64        `json:"truncated,omitempty"`
+	ThinkingCut     *float64        `json:"thinking_truncated,omitempty"`
+	Breakdown       []breakdownJS   `json:"breakdown,omitempty"`
+	Notes           []string        `json:"notes,omitempty"`
+	Warnings        []string        `json:"warnings,omitempty"`
+	Timing          *results.Timing `json:"timing,omitempty"`
+}
+
+// metricJSON is one metric; CILo and CIHi are null when the metric has
+// no interval (a task-level aggregate without a standard error).
+type metricJSON struct {
+	Name   string   `json:"name"`
+	Value  float64  `json:"value"`
+	CILo   *float64 `json:"ci_lo"`
+	CIHi   *float64 `json:"ci_hi"`
+	Stderr float64  `json:"stderr"`
+	N      int      `json:"n"`
+}
+
+// breakdownJS is one value of a task's breakdown (a subject's or
+// category's metric).
+type breakdownJS struct {
+	Group  string  `json:"group"`
+	Metric string  `json:"metric"`
+	Value  float64 `json:"value"`
+}
+
+func newRunJSON(out string, s *results.Summary) runJSON {
+	doc := runJSON{Out: out, Complete: s.Complete, Tasks: []taskJSON{}}
+	for _, name := range s.Order {
+		ts := s.Tasks[name]
+		t := taskJSON{
+			Task: name, Status: ts.Status(), Version: ts.Version, Metric: ts.Headline(),
+			Samples: ts.Samples, Scored: ts.Scored, Errors: ts.Errors, RetryableErrors: ts.RetryableErrors,
+			FirstError: ts.FirstError, Metrics: []metricJSON{},
+			ExtractionFail: points(ts.ExtractionFailureRate), Truncated: points(ts.TruncationRate),
+			ThinkingCut: points(ts.ThinkingTruncatedRate),
+			Notes:       ts.Notes, Warnings: ts.Warnings, Timing: ts.Timing,
+		}
+		if ts.Scored > 0 {
+			for _, k := range sortedMetricNames(ts) {
+				m := ts.Metrics[k]
+				mj := metricJSON{Name: k, Value: 100 * m.Mean, Stderr: 100 * m.Stderr, N: m.N}
+				if hasInterval(m) {
+					mj.CILo, mj.CIHi = points(&m.Lo), points(&m.Hi)
+				}
+				t.Metrics = append(t.Metrics, mj)
+			}
+			if m, ok := ts.Metrics[t.Metric]; ok {
+				v := 100 * m.Mean
+				t.Score = &v
+			}
+		}
+		for _, g := range sortedKeys(ts.Breakdown) {
+			for _, k := range sortedKeys(ts.Breakdown[g]) {
+				t.Breakdown = append(t.Breakdown, breakdownJS{Group: g, Metric: k, Value: 100 * ts.Breakdown[g][k]})
+			}
+		}
+		doc.Tasks = append(doc.Tasks, t)
+	}
+	return doc
+}
+
+// sortedMetricNames lists a task's metrics: the headline first, then the
+// others by name, as the table does.
+func sortedMetricNames(ts *results.TaskSummary) []string {
+	head := ts.Headline()
+	var out []string
+	if _, ok := ts.Metrics[head]; ok {
+		out = append(out, head)
+	}
+	for _, k := range sortedKeys(ts.Metrics) {
+		if k != head {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func points(x *float64) *float64 {
+	if x == nil {
+		return nil
+	}
+	v := 100 * *x
+	return &v
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
