@@ -241,6 +241,14 @@ func decodeSummaryFields(line []byte, rec *Record) error {
 		case "details":
 			rec.Details = nil
 			object(v, &rec.Details)
+		case "retryable":
+			switch v.Type {
+			case gjson.True, gjson.False:
+				rec.Retryable = v.Bool()
+			case gjson.Null:
+			default:
+				ok = false
+			}
 		case "finish_reason":
 			str(v, &rec.FinishReason)
 		case "thinking":

@@ -25,10 +25,26 @@ func full(id string, index, repeat int, errText string) Record {
 		Extracted:     "B", ExtractionFailed: index%2 == 0, Target: "B",
 		Scores:       map[string]float64{"acc": 1, "f1": 0.25},
 		Details:      map[string]any{"method": "strict", "n": 3.0, "list": []any{true, "x"}, "nested": map[string]any{"k": nil}},
-		FinishReason: "length", PromptTokens: 12, CompletionTokens: 7, Error: errText,
+		FinishReason: "length", PromptTokens: 12, CompletionTokens: 7, Error: errText, Retryable: errText != "",
 		Timings: &runtime.Timings{TimeToFirstToken: time.Millisecond, DecodeTokPerSec: 12.5},
 	}
 	return r
+}
+
+// TestFullSetsEveryField: full must set every field of Record, so that a
+// field added to Record and forgotten by ReadTaskForSummary's decoder fails
+// TestReadTaskForSummaryMatchesReadTaskSamples.
+func TestFullSetsEveryField(t *testing.T) {
+	r := full("a", 2, 1, "runtime: boom")
+	v := reflect.ValueOf(r)
+	for i := range v.NumField() {
+		if v.Type().Field(i).Tag.Get("json") == "-" {
+			continue // not in the file
+		}
+		if v.Field(i).IsZero() {
+			t.Errorf("full leaves Record.%s unset", v.Type().Field(i).Name)
+		}
+	}
 }
 
 // slim is what ReadTaskForSummary keeps of r.
@@ -46,7 +62,7 @@ func TestReadTaskForSummaryMatchesReadTaskSamples(t *testing.T) {
 	content := line(t, full("c", 2, 0, "")) + line(t, full("a", 0, 1, "")) + "\n" +
 		line(t, full("b", 1, 0, "runtime: boom")) + line(t, full("a", 0, 0, "")) +
 		line(t, full("b", 1, 0, "")) + // a retried error: replaces the failed line
-		line(t, full("d", 1, 0, "")) + `{"task":"task","id":"torn`
+		line(t, full("d", 1, 0, "")) + line(t, full("e", 4, 0, "runtime: timeout")) + `{"task":"task","id":"torn`
 	a, b := t.TempDir(), t.TempDir()
 	for _, d := range []string{a, b} {
 		os.MkdirAll(filepath.Join(d, SamplesDir), 0o755)
