@@ -125,6 +125,30 @@ func TestHarnessExec(t *testing.T) {
 	}
 }
 
+// TestComparisonGuardInBothModes: the comparison guard refuses an __eq__
+// the program defines with its own message, and lets the standard
+// library's through, in script mode and under the harness's
+// reliability_guard (where os.getcwd is None and must not be needed).
+func TestComparisonGuardInBothModes(t *testing.T) {
+	requireRoot(t)
+	p := testPool(t)
+	const alwaysEqual = "class AlwaysEqual:\n    def __eq__(self, other):\n        return True\nassert AlwaysEqual() == 5\n"
+	const stdlib = "from collections import Counter\nfrom fractions import Fraction\nassert Counter('abca') == Counter({'a': 2, 'b': 1, 'c': 1})\nassert Fraction(1, 2) == 0.5\n"
+	for _, mode := range []Exec{ExecScript, ExecHarness} {
+		t.Run(string(mode), func(t *testing.T) {
+			t.Parallel()
+			r, err := p.Run(context.Background(), Program{Source: alwaysEqual, Exec: mode})
+			if err != nil || r.Verdict != Fail || r.Reason != "AssertionError" ||
+				!strings.Contains(r.Stderr, "comparison refused: AlwaysEqual.__eq__ is defined by the program") {
+				t.Errorf("program-defined __eq__: %s (%s) %v, want fail (AssertionError) with the guard's message\nstderr: %s", r.Verdict, r.Reason, err, r.Stderr)
+			}
+			if r, err := p.Run(context.Background(), Program{Source: stdlib, Exec: mode}); err != nil || r.Verdict != Pass {
+				t.Errorf("standard library comparisons: %s (%s) %v, want pass\nstderr: %s", r.Verdict, r.Reason, err, r.Stderr)
+			}
+		})
+	}
+}
+
 // TestExtraFiles: Program.ExtraFiles reach the program as fds 5, 6, ...
 func TestExtraFiles(t *testing.T) {
 	requireRoot(t)

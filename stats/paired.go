@@ -19,7 +19,7 @@ func McNemarExact(b, c int) float64 {
 	// Sum the binomial pmf in log space for stability.
 	var cdf float64
 	for i := 0; i <= k; i++ {
-		cdf += math.Exp(logChoose(n, i) - float64(n)*math.Ln2)
+		cdf += math.Exp(logChoose(n, i) - float64(float64(n)*math.Ln2))
 	}
 	return math.Min(1, 2*cdf)
 }
@@ -131,11 +131,11 @@ func Percentile(sorted []float64, q float64) float64 {
 	if len(sorted) == 0 {
 		return math.NaN()
 	}
-	pos := q * float64(len(sorted)-1)
+	pos := float64(q * float64(len(sorted)-1))
 	lo := int(math.Floor(pos))
 	hi := int(math.Ceil(pos))
 	if lo == hi {
 		return sorted[lo]
 	}
-	return sorted[lo] + (pos-float64(lo))*(sorted[hi]-sorted[lo])
+	return sorted[lo] + float64((pos-float64(lo))*(sorted[hi]-sorted[lo]))
 }

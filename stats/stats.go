@@ -48,7 +48,7 @@ func Summarize(xs []float64) Summary {
 	if binary {
 		s.Lo, s.Hi = Wilson(float64(ones), n)
 	} else {
-		s.Lo, s.Hi = mean-Z95*s.Stderr, mean+Z95*s.Stderr
+		s.Lo, s.Hi = mean-float64(Z95*s.Stderr), mean+float64(Z95*s.Stderr)
 	}
 	return s
 }
@@ -75,7 +75,7 @@ func SD(xs []float64) float64 {
 	var ss float64
 	for _, x := range xs {
 		d := x - mean
-		ss += d * d
+		ss += float64(d * d)
 	}
 	return math.Sqrt(ss / float64(len(xs)-1))
 }

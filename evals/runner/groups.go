@@ -204,7 +204,7 @@ func groupMetric(values []float64, sizes []int, stderrs []float64, noStderr, wei
 		if weightBySize {
 			w = sizes[i]
 		}
-		num += v * float64(w)
+		num += float64(v * float64(w))
 		den += w
 		n += sizes[i]
 	}
@@ -215,10 +215,10 @@ func groupMetric(values []float64, sizes []int, stderrs []float64, noStderr, wei
 	}
 	var pooled float64
 	for i, se := range stderrs {
-		pooled += float64(sizes[i]-1) * (se * se) * float64(sizes[i])
+		pooled += float64(float64(sizes[i]-1) * (se * se) * float64(sizes[i]))
 	}
 	s.Stderr = math.Sqrt(pooled / float64(n-len(sizes)) / float64(n))
-	s.Lo, s.Hi = math.Max(0, mean-stats.Z95*s.Stderr), math.Min(1, mean+stats.Z95*s.Stderr)
+	s.Lo, s.Hi = math.Max(0, mean-float64(stats.Z95*s.Stderr)), math.Min(1, mean+float64(stats.Z95*s.Stderr))
 	return s
 }
 

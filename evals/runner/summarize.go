@@ -175,7 +175,7 @@ func applyAggregates(ts *results.TaskSummary, agg evals.Aggregates, n int, prima
 			s.Mean = v // exactly the aggregator's number
 		case agg.Stderr[k] > 0:
 			se := agg.Stderr[k]
-			s = stats.Summary{Mean: v, Stderr: se, Lo: math.Max(0, v-stats.Z95*se), Hi: math.Min(1, v+stats.Z95*se), N: n}
+			s = stats.Summary{Mean: v, Stderr: se, Lo: math.Max(0, v-float64(stats.Z95*se)), Hi: math.Min(1, v+float64(stats.Z95*se)), N: n}
 		case s.N == 0 || s.Mean != v:
 			// A task-level number without per-unit values: no interval.
 			s = stats.Summary{Mean: v, Lo: v, Hi: v, N: n}

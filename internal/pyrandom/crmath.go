@@ -30,8 +30,15 @@ func fastTwoSum(a, b float64) (s, e float64) {
 	return
 }
 
+// twoProd returns p = fl(a·b) and its exact error e = a·b - p. The explicit
+// float64 conversion is what makes p the rounded product: the Go spec lets a
+// compiler fuse a product with a later sum, across statements and inlined
+// calls, unless a conversion forces the rounding. Without it the arm64
+// compiler turned twoSum(r, -p) and fastTwoSum(p, e) into fused
+// multiply-adds that used the exact a·b, so the pair (p, e) no longer summed
+// to the product and results came out an ulp off.
 func twoProd(a, b float64) (p, e float64) {
-	p = a * b
+	p = float64(a * b)
 	e = math.FMA(a, b, -p)
 	return
 }
@@ -165,7 +172,7 @@ func roundDD(v dd) (float64, bool) {
 		return h, true
 	}
 	next := math.Nextafter(h, math.Copysign(math.Inf(1), l))
-	half := math.Abs(next-h) / 2
+	half := float64(math.Abs(next-h) / 2) // the compiler may make /2 a *0.5; keep it unfused
 	errBound := math.Abs(h) * 0x1p-95
 	if math.Abs(math.Abs(l)-half) <= errBound {
 		return 0, false

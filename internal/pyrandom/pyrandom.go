@@ -142,7 +142,7 @@ func (r *Rand) Uint32() uint32 {
 func (r *Rand) Random() float64 {
 	a := r.Uint32() >> 5
 	b := r.Uint32() >> 6
-	return (float64(a)*67108864.0 + float64(b)) * (1.0 / 9007199254740992.0)
+	return (float64(float64(a)*67108864.0) + float64(b)) * (1.0 / 9007199254740992.0)
 }
 
 // Getrandbits is random.getrandbits(k) for 0 <= k <= 64: 32-bit words,

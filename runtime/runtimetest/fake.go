@@ -34,6 +34,9 @@ type Fake struct {
 	EOSEvery int
 
 	closed atomic.Bool
+	// afterToken, when set (by this package's tests), is called after
+	// each generated token with its index.
+	afterToken func(i int)
 }
 
 var (
@@ -124,6 +127,9 @@ func (f *Fake) Generate(ctx context.Context, req runtime.Request) (runtime.Respo
 		prev := text.Len()
 		text.WriteString(w)
 		resp.CompletionTokens++
+		if f.afterToken != nil {
+			f.afterToken(i)
+		}
 		if cut := firstStop(text.String(), prev, req.Gen.Stop); cut >= 0 {
 			s := text.String()[:cut]
 			text.Reset()

@@ -22,8 +22,11 @@
 //   - concurrency: requests issued from several goroutines at once give the
 //     same results as the same requests one after another;
 //   - cancellation: an already cancelled or expired context makes Generate
-//     return that context's error, and cancelling mid-generation ends the
-//     call promptly with context.Canceled;
+//     return that context's error; cancelling mid-generation ends the call
+//     with the context's error (or the call had already finished); and the
+//     next request gives the same answer as before, so a cancelled
+//     generation neither keeps running nor leaves state behind. No rule
+//     depends on speed: Options.CancelWithin is a hang guard only;
 //   - Describe (if implemented) names the runtime;
 //   - LogLikelihood (if implemented and not ErrNotSupported): one result per
 //     request in request order, finite and ≤ 0, repeatable, a positive token
@@ -69,8 +72,9 @@ type Options struct {
 	// Concurrency is how many goroutines issue requests at once. 0 means 4.
 	Concurrency int
 	// CancelWithin bounds how long a cancelled call may take to return.
-	// It is deliberately generous: it catches runtimes that ignore
-	// cancellation, not slow ones. 0 means 10s.
+	// It is a hang guard, not a speed requirement: it catches runtimes that
+	// ignore cancellation, and must stay generous enough for a loaded or
+	// emulated machine. 0 means 10s.
 	CancelWithin time.Duration
 	// NoRawPrompt declares a chat-only runtime: raw prompt requests are
 	// not exercised and the chat request stands in for them.
@@ -164,7 +168,7 @@ func Check(ctx context.Context, rt runtime.Runtime, opts Options) error {
 	}
 	c.checkPromptTokens(base)
 	c.checkConcurrency(base)
-	c.checkCancel(base)
+	c.checkCancel(base, ref, ok)
 	c.checkLoglik(base)
 	c.checkBench()
 	if !opts.KeepOpen {
@@ -359,7 +363,7 @@ func (c *checker) checkConcurrency(base runtime.Request) {
 	}
 }
 
-func (c *checker) checkCancel(base runtime.Request) {
+func (c *checker) checkCancel(base runtime.Request, ref runtime.Response, haveRef bool) {
 	// Already cancelled.
 	cancelled, cancel := context.WithCancel(c.ctx)
 	cancel()
@@ -370,7 +374,9 @@ func (c *checker) checkCancel(base runtime.Request) {
 	defer cancel2()
 	c.expectCtxErr("an expired context", expired, base, context.DeadlineExceeded)
 
-	// Cancelled while generating a long answer.
+	// Cancelled while generating a long answer. The rule holds wherever
+	// the cancel lands; the head start only makes "during generation" the
+	// usual case, and nothing fails when a fast runtime finishes first.
 	long := base
 	long.Gen.MaxTokens = c.opts.LongMaxTokens
 	ctx, cancel3 := context.WithCancel(c.ctx)
@@ -384,14 +390,25 @@ func (c *checker) checkCancel(base runtime.Request) {
 	cancel3()
 	select {
 	case err := <-done:
-		if err != nil && !errors.Is(err, context.Canceled) {
-			c.fail("cancellation", "cancelling the context during generation must end Generate with context.Canceled; got %v", err)
+		if err != nil && !errors.Is(err, ctx.Err()) {
+			c.fail("cancellation", "cancelling the context during generation must end Generate with the context's error (%v); got %v", ctx.Err(), err)
 		}
 		// err == nil: the request finished before the cancel landed,
 		// which is allowed.
 	case <-time.After(c.opts.CancelWithin):
-		c.fail("cancellation", "cancelling the context during generation must end Generate promptly; still running %v later", c.opts.CancelWithin)
+		c.fail("cancellation", "cancelling the context during generation must end Generate; still running %v later (a hang guard, not a speed limit)", c.opts.CancelWithin)
 		<-done
+	}
+
+	// The cancelled generation must be over: the runtime answers the next
+	// request exactly as it did before.
+	if !haveRef {
+		return
+	}
+	if after, ok := c.generate("cancellation", "a request after a cancelled one must succeed", base); ok &&
+		(after.Text != ref.Text || after.CompletionTokens != ref.CompletionTokens || after.PromptTokens != ref.PromptTokens) {
+		c.fail("cancellation", "a cancelled generation must leave nothing behind: the next greedy request must give the same answer as before; got %q (%d+%d tokens), before %q (%d+%d tokens)",
+			after.Text, after.PromptTokens, after.CompletionTokens, ref.Text, ref.PromptTokens, ref.CompletionTokens)
 	}
 }
 
@@ -407,7 +424,7 @@ func (c *checker) expectCtxErr(what string, ctx context.Context, req runtime.Req
 			c.fail("cancellation", "Generate with %s must return %v; got %v", what, want, err)
 		}
 	case <-time.After(c.opts.CancelWithin):
-		c.fail("cancellation", "Generate with %s must return at once; still running %v later", what, c.opts.CancelWithin)
+		c.fail("cancellation", "Generate with %s must return its error; still running %v later (a hang guard, not a speed limit)", what, c.opts.CancelWithin)
 		<-done
 	}
 }

@@ -22,6 +22,43 @@ func TestFakePasses(t *testing.T) {
 	}
 }
 
+// TestFakeStopsOnCancel cancels the fake's context right after a chosen
+// token, so the cancel lands mid-generation without any timing: Generate
+// must return the context's error and no result, and no token may follow
+// the cancel.
+func TestFakeStopsOnCancel(t *testing.T) {
+	t.Parallel()
+	for _, delay := range []time.Duration{0, time.Microsecond} {
+		const cancelAfter = 3
+		ctx, cancel := context.WithCancel(t.Context())
+		var produced atomic.Int64
+		f := &Fake{TokenDelay: delay, afterToken: func(i int) {
+			if produced.Add(1); i == cancelAfter {
+				cancel()
+			}
+		}}
+		resp, err := f.Generate(ctx, runtime.Request{Prompt: "Once upon a time", Gen: runtime.GenConfig{MaxTokens: 1000}})
+		if err != ctx.Err() || !errors.Is(err, context.Canceled) {
+			t.Errorf("TokenDelay %v: Generate cancelled after token %d returned error %v; want the context's error %v", delay, cancelAfter, err, ctx.Err())
+		}
+		if resp.Text != "" || resp.CompletionTokens != 0 {
+			t.Errorf("TokenDelay %v: a cancelled Generate returned a result: %d tokens, finish %q", delay, resp.CompletionTokens, resp.FinishReason)
+		}
+		if n := produced.Load(); n != cancelAfter+1 {
+			t.Errorf("TokenDelay %v: %d tokens produced; want %d, none after the cancel", delay, n, cancelAfter+1)
+		}
+		// The fake is usable again and answers as before.
+		want, err := (&Fake{}).Generate(t.Context(), runtime.Request{Prompt: "Once upon a time", Gen: runtime.GenConfig{MaxTokens: 5}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.afterToken = nil
+		if got, err := f.Generate(t.Context(), runtime.Request{Prompt: "Once upon a time", Gen: runtime.GenConfig{MaxTokens: 5}}); err != nil || got.Text != want.Text {
+			t.Errorf("TokenDelay %v: after the cancel Generate = %q, %v; want %q", delay, got.Text, err, want.Text)
+		}
+	}
+}
+
 func TestFakeChatOnly(t *testing.T) {
 	t.Parallel()
 	Test(t, &Fake{}, Options{NoRawPrompt: true})
@@ -75,6 +112,23 @@ func (r wrapsCancelWrongly) Generate(ctx context.Context, req runtime.Request) (
 		return resp, errors.New("generation failed") // loses the context error
 	}
 	return resp, nil
+}
+
+// dirtiedByCancel garbles every answer after its first cancelled request,
+// as an engine would that kept a cancelled sequence's state.
+type dirtiedByCancel struct {
+	*Fake
+	dirty *atomic.Bool
+}
+
+func (r dirtiedByCancel) Generate(ctx context.Context, req runtime.Request) (runtime.Response, error) {
+	resp, err := r.Fake.Generate(ctx, req)
+	if err != nil {
+		r.dirty.Store(true)
+	} else if r.dirty.Load() {
+		resp.Text += " (left over)"
+	}
+	return resp, err
 }
 
 type racy struct {
@@ -190,8 +244,12 @@ func TestBrokenRuntimesAreCaught(t *testing.T) {
 		{"finish always stop", alwaysStop{&Fake{}}, Options{}, `max tokens: reaching MaxTokens 12 must give finish reason "length"`},
 		{"nondeterministic", nondeterministic{&Fake{}, new(atomic.Int64)}, Options{}, "determinism: the same greedy request twice"},
 		{"ignores stop strings", ignoresStop{&Fake{}}, Options{}, "stop strings: with stop string"},
-		{"ignores ctx", ignoresCtx{&Fake{TokenDelay: time.Millisecond}}, Options{LongMaxTokens: 200, CancelWithin: 50 * time.Millisecond}, "cancellation: Generate with a cancelled context must return context canceled"},
-		{"loses ctx error", wrapsCancelWrongly{&Fake{TokenDelay: time.Millisecond}}, Options{}, "cancellation: cancelling the context during generation must end Generate with context.Canceled"},
+		// Ignoring ctx, the fake finishes its 12 tokens and succeeds.
+		{"ignores ctx", ignoresCtx{&Fake{}}, Options{}, "cancellation: Generate with a cancelled context must return context canceled; got <nil>"},
+		// A budget of at least 100 s of token delays, so that the cancel,
+		// wherever it lands, ends the long request.
+		{"loses ctx error", wrapsCancelWrongly{&Fake{TokenDelay: time.Millisecond}}, Options{LongMaxTokens: 100_000}, "cancellation: cancelling the context during generation must end Generate with the context's error (context canceled); got generation failed"},
+		{"state left by a cancelled request", dirtiedByCancel{&Fake{}, new(atomic.Bool)}, Options{}, "cancellation: a cancelled generation must leave nothing behind"},
 		{"garbles concurrent requests", racy{&Fake{}, new(atomic.Int64)}, Options{}, "concurrency: a request run concurrently with others must give the same result"},
 		{"second close fails", closeFailsTwice{&Fake{}, new(atomic.Int64)}, Options{}, "close: a second Close must return nil"},
 		{"panics after close", panicsAfterClose{&Fake{}, new(atomic.Bool)}, Options{}, "close: Generate after Close must return an error, not panic"},

@@ -71,7 +71,7 @@ func Score(lls []float64, gold int) (Result, error) {
 		if i == gold {
 			y = 1
 		}
-		brier += (p - y) * (p - y)
+		brier += float64((p - y) * (p - y))
 	}
 	return Result{Pred: best, Rank: rank, Probs: probs, Confidence: probs[best], Correct: best == gold, Brier: brier}, nil
 }
@@ -124,7 +124,7 @@ func ECE(confidence []float64, correct []bool) float64 {
 			continue
 		}
 		nb := float64(n[b])
-		ece += nb / float64(len(confidence)) * math.Abs(acc[b]/nb-conf[b]/nb)
+		ece += float64(nb / float64(len(confidence)) * math.Abs(acc[b]/nb-conf[b]/nb))
 	}
 	return ece
 }

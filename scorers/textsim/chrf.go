@@ -69,7 +69,7 @@ func (s ChrFStats) Score() float64 {
 	if avgPrec+avgRec == 0 {
 		return 0
 	}
-	return (1 + factor) * avgPrec * avgRec / (factor*avgPrec + avgRec)
+	return (1 + factor) * avgPrec * avgRec / (float64(factor*avgPrec) + avgRec)
 }
 
 // ChrFSegment returns the statistics of a hypothesis against the best of
