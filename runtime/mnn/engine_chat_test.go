@@ -20,11 +20,11 @@ type recorder struct {
 	prompts [][]int
 }
 
-func (r *recorder) Prefill(ids []int) (stats, error) {
+func (r *recorder) Prefill(ids []int, keep int) (stats, error) {
 	r.mu.Lock()
 	r.prompts = append(r.prompts, append([]int(nil), ids...))
 	r.mu.Unlock()
-	return r.engine.Prefill(ids)
+	return r.engine.Prefill(ids, keep)
 }
 
 // TestEngineChatTokens runs the tiny packages through the real engine and
@@ -35,9 +35,10 @@ func TestEngineChatTokens(t *testing.T) {
 	for _, name := range tinyPackages {
 		t.Run(name, func(t *testing.T) {
 			r := openTiny(t, name, Options{})
-			e := <-r.pool
+			s := r.pool.idle[0]
+			e := s.e
 			rec := &recorder{engine: e}
-			r.pool <- rec
+			s.e = rec
 			resp, err := r.Generate(context.Background(), chat)
 			if err != nil {
 				t.Fatal(err)

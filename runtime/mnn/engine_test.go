@@ -254,16 +254,17 @@ func TestEngineLoglik(t *testing.T) {
 	for _, name := range tinyPackages {
 		t.Run(name, func(t *testing.T) {
 			r := openTiny(t, name, Options{})
-			e, err := r.acquire(context.Background())
+			s, err := r.pool.acquire(context.Background(), r.closedChan)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer r.release(e)
+			defer r.pool.release(s)
+			e := s.e
 			ctxIDs, err := e.Tokenize("The quick brown fox jumps over")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.Prefill(ctxIDs); err != nil {
+			if _, err := e.Prefill(ctxIDs, 0); err != nil {
 				t.Fatal(err)
 			}
 			ids := append([]int(nil), ctxIDs...)
@@ -282,7 +283,7 @@ func TestEngineLoglik(t *testing.T) {
 			if n-start < 2 {
 				t.Skipf("greedy decoding stopped after %d tokens", n-start)
 			}
-			lp, greedy, err := e.Loglik(ids, start)
+			lp, greedy, err := e.Loglik(ids, start, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -290,11 +291,11 @@ func TestEngineLoglik(t *testing.T) {
 				t.Errorf("greedy continuation: logprob %g greedy %v", lp, greedy)
 			}
 			mid := start + 1
-			a, _, err := e.Loglik(ids[:mid], start)
+			a, _, err := e.Loglik(ids[:mid], start, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, _, err := e.Loglik(ids, mid)
+			b, _, err := e.Loglik(ids, mid, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -303,7 +304,7 @@ func TestEngineLoglik(t *testing.T) {
 			}
 			alt := append([]int(nil), ids...)
 			alt[n-1] = (alt[n-1] + 7) % 500
-			lpAlt, greedyAlt, err := e.Loglik(alt, start)
+			lpAlt, greedyAlt, err := e.Loglik(alt, start, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -312,7 +313,7 @@ func TestEngineLoglik(t *testing.T) {
 			}
 			// Generation still works after log-likelihood (all_logits is off
 			// again and the KV cache is clear).
-			if _, err := e.Prefill(ctxIDs); err != nil {
+			if _, err := e.Prefill(ctxIDs, 0); err != nil {
 				t.Fatal(err)
 			}
 			_, st, err := e.Step()
@@ -440,6 +441,73 @@ func TestConformance(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := openTiny(t, name, Options{Workers: 2})
 			runtimetest.Test(t, r, runtimetest.Options{})
+		})
+	}
+}
+
+// TestEnginePrefixCache runs requests that share a few-shot preamble with
+// the prefix cache on and off: on, most prompt tokens come from the
+// engines' caches, and on the tiny packages the answers and
+// log-likelihoods are exactly those computed from an empty cache.
+func TestEnginePrefixCache(t *testing.T) {
+	preamble := strings.Repeat("Q: What is two plus two? A: four.\n", 12)
+	var gens []runtime.Request
+	var logliks [][]runtime.LoglikRequest
+	for i, q := range []string{"three plus one", "one plus one", "two plus five", "six minus two"} {
+		gens = append(gens, runtime.Request{Messages: []runtime.Message{{Role: "user", Content: preamble + "Q: What is " + q + "? A:"}},
+			Gen: runtime.GenConfig{MaxTokens: 12}})
+		if i%2 == 0 {
+			gens = append(gens, runtime.Request{Prompt: preamble + "Q: What is " + q + "? A:", Gen: runtime.GenConfig{MaxTokens: 12}})
+		}
+		var choices []runtime.LoglikRequest
+		for _, c := range []string{" two", " four", " six", " eight"} {
+			choices = append(choices, runtime.LoglikRequest{Context: preamble + "Q: What is " + q + "? A:", Continuation: c})
+		}
+		logliks = append(logliks, choices)
+	}
+	for _, name := range tinyPackages {
+		t.Run(name, func(t *testing.T) {
+			run := func(r *Runtime) ([]runtime.Response, [][]runtime.LoglikResult) {
+				var resps []runtime.Response
+				var lls [][]runtime.LoglikResult
+				for i, req := range gens {
+					resp, err := r.Generate(context.Background(), req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					resps = append(resps, resp)
+					if i < len(logliks) {
+						ll, err := r.LogLikelihood(context.Background(), logliks[i])
+						if err != nil {
+							t.Fatal(err)
+						}
+						lls = append(lls, ll)
+					}
+				}
+				return resps, lls
+			}
+			off := openTiny(t, name, Options{PrefixCache: "off"})
+			on := openTiny(t, name, Options{Workers: 2})
+			wantResp, wantLL := run(off)
+			gotResp, gotLL := run(on)
+			for i := range wantResp {
+				if gotResp[i].Text != wantResp[i].Text || gotResp[i].PromptTokens != wantResp[i].PromptTokens {
+					t.Errorf("request %d: %q (%d prompt tokens) with the prefix cache, %q (%d) without", i,
+						gotResp[i].Text, gotResp[i].PromptTokens, wantResp[i].Text, wantResp[i].PromptTokens)
+				}
+			}
+			for i := range wantLL {
+				for j := range wantLL[i] {
+					if gotLL[i][j] != wantLL[i][j] {
+						t.Errorf("question %d choice %d: %+v with the prefix cache, %+v without", i, j, gotLL[i][j], wantLL[i][j])
+					}
+				}
+			}
+			offSt, onSt := off.PrefillStats(), on.PrefillStats()
+			if offSt.Requested != onSt.Requested || offSt.Computed != offSt.Requested || onSt.Computed*3 > onSt.Requested {
+				t.Errorf("prefill tokens: off %+v, on %+v (want the same requested, at most a third computed with the cache)", offSt, onSt)
+			}
+			t.Logf("prefix cache on: %d of %d prompt tokens computed", onSt.Computed, onSt.Requested)
 		})
 	}
 }

@@ -23,8 +23,10 @@ type engine interface {
 	Template(msgs []runtime.Message) (string, error)
 	// Tokenize encodes text without a template.
 	Tokenize(text string) ([]int, error)
-	// Prefill clears the request state and KV cache and runs ids.
-	Prefill(ids []int) (stats, error)
+	// Prefill starts a request from the first keep entries of the KV
+	// cache, which must be those of ids[:keep] (0: from an empty cache,
+	// clearing the request state), and runs the rest of ids.
+	Prefill(ids []int, keep int) (stats, error)
 	// Step runs one decoding step: it samples a token and runs its
 	// forward pass, or, with speculative decoding, verifies a draft and
 	// may decode several tokens. pieces holds the bytes of each non-stop
@@ -35,12 +37,14 @@ type engine interface {
 	Reset()
 	// Bench runs response(ids, maxNew) without output, like llm_bench.
 	Bench(ids []int, maxNew int) (stats, error)
-	// Loglik sums log P(ids[i] | ids[:i]) over i in [start, len(ids)).
-	Loglik(ids []int, start int) (logprob float64, greedy bool, err error)
+	// Loglik sums log P(ids[i] | ids[:i]) over i in [start, len(ids)),
+	// running ids[keep:] from the first keep cached entries as Prefill
+	// does (keep < start).
+	Loglik(ids []int, start, keep int) (logprob float64, greedy bool, err error)
 	// Forward runs ids and returns the last position's logits, valid
-	// until the next call. start begins a new prompt (clearing the KV
-	// cache); otherwise ids continue the cached context.
-	Forward(ids []int, start bool) ([]float32, error)
+	// until the next call. With keep >= 0 ids is a new prompt started as
+	// Prefill starts it; with keep < 0 ids continue the cached context.
+	Forward(ids []int, keep int) ([]float32, error)
 	// Piece returns token id's bytes (possibly partial UTF-8).
 	Piece(id int) []byte
 	// IsStop reports whether id is a stop token.
@@ -89,7 +93,7 @@ type Runtime struct {
 	maxTokens int
 	loadTime  time.Duration // wall time to load all workers
 
-	pool chan engine
+	pool *pool // prefix.go
 	all  []engine
 
 	chatCfg chatConfig // chat.go
@@ -112,7 +116,7 @@ var (
 func newRuntime(opts Options, pkg Package, version string, load time.Duration, engines []engine) *Runtime {
 	r := &Runtime{
 		opts: opts, pkg: pkg, version: version, loadTime: load,
-		pool: make(chan engine, len(engines)), all: engines,
+		pool: newPool(engines, opts.PrefixCache == "on"), all: engines,
 		closedChan: make(chan struct{}),
 	}
 	r.maxTokens = opts.MaxTokens
@@ -122,51 +126,36 @@ func newRuntime(opts Options, pkg Package, version string, load time.Duration, e
 	if r.maxTokens == 0 {
 		r.maxTokens = 512
 	}
-	for _, e := range engines {
-		r.pool <- e
-	}
 	return r
 }
 
 // errClosed is returned by calls on a closed Runtime.
 var errClosed = errors.New("mnn runtime is closed")
 
-// acquire takes an idle engine, waiting until one is free, ctx ends or the
-// runtime closes.
-func (r *Runtime) acquire(ctx context.Context) (engine, error) {
-	select {
-	case <-r.closedChan:
-		return nil, errClosed
-	default:
-	}
-	select {
-	case e := <-r.pool:
-		return e, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-r.closedChan:
-		return nil, errClosed
-	}
-}
-
-func (r *Runtime) release(e engine) { r.pool <- e }
-
-// Generate runs one request on an idle engine: greedily with MNN's decode
-// loop at temperature 0, otherwise sampling in Go (see sample).
+// Generate runs one request on an idle engine — with the prefix cache the
+// one holding the longest prefix of its prompt — greedily with MNN's
+// decode loop at temperature 0, otherwise sampling in Go (see sample).
 func (r *Runtime) Generate(ctx context.Context, req runtime.Request) (runtime.Response, error) {
 	if err := checkRequest(req); err != nil {
 		return runtime.Response{}, fmt.Errorf("mnn generate: %w", err)
 	}
-	e, err := r.acquire(ctx)
+	s, err := r.pool.acquire(ctx, r.closedChan)
 	if err != nil {
 		if err == ctx.Err() {
 			return runtime.Response{}, err
 		}
 		return runtime.Response{}, fmt.Errorf("mnn generate: %w", err)
 	}
-	defer r.release(e)
-	resp, err := r.generate(ctx, e, req)
-	e.Reset()
+	ids, rendered, err := r.promptTokens(s.e, req)
+	var resp runtime.Response
+	if err == nil {
+		s = r.pool.route(s, ids)
+		resp, err = r.generate(ctx, s, req, ids, rendered)
+	}
+	if err != nil {
+		r.pool.record(s, nil) // the cache's content is unknown
+	}
+	r.pool.release(s)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return runtime.Response{}, ctx.Err()
@@ -193,24 +182,25 @@ func checkRequest(req runtime.Request) error {
 	return nil
 }
 
-func (r *Runtime) generate(ctx context.Context, e engine, req runtime.Request) (runtime.Response, error) {
-	start := time.Now()
-	var (
-		ids      []int
-		rendered string
-		err      error
-	)
+// promptTokens renders and tokenizes req's prompt with e; rendered is the
+// chat template's output (empty for a raw prompt).
+func (r *Runtime) promptTokens(e engine, req runtime.Request) (ids []int, rendered string, err error) {
 	if req.IsChat() {
 		ids, rendered, err = r.chatTokens(e, req.Messages)
 	} else if ids, err = e.Tokenize(req.Prompt); err != nil {
 		err = fmt.Errorf("tokenize prompt: %w", err)
 	}
-	if err != nil {
-		return runtime.Response{}, err
+	if err == nil && len(ids) == 0 {
+		err = errors.New("prompt encodes to no tokens")
 	}
-	if len(ids) == 0 {
-		return runtime.Response{}, errors.New("prompt encodes to no tokens")
-	}
+	return ids, rendered, err
+}
+
+// generate runs the request whose prompt is ids on s. With the prefix
+// cache it runs only what s's cache does not hold; afterwards the cache
+// holds the prompt (and what was decoded after it).
+func (r *Runtime) generate(ctx context.Context, s *slot, req runtime.Request, ids []int, rendered string) (runtime.Response, error) {
+	start := time.Now()
 	if err := ctx.Err(); err != nil {
 		return runtime.Response{}, err
 	}
@@ -218,16 +208,20 @@ func (r *Runtime) generate(ctx context.Context, e engine, req runtime.Request) (
 	if maxTokens == 0 {
 		maxTokens = r.maxTokens
 	}
+	keep := r.pool.keep(s, ids, len(ids)-1)
+	r.pool.ran(len(ids), len(ids)-keep)
 	if req.Gen.Temperature > 0 {
-		resp, err := r.sample(ctx, e, req, ids, maxTokens, start)
+		resp, err := r.sample(ctx, s, req, ids, keep, maxTokens, start)
 		resp.RenderedPrompt = rendered
 		return resp, err
 	}
+	e := s.e
 	prefillStart := time.Now()
-	st, err := e.Prefill(ids)
+	st, err := e.Prefill(ids, keep)
 	if err != nil {
 		return runtime.Response{}, fmt.Errorf("prefill %d tokens: %w", len(ids), err)
 	}
+	r.pool.record(s, ids)
 	var (
 		out     []byte
 		tokens  int
@@ -283,7 +277,8 @@ decode:
 		resp.Timings.TimeToFirstToken = prefillStart.Sub(start) + st.FirstPiece
 	}
 	if st.Prefill > 0 {
-		resp.Timings.PrefillTokPerSec = float64(len(ids)) / st.Prefill.Seconds()
+		// The engine's speed: the tokens it ran, not those it found cached.
+		resp.Timings.PrefillTokPerSec = float64(len(ids)-keep) / st.Prefill.Seconds()
 	}
 	if n := st.decoded(); n > 0 && st.Decode > 0 {
 		resp.Timings.DecodeTokPerSec = float64(n) / st.Decode.Seconds()
@@ -309,31 +304,34 @@ func findStop(out []byte, from int, stops []string) (int, bool) {
 }
 
 // LogLikelihood scores each continuation with one all-logits forward pass
-// over context+continuation, spreading requests over idle engines. Context
-// and continuation are split the way lm-evaluation-harness does: trailing
-// whitespace of the context moves to the continuation, the continuation's
-// tokens are those of the whole text after the context's tokens.
+// over context+continuation, spreading requests over idle engines. With
+// the prefix cache, consecutive requests with the same context (the
+// choices of one question) run in turn on one engine, which computes the
+// context once, and the engine is the one holding the longest prefix of
+// it. Context and continuation are split the way lm-evaluation-harness
+// does: trailing whitespace of the context moves to the continuation, the
+// continuation's tokens are those of the whole text after the context's
+// tokens.
 func (r *Runtime) LogLikelihood(ctx context.Context, reqs []runtime.LoglikRequest) ([]runtime.LoglikResult, error) {
 	out := make([]runtime.LoglikResult, len(reqs))
 	errs := make([]error, len(reqs))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, len(r.all))
-	for i, q := range reqs {
+	for from := 0; from < len(reqs); {
+		to := from + 1
+		for r.pool.cache && to < len(reqs) && reqs[to].Context == reqs[from].Context {
+			to++
+		}
 		if ctx.Err() != nil {
 			break
 		}
 		sem <- struct{}{}
 		wg.Add(1)
-		go func() {
+		go func(from, to int) {
 			defer func() { <-sem; wg.Done() }()
-			e, err := r.acquire(ctx)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			defer r.release(e)
-			out[i], errs[i] = loglik(e, q)
-		}()
+			r.loglikJob(ctx, reqs, from, to, out, errs)
+		}(from, to)
+		from = to
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
@@ -347,31 +345,58 @@ func (r *Runtime) LogLikelihood(ctx context.Context, reqs []runtime.LoglikReques
 	return out, nil
 }
 
-func loglik(e engine, q runtime.LoglikRequest) (runtime.LoglikResult, error) {
+// loglikJob scores reqs[from:to] one after another on one engine.
+func (r *Runtime) loglikJob(ctx context.Context, reqs []runtime.LoglikRequest, from, to int, out []runtime.LoglikResult, errs []error) {
+	s, err := r.pool.acquire(ctx, r.closedChan)
+	if err != nil {
+		errs[from] = err
+		return
+	}
+	defer func() { r.pool.release(s) }()
+	for i := from; i < to; i++ {
+		whole, start, err := loglikTokens(s.e, reqs[i])
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		if i == from {
+			s = r.pool.route(s, whole)
+		}
+		keep := r.pool.keep(s, whole, start-1)
+		r.pool.ran(len(whole), len(whole)-keep)
+		lp, greedy, err := s.e.Loglik(whole, start, keep)
+		if err != nil {
+			r.pool.record(s, nil)
+			errs[i] = err
+			return
+		}
+		r.pool.record(s, whole)
+		out[i] = runtime.LoglikResult{LogProb: lp, IsGreedy: greedy, Tokens: len(whole) - start}
+	}
+}
+
+// loglikTokens tokenizes q's context and continuation: whole are the
+// tokens of both, start the number of the context's.
+func loglikTokens(e engine, q runtime.LoglikRequest) (whole []int, start int, err error) {
 	c, cont := splitContext(q.Context, q.Continuation)
 	if cont == "" {
-		return runtime.LoglikResult{}, errors.New("empty continuation")
+		return nil, 0, errors.New("empty continuation")
 	}
-	whole, err := e.Tokenize(c + cont)
-	if err != nil {
-		return runtime.LoglikResult{}, fmt.Errorf("tokenize: %w", err)
+	if whole, err = e.Tokenize(c + cont); err != nil {
+		return nil, 0, fmt.Errorf("tokenize: %w", err)
 	}
 	ctxIDs, err := e.Tokenize(c)
 	if err != nil {
-		return runtime.LoglikResult{}, fmt.Errorf("tokenize context: %w", err)
+		return nil, 0, fmt.Errorf("tokenize context: %w", err)
 	}
-	start := len(ctxIDs)
+	start = len(ctxIDs)
 	switch {
 	case start == 0:
-		return runtime.LoglikResult{}, fmt.Errorf("empty context: the tokenizer adds no prefix token to condition on: %w", runtime.ErrNotSupported)
+		return nil, 0, fmt.Errorf("empty context: the tokenizer adds no prefix token to condition on: %w", runtime.ErrNotSupported)
 	case start >= len(whole):
-		return runtime.LoglikResult{}, fmt.Errorf("continuation %q adds no tokens after the context", cont)
+		return nil, 0, fmt.Errorf("continuation %q adds no tokens after the context", cont)
 	}
-	lp, greedy, err := e.Loglik(whole, start)
-	if err != nil {
-		return runtime.LoglikResult{}, err
-	}
-	return runtime.LoglikResult{LogProb: lp, IsGreedy: greedy, Tokens: len(whole) - start}, nil
+	return whole, start, nil
 }
 
 // splitContext moves trailing whitespace from the context to the
@@ -391,11 +416,13 @@ func (r *Runtime) Bench(ctx context.Context, req runtime.BenchRequest) (runtime.
 	if req.NPrompt < 0 || req.NGen < 0 || req.NPrompt+req.NGen == 0 {
 		return runtime.BenchResult{}, fmt.Errorf("mnn bench: need a positive prompt or generation length, got p=%d n=%d", req.NPrompt, req.NGen)
 	}
-	e, err := r.acquire(ctx)
+	s, err := r.pool.acquire(ctx, r.closedChan)
 	if err != nil {
 		return runtime.BenchResult{}, fmt.Errorf("mnn bench: %w", err)
 	}
-	defer r.release(e)
+	e := s.e
+	r.pool.record(s, nil) // a bench run starts from an empty cache and leaves nothing reusable
+	defer r.pool.release(s)
 	n := max(req.NPrompt, 1)
 	ids := make([]int, n)
 	for i := range ids {
@@ -408,7 +435,6 @@ func (r *Runtime) Bench(ctx context.Context, req runtime.BenchRequest) (runtime.
 	} else {
 		st, err = e.Bench(ids, req.NGen)
 	}
-	e.Reset()
 	if err != nil {
 		return runtime.BenchResult{}, fmt.Errorf("mnn bench p=%d n=%d: %w", req.NPrompt, req.NGen, err)
 	}
@@ -429,7 +455,7 @@ func (r *Runtime) Bench(ctx context.Context, req runtime.BenchRequest) (runtime.
 // (KV entries added) and kept (context growth).
 func benchStepwise(ctx context.Context, e engine, ids []int, nGen int) (runtime.BenchResult, stats, error) {
 	var res runtime.BenchResult
-	st, err := e.Prefill(ids)
+	st, err := e.Prefill(ids, 0)
 	if err != nil {
 		return res, st, err
 	}
@@ -460,13 +486,15 @@ func benchStepwise(ctx context.Context, e engine, ids []int, nGen int) (runtime.
 // Describe reports the engine version and settings for the run manifest.
 func (r *Runtime) Describe() runtime.Info {
 	settings := map[string]any{
-		"threads":    r.opts.Threads,
-		"backend":    r.opts.Backend,
-		"precision":  r.opts.Precision,
-		"memory":     r.opts.Memory,
-		"workers":    len(r.all),
-		"max_tokens": r.maxTokens,
-		"sampler":    "greedy (temperature 0); seeded temperature/top-p sampling in Go otherwise",
+		"threads":      r.opts.Threads,
+		"backend":      r.opts.Backend,
+		"precision":    r.opts.Precision,
+		"memory":       r.opts.Memory,
+		"workers":      len(r.all),
+		"max_tokens":   r.maxTokens,
+		"sampler":      "greedy (temperature 0); seeded temperature/top-p sampling in Go otherwise",
+		"prefix_cache": r.opts.PrefixCache,
+		"batch":        fmt.Sprintf("off: one sequence per engine, %d engines (MNN has no multi-sequence batching)", len(r.all)),
 	}
 	for k, v := range r.opts.Config {
 		settings[k] = v
@@ -485,9 +513,8 @@ func (r *Runtime) Close() error {
 	r.closed = true
 	close(r.closedChan)
 	var errs []error
-	for range r.all {
-		e := <-r.pool
-		if err := e.Close(); err != nil {
+	for _, s := range r.pool.wait(len(r.all)) {
+		if err := s.e.Close(); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -34,6 +35,22 @@ type fakeEngine struct {
 	// the draft tokens each step checks besides the first.
 	perStep, draft int
 	ctx            int // tokens in the context
+	// kv are the tokens the fake's KV cache holds (decoded ones as -1)
+	// and keeps the keep of every request started; a request that asks to
+	// keep what the cache does not hold fails, as a real engine would
+	// silently compute garbage.
+	kv    []int
+	keeps []int
+}
+
+// begin starts a request of ids from keep cached tokens.
+func (f *fakeEngine) begin(ids []int, keep int) error {
+	if keep < 0 || keep >= len(ids) || keep > len(f.kv) || !slices.Equal(f.kv[:keep], ids[:keep]) {
+		return fmt.Errorf("fake: cannot keep %d tokens of %v: the cache holds %v", keep, ids, f.kv)
+	}
+	f.kv = append(f.kv[:0:0], ids...)
+	f.keeps = append(f.keeps, keep)
+	return nil
 }
 
 func (f *fakeEngine) enter(t string) {
@@ -62,9 +79,12 @@ func (f *fakeEngine) Tokenize(text string) ([]int, error) {
 	return ids, nil
 }
 
-func (f *fakeEngine) Prefill(ids []int) (stats, error) {
+func (f *fakeEngine) Prefill(ids []int, keep int) (stats, error) {
 	f.enter("Prefill")
 	defer f.leave()
+	if err := f.begin(ids, keep); err != nil {
+		return stats{}, err
+	}
 	f.prefill = append(f.prefill, ids)
 	f.step = 0
 	f.ctx = len(ids)
@@ -86,6 +106,7 @@ func (f *fakeEngine) Step() ([][]byte, stats, error) {
 			break
 		}
 		out = append(out, []byte(f.pieces[f.step]))
+		f.kv = append(f.kv, -1)
 		f.step++
 	}
 	if len(out) > 0 {
@@ -101,16 +122,22 @@ func (f *fakeEngine) Step() ([][]byte, stats, error) {
 	return out, st, nil
 }
 
-func (f *fakeEngine) Reset() { f.resets++ }
+func (f *fakeEngine) Reset() { f.resets++; f.kv = nil }
 
 func (f *fakeEngine) Bench(ids []int, maxNew int) (stats, error) {
 	return stats{PromptTokens: len(ids), GenTokens: maxNew, Prefill: time.Duration(len(ids)) * time.Millisecond,
 		Decode: time.Duration(maxNew) * time.Millisecond, FirstPiece: -1}, nil
 }
 
-func (f *fakeEngine) Loglik(ids []int, start int) (float64, bool, error) {
+func (f *fakeEngine) Loglik(ids []int, start, keep int) (float64, bool, error) {
 	f.enter("Loglik")
 	defer f.leave()
+	if keep >= start {
+		return 0, false, fmt.Errorf("fake: keep %d reaches the continuation at %d", keep, start)
+	}
+	if err := f.begin(ids, keep); err != nil {
+		return 0, false, err
+	}
 	f.loglik = append(f.loglik, [2]int{len(ids), start})
 	return -float64(len(ids) - start), true, nil
 }
@@ -123,13 +150,17 @@ const fakeVocab = 16
 
 // Forward gives logits peaked at (last id + 1), spread enough that
 // sampling at temperature 1 varies: logit = -|i - target|.
-func (f *fakeEngine) Forward(ids []int, start bool) ([]float32, error) {
+func (f *fakeEngine) Forward(ids []int, keep int) ([]float32, error) {
 	f.enter("Forward")
 	defer f.leave()
-	if start {
+	if keep >= 0 {
+		if err := f.begin(ids, keep); err != nil {
+			return nil, err
+		}
 		f.prefill = append(f.prefill, ids)
 		f.forwards = 0
 	} else {
+		f.kv = append(f.kv, ids...)
 		f.forwards++
 	}
 	target := ids[len(ids)-1]%(fakeVocab-1) + 1
@@ -148,13 +179,20 @@ func (f *fakeEngine) Forward(ids []int, start bool) ([]float32, error) {
 func (f *fakeEngine) Piece(id int) []byte { return []byte{byte('a' + id - 1)} }
 func (f *fakeEngine) IsStop(id int) bool  { return id == 0 }
 
+// newFake is a runtime over fake engines with the prefix cache off: every
+// request from an empty cache.
 func newFake(t *testing.T, engines ...*fakeEngine) *Runtime {
+	t.Helper()
+	return newFakeOpts(t, Options{PrefixCache: "off"}, engines...)
+}
+
+func newFakeOpts(t *testing.T, opts Options, engines ...*fakeEngine) *Runtime {
 	t.Helper()
 	es := make([]engine, len(engines))
 	for i, e := range engines {
 		es[i] = e
 	}
-	opts, err := Options{}.withDefaults()
+	opts, err := opts.withDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +373,7 @@ func TestPoolConcurrency(t *testing.T) {
 
 func TestAcquireHonoursContext(t *testing.T) {
 	r := newFake(t, &fakeEngine{})
-	e, err := r.acquire(context.Background())
+	s, err := r.pool.acquire(context.Background(), r.closedChan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +382,7 @@ func TestAcquireHonoursContext(t *testing.T) {
 	if _, err := r.Generate(ctx, runtime.Request{Prompt: "x"}); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled while the only engine is busy", err)
 	}
-	r.release(e)
+	r.pool.release(s)
 }
 
 func TestLogLikelihood(t *testing.T) {
@@ -445,10 +483,21 @@ func TestOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"sampler_type":"greedy"`, `"thread_num":1`, `"async":false`, `"attention_mode":10`, `"reuse_kv":false`} {
+	for _, want := range []string{`"sampler_type":"greedy"`, `"thread_num":1`, `"async":false`, `"attention_mode":10`, `"reuse_kv":true`} {
 		if !strings.Contains(cfg, want) {
 			t.Errorf("engine config %s lacks %s", cfg, want)
 		}
+	}
+	// Without the prefix cache MNN clears the KV cache at every request.
+	o, _ = Options{PrefixCache: "off"}.withDefaults()
+	if cfg, _ := o.engineConfig(); !strings.Contains(cfg, `"reuse_kv":false`) {
+		t.Errorf("prefix cache off: engine config %s lacks reuse_kv false", cfg)
+	}
+	if _, err := (Options{Config: map[string]any{"reuse_kv": true}}).withDefaults(); err == nil || !strings.Contains(err.Error(), "--prefix-cache") {
+		t.Errorf("reuse_kv in Config: err = %v, want one naming --prefix-cache", err)
+	}
+	if _, err := (Options{PrefixCache: "auto"}).withDefaults(); err == nil || !strings.Contains(err.Error(), "prefix cache") {
+		t.Errorf("prefix cache auto: err = %v", err)
 	}
 }
 

@@ -137,6 +137,34 @@ static int fail(mnnshim_llm *h, const std::string &msg) {
 	return -1;
 }
 
+// keepPrefix prepares a request of n tokens that starts from the first keep
+// entries of the KV cache: keep 0 clears the request state and the cache
+// (Llm::reset, as every request did before prefix reuse); otherwise the
+// entries after keep are dropped (Llm::eraseHistory), which sets the
+// context length to keep, so the next forward pass places its tokens from
+// position keep on. That needs reuse_kv: without it generate_init clears
+// the whole cache at the start of every request.
+static int keepPrefix(mnnshim_llm *h, int keep, int n) {
+	if (keep == 0) {
+		h->llm->reset();
+		return 0;
+	}
+	const MNN::Transformer::LlmContext *c = h->llm->getContext();
+	size_t have = h->llm->getCurrentHistory();
+	if (!h->llm->reuse_kv()) {
+		return fail(h, "reusing " + std::to_string(keep) + " cached tokens needs reuse_kv set at load");
+	}
+	if (keep < 0 || keep >= n || (size_t)keep > have || keep > c->all_seq_len) {
+		return fail(h, "cannot start a " + std::to_string(n) + "-token request from " + std::to_string(keep) +
+		                   " cached tokens: the cache holds " + std::to_string(have) + " entries, the context " +
+		                   std::to_string(c->all_seq_len) + " tokens");
+	}
+	if ((size_t)keep < have) {
+		h->llm->eraseHistory((size_t)keep, 0);
+	}
+	return 0;
+}
+
 extern "C" {
 
 mnnshim_llm *mnnshim_create(const char *config_path, const char *config_json, char **err) {
@@ -226,7 +254,7 @@ int mnnshim_is_stop(mnnshim_llm *h, int id) {
 	return h->llm->is_stop(id) ? 1 : 0;
 }
 
-int mnnshim_prefill(mnnshim_llm *h, const int *ids, int n, mnnshim_stats *st) {
+int mnnshim_prefill(mnnshim_llm *h, const int *ids, int n, int keep, mnnshim_stats *st) {
 	std::lock_guard<std::mutex> l(h->mu);
 	h->err.clear();
 	if (n <= 0) {
@@ -235,8 +263,12 @@ int mnnshim_prefill(mnnshim_llm *h, const int *ids, int n, mnnshim_stats *st) {
 	h->buf.piece.clear();
 	h->buf.first_us = -1;
 	h->buf.start = std::chrono::steady_clock::now();
-	h->llm->reset();
-	std::vector<int> v(ids, ids + n);
+	if (keepPrefix(h, keep, n) != 0) {
+		return -1;
+	}
+	// response() runs generate_init, which keeps the context with
+	// reuse_kv; prompt_len is then the tokens run, n - keep.
+	std::vector<int> v(ids + keep, ids + n);
 	// max_new_tokens 0: prefill only; the decode loop is mnnshim_step.
 	h->llm->response(v, &h->os, "", 0);
 	fillStats(h, st);
@@ -306,18 +338,26 @@ int mnnshim_bench(mnnshim_llm *h, const int *ids, int n, int max_new, mnnshim_st
 	return 0;
 }
 
-int mnnshim_loglik(mnnshim_llm *h, const int *ids, int n, int start, double *logprob, int *greedy) {
+int mnnshim_loglik(mnnshim_llm *h, const int *ids, int n, int start, int keep, double *logprob, int *greedy) {
 	std::lock_guard<std::mutex> l(h->mu);
 	h->err.clear();
 	if (n < 2 || start < 1 || start >= n) {
 		return fail(h, "log-likelihood needs at least one context and one continuation token");
 	}
+	if (keep < 0 || keep >= start) {
+		return fail(h, "log-likelihood must run the last context token: keep " + std::to_string(keep) +
+		                   " cached tokens, context " + std::to_string(start));
+	}
 	h->llm->generate_init(nullptr, "");
-	h->llm->reset();
+	if (keepPrefix(h, keep, n) != 0) {
+		return -1;
+	}
 	if (!h->llm->set_config("{\"all_logits\":true}")) {
 		return fail(h, "set_config all_logits rejected");
 	}
-	std::vector<int> v(ids, ids + n);
+	// Row r of the logits is position keep + r, which predicts token
+	// keep + r + 1.
+	std::vector<int> v(ids + keep, ids + n);
 	MNN::Express::VARP logits = h->llm->forward(v, true);
 	int rc = 0;
 	if (logits == nullptr || logits->getInfo() == nullptr) {
@@ -327,14 +367,14 @@ int mnnshim_loglik(mnnshim_llm *h, const int *ids, int n, int start, double *log
 		int vocab = dim.empty() ? 0 : dim.back();
 		int seq = vocab > 0 ? (int)(logits->getInfo()->size / vocab) : 0;
 		const float *p = logits->readMap<float>();
-		if (p == nullptr || seq != n) {
+		if (p == nullptr || seq != n - keep) {
 			rc = fail(h, "forward returned logits for " + std::to_string(seq) + " positions, want " +
-			                 std::to_string(n));
+			                 std::to_string(n - keep));
 		} else {
 			double sum = 0;
 			bool all = true;
 			for (int i = start; i < n; i++) {
-				const float *row = p + (size_t)(i - 1) * vocab;
+				const float *row = p + (size_t)(i - 1 - keep) * vocab;
 				int target = ids[i];
 				if (target < 0 || target >= vocab) {
 					rc = fail(h, "token id " + std::to_string(target) + " outside the vocabulary of " +
@@ -363,22 +403,25 @@ int mnnshim_loglik(mnnshim_llm *h, const int *ids, int n, int start, double *log
 		}
 	}
 	h->llm->set_config("{\"all_logits\":false}");
-	h->llm->reset();
 	return rc;
 }
 
-int mnnshim_forward(mnnshim_llm *h, const int *ids, int n, int start, const float **logits, int *vocab) {
+int mnnshim_forward(mnnshim_llm *h, const int *ids, int n, int keep, const float **logits, int *vocab) {
 	std::lock_guard<std::mutex> l(h->mu);
 	h->err.clear();
 	if (n <= 0) {
 		return fail(h, "empty input");
 	}
-	if (start) {
+	int from = 0;
+	if (keep >= 0) {
 		h->llm->generate_init(nullptr, "");
-		h->llm->reset();
+		if (keepPrefix(h, keep, n) != 0) {
+			return -1;
+		}
+		from = keep;
 	}
-	std::vector<int> v(ids, ids + n);
-	h->logits = h->llm->forward(v, start != 0);
+	std::vector<int> v(ids + from, ids + n);
+	h->logits = h->llm->forward(v, keep >= 0);
 	if (h->logits == nullptr || h->logits->getInfo() == nullptr) {
 		return fail(h, "forward returned no logits (MNN's message is on stderr)");
 	}

@@ -62,10 +62,19 @@ int mnnshim_tokenize(mnnshim_llm *h, const char *text, int n, int **ids);
 /* mnnshim_is_stop reports whether id is a stop token. */
 int mnnshim_is_stop(mnnshim_llm *h, int id);
 
-/* mnnshim_prefill starts a request: it clears the per-request state and
- * the KV cache and runs the prompt through the model. Returns 0 on
- * success. */
-int mnnshim_prefill(mnnshim_llm *h, const int *ids, int n, mnnshim_stats *st);
+/* Prefix reuse. A request may start from the first keep entries of the
+ * KV cache the engine holds from earlier requests, when they are the KV of
+ * ids[0:keep]: the rest of the cache is dropped (Llm::eraseHistory) and
+ * only ids[keep:] run through the model. keep 0 clears the cache (and the
+ * per-request state) as every request did before. keep > 0 needs the
+ * engine loaded with reuse_kv true (otherwise MNN clears the cache at the
+ * start of every request), 0 < keep < n, and keep at most the entries the
+ * cache holds; which entries those are is the caller's to know. */
+
+/* mnnshim_prefill starts a request from the first keep cached entries
+ * (see above) and runs the rest of the prompt through the model. Returns
+ * 0 on success. */
+int mnnshim_prefill(mnnshim_llm *h, const int *ids, int n, int keep, mnnshim_stats *st);
 /* mnnshim_step runs one decoding step, generate(1): it samples one token
  * and, unless it is a stop token, runs its forward pass; with speculative
  * decoding one step verifies a draft and can decode several tokens.
@@ -83,17 +92,20 @@ void mnnshim_reset(mnnshim_llm *h);
  * on success. */
 int mnnshim_bench(mnnshim_llm *h, const int *ids, int n, int max_new, mnnshim_stats *st);
 
-/* mnnshim_loglik runs one forward pass over ids with all-position logits
- * and sums log P(ids[i] | ids[:i]) for i in [start, n). *greedy is 1 when
- * every such token is the argmax. Returns 0 on success. */
-int mnnshim_loglik(mnnshim_llm *h, const int *ids, int n, int start, double *logprob, int *greedy);
+/* mnnshim_loglik runs one forward pass with all-position logits over
+ * ids[keep:], from the first keep cached entries (see above; keep <
+ * start), and sums log P(ids[i] | ids[:i]) for i in [start, n). *greedy
+ * is 1 when every such token is the argmax. The KV of all n tokens stays
+ * in the cache. Returns 0 on success. */
+int mnnshim_loglik(mnnshim_llm *h, const int *ids, int n, int start, int keep, double *logprob, int *greedy);
 
 /* mnnshim_forward runs ids through the model and points *logits at the
  * last position's logits (*vocab floats, valid until the next call on h).
- * With start != 0 it first clears the request state and KV cache (a new
- * prompt); otherwise it continues from the cached context. Returns 0 on
- * success. Used for sampling in the caller. */
-int mnnshim_forward(mnnshim_llm *h, const int *ids, int n, int start, const float **logits, int *vocab);
+ * With keep >= 0 ids is a new prompt, started from the first keep cached
+ * entries (see above) so that only ids[keep:] run; with keep < 0 ids
+ * continue the cached context. Returns 0 on success. Used for sampling in
+ * the caller. */
+int mnnshim_forward(mnnshim_llm *h, const int *ids, int n, int keep, const float **logits, int *vocab);
 /* mnnshim_piece points *piece/*len at token id's bytes (valid until the
  * next call on h). */
 void mnnshim_piece(mnnshim_llm *h, int id, const char **piece, int *len);

@@ -224,14 +224,14 @@ func toStats(st *C.mnnshim_stats) stats {
 	}
 }
 
-func (e *cEngine) Prefill(ids []int) (stats, error) {
+func (e *cEngine) Prefill(ids []int, keep int) (stats, error) {
 	p := cInts(ids)
 	defer C.free(unsafe.Pointer(p))
 	var (
 		st C.mnnshim_stats
 		rc C.int
 	)
-	e.th.do(func() { rc = C.mnnshim_prefill(e.h, p, C.int(len(ids)), &st) })
+	e.th.do(func() { rc = C.mnnshim_prefill(e.h, p, C.int(len(ids)), C.int(keep), &st) })
 	if rc != 0 {
 		return toStats(&st), e.lastError("prefill")
 	}
@@ -280,7 +280,7 @@ func (e *cEngine) Bench(ids []int, maxNew int) (stats, error) {
 	return toStats(&st), nil
 }
 
-func (e *cEngine) Loglik(ids []int, start int) (float64, bool, error) {
+func (e *cEngine) Loglik(ids []int, start, keep int) (float64, bool, error) {
 	p := cInts(ids)
 	defer C.free(unsafe.Pointer(p))
 	var (
@@ -288,26 +288,22 @@ func (e *cEngine) Loglik(ids []int, start int) (float64, bool, error) {
 		greedy C.int
 		rc     C.int
 	)
-	e.th.do(func() { rc = C.mnnshim_loglik(e.h, p, C.int(len(ids)), C.int(start), &lp, &greedy) })
+	e.th.do(func() { rc = C.mnnshim_loglik(e.h, p, C.int(len(ids)), C.int(start), C.int(keep), &lp, &greedy) })
 	if rc != 0 {
 		return 0, false, e.lastError("loglik")
 	}
 	return float64(lp), greedy != 0, nil
 }
 
-func (e *cEngine) Forward(ids []int, start bool) ([]float32, error) {
+func (e *cEngine) Forward(ids []int, keep int) ([]float32, error) {
 	p := cInts(ids)
 	defer C.free(unsafe.Pointer(p))
 	var (
 		logits *C.float
 		vocab  C.int
-		st     C.int
 		rc     C.int
 	)
-	if start {
-		st = 1
-	}
-	e.th.do(func() { rc = C.mnnshim_forward(e.h, p, C.int(len(ids)), st, &logits, &vocab) })
+	e.th.do(func() { rc = C.mnnshim_forward(e.h, p, C.int(len(ids)), C.int(keep), &logits, &vocab) })
 	if rc != 0 {
 		return nil, e.lastError("forward")
 	}

@@ -48,9 +48,19 @@ type Options struct {
 	// TemplateNow is what strftime_now formats; zero means the first
 	// chat request's time.
 	TemplateNow time.Time
+	// PrefixCache is "on" or "off"; empty means on. On, each engine keeps
+	// the KV cache of its last request, a request goes to the idle engine
+	// whose cache holds the longest prefix of its prompt and runs only the
+	// rest (see prefix.go); the engines load with reuse_kv. A few-shot
+	// preamble or a multiple-choice question is then computed once per
+	// engine, at the price of logits that can differ in their last bits
+	// from a computation from an empty cache. Off, every request is
+	// computed from an empty cache, as at Workers 1: for exact
+	// reproduction.
+	PrefixCache string
 	// Config holds extra MNN config keys merged after the ones above and
 	// before load (for example "attention_mode" or "dynamic_option"). nil
-	// adds nothing.
+	// adds nothing. reuse_kv is not among them: PrefixCache sets it.
 	Config map[string]any
 }
 
@@ -74,6 +84,12 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Memory == "" {
 		o.Memory = "low"
 	}
+	if o.PrefixCache == "" {
+		o.PrefixCache = "on"
+	}
+	if _, ok := o.Config["reuse_kv"]; ok {
+		return o, errors.New("config key reuse_kv is set by the prefix cache option (--prefix-cache on|off), not directly")
+	}
 	switch {
 	case o.Threads < 0:
 		return o, fmt.Errorf("threads must be positive, got %d", o.Threads)
@@ -85,13 +101,17 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("precision must be low, normal or high, got %q", o.Precision)
 	case !levels[o.Memory]:
 		return o, fmt.Errorf("memory mode must be low, normal or high, got %q", o.Memory)
+	case o.PrefixCache != "on" && o.PrefixCache != "off":
+		return o, fmt.Errorf("prefix cache must be on or off, got %q", o.PrefixCache)
 	}
 	return o, nil
 }
 
 // engineConfig is the JSON merged into the package config before load:
 // runtime settings, greedy sampling, synchronous execution (accurate
-// timings, as llm_bench sets) and no KV reuse between requests.
+// timings, as llm_bench sets) and KV reuse between requests only with the
+// prefix cache (reuse_kv: MNN then keeps the cache at the start of a
+// request, and the shim drops what the new prompt does not share).
 func (o Options) engineConfig() (string, error) {
 	m := map[string]any{
 		"thread_num":   o.Threads,
@@ -100,12 +120,12 @@ func (o Options) engineConfig() (string, error) {
 		"memory":       o.Memory,
 		"sampler_type": "greedy",
 		"async":        false,
-		"reuse_kv":     false,
 		"all_logits":   false,
 	}
 	for k, v := range o.Config {
 		m[k] = v
 	}
+	m["reuse_kv"] = o.PrefixCache == "on"
 	b, err := json.Marshal(m)
 	if err != nil {
 		return "", fmt.Errorf("encode MNN config: %w", err)

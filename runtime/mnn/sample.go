@@ -22,14 +22,16 @@ import (
 // Timings follow MNN's conventions: prefill is the forward pass over the
 // prompt, decode time covers the forward pass of each sampled non-stop
 // token (sampling itself is not included).
-func (r *Runtime) sample(ctx context.Context, e engine, req runtime.Request, ids []int, maxTokens int, start time.Time) (runtime.Response, error) {
+func (r *Runtime) sample(ctx context.Context, sl *slot, req runtime.Request, ids []int, keep, maxTokens int, start time.Time) (runtime.Response, error) {
 	rng := rand.New(rand.NewPCG(uint64(req.Gen.Seed), 0x706f636b65746576)) // "pocketev"
 	s := sampler{temperature: req.Gen.Temperature, topP: req.Gen.TopP}
+	e := sl.e
 	t0 := time.Now()
-	logits, err := e.Forward(ids, true)
+	logits, err := e.Forward(ids, keep)
 	if err != nil {
 		return runtime.Response{}, fmt.Errorf("prefill %d tokens: %w", len(ids), err)
 	}
+	r.pool.record(sl, ids)
 	prefill := time.Since(t0)
 	var (
 		out      []byte
@@ -67,7 +69,7 @@ func (r *Runtime) sample(ctx context.Context, e engine, req runtime.Request, ids
 			break // no forward pass for a token nobody will sample from
 		}
 		t1 := time.Now()
-		if logits, err = e.Forward([]int{tok}, false); err != nil {
+		if logits, err = e.Forward([]int{tok}, -1); err != nil {
 			return runtime.Response{}, fmt.Errorf("decode token %d: %w", tokens+1, err)
 		}
 		decode += time.Since(t1)
@@ -82,7 +84,7 @@ func (r *Runtime) sample(ctx context.Context, e engine, req runtime.Request, ids
 	resp.Timings.Total = time.Since(start)
 	resp.Timings.TimeToFirstToken = ttft
 	if prefill > 0 {
-		resp.Timings.PrefillTokPerSec = float64(len(ids)) / prefill.Seconds()
+		resp.Timings.PrefillTokPerSec = float64(len(ids)-keep) / prefill.Seconds()
 	}
 	if forwards > 0 && decode > 0 {
 		resp.Timings.DecodeTokPerSec = float64(forwards) / decode.Seconds()
