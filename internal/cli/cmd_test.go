@@ -128,4 +128,29 @@ func TestNewCmdRunOptions(t *testing.T) {
 	if err := got.Runtime.Validate(); !errors.As(err, &fe) || !strings.Contains(err.Error(), "--backend (mnn): not flags of --runtime replay") {
 		t.Errorf("Validate = %v, want a usage error naming --backend", err)
 	}
+	// --prefix-cache is llamacpp's and mnn's: registered once, its value
+	// reaches the selected runtime, and it is foreign to the others.
+	for _, tt := range []struct{ args, wantErr string }{
+		{"--runtime llamacpp --model m.gguf", ""},
+		{"--runtime mnn --model pkg", ""},
+		{"--runtime openai --base-url http://x/v1 --model m", "--prefix-cache (llamacpp, mnn): not flags of --runtime openai"},
+	} {
+		got = nil
+		if err := parse(t, NewCmdRun(f, func(o *RunOptions) error { got = o; return nil }), tt.args+" --prefix-cache off --tasks alpha --out o"); err != nil {
+			t.Fatal(err)
+		}
+		err := got.Runtime.Validate()
+		if tt.wantErr != "" {
+			if !errors.As(err, &fe) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s: Validate = %v, want %q", tt.args, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: Validate: %v", tt.args, err)
+		}
+		if mf, ok := got.Runtime.mnnFlags(); ok && mf.PrefixCache != "off" {
+			t.Errorf("%s: mnn's --prefix-cache = %q, want off", tt.args, mf.PrefixCache)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -48,18 +49,23 @@ type RuntimeOptions struct {
 	Machine      *drivers.Machine
 
 	// own holds each runtime's own flags by runtime name (filled by
-	// AddFlags, else on first use with defaults).
-	own map[string]drivers.Flags
-	// owner maps each runtime-specific flag to its runtime, and fs is the
-	// set they were registered on, to refuse a flag of another runtime.
-	owner map[string]string
+	// AddFlags, else on first use with defaults), and ownSets the flag
+	// sets they registered.
+	own     map[string]drivers.Flags
+	ownSets map[string]*pflag.FlagSet
+	// owner maps each runtime-specific flag to the runtimes that define
+	// it, and fs is the set they were registered on, to refuse a flag of
+	// another runtime.
+	owner map[string][]string
 	fs    *pflag.FlagSet
 }
 
 // AddFlags registers --runtime, the shared flags and every runtime's own
-// flags on fs.
+// flags on fs. Several runtimes may define the same flag (--prefix-cache)
+// with the same type and default: it is registered once, its help joins
+// theirs, and the selected runtime receives its value (driver).
 func (o *RuntimeOptions) AddFlags(fs *pflag.FlagSet) {
-	o.own, o.owner, o.fs = map[string]drivers.Flags{}, map[string]string{}, fs
+	o.own, o.ownSets, o.owner, o.fs = map[string]drivers.Flags{}, map[string]*pflag.FlagSet{}, map[string][]string{}, fs
 	var names []string
 	for _, d := range o.list() {
 		names = append(names, d.Name)
@@ -67,13 +73,17 @@ func (o *RuntimeOptions) AddFlags(fs *pflag.FlagSet) {
 		own := pflag.NewFlagSet(d.Name, pflag.ContinueOnError)
 		f.AddFlags(own)
 		own.VisitAll(func(fl *pflag.Flag) {
-			if prev, dup := o.owner[fl.Name]; dup {
-				panic(fmt.Sprintf("runtimes %s and %s both define --%s", prev, d.Name, fl.Name))
+			if prev := o.owner[fl.Name]; len(prev) > 0 {
+				reg := fs.Lookup(fl.Name)
+				if reg.Value.Type() != fl.Value.Type() || reg.DefValue != fl.DefValue {
+					panic(fmt.Sprintf("runtimes %s and %s define --%s differently", strings.Join(prev, ", "), d.Name, fl.Name))
+				}
+				reg.Usage += "; " + fl.Usage
 			}
-			o.owner[fl.Name] = d.Name
+			o.owner[fl.Name] = append(o.owner[fl.Name], d.Name)
 		})
 		fs.AddFlagSet(own)
-		o.own[d.Name] = f
+		o.own[d.Name], o.ownSets[d.Name] = f, own
 	}
 	fs.StringVar(&o.Name, "runtime", o.Name, "runtime: "+strings.Join(names, ", "))
 	fs.StringVar(&o.Model, "model", o.Model, "model file (GGUF), MNN package directory or config.json, or model name for openai")
@@ -103,6 +113,19 @@ func (o *RuntimeOptions) driver() (drivers.Driver, drivers.Flags, error) {
 	if !ok {
 		f = d.NewFlags()
 		o.own[d.Name] = f
+	}
+	// A flag the runtime shares with another was registered as the
+	// other's: pass its value on.
+	if own := o.ownSets[d.Name]; own != nil && o.fs != nil {
+		var err error
+		own.VisitAll(func(fl *pflag.Flag) {
+			if reg := o.fs.Lookup(fl.Name); reg != nil && reg != fl && reg.Changed && err == nil {
+				err = fl.Value.Set(reg.Value.String())
+			}
+		})
+		if err != nil {
+			return d, nil, &FlagError{err: err}
+		}
 	}
 	return d, f, nil
 }
@@ -138,9 +161,9 @@ func (o *RuntimeOptions) Validate() error {
 	}
 	if o.fs != nil {
 		var foreign []string
-		for name, owner := range o.owner {
-			if owner != d.Name && o.fs.Changed(name) {
-				foreign = append(foreign, fmt.Sprintf("--%s (%s)", name, owner))
+		for name, owners := range o.owner {
+			if !slices.Contains(owners, d.Name) && o.fs.Changed(name) {
+				foreign = append(foreign, fmt.Sprintf("--%s (%s)", name, strings.Join(owners, ", ")))
 			}
 		}
 		if len(foreign) > 0 {
@@ -253,5 +276,9 @@ func mnnOptions(o RuntimeOptions, extra map[string]any) mnn.Options {
 	o.Name = "mnn"
 	_, f, _ := o.driver()
 	c, _ := o.common() // bench validated the flags
-	return f.(*drivers.MNNFlags).Options(c, extra)
+	opts := f.(*drivers.MNNFlags).Options(c, extra)
+	// Engines are configured as llm_bench configures them (reuse_kv
+	// false); bench requests start from an empty cache either way.
+	opts.PrefixCache = "off"
+	return opts
 }

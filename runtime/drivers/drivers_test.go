@@ -12,12 +12,13 @@ import (
 	"github.com/pocketeval/pocketeval/runtime/replay"
 )
 
-// TestFlagsAreTheirOwn: every runtime's flags have distinct names (a
-// command registers all of them) and defaults that pass validation once
-// the required values are given.
+// TestFlagsAreTheirOwn: every runtime's flags have names distinct from
+// the common ones, and a flag two runtimes define (a command registers it
+// once for both) has the same type and default in both.
 func TestFlagsAreTheirOwn(t *testing.T) {
 	t.Parallel()
 	owner := map[string]string{"runtime": "common", "model": "common", "threads": "common", "chat-template": "common", "thinking": "common", "ignore-limits": "common"}
+	seen := map[string]*pflag.Flag{}
 	for _, d := range All() {
 		if d.Name == "" || d.Summary == "" || d.NewFlags == nil {
 			t.Errorf("driver %+v is incomplete", d)
@@ -26,10 +27,14 @@ func TestFlagsAreTheirOwn(t *testing.T) {
 		fs := pflag.NewFlagSet(d.Name, pflag.ContinueOnError)
 		d.NewFlags().AddFlags(fs)
 		fs.VisitAll(func(f *pflag.Flag) {
-			if prev, dup := owner[f.Name]; dup {
-				t.Errorf("--%s is defined by %s and %s", f.Name, prev, d.Name)
+			prev, dup := owner[f.Name]
+			switch {
+			case dup && prev == "common":
+				t.Errorf("--%s is defined by %s and is a common flag", f.Name, d.Name)
+			case dup && (seen[f.Name].Value.Type() != f.Value.Type() || seen[f.Name].DefValue != f.DefValue):
+				t.Errorf("--%s is defined by %s and %s with different types or defaults", f.Name, prev, d.Name)
 			}
-			owner[f.Name] = d.Name
+			owner[f.Name], seen[f.Name] = d.Name, f
 		})
 	}
 }

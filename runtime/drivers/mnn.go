@@ -25,7 +25,7 @@ func mnnDriver() Driver {
 		Name:     "mnn",
 		Summary:  "an MNN LLM package in process (build with -tags mnn)",
 		Caps:     Caps{InProcess: true, Bench: true, LocalModel: true, UnseededSampling: true, ChatTemplates: true},
-		NewFlags: func() Flags { return &MNNFlags{Backend: "cpu", Precision: "low", Memory: "low"} },
+		NewFlags: func() Flags { return &MNNFlags{Backend: "cpu", Precision: "low", Memory: "low", PrefixCache: "on"} },
 	}
 }
 
@@ -42,6 +42,8 @@ type MNNFlags struct {
 	// without it checks every greedy answer (speculative.Verifier).
 	Speculative       string
 	SpeculativeVerify bool
+	// PrefixCache is --prefix-cache on|off (mnn.Options.PrefixCache).
+	PrefixCache string
 }
 
 // mnnSpeculativeTypes are the speculative_type values MNN 3.6.1's
@@ -58,6 +60,8 @@ func (f *MNNFlags) AddFlags(fs *pflag.FlagSet) {
 		"MNN speculative decoding `TYPE`: "+strings.Join(mnnSpeculativeTypes, ", ")+" (mtp, eagle and dflash need their draft files in the package)")
 	fs.BoolVar(&f.SpeculativeVerify, "speculative-verify", f.SpeculativeVerify,
 		"with --speculative: also decode without it and fail each request whose greedy text differs")
+	fs.StringVar(&f.PrefixCache, "prefix-cache", f.PrefixCache,
+		"mnn: run each request on the engine whose KV cache holds the longest prefix of its prompt and compute only the rest (on), or every prompt whole from an empty cache, for exact reproduction (off)")
 }
 
 func (f *MNNFlags) Validate(c Common) error {
@@ -72,6 +76,9 @@ func (f *MNNFlags) Validate(c Common) error {
 	}
 	if f.SpeculativeVerify && f.Speculative == "" {
 		return errors.New("--speculative-verify needs --speculative TYPE")
+	}
+	if f.PrefixCache != "on" && f.PrefixCache != "off" {
+		return fmt.Errorf("--prefix-cache must be on or off, got %q", f.PrefixCache)
 	}
 	return nil
 }
@@ -123,7 +130,7 @@ func (f *MNNFlags) Options(c Common, extra map[string]any) mnn.Options {
 	}
 	return mnn.Options{
 		Threads: c.Threads, Backend: f.Backend, Precision: f.Precision, Memory: f.Memory,
-		Workers: c.Workers, Config: cfg,
+		Workers: c.Workers, Config: cfg, PrefixCache: f.PrefixCache,
 		ChatTemplate: c.ChatTemplate, ChatTemplateSource: c.ChatTemplateSource, Thinking: c.Thinking, TemplateNow: c.TemplateNow,
 	}
 }
