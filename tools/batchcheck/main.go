@@ -1,6 +1,6 @@
 // Command batchcheck measures what batched decoding and prefix reuse do to
-// a llama.cpp evaluation: prompt tokens computed against requested, wall
-// time, and how many outputs and scores change against one-at-a-time
+// a llama.cpp or MNN evaluation: prompt tokens computed against requested,
+// wall time, and how many outputs and scores change against one-at-a-time
 // decoding, per task.
 //
 //	go run ./tools/batchcheck -model ../shared/models/gguf/stories260K.gguf \
@@ -13,6 +13,13 @@
 //	batch   --batch on --prefix-cache off, -concurrency requests in flight
 //	prefix  --batch on --prefix-cache on, one request at a time
 //	both    --batch on --prefix-cache on, -concurrency requests in flight
+//
+// With -runtime mnn (a build with -tags mnn; -model is an MNN package)
+// there is no batching, and two configurations, both with -concurrency
+// engines:
+//
+//	off     --prefix-cache off (the reference: exact at any concurrency)
+//	prefix  --prefix-cache on
 //
 // The result directories (<out>/<config>/<task>) are ordinary runs: compare
 // any two with `pocketeval compare`. The report gives, per task and
@@ -42,6 +49,7 @@ import (
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/llamacpp"
+	"github.com/pocketeval/pocketeval/runtime/mnn"
 	"github.com/pocketeval/pocketeval/stats"
 )
 
@@ -57,6 +65,12 @@ var configs = []config{
 	{"batch", "on", "off", true},
 	{"prefix", "on", "on", false},
 	{"both", "on", "on", true},
+}
+
+// mnnConfigs are the configurations for -runtime mnn (batch is unused).
+var mnnConfigs = []config{
+	{"off", "", "off", true},
+	{"prefix", "", "on", true},
 }
 
 // measured is one task under one configuration.
@@ -76,7 +90,8 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("batchcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	model := fs.String("model", "", "GGUF model (required)")
+	model := fs.String("model", "", "GGUF model, or MNN package with -runtime mnn (required)")
+	rtName := fs.String("runtime", "llamacpp", "llamacpp or mnn")
 	tasksFlag := fs.String("tasks", "gsm8k", "comma-separated tasks")
 	limit := fs.Int("limit", 20, "samples per task (0: all)")
 	shardFlag := fs.String("shard", "", "run only shard i/N of each task's samples (spread over its subtasks, unlike -limit)")
@@ -85,7 +100,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	maxTokens := fs.Int("max-tokens", 0, "maximum new tokens (0: each task's default)")
 	mode := fs.String("mode", "", "gen or loglik for multiple-choice tasks (empty: each task's default)")
 	chat := fs.Bool("chat", true, "chat requests (false: raw prompts)")
-	only := fs.String("configs", "off,batch,prefix,both", "configurations to run (off is the reference)")
+	only := fs.String("configs", "off,batch,prefix,both", "configurations to run (off is the reference; mnn has off and prefix)")
 	dataDir := fs.String("data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory")
 	out := fs.String("out", "", "output directory (required; reused runs are resumed)")
 	if err := fs.Parse(args); err != nil {
@@ -105,8 +120,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	all := configs
+	switch *rtName {
+	case "llamacpp":
+	case "mnn":
+		all = mnnConfigs
+	default:
+		return fmt.Errorf("-runtime %q: want llamacpp or mnn", *rtName)
+	}
 	var chosen []config
-	for _, c := range configs {
+	for _, c := range all {
 		if slices.Contains(strings.Split(*only, ","), c.name) {
 			chosen = append(chosen, c)
 		}
@@ -121,7 +144,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if c.concurrent {
 			n = *conc
 		}
-		rt, err := llamacpp.Open(ctx, llamacpp.Options{Model: *model, Threads: *threads, Workers: n, Batch: c.batch, PrefixCache: c.prefixCache})
+		rt, prefill, err := open(ctx, *rtName, *model, *threads, n, c)
 		if err != nil {
 			return err
 		}
@@ -129,10 +152,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		for _, task := range tasks {
 			name := task.Info().Name
 			dir := filepath.Join(*out, c.name, name)
-			before := rt.PrefillStats()
+			before := prefill()
 			start := time.Now()
 			_, err := runner.Run(ctx, runner.Options{
-				Tasks: []evals.Task{task}, Runtime: rt, RuntimeName: "llamacpp",
+				Tasks: []evals.Task{task}, Runtime: rt, RuntimeName: *rtName,
 				Model: results.Model{Path: *model}, OutDir: dir, DataDir: *dataDir, Limit: *limit, Shard: shard, Concurrency: n,
 				Gen: runtime.GenConfig{MaxTokens: *maxTokens}, NumFewshot: -1, Chat: *chat, StripThinking: true, Mode: *mode,
 				InProcess: true,
@@ -141,7 +164,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 				rt.Close()
 				return fmt.Errorf("%s %s: %w", c.name, name, err)
 			}
-			after := rt.PrefillStats()
+			after := prefill()
 			res[c.name][name] = measured{
 				requested: after.Requested - before.Requested, computed: after.Computed - before.Computed,
 				wall: time.Since(start), dir: dir,
@@ -151,6 +174,23 @@ func run(args []string, stdout, stderr io.Writer) error {
 		rt.Close()
 	}
 	return report(stdout, tasks, chosen, res, *conc)
+}
+
+// open opens the runtime for configuration c with n requests in flight;
+// prefill reports its prompt tokens requested and computed so far.
+func open(ctx context.Context, name, model string, threads, n int, c config) (rt runtime.Runtime, prefill func() llamacpp.PrefillStats, err error) {
+	if name == "mnn" {
+		m, err := mnn.Open(ctx, model, mnn.Options{Threads: threads, Workers: n, PrefixCache: c.prefixCache})
+		if err != nil {
+			return nil, nil, err
+		}
+		return m, func() llamacpp.PrefillStats { return llamacpp.PrefillStats(m.PrefillStats()) }, nil
+	}
+	l, err := llamacpp.Open(ctx, llamacpp.Options{Model: model, Threads: threads, Workers: n, Batch: c.batch, PrefixCache: c.prefixCache})
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, l.PrefillStats, nil
 }
 
 func report(w io.Writer, tasks []evals.Task, chosen []config, res map[string]map[string]measured, conc int) error {
@@ -181,7 +221,7 @@ func report(w io.Writer, tasks []evals.Task, chosen []config, res map[string]map
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nbatched configurations ran %d requests in flight; computed = prompt tokens evaluated (the rest came from the cache)\n\n", conc)
+	fmt.Fprintf(w, "\nconcurrent configurations ran %d requests in flight; computed = prompt tokens evaluated (the rest came from the cache)\n\n", conc)
 
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "task\tvs off\toutputs differ\tanswers differ\tmetric\toff\tother\tdiff\t95% CI\tp\ttest")
