@@ -205,32 +205,30 @@ func (r *Runtime) PrefillStats() PrefillStats {
 var _ runtime.PromptCounter = (*Runtime)(nil)
 
 // CountPrompts tokenizes each item as Generate and LogLikelihood would (on
-// an idle engine, which runs nothing) and replays the pool's choices on
-// the token sequences, one item after another: with the prefix cache an
-// item goes to the engine holding the longest prefix of its prompt (else
-// the least recently used), the choices of a question one after another
-// on one engine. Requests running at once are taken as if one after
-// another: a request that would find its preamble still being computed by
-// another engine computes it itself, so real runs with several engines can
-// compute a little more (docs/throughput.md compares them).
+// an idle engine, which runs nothing) and replays the pool on the token
+// sequences. A run keeps as many requests in flight as there are engines,
+// so when one starts the others are busy, and with requests of similar
+// length the engine that comes free is the one that started first: items
+// are taken to go to the engines in turn (each item to the least recently
+// used), the choices of a question one after another on one engine. Every
+// engine then computes each few-shot preamble once; real runs, whose
+// requests differ in length and sometimes find two engines free, compute
+// a little less (docs/throughput.md compares them). With one engine the
+// count is exact.
 func (r *Runtime) CountPrompts(ctx context.Context, items []runtime.PromptItem) ([]runtime.PromptCount, error) {
 	held, err := r.pool.acquire(ctx, r.closedChan)
 	if err != nil {
 		return nil, fmt.Errorf("count prompts: %w", err)
 	}
-	defer func() { r.pool.release(held) }()
+	defer r.pool.release(held)
 	e := held.e
 	sim := &pool{cache: r.pool.cache}
 	slots := make([]*slot, len(r.all))
 	for i := range slots {
 		slots[i] = &slot{}
 	}
-	// pick plays acquire and route on the simulated slots.
-	pick := func(want []int) *slot {
+	next := func() *slot {
 		s := slots[leastRecent(slots)]
-		if i := longestPrefix(slots, want, commonPrefix(s.tokens, want)); sim.cache && i >= 0 {
-			s = slots[i]
-		}
 		sim.clock++
 		s.used = sim.clock
 		return s
@@ -245,19 +243,19 @@ func (r *Runtime) CountPrompts(ctx context.Context, items []runtime.PromptItem) 
 			if err != nil {
 				return nil, fmt.Errorf("count prompts: item %d: %w", i, err)
 			}
-			s := pick(ids)
+			s := next()
 			out[i] = runtime.PromptCount{Tokens: len(ids), Cached: sim.keep(s, ids, len(ids)-1)}
 			sim.record(s, ids)
 			continue
 		}
-		var s *slot
+		s := next()
 		for j, q := range it.Loglik {
 			whole, start, err := loglikTokens(e, q)
 			if err != nil {
 				return nil, fmt.Errorf("count prompts: item %d request %d: %w", i, j, err)
 			}
-			if s == nil || (j > 0 && q.Context != it.Loglik[j-1].Context) {
-				s = pick(whole)
+			if j > 0 && q.Context != it.Loglik[j-1].Context {
+				s = next() // another context: another job
 			}
 			out[i].Tokens += len(whole)
 			out[i].Cached += sim.keep(s, whole, start-1)

@@ -184,9 +184,11 @@ func TestPrefixAfterError(t *testing.T) {
 	}
 }
 
-// TestCountPrompts: the dry-run count replays the pool's choices, so run
-// one request after another it predicts exactly what the runtime
-// computes.
+// TestCountPrompts: the dry-run count replays the pool's choices: with one
+// engine it predicts exactly what the runtime computes; with two it takes
+// the engines in turn, as concurrent requests use them, which computes at
+// least as much as running the items one after another (then every item
+// finds the engine holding its prefix).
 func TestCountPrompts(t *testing.T) {
 	var items []runtime.PromptItem
 	for i := range 12 {
@@ -199,10 +201,16 @@ func TestCountPrompts(t *testing.T) {
 		items = append(items, runtime.PromptItem{Loglik: []runtime.LoglikRequest{
 			{Context: ctx, Continuation: " A"}, {Context: ctx, Continuation: " B"}, {Context: ctx, Continuation: " C"}}})
 	}
-	for _, mode := range []string{"on", "off"} {
-		t.Run(mode, func(t *testing.T) {
-			fes := []*fakeEngine{{pieces: []string{"a"}}, {pieces: []string{"a"}}}
-			r := newFakeOpts(t, Options{Workers: 2, PrefixCache: mode}, fes...)
+	for _, tt := range []struct {
+		mode    string
+		engines int
+	}{{"on", 1}, {"off", 1}, {"on", 2}, {"off", 2}} {
+		t.Run(fmt.Sprintf("%s/%d", tt.mode, tt.engines), func(t *testing.T) {
+			var fes []*fakeEngine
+			for range tt.engines {
+				fes = append(fes, &fakeEngine{pieces: []string{"a"}})
+			}
+			r := newFakeOpts(t, Options{Workers: tt.engines, PrefixCache: tt.mode}, fes...)
 			counts, err := r.CountPrompts(context.Background(), items)
 			if err != nil {
 				t.Fatal(err)
@@ -222,11 +230,12 @@ func TestCountPrompts(t *testing.T) {
 				}
 			}
 			st := r.PrefillStats()
-			if st.Requested != tokens || st.Requested-st.Computed != cached {
-				t.Errorf("counted %d tokens, %d cached; ran %d, computed %d", tokens, cached, st.Requested, st.Computed)
+			ranCached := st.Requested - st.Computed
+			if st.Requested != tokens || (tt.engines == 1 && ranCached != cached) || ranCached < cached {
+				t.Errorf("counted %d tokens, %d cached; ran %d, %d cached", tokens, cached, st.Requested, ranCached)
 			}
-			if mode == "on" && cached == 0 || mode == "off" && cached != 0 {
-				t.Errorf("prefix cache %s: %d tokens cached", mode, cached)
+			if tt.mode == "on" && cached == 0 || tt.mode == "off" && cached != 0 {
+				t.Errorf("prefix cache %s: %d tokens cached", tt.mode, cached)
 			}
 		})
 	}
