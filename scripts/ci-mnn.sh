@@ -4,8 +4,9 @@
 # pocketeval's MNN runtime and bench packages with -tags mnn (including the
 # test that three bench processes measure the same peak memory within 1 %),
 # runs `pocketeval bench` on the tiny shared package, with and without
-# lookahead speculative decoding, and checks that run and serve, and run
-# with speculative decoding, give the same greedy answers. When MNN is
+# lookahead speculative decoding, and checks that run and serve, run with
+# speculative decoding and run without the prefix cache give the same
+# greedy answers, and that run --dry-run counts prompt tokens. When MNN is
 # absent it says so plainly and exits 0.
 #
 # Environment: MNN_ROOT (default /opt/mnn); POCKETEVAL_SHARED (default
@@ -73,6 +74,28 @@ data="${POCKETEVAL_DATA:-$shared/datasets}"
 set -x
 "$tmp/pocketeval" run --runtime mnn --model "$tiny" --tasks gsm8k,ifeval --limit 6 --max-tokens 24 \
 	--concurrency 2 --data-dir "$data" --out "$tmp/inproc"
+# Prefix reuse (the default) changes no answer of the tiny package: the
+# same responses computed from an empty cache every time.
+"$tmp/pocketeval" run --runtime mnn --model "$tiny" --tasks gsm8k,ifeval --limit 6 --max-tokens 24 \
+	--concurrency 2 --prefix-cache off --data-dir "$data" --out "$tmp/noprefix"
+set +x
+for task in gsm8k ifeval; do
+	if ! cmp -s <(grep -o '"response":"[^"]*"' "$tmp/inproc/samples/$task.jsonl") <(grep -o '"response":"[^"]*"' "$tmp/noprefix/samples/$task.jsonl"); then
+		echo "responses for $task differ between --prefix-cache on and off" >&2
+		exit 1
+	fi
+done
+# The dry run counts prompt tokens with the package's tokenizer and what
+# the prefix cache supplies (runtime.PromptCounter).
+set -x
+"$tmp/pocketeval" run --dry-run --runtime mnn --model "$tiny" --tasks bbh --shard 0/50 --data-dir "$data" --json >"$tmp/plan.json"
+set +x
+if ! grep -q '"counted": true' "$tmp/plan.json" || grep -q '"cached_tokens": 0,' "$tmp/plan.json"; then
+	echo "run --dry-run counted no prompt tokens, or no cached ones, for BBH:" >&2
+	cat "$tmp/plan.json" >&2
+	exit 1
+fi
+set -x
 port=$((20000 + $$ % 20000))
 "$tmp/pocketeval" serve --runtime mnn --model "$tiny" --addr "127.0.0.1:$port" --quiet &
 server=$!
@@ -119,4 +142,4 @@ for task in gsm8k ifeval; do
 		exit 1
 	fi
 done
-echo "== MNN checks passed (run, serve and speculative decoding agree)"
+echo "== MNN checks passed (run, serve, speculative decoding and the prefix cache agree)"
