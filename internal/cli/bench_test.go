@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -146,9 +147,14 @@ func TestBenchFlags(t *testing.T) {
 				}
 			}, ""},
 		{"speculative", "--runtime mnn --model m --pg 8,4 --speculative lookahead", func(t *testing.T, o *BenchOptions) {
-			mf, ok := o.Runtime.mnnFlags()
-			if !o.Config.Speculative || !ok || mf.Speculative != "lookahead" {
-				t.Errorf("speculative %v %+v", o.Config.Speculative, mf)
+			if !o.Config.Speculative || o.Runtime.Speculative != "lookahead" {
+				t.Errorf("speculative %v %q", o.Config.Speculative, o.Runtime.Speculative)
+			}
+		}, ""},
+		{"llamacpp draft", "--runtime llamacpp --model m -p 0 -n 16 --speculative draft --draft-model d.gguf --draft-max 5", func(t *testing.T, o *BenchOptions) {
+			_, f, _ := o.Runtime.driver()
+			if !o.Config.Speculative || o.Runtime.Speculative != "draft" || fmt.Sprintf("%+v", f) != "&{ContextSize:0 Batch:on PrefixCache:on DraftModel:d.gguf DraftMax:5 DraftMin:0 DraftPMin:0}" {
+				t.Errorf("speculative %v %q, flags %+v", o.Config.Speculative, o.Runtime.Speculative, f)
 			}
 		}, ""},
 		{"unknown profile", "--runtime mnn --model m --profile fast", nil, `--profile "fast": want one of pocket-energy, pocket-release`},
@@ -157,7 +163,11 @@ func TestBenchFlags(t *testing.T) {
 		{"slow sampling", "--runtime mnn --model m --energy rapl --energy-interval 1s", nil, "at most 100ms"},
 		{"energy needs 3 rounds", "--runtime mnn --model m --energy rapl --rep 2", nil, "at least 3 measured rounds"},
 		{"speculative needs decoding", "--runtime mnn --model m -p 64 -n 0 --speculative lookahead", nil, "decodes nothing"},
-		{"speculative elsewhere", "--runtime llamacpp --model m --speculative lookahead", nil, "--speculative (mnn): not flags of --runtime llamacpp"},
+		{"a mode of another runtime", "--runtime llamacpp --model m --speculative lookahead", nil, `--speculative "lookahead": want one of draft`},
+		{"draft without a model", "--runtime llamacpp --model m --speculative draft", nil, "--speculative draft needs --draft-model FILE"},
+		{"draft flags without speculative", "--runtime llamacpp --model m --draft-model d.gguf", nil, "need --speculative draft"},
+		{"draft-min above draft-max", "--runtime llamacpp --model m --speculative draft --draft-model d.gguf --draft-max 2 --draft-min 3", nil, "--draft-min must be between 0 and --draft-max (2), got 3"},
+		{"draft flags elsewhere", "--runtime mnn --model m --draft-max 4", nil, "--draft-max (llamacpp): not flags of --runtime mnn"},
 		{"unknown speculative type", "--runtime mnn --model m --speculative draftmodel", nil, `--speculative "draftmodel": want one of lookahead, mtp, eagle, dflash`},
 		{"no synthetic benchmark", "--runtime openai --model m --base-url http://127.0.0.1:1/v1", nil, "synthetic benchmarks"},
 		{"verify is for run", "--runtime mnn --model m --speculative lookahead --speculative-verify", nil, "applies to run and serve"},

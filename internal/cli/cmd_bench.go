@@ -161,14 +161,16 @@ idle window as long as the previous run, then the run, both sampled at
 baseline (mean ± sd over the rounds) and, for a battery, the percentage of
 its capacity that 100 inferences use.
 
---speculative TYPE measures every test twice, without and with speculative
+--speculative MODE (mnn: MNN's speculative_type; llamacpp: draft, with
+--draft-model) measures every test twice, without and with speculative
 decoding, both decoding one engine step at a time, and reports the speedup,
 the draft acceptance rate and the mean accepted length (tokens per target
 forward pass).`,
 		Example: `  $ pocketeval bench --runtime mnn --model /opt/models/pocket --pg 512,128 --threads 1
   $ pocketeval bench --runtime mnn --model /opt/models/pocket --profile pocket-energy --energy battery
   $ pocketeval bench --runtime mnn --model /opt/models/pocket --pg 256,64 --speculative lookahead
-  $ pocketeval bench --runtime llamacpp --model model.gguf -p 256 -n 64 --rep 3 --json`,
+  $ pocketeval bench --runtime llamacpp --model model.gguf -p 256 -n 64 --rep 3 --json
+  $ pocketeval bench --runtime llamacpp --model model.gguf -n 128 --speculative draft --draft-model draft.gguf`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			changed := cmd.Flags().Changed
@@ -227,16 +229,14 @@ forward pass).`,
 			if err := opts.Runtime.Validate(); err != nil {
 				return err
 			}
-			if mf, ok := opts.Runtime.mnnFlags(); ok {
-				if mf.SpeculativeVerify {
-					return FlagErrorf("--speculative-verify applies to run and serve; bench --speculative compares speeds")
-				}
-				if mf.Speculative != "" {
-					opts.Config.Speculative = true
-					for _, t := range opts.Config.Tests() {
-						if t.NGen == 0 {
-							return FlagErrorf("--speculative: test %s decodes nothing (use -n or --pg)", t.Name)
-						}
+			if opts.Runtime.SpeculativeVerify {
+				return FlagErrorf("--speculative-verify applies to run and serve; bench --speculative compares speeds")
+			}
+			if opts.Runtime.Speculative != "" {
+				opts.Config.Speculative = true
+				for _, t := range opts.Config.Tests() {
+					if t.NGen == 0 {
+						return FlagErrorf("--speculative: test %s decodes nothing (use -n or --pg)", t.Name)
 					}
 				}
 			}
@@ -285,19 +285,24 @@ func applyProfile(c *bench.Config, rt *RuntimeOptions, p bench.Profile, changed 
 	c.Profile = p.Name
 }
 
-// benchOpener opens the runtime o names for one test. For mnn it sets
+// benchOpener opens the runtime o names for one test (o is validated),
+// with --speculative only on the speculative side. For mnn it sets
 // llm_bench's dynamic_option for the test's prompt length (unless
 // --mnn-config sets it) and speculative_type on the speculative side.
 func benchOpener(o RuntimeOptions) bench.Opener {
 	mf, ok := o.mnnFlags()
 	if !ok {
 		return func(ctx context.Context, req bench.OpenRequest) (runtime.Runtime, error) {
-			return OpenRuntime(ctx, o)
+			side := o
+			if !req.Speculative {
+				side.Speculative = ""
+			}
+			return side.open(ctx)
 		}
 	}
 	user, _ := mf.ConfigMap() // validated
 	return func(ctx context.Context, req bench.OpenRequest) (runtime.Runtime, error) {
-		rt, err := mnn.Open(ctx, o.Model, mnnOptions(o, mnnBenchConfig(user, req, mf.Speculative)))
+		rt, err := mnn.Open(ctx, o.Model, mnnOptions(o, mnnBenchConfig(user, req, o.Speculative)))
 		if err != nil {
 			return nil, err // not a typed nil inside the interface
 		}

@@ -41,6 +41,13 @@ type RuntimeOptions struct {
 	Thinking         string
 	TemplateNow      time.Time
 
+	// Speculative (--speculative MODE) turns on the runtime's speculative
+	// decoding, whose modes each runtime names (drivers.Speculator);
+	// SpeculativeVerify (--speculative-verify) also decodes every greedy
+	// request without it and fails those whose text differs.
+	Speculative       string
+	SpeculativeVerify bool
+
 	// IgnoreLimits (--ignore-limits) skips the checks of --threads,
 	// --concurrency (or --parallel) and --ctx-size against the machine
 	// and the model (drivers.CheckLimits); Machine is the capacity they
@@ -66,10 +73,13 @@ type RuntimeOptions struct {
 // theirs, and the selected runtime receives its value (driver).
 func (o *RuntimeOptions) AddFlags(fs *pflag.FlagSet) {
 	o.own, o.ownSets, o.owner, o.fs = map[string]drivers.Flags{}, map[string]*pflag.FlagSet{}, map[string][]string{}, fs
-	var names []string
+	var names, modes []string
 	for _, d := range o.list() {
 		names = append(names, d.Name)
 		f := d.NewFlags()
+		if sp, ok := f.(drivers.Speculator); ok {
+			modes = append(modes, sp.SpeculativeHelp())
+		}
 		own := pflag.NewFlagSet(d.Name, pflag.ContinueOnError)
 		f.AddFlags(own)
 		own.VisitAll(func(fl *pflag.Flag) {
@@ -90,6 +100,9 @@ func (o *RuntimeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Threads, "threads", 1, "engine threads per worker (in-process runtimes)")
 	fs.StringVar(&o.ChatTemplateFile, "chat-template", "", "Jinja chat template `FILE` replacing the model's (runtimes that render templates: llamacpp, mnn)")
 	fs.StringVar(&o.Thinking, "thinking", "model-default", "reasoning mode for templates with enable_thinking: on, off or model-default")
+	fs.StringVar(&o.Speculative, "speculative", o.Speculative, "speculative decoding `MODE`, by runtime: "+strings.Join(modes, "; "))
+	fs.BoolVar(&o.SpeculativeVerify, "speculative-verify", o.SpeculativeVerify,
+		"with --speculative: also decode every greedy request without it and fail each whose text differs")
 	fs.BoolVar(&o.IgnoreLimits, "ignore-limits", false, "skip the checks of --threads, --concurrency/--parallel and --ctx-size against this machine's cores and memory and the model's trained context")
 }
 
@@ -134,7 +147,8 @@ func (o *RuntimeOptions) driver() (drivers.Driver, drivers.Flags, error) {
 // runtimes that render chat templates, the template override and thinking
 // mode.
 func (o *RuntimeOptions) common() (drivers.Common, error) {
-	c := drivers.Common{Model: o.Model, Threads: max(o.Threads, 1), Workers: max(o.Workers, 1), TemplateNow: o.TemplateNow, IgnoreLimits: o.IgnoreLimits}
+	c := drivers.Common{Model: o.Model, Threads: max(o.Threads, 1), Workers: max(o.Workers, 1), TemplateNow: o.TemplateNow, IgnoreLimits: o.IgnoreLimits,
+		Speculative: o.Speculative, SpeculativeVerify: o.SpeculativeVerify}
 	if o.Machine != nil {
 		c.Machine = *o.Machine
 	} else {
@@ -170,6 +184,15 @@ func (o *RuntimeOptions) Validate() error {
 			sort.Strings(foreign)
 			return FlagErrorf("%s: not flags of --runtime %s", strings.Join(foreign, ", "), d.Name)
 		}
+	}
+	if _, ok := f.(drivers.Speculator); !ok && (o.Speculative != "" || o.SpeculativeVerify) {
+		var able []string
+		for _, x := range o.list() {
+			if _, ok := x.NewFlags().(drivers.Speculator); ok {
+				able = append(able, x.Name)
+			}
+		}
+		return FlagErrorf("--speculative: --runtime %s has no speculative decoding (runtimes that do: %s)", d.Name, strings.Join(able, ", "))
 	}
 	c, err := o.common()
 	if err != nil {
@@ -258,6 +281,11 @@ func OpenRuntime(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error)
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	return o.open(ctx)
+}
+
+// open opens the runtime the options select; they have been validated.
+func (o RuntimeOptions) open(ctx context.Context) (runtime.Runtime, error) {
 	_, f, _ := o.driver()
 	c, err := o.common()
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -97,6 +98,32 @@ type Common struct {
 	// Workers requests, when not one each (0: Workers); set from the
 	// runtime's flags when they implement ContextCounter.
 	Contexts int
+	// Speculative is --speculative, the runtime's speculative decoding
+	// mode ("" for none); each runtime with Speculator flags says which
+	// modes it has and checks the value in Validate. SpeculativeVerify is
+	// --speculative-verify: also decode every greedy request without it
+	// and fail those whose text differs (runtime/speculative.Verifier).
+	Speculative       string
+	SpeculativeVerify bool
+}
+
+// Speculator is implemented by the flags of runtimes with speculative
+// decoding; commands refuse --speculative for the others.
+// SpeculativeHelp names the runtime's modes for --speculative's help.
+type Speculator interface {
+	SpeculativeHelp() string
+}
+
+// checkSpeculative checks --speculative against a runtime's modes and
+// that --speculative-verify comes with it.
+func checkSpeculative(c Common, modes []string) error {
+	if c.Speculative != "" && !slices.Contains(modes, c.Speculative) {
+		return fmt.Errorf("--speculative %q: want one of %s", c.Speculative, strings.Join(modes, ", "))
+	}
+	if c.SpeculativeVerify && c.Speculative == "" {
+		return fmt.Errorf("--speculative-verify needs --speculative %s", strings.Join(modes, "|"))
+	}
+	return nil
 }
 
 // ContextCounter is implemented by the flags of in-process runtimes that

@@ -1,15 +1,18 @@
 package drivers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/spf13/pflag"
 
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/llamacpp"
+	"github.com/pocketeval/pocketeval/runtime/speculative"
 )
 
 // llamacppDriver loads a GGUF file in process with llama.cpp: Workers
@@ -23,7 +26,7 @@ func llamacppDriver() Driver {
 		Name:     "llamacpp",
 		Summary:  "a GGUF model in process through llama.cpp",
 		Caps:     Caps{InProcess: true, Bench: true, LocalModel: true, ChatTemplates: true},
-		NewFlags: func() Flags { return &llamacppFlags{} },
+		NewFlags: func() Flags { return &llamacppFlags{DraftMax: llamacpp.DefaultDraftMax} },
 	}
 }
 
@@ -31,12 +34,32 @@ type llamacppFlags struct {
 	ContextSize int    // --ctx-size
 	Batch       string // --batch on|off
 	PrefixCache string // --prefix-cache on|off
+	// Speculative decoding with --speculative draft: --draft-model,
+	// --draft-max, --draft-min, --draft-p-min (llamacpp.Options).
+	DraftModel string
+	DraftMax   int
+	DraftMin   int
+	DraftPMin  float64
+}
+
+var _ Speculator = (*llamacppFlags)(nil)
+
+// llamacppSpeculativeModes are the values of --speculative for llamacpp.
+var llamacppSpeculativeModes = []string{"draft"}
+
+// SpeculativeHelp: llamacpp's one mode is a draft model.
+func (f *llamacppFlags) SpeculativeHelp() string {
+	return "llamacpp: draft (a smaller model of the same vocabulary, --draft-model; greedy requests only)"
 }
 
 func (f *llamacppFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.ContextSize, "ctx-size", f.ContextSize, "context size in tokens for llamacpp (0 = min(4096, the model's training context))")
 	fs.StringVar(&f.Batch, "batch", "on", "llamacpp: decode concurrent requests together (on) or each alone, for exact reproduction (off)")
 	fs.StringVar(&f.PrefixCache, "prefix-cache", "on", "llamacpp with --batch on: start each prompt from the longest cached prefix (on) or evaluate it whole (off)")
+	fs.StringVar(&f.DraftModel, "draft-model", f.DraftModel, "llamacpp --speculative draft: the draft model, a GGUF `FILE` with the target's vocabulary")
+	fs.IntVar(&f.DraftMax, "draft-max", f.DraftMax, "llamacpp --speculative draft: most tokens drafted per step (0: 3)")
+	fs.IntVar(&f.DraftMin, "draft-min", f.DraftMin, "llamacpp --speculative draft: drop drafts shorter than this (0: use any)")
+	fs.Float64Var(&f.DraftPMin, "draft-p-min", f.DraftPMin, "llamacpp --speculative draft: stop a draft at a token the draft model gives less probability (0: never)")
 }
 
 // Contexts is one with batching on (every request a sequence of one
@@ -60,19 +83,60 @@ func (f *llamacppFlags) Validate(c Common) error {
 			return fmt.Errorf("%s must be on or off, got %q", o.flag, o.v)
 		}
 	}
+	if err := f.checkDraft(c); err != nil {
+		return err
+	}
 	return checkGGUFLimits(c, f.ContextSize)
 }
 
+// checkDraft checks --speculative and the draft flags together.
+func (f *llamacppFlags) checkDraft(c Common) error {
+	if err := checkSpeculative(c, llamacppSpeculativeModes); err != nil {
+		return err
+	}
+	switch {
+	case c.Speculative == "" && (f.DraftModel != "" || f.DraftMax != 0 && f.DraftMax != llamacpp.DefaultDraftMax || f.DraftMin != 0 || f.DraftPMin != 0):
+		return errors.New("--draft-model, --draft-max, --draft-min and --draft-p-min need --speculative draft")
+	case c.Speculative == "":
+		return nil
+	case f.DraftModel == "":
+		return errors.New("--speculative draft needs --draft-model FILE (a GGUF model with the target's vocabulary)")
+	case f.DraftMax < 0:
+		return fmt.Errorf("--draft-max must be at least 1, got %d", f.DraftMax)
+	case f.DraftMin < 0 || f.DraftMin > cmp.Or(f.DraftMax, llamacpp.DefaultDraftMax):
+		return fmt.Errorf("--draft-min must be between 0 and --draft-max (%d), got %d", cmp.Or(f.DraftMax, llamacpp.DefaultDraftMax), f.DraftMin)
+	case f.DraftPMin < 0 || f.DraftPMin >= 1 || math.IsNaN(f.DraftPMin):
+		return fmt.Errorf("--draft-p-min must be in [0, 1), got %v", f.DraftPMin)
+	}
+	return nil
+}
+
+// Open opens the model, with the draft model for --speculative draft, and
+// with --speculative-verify wraps it in a speculative.Verifier over a
+// second runtime of the same settings without the draft.
 func (f *llamacppFlags) Open(ctx context.Context, c Common) (runtime.Runtime, error) {
-	rt, err := llamacpp.Open(ctx, llamacpp.Options{
+	o := llamacpp.Options{
 		Model: c.Model, Threads: c.Threads, ContextSize: f.ContextSize, Workers: c.Workers,
 		Batch: f.Batch, PrefixCache: f.PrefixCache,
 		ChatTemplate: c.ChatTemplate, ChatTemplateSource: c.ChatTemplateSource, Thinking: c.Thinking, TemplateNow: c.TemplateNow,
-	})
+	}
+	plain := o
+	if c.Speculative == "draft" {
+		o.DraftModel, o.DraftMax, o.DraftMin, o.DraftPMin = f.DraftModel, f.DraftMax, f.DraftMin, f.DraftPMin
+	}
+	rt, err := llamacpp.Open(ctx, o)
 	if err != nil {
 		return nil, err // not a typed nil inside the interface
 	}
-	return rt, nil
+	if !c.SpeculativeVerify {
+		return rt, nil
+	}
+	ref, err := llamacpp.Open(ctx, plain)
+	if err != nil {
+		rt.Close()
+		return nil, err
+	}
+	return speculative.New(ref, rt), nil
 }
 
 // Settings: the context size decides which prompts fit and where long

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -37,13 +36,17 @@ type MNNFlags struct {
 	// Config is --mnn-config: a JSON object of other MNN config keys,
 	// merged before load.
 	Config string
-	// Speculative is --speculative: MNN's speculative_type. With
-	// SpeculativeVerify (--speculative-verify) a second set of engines
-	// without it checks every greedy answer (speculative.Verifier).
-	Speculative       string
-	SpeculativeVerify bool
 	// PrefixCache is --prefix-cache on|off (mnn.Options.PrefixCache).
 	PrefixCache string
+}
+
+var _ Speculator = (*MNNFlags)(nil)
+
+// SpeculativeHelp: the shared --speculative is MNN's speculative_type.
+// With --speculative-verify a second set of engines without it checks
+// every greedy answer (speculative.Verifier).
+func (f *MNNFlags) SpeculativeHelp() string {
+	return "mnn: " + strings.Join(mnnSpeculativeTypes, ", ") + " (MNN's speculative_type; mtp, eagle and dflash need their draft files in the package)"
 }
 
 // mnnSpeculativeTypes are the speculative_type values MNN 3.6.1's
@@ -56,10 +59,6 @@ func (f *MNNFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Precision, "precision", f.Precision, "MNN precision: low, normal, high")
 	fs.StringVar(&f.Memory, "memory-mode", f.Memory, "MNN memory mode: low, normal, high")
 	fs.StringVar(&f.Config, "mnn-config", f.Config, "extra MNN config `JSON` merged before load, e.g. '{\"attention_mode\":10}'")
-	fs.StringVar(&f.Speculative, "speculative", f.Speculative,
-		"MNN speculative decoding `TYPE`: "+strings.Join(mnnSpeculativeTypes, ", ")+" (mtp, eagle and dflash need their draft files in the package)")
-	fs.BoolVar(&f.SpeculativeVerify, "speculative-verify", f.SpeculativeVerify,
-		"with --speculative: also decode without it and fail each request whose greedy text differs")
 	fs.StringVar(&f.PrefixCache, "prefix-cache", f.PrefixCache,
 		"mnn: run each request on the engine whose KV cache holds the longest prefix of its prompt and compute only the rest (on), or every prompt whole from an empty cache, for exact reproduction (off)")
 }
@@ -71,16 +70,10 @@ func (f *MNNFlags) Validate(c Common) error {
 	if _, err := f.ConfigMap(); err != nil {
 		return err
 	}
-	if f.Speculative != "" && !slices.Contains(mnnSpeculativeTypes, f.Speculative) {
-		return fmt.Errorf("--speculative %q: want one of %s", f.Speculative, strings.Join(mnnSpeculativeTypes, ", "))
-	}
-	if f.SpeculativeVerify && f.Speculative == "" {
-		return errors.New("--speculative-verify needs --speculative TYPE")
-	}
 	if f.PrefixCache != "on" && f.PrefixCache != "off" {
 		return fmt.Errorf("--prefix-cache must be on or off, got %q", f.PrefixCache)
 	}
-	return nil
+	return checkSpeculative(c, mnnSpeculativeTypes)
 }
 
 // ConfigMap parses --mnn-config (nil when unset).
@@ -100,14 +93,14 @@ func (f *MNNFlags) ConfigMap() (map[string]any, error) {
 // --speculative-verify.
 func (f *MNNFlags) Open(ctx context.Context, c Common) (runtime.Runtime, error) {
 	var spec map[string]any
-	if f.Speculative != "" {
-		spec = map[string]any{"speculative_type": f.Speculative}
+	if c.Speculative != "" {
+		spec = map[string]any{"speculative_type": c.Speculative}
 	}
 	rt, err := mnn.Open(ctx, c.Model, f.Options(c, spec))
 	if err != nil {
 		return nil, err // not a typed nil inside the interface
 	}
-	if !f.SpeculativeVerify {
+	if !c.SpeculativeVerify {
 		return rt, nil
 	}
 	ref, err := mnn.Open(ctx, c.Model, f.Options(c, nil))

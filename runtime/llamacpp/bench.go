@@ -23,6 +23,11 @@ import (
 // DecodeTime covers the NGen steps. With NPrompt 0 a single BOS (or bench)
 // token is decoded untimed to give the steps a context. LoadTime is the
 // model and context load time of Open, reported on the first call only.
+//
+// With a draft model (Options.DraftModel) the draft model evaluates the
+// prompt too (within PrefillTime) and each decode step drafts and verifies
+// (speculative.go), decoding up to DraftMax+1 tokens but never past NGen;
+// VerifySteps, Drafted and Accepted count those steps.
 func (r *Runtime) Bench(ctx context.Context, req runtime.BenchRequest) (runtime.BenchResult, error) {
 	if req.NPrompt < 0 || req.NGen < 0 {
 		return runtime.BenchResult{}, fmt.Errorf("bench: negative size (prompt %d, gen %d)", req.NPrompt, req.NGen)
@@ -72,7 +77,8 @@ type benchJob struct {
 
 	prefilled bool
 	nextTok   llama.Token
-	steps     int
+	steps     int         // tokens decoded after the first
+	counts    draftCounts // with a draft model
 	tStart    time.Time
 	tFirst    time.Time
 
@@ -89,6 +95,9 @@ func (j *benchJob) reuse() []llama.Token { return nil }
 func (j *benchJob) next(d *decoder, sl *slot) (segment, error) {
 	if j.tStart.IsZero() {
 		d.truncate(sl, 0)
+		if d.draft != nil {
+			d.draft.clear(int(sl.seq)) // the draft model computes the prompt too
+		}
 		j.tStart = time.Now()
 	}
 	if !j.prefilled {
@@ -101,16 +110,44 @@ func (j *benchJob) next(d *decoder, sl *slot) (segment, error) {
 	return segment{toks: []llama.Token{j.nextTok}}, nil
 }
 
+// drafts: with a draft model (the only case the scheduler asks), the
+// prompt is evaluated by it too and each step drafts what fits in NGen.
+func (j *benchJob) drafts(sl *slot, seg segment) draftAction {
+	if !j.prefilled {
+		return draftAction{prompt: true}
+	}
+	return draftAction{limit: j.req.NGen - j.steps - 1}
+}
+
 func (j *benchJob) advance(d *decoder, sl *slot, n int, first int32) (bool, error) {
 	if !j.prefilled && len(sl.cache) < len(j.prompt) {
 		return false, nil
 	}
 	decoded := time.Now()
-	logits, err := d.logits(first + int32(n) - 1)
+	greedy := func(i int32) (llama.Token, error) {
+		logits, err := d.logits(i)
+		if err != nil {
+			return 0, err
+		}
+		return llama.Token(argmax(logits)), nil
+	}
+	var err error
+	if !j.prefilled {
+		j.nextTok, err = greedy(first + int32(n) - 1)
+	} else {
+		var c *draftCounts
+		if d.draft != nil {
+			c = &j.counts
+		}
+		var toks []llama.Token
+		if toks, err = d.verify(sl, n, first, greedy, c); err == nil {
+			j.nextTok = toks[len(toks)-1]
+			j.steps += len(toks)
+		}
+	}
 	if err != nil {
 		return true, err
 	}
-	j.nextTok = llama.Token(argmax(logits))
 	now := time.Now()
 	if !j.prefilled {
 		j.prefilled = true
@@ -120,14 +157,13 @@ func (j *benchJob) advance(d *decoder, sl *slot, n int, first int32) (bool, erro
 			j.res.FirstTokenLag = now.Sub(j.tStart)
 		}
 		j.tFirst = now
-	} else {
-		j.steps++
 	}
 	if j.steps == j.req.NGen {
 		if j.req.NGen > 0 {
 			j.res.GenTokens = j.req.NGen
 			j.res.DecodeTime = now.Sub(j.tFirst)
 		}
+		j.res.VerifySteps, j.res.Drafted, j.res.Accepted = j.counts.steps, j.counts.drafted, j.counts.accepted
 		return true, nil
 	}
 	return false, nil

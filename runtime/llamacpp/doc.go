@@ -91,6 +91,17 @@
 // (prefill chunks of up to Options.BatchSize tokens, generated tokens); a
 // cancelled call returns ctx.Err() itself and the others go on.
 //
+// With Options.DraftModel, greedy requests and Bench decode speculatively
+// inside the scheduler: a draft model of the same vocabulary (checked at
+// Open by llama.cpp's rule) proposes up to DraftMax tokens per step for
+// every generating sequence, the target verifies them in the step's
+// llama_decode and keeps the longest prefix agreeing with its own greedy
+// choices plus its next token, and the rejected cells are removed
+// (speculative.go). Sampled requests decode without drafts. The text is
+// plain greedy decoding's up to the last bits multi-token verification
+// changes (docs/speculative.md measures how often that moves a greedy
+// choice); SpeculativeStats counts steps, drafted and accepted tokens.
+//
 // LogLikelihood follows lm-evaluation-harness: context and continuation are
 // tokenised together, the split falls at the length of the context's own
 // tokenisation (trailing spaces of the context move to the continuation

@@ -29,6 +29,7 @@ func (r *Runtime) Generate(ctx context.Context, req runtime.Request) (runtime.Re
 	j := &genJob{
 		r: r, ctx: ctx, prompt: prompt, rendered: rendered, maxTokens: req.Gen.MaxTokens,
 		smpl: newSampler(req.Gen), done: make(chan struct{}),
+		speculative: r.spec != nil && req.Gen.Temperature == 0,
 	}
 	if j.maxTokens == 0 {
 		j.maxTokens = r.opts.DefaultMaxTokens
@@ -74,6 +75,10 @@ type genJob struct {
 	maxTokens int
 	stops     [][]byte
 	smpl      llama.Sampler // freed by finish
+	// speculative: greedy with a draft model, so a step may verify
+	// drafted tokens (speculative.go).
+	speculative bool
+	counts      draftCounts
 
 	prefilled  bool
 	cached     int         // prompt tokens found in the cache
@@ -106,41 +111,77 @@ func (j *genJob) next(d *decoder, sl *slot) (segment, error) {
 	return segment{toks: []llama.Token{j.pending}}, nil
 }
 
+// drafts: with a draft model, the prompt is evaluated by it too, and
+// every step may draft as many tokens as fit after the next one in the
+// context and in the budget.
+func (j *genJob) drafts(sl *slot, seg segment) draftAction {
+	switch {
+	case !j.speculative:
+		return draftAction{}
+	case !j.prefilled:
+		return draftAction{prompt: true}
+	}
+	return draftAction{limit: min(j.r.nCtx-len(sl.cache)-1, j.maxTokens-j.completion-1)}
+}
+
 func (j *genJob) advance(d *decoder, sl *slot, n int, first int32) (bool, error) {
-	idx := first
 	if !j.prefilled {
 		if len(sl.cache) < len(j.prompt) {
 			return false, nil // more prompt chunks to come
 		}
 		j.prefilled, j.tPrefilled = true, time.Now()
-		idx = first + int32(n) - 1
+		return j.take(d, llama.SamplerSample(j.smpl, d.lctx, first+int32(n)-1), len(sl.cache)), nil
 	}
-	tok := llama.SamplerSample(j.smpl, d.lctx, idx)
+	var c *draftCounts
+	if j.speculative {
+		c = &j.counts
+	}
+	toks, err := d.verify(sl, n, first, func(i int32) (llama.Token, error) { return llama.SamplerSample(j.smpl, d.lctx, i), nil }, c)
+	if err != nil {
+		return true, err
+	}
+	held := len(sl.cache) - len(toks) // before the first of toks was evaluated
+	for i, tok := range toks {
+		if j.take(d, tok, held+i+1) {
+			return true, nil
+		}
+	}
+	j.pending = toks[len(toks)-1]
+	return false, nil
+}
+
+// take adds one sampled token to the output; held is how many tokens the
+// sequence holds once the token before it is evaluated, as plain decoding
+// has it. It reports whether generation ends there (the response is
+// then assembled).
+func (j *genJob) take(d *decoder, tok llama.Token, held int) bool {
 	j.sampled++
 	j.tEnd = time.Now()
 	if j.sampled == 1 {
 		j.tFirst = j.tEnd
 	}
 	if tok == llama.TokenNull || llama.VocabIsEOG(j.r.vocab, tok) {
-		return true, j.result(runtime.FinishStop)
+		j.result(runtime.FinishStop)
+		return true
 	}
 	j.completion++
 	prev := len(j.out)
 	j.out = append(j.out, d.tokenPiece(tok)...)
 	if cut := findStop(j.out, prev, j.stops); cut >= 0 {
 		j.out = j.out[:cut]
-		return true, j.result(runtime.FinishStop)
+		j.result(runtime.FinishStop)
+		return true
 	}
-	if j.completion >= j.maxTokens || len(sl.cache) >= j.r.nCtx {
-		return true, j.result(runtime.FinishLength)
+	if j.completion >= j.maxTokens || held >= j.r.nCtx {
+		j.result(runtime.FinishLength)
+		return true
 	}
 	j.pending = tok
-	return false, nil
+	return false
 }
 
-// result assembles the response; it never fails (the error is for
-// advance's convenience).
-func (j *genJob) result(finish string) error {
+// result assembles the response.
+func (j *genJob) result(finish string) {
 	t := runtime.Timings{
 		TimeToFirstToken: j.tFirst.Sub(j.tStart),
 		Total:            time.Since(j.tStart),
@@ -157,7 +198,6 @@ func (j *genJob) result(finish string) error {
 		CompletionTokens: j.completion,
 		Timings:          t,
 	}
-	return nil
 }
 
 func (j *genJob) finish(err error) {

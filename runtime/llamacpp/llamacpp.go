@@ -40,6 +40,9 @@ type Runtime struct {
 	onPrompt func([]llama.Token)
 
 	sched sched
+	// spec is the draft model for speculative decoding (nil without
+	// Options.DraftModel).
+	spec *speculation
 
 	info map[string]any // Describe's settings, fixed at Open
 
@@ -148,6 +151,12 @@ func Open(ctx context.Context, opts Options) (*Runtime, error) {
 		return nil, fmt.Errorf("open llamacpp: %w", err)
 	}
 	r.benchTk = r.pickBenchToken()
+	if opts.DraftModel != "" {
+		if err := r.openDraft(); err != nil {
+			r.free()
+			return nil, fmt.Errorf("open llamacpp: %w", err)
+		}
+	}
 
 	// Batching on: one context, one sequence per worker, sharing a
 	// unified KV cache of Workers times the per-request context. Off: one
@@ -178,19 +187,7 @@ func Open(ctx context.Context, opts Options) (*Runtime, error) {
 // each (rounded up to a multiple of 256, as llama.cpp does).
 func (r *Runtime) newDecoder(nSeq int, exact, prefixCache bool) (*decoder, error) {
 	mark := engine.logs.mark()
-	perSeq := (r.opts.ContextSize + 255) / 256 * 256
-	cp := llama.ContextDefaultParams()
-	cp.NCtx = uint32(perSeq * nSeq)
-	cp.NBatch = uint32(r.opts.BatchSize)
-	cp.NUbatch = uint32(r.opts.BatchSize)
-	cp.NSeqMax = uint32(nSeq)
-	if nSeq > 1 {
-		cp.KVUnified = 1
-	}
-	cp.NThreads = int32(r.opts.Threads)
-	cp.NThreadsBatch = int32(r.opts.Threads)
-	cp.Embeddings = 0
-	cp.FlashAttentionType = r.flashAttn
+	cp := r.contextParams(nSeq)
 	lctx, err := llama.InitFromModel(r.model, cp)
 	if err != nil {
 		return nil, fmt.Errorf("create context (n_ctx %d, %d sequences): %w (%s)", cp.NCtx, nSeq, err, engine.logs.since(mark))
@@ -210,11 +207,38 @@ func (r *Runtime) newDecoder(nSeq int, exact, prefixCache bool) (*decoder, error
 		prefixCache: prefixCache,
 		piece:       make([]byte, 64),
 	}
+	if r.spec != nil {
+		if d.draft, err = r.newDrafter(nSeq); err != nil {
+			llama.BatchFree(d.batch)
+			llama.Free(lctx)
+			return nil, err
+		}
+	}
 	for i := range nSeq {
 		id := llama.SeqId(i)
 		d.slots = append(d.slots, &slot{seq: id, ids: []llama.SeqId{id}})
 	}
 	return d, nil
+}
+
+// contextParams are the settings of a context of nSeq sequences of
+// ContextSize tokens each (rounded up to a multiple of 256, as llama.cpp
+// does), sharing one unified cache when there are several.
+func (r *Runtime) contextParams(nSeq int) llama.ContextParams {
+	perSeq := (r.opts.ContextSize + 255) / 256 * 256
+	cp := llama.ContextDefaultParams()
+	cp.NCtx = uint32(perSeq * nSeq)
+	cp.NBatch = uint32(r.opts.BatchSize)
+	cp.NUbatch = uint32(r.opts.BatchSize)
+	cp.NSeqMax = uint32(nSeq)
+	if nSeq > 1 {
+		cp.KVUnified = 1
+	}
+	cp.NThreads = int32(r.opts.Threads)
+	cp.NThreadsBatch = int32(r.opts.Threads)
+	cp.Embeddings = 0
+	cp.FlashAttentionType = r.flashAttn
+	return cp
 }
 
 // pickBenchToken returns the token Bench repeats: the first token of "the"
@@ -245,10 +269,17 @@ func (r *Runtime) Close() error {
 
 func (r *Runtime) free() {
 	for _, d := range r.sched.decoders {
+		if d.draft != nil {
+			d.draft.free()
+		}
 		llama.BatchFree(d.batch)
 		llama.Free(d.lctx)
 	}
 	r.sched.decoders = nil
+	if r.spec != nil && r.spec.model != 0 {
+		llama.ModelFree(r.spec.model)
+		r.spec.model = 0
+	}
 	if r.model != 0 {
 		llama.ModelFree(r.model)
 		r.model = 0
@@ -272,7 +303,7 @@ func (r *Runtime) Describe() runtime.Info {
 // describe records the settings Describe reports, while the model is open.
 func (r *Runtime) describe() map[string]any {
 	ct := r.ChatTemplate()
-	return map[string]any{
+	m := map[string]any{
 		"chat_template_sha256": ct.SHA256,
 		"threads":              r.opts.Threads,
 		"ctx_size":             r.nCtx,
@@ -291,6 +322,10 @@ func (r *Runtime) describe() map[string]any {
 		"n_ctx_train":          llama.ModelNCtxTrain(r.model),
 		"n_vocab":              r.nVocab,
 	}
+	if r.spec != nil {
+		r.spec.describe(m)
+	}
+	return m
 }
 
 // batchMode describes how requests are decoded, for the manifest.

@@ -151,7 +151,30 @@ type Options struct {
 	// supports it), "on" or "off". Empty means auto. On CPU with very small
 	// heads (stories260K) "off" was measured up to 3x faster at prefill.
 	FlashAttention string
+
+	// DraftModel is a GGUF file of a smaller model with the target's
+	// vocabulary; set, greedy requests (temperature 0) and Bench decode
+	// with speculative decoding (see speculative.go): the draft model
+	// proposes up to DraftMax tokens, the target checks them in one
+	// llama_decode and keeps the longest prefix that matches its own
+	// greedy choices plus its next token. Sampled requests decode as
+	// without it. Empty means no speculative decoding.
+	DraftModel string
+	// DraftMax is the most tokens drafted per step. 0 means 3
+	// (llama.cpp's default).
+	DraftMax int
+	// DraftMin is the shortest draft used: a shorter one (cut by
+	// DraftPMin, an end-of-generation token or the request's budget) is
+	// dropped and the step decodes one token. 0 uses any draft.
+	DraftMin int
+	// DraftPMin stops a draft at the first token the draft model gives a
+	// probability below it (llama.cpp's --draft-p-min). 0 never stops.
+	DraftPMin float64
 }
+
+// DefaultDraftMax is the number of tokens drafted per step when
+// Options.DraftMax is 0, as in llama.cpp.
+const DefaultDraftMax = 3
 
 // PrefillStats counts prompt tokens: how many the requests so far needed
 // evaluated, and how many were evaluated (the rest came from the cache).

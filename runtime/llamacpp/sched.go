@@ -94,6 +94,9 @@ type decoder struct {
 	step        uint64
 	parts       []part
 	running     bool // guarded by sched.mu
+	// draft runs the draft model for speculative jobs (nil without
+	// Options.DraftModel; speculative.go).
+	draft *drafter
 }
 
 // part is one slot's share of a step's batch.
@@ -414,6 +417,9 @@ func (d *decoder) runStep() {
 		}
 		parts = append(parts, part{sl: sl, seg: seg})
 	}
+	if d.draft != nil {
+		parts = d.speculate(parts)
+	}
 	// Short segments (the next token of a generating sequence) first, so
 	// that a long prompt never holds up decoding; prompts fill the rest
 	// of the batch in chunks.
@@ -468,9 +474,12 @@ func (d *decoder) runStep() {
 	}
 }
 
-func (d *decoder) decode() error {
+func (d *decoder) decode() error { return decodeBatch(d.lctx, d.batch) }
+
+// decodeBatch runs llama_decode, naming what went wrong.
+func decodeBatch(lctx llama.Context, batch llama.Batch) error {
 	mark := engine.logs.mark()
-	rc, err := llama.Decode(d.lctx, d.batch)
+	rc, err := llama.Decode(lctx, batch)
 	if err != nil {
 		return fmt.Errorf("llama_decode: %w", err)
 	}
@@ -478,7 +487,7 @@ func (d *decoder) decode() error {
 	case rc == 0:
 		return nil
 	case rc == 1:
-		return fmt.Errorf("llama_decode: no room in the KV cache for %d tokens", d.batch.NTokens)
+		return fmt.Errorf("llama_decode: no room in the KV cache for %d tokens", batch.NTokens)
 	default:
 		return fmt.Errorf("llama_decode: error %d (%s)", rc, engine.logs.since(mark))
 	}
