@@ -212,9 +212,9 @@ var _ runtime.PromptCounter = (*Runtime)(nil)
 // are taken to go to the engines in turn (each item to the least recently
 // used), the choices of a question one after another on one engine. Every
 // engine then computes each few-shot preamble once; real runs, whose
-// requests differ in length and sometimes find two engines free, compute
-// a little less (docs/throughput.md compares them). With one engine the
-// count is exact.
+// requests differ in length and sometimes find two engines free, differ
+// by a few tokens either way (docs/mnn.md §7). With one engine the count
+// is exact.
 func (r *Runtime) CountPrompts(ctx context.Context, items []runtime.PromptItem) ([]runtime.PromptCount, error) {
 	held, err := r.pool.acquire(ctx, r.closedChan)
 	if err != nil {
