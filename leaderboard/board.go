@@ -96,6 +96,10 @@ type BoardRow struct {
 	Mean    *float64
 	Partial *float64
 	Present int
+	// Missing says why Mean is nil: each task that is not complete, with
+	// the reason (SuiteAverage's Missing); for a reference row, each task
+	// the suite file reports no number for.
+	Missing []string
 	// Rank is the 1-based position among measured rows with a Mean; 0
 	// otherwise.
 	Rank int
@@ -318,7 +322,7 @@ func runRow(r *Run, entries []suite.Entry) (BoardRow, error) {
 		}
 		row.Cells[sc.Task] = c
 	}
-	row.Mean, row.Partial, row.Present = avg.Value, avg.Partial, avg.Scored
+	row.Mean, row.Partial, row.Present, row.Missing = avg.Value, avg.Partial, avg.Scored, avg.Missing
 	if m.Status != results.StatusComplete {
 		row.Problems = append([]string{fmt.Sprintf("run status %q: the run did not finish", m.Status)}, row.Problems...)
 	}
@@ -356,6 +360,8 @@ func referenceRow(s *suite.Suite, entries []suite.Entry) (BoardRow, bool) {
 			c.State, c.Value = CellReported, *e.Reported
 			published = true
 			row.Present++
+		} else {
+			row.Missing = append(row.Missing, e.Task+" (not reported)")
 		}
 		row.Cells[e.Task] = c
 	}

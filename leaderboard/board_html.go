@@ -290,21 +290,6 @@ func (b *Board) figures(rows []rowView) []figureView {
 			return c.Value, true, c.State == CellPartial
 		}})
 	}
-	measures := []struct {
-		title, xlabel, unit string
-		higher              bool
-		dec                 int
-		x                   func(r *BoardRow) float64
-	}{
-		{"Score vs decode speed", "decode tok/s (median over the run's tasks)", "tok/s", true, 1, func(r *BoardRow) float64 { return r.DecodeTPS }},
-		{"Score vs peak memory", "peak resident-memory increase (MB)", "MB", false, 0, func(r *BoardRow) float64 { return r.PeakMB }},
-		{"Score vs energy", "energy per inference (J, from the run's bench.json)", "J", false, 2, func(r *BoardRow) float64 {
-			if r.Energy == nil {
-				return 0
-			}
-			return r.Energy.Joules
-		}},
-	}
 	var figs []figureView
 	shown := false
 	for _, k := range keys {
@@ -322,14 +307,14 @@ func (b *Board) figures(rows []rowView) []figureView {
 				if !ok {
 					continue
 				}
-				x := m.x(r)
-				if x <= 0 || math.IsNaN(x) {
+				x, measured := m.measured(r)
+				if !measured {
 					skipped++
 					continue
 				}
 				pts = append(pts, plotPoint{X: x, Y: y, Label: r.Label, Anchor: rows[i].Anchor, Hollow: hollow})
 			}
-			if m.unit == "J" && len(pts) == 0 {
+			if m.optional && len(pts) == 0 {
 				continue // energy only where measured
 			}
 			scored += len(pts)

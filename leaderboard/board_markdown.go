@@ -107,39 +107,18 @@ func (b *Board) Markdown() string {
 	return s.String()
 }
 
-// markdownFronts lists the Pareto fronts of the suite average.
+// markdownFronts lists the Pareto fronts of the suite average that more
+// than one run is plotted on.
 func (b *Board) markdownFronts(s *strings.Builder) {
-	for _, m := range []struct {
-		name, unit string
-		higher     bool
-		dec        int
-		x          func(r *BoardRow) float64
-	}{
-		{"decode speed", "tok/s", true, 1, func(r *BoardRow) float64 { return r.DecodeTPS }},
-		{"peak memory", "MB", false, 0, func(r *BoardRow) float64 { return r.PeakMB }},
-		{"energy", "J", false, 2, func(r *BoardRow) float64 {
-			if r.Energy == nil {
-				return 0
-			}
-			return r.Energy.Joules
-		}},
-	} {
-		var pts []plotPoint
-		for i := range b.Rows {
-			r := &b.Rows[i]
-			if r.Reference || r.Mean == nil || m.x(r) <= 0 {
-				continue
-			}
-			pts = append(pts, plotPoint{X: m.x(r), Y: *r.Mean, Label: r.Label})
-		}
-		if len(pts) < 2 {
+	for _, f := range b.Fronts() {
+		if f.Plotted < 2 {
 			continue
 		}
 		var items []string
-		for _, i := range pareto(pts, m.higher) {
-			items = append(items, fmt.Sprintf("%s (%.2f at %.*f %s)", mdEscape(pts[i].Label), pts[i].Y, m.dec, pts[i].X, m.unit))
+		for _, r := range f.Runs {
+			items = append(items, fmt.Sprintf("%s (%.2f at %.*f %s)", mdEscape(r.Label), r.Average, f.Decimals, r.Value, f.Unit))
 		}
-		fmt.Fprintf(s, "\nPareto front, average vs %s: %s\n", m.name, strings.Join(items, "; "))
+		fmt.Fprintf(s, "\nPareto front, average vs %s: %s\n", f.Name, strings.Join(items, "; "))
 	}
 }
 

@@ -1,6 +1,7 @@
 package leaderboard
 
 import (
+	"encoding/json"
 	"fmt"
 	"html"
 	"io"
@@ -75,7 +76,7 @@ func manyTaskBoard(t testing.TB) *Board {
 	return b
 }
 
-// TestWriteBoards writes the test boards' pages for a look
+// TestWriteBoards writes the test boards' pages, Markdown and JSON for a look
 // (BOARD_OUT=DIR).
 func TestWriteBoards(t *testing.T) {
 	out := os.Getenv("BOARD_OUT")
@@ -91,6 +92,13 @@ func TestWriteBoards(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(out, name+".md"), []byte(b.Markdown()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		j, err := json.MarshalIndent(b.Report(), "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, name+".json"), j, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -229,8 +229,6 @@ func pick(reports []BenchReport, test string, has func(bench.Row) bool) (bench.R
 	return bench.Row{}, BenchReport{}, ""
 }
 
-func ptr(v float64) *float64 { return &v }
-
 // speedFromReports reads a speed from the reports at each report's center.
 func speedFromReports(b *Budgets, reports []BenchReport, speed func(bench.Row) *bench.Speed) (measured, string) {
 	row, rep, why := pick(reports, b.BenchTest, func(r bench.Row) bool { return speed(r) != nil })

@@ -25,6 +25,7 @@ type LeaderboardOptions struct {
 	Markdown string   // --markdown
 	Title    string   // --title
 	Suite    string   // --suite: columns, average and reference row
+	JSON     bool     // --json: the board as data on stdout
 }
 
 // NewCmdLeaderboard renders runs as a leaderboard.
@@ -32,7 +33,7 @@ func NewCmdLeaderboard(f *Factory, runF func(*LeaderboardOptions) error) *cobra.
 	opts := &LeaderboardOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "leaderboard DIR...",
-		Short: "Render result directories as an HTML or Markdown leaderboard",
+		Short: "Render result directories as an HTML, Markdown or JSON leaderboard",
 		Long: `Leaderboard builds a runs × tasks table (scores ×100 with 95% intervals,
 columns grouped by capability) from result directories. With --html it writes
 one self-contained HTML page (no network access): the table (cards on a
@@ -46,9 +47,16 @@ shown as failed, never as 0. The average is n/a unless every task has a score
 
 --suite makes a suite's tasks the columns and adds its published numbers as a
 reference row (reported, not measured). A run's energy per inference comes from
-the bench --json report saved in its directory as bench.json.`,
+the bench --json report saved in its directory as bench.json.
+
+--json prints the same board as data on stdout (docs/json.md): per run its
+identity, per task its score and interval or its status, the average or why
+it is n/a, speed, memory, energy and the Pareto fronts. --html and
+--markdown still write their files; without any of the three the Markdown
+goes to stdout.`,
 		Example: `  $ pocketeval leaderboard runs/* --html board.html --markdown board.md
-  $ pocketeval leaderboard runs/* --suite pocket11 --html board.html`,
+  $ pocketeval leaderboard runs/* --suite pocket11 --html board.html
+  $ pocketeval leaderboard runs/* --json > board.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dirs = args
@@ -61,6 +69,7 @@ the bench --json report saved in its directory as bench.json.`,
 	cmd.Flags().StringVar(&opts.HTML, "html", "", "write a self-contained HTML leaderboard here")
 	cmd.Flags().StringVar(&opts.Markdown, "markdown", "", "write a Markdown leaderboard here")
 	cmd.Flags().StringVar(&opts.Title, "title", "pocketeval leaderboard", "page title")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the board as JSON on stdout")
 	cmd.Flags().StringVar(&opts.Suite, "suite", "", "suite (name or file) whose tasks are the columns and whose published numbers are a reference row")
 	return cmd
 }
@@ -114,7 +123,10 @@ func leaderboardRun(opts *LeaderboardOptions) error {
 			return fmt.Errorf("leaderboard: %w", err)
 		}
 	}
-	if opts.HTML == "" && opts.Markdown == "" {
+	switch {
+	case opts.JSON:
+		return writeJSON(opts.IO, b.Report())
+	case opts.HTML == "" && opts.Markdown == "":
 		fmt.Fprint(opts.IO.Out, md)
 	}
 	return nil
