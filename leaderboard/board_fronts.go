@@ -36,16 +36,16 @@ func (m measure) measured(r *BoardRow) (float64, bool) {
 	return x, x > 0
 }
 
-// Front is the Pareto front of the suite average against one measure: the
-// runs no other run beats on both (the plots of the suite average draw it;
-// the Markdown lists it).
+// Front is the Pareto front of a score (the suite average, or one task's)
+// against one measure: the runs no other run beats on both, as the page's
+// plots draw it (the Markdown lists the suite average's).
 type Front struct {
 	Measure        string // decode_tps, peak_mb or energy_j
 	Name, Unit     string
 	HigherIsBetter bool
 	Decimals       int
-	// Plotted counts the measured rows with an average and the
-	// measurement, Skipped those with an average but without it.
+	// Plotted counts the measured rows with the score and the
+	// measurement, Skipped those with the score but without it.
 	Plotted, Skipped int
 	// Runs are the rows on the front, by the measurement, ascending.
 	Runs []FrontRun
@@ -53,16 +53,47 @@ type Front struct {
 
 // FrontRun is a row on a front.
 type FrontRun struct {
-	Row     int // index in Board.Rows
-	Label   string
-	Average float64 // the row's suite average (×100)
-	Value   float64 // the measurement
+	Row   int // index in Board.Rows
+	Label string
+	Score float64 // the row's score (×100)
+	Value float64 // the measurement
+}
+
+// scoreOf is the score a plot puts on its y axis (×100); ok is false when
+// the row has none and is not plotted.
+type scoreOf func(r *BoardRow) (y float64, ok bool)
+
+// averageScore is a row's suite average.
+func averageScore(r *BoardRow) (float64, bool) {
+	if r.Mean == nil {
+		return 0, false
+	}
+	return *r.Mean, true
+}
+
+// cellScore is a row's score on task: scored or partial (over the scored
+// samples), not failed, missing or reported.
+func cellScore(task string) scoreOf {
+	return func(r *BoardRow) (float64, bool) {
+		c := r.Cells[task]
+		if c.State != CellScored && c.State != CellPartial {
+			return 0, false
+		}
+		return c.Value, true
+	}
 }
 
 // Fronts are the Pareto fronts of the suite average against decode speed,
 // peak memory and, when some run has it, energy per inference. Reference
 // rows and rows without an average are not on any.
-func (b *Board) Fronts() []Front {
+func (b *Board) Fronts() []Front { return b.fronts(averageScore) }
+
+// TaskFronts are the Pareto fronts of the score on task, as the page's
+// plots of that task draw them.
+func (b *Board) TaskFronts(task string) []Front { return b.fronts(cellScore(task)) }
+
+// fronts are the Pareto fronts of score against each measure.
+func (b *Board) fronts(score scoreOf) []Front {
 	var out []Front
 	for _, m := range measures {
 		f := Front{Measure: m.key, Name: m.name, Unit: m.unit, HigherIsBetter: m.higher, Decimals: m.dec}
@@ -70,7 +101,11 @@ func (b *Board) Fronts() []Front {
 		var rows []int
 		for i := range b.Rows {
 			r := &b.Rows[i]
-			if r.Reference || r.Mean == nil {
+			if r.Reference {
+				continue
+			}
+			y, ok := score(r)
+			if !ok {
 				continue
 			}
 			x, ok := m.measured(r)
@@ -78,7 +113,7 @@ func (b *Board) Fronts() []Front {
 				f.Skipped++
 				continue
 			}
-			pts = append(pts, plotPoint{X: x, Y: *r.Mean, Label: r.Label})
+			pts = append(pts, plotPoint{X: x, Y: y, Label: r.Label})
 			rows = append(rows, i)
 		}
 		if m.optional && len(pts) == 0 {
@@ -86,7 +121,7 @@ func (b *Board) Fronts() []Front {
 		}
 		f.Plotted = len(pts)
 		for _, i := range pareto(pts, m.higher) {
-			f.Runs = append(f.Runs, FrontRun{Row: rows[i], Label: pts[i].Label, Average: pts[i].Y, Value: pts[i].X})
+			f.Runs = append(f.Runs, FrontRun{Row: rows[i], Label: pts[i].Label, Score: pts[i].Y, Value: pts[i].X})
 		}
 		out = append(out, f)
 	}

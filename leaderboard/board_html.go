@@ -268,27 +268,14 @@ func cellTitle(task string, c Cell) string {
 // figures are the plot sets: one for the suite average and one per task;
 // the page shows one set at a time.
 func (b *Board) figures(rows []rowView) []figureView {
-	type yOf func(r *BoardRow) (float64, bool, bool) // score, plotted, hollow
-	keys := []struct {
+	type key struct {
 		key, label string
-		y          yOf
-	}{{"avg", "suite average", func(r *BoardRow) (float64, bool, bool) {
-		if r.Mean == nil {
-			return 0, false, false
-		}
-		return *r.Mean, true, false
-	}}}
+		y          scoreOf
+		task       string // "" for the suite average
+	}
+	keys := []key{{"avg", "suite average", averageScore, ""}}
 	for _, t := range b.Tasks {
-		keys = append(keys, struct {
-			key, label string
-			y          yOf
-		}{"task-" + anchorUnsafe.ReplaceAllString(t, "-"), t, func(r *BoardRow) (float64, bool, bool) {
-			c := r.Cells[t]
-			if c.State != CellScored && c.State != CellPartial {
-				return 0, false, false
-			}
-			return c.Value, true, c.State == CellPartial
-		}})
+		keys = append(keys, key{"task-" + anchorUnsafe.ReplaceAllString(t, "-"), t, cellScore(t), t})
 	}
 	var figs []figureView
 	shown := false
@@ -303,10 +290,11 @@ func (b *Board) figures(rows []rowView) []figureView {
 				if r.Reference {
 					continue
 				}
-				y, ok, hollow := k.y(r)
+				y, ok := k.y(r)
 				if !ok {
 					continue
 				}
+				hollow := k.task != "" && r.Cells[k.task].State == CellPartial
 				x, measured := m.measured(r)
 				if !measured {
 					skipped++

@@ -22,7 +22,8 @@ type BoardReport struct {
 	// Rows are in the table's order: ranked runs best first, then the
 	// others; a reference row among them.
 	Rows []RowReport `json:"rows"`
-	// Fronts are the Pareto fronts of the suite average (Board.Fronts).
+	// Fronts are the Pareto fronts of the suite average (Board.Fronts);
+	// each task's fronts are marked in the rows' tasks (on_front).
 	Fronts []FrontReport `json:"fronts"`
 }
 
@@ -87,7 +88,8 @@ type RowReport struct {
 	DecodeTPS *float64      `json:"decode_tps"`
 	PeakMB    *float64      `json:"peak_mb"`
 	Energy    *EnergyReport `json:"energy"`
-	// OnFront names the fronts (Fronts' measures) the row is on.
+	// OnFront names the fronts of the suite average (Fronts' measures)
+	// the row is on.
 	OnFront []string `json:"on_front"`
 
 	Tasks []CellReport `json:"tasks"`
@@ -118,6 +120,9 @@ type CellReport struct {
 	// Reported is the suite's published number, Delta the score minus it.
 	Reported *float64 `json:"reported"`
 	Delta    *float64 `json:"delta"`
+	// OnFront names the fronts of the task's plots (TaskFronts) the row
+	// is on.
+	OnFront []string `json:"on_front"`
 }
 
 // EnergyReport is a run's energy per inference (its bench.json).
@@ -166,15 +171,32 @@ func (b *Board) Report() BoardReport {
 		fr := FrontReport{Measure: f.Measure, Unit: f.Unit, HigherIsBetter: f.HigherIsBetter, Plotted: f.Plotted, Skipped: f.Skipped,
 			Runs: []FrontRunReport{}}
 		for _, r := range f.Runs {
-			fr.Runs = append(fr.Runs, FrontRunReport{Label: r.Label, Average: r.Average, Value: r.Value})
+			fr.Runs = append(fr.Runs, FrontRunReport{Label: r.Label, Average: r.Score, Value: r.Value})
 			onFront[r.Row] = append(onFront[r.Row], f.Measure)
 		}
 		rep.Fronts = append(rep.Fronts, fr)
+	}
+	// The fronts of each task's plots, by row and task.
+	taskOnFront := make([]map[string][]string, len(b.Rows))
+	for _, t := range b.Tasks {
+		for _, f := range b.TaskFronts(t) {
+			for _, r := range f.Runs {
+				if taskOnFront[r.Row] == nil {
+					taskOnFront[r.Row] = map[string][]string{}
+				}
+				taskOnFront[r.Row][t] = append(taskOnFront[r.Row][t], f.Measure)
+			}
+		}
 	}
 	for i := range b.Rows {
 		row := b.rowReport(&b.Rows[i])
 		if onFront[i] != nil {
 			row.OnFront = onFront[i]
+		}
+		for j := range row.Tasks {
+			if fs := taskOnFront[i][row.Tasks[j].Task]; fs != nil {
+				row.Tasks[j].OnFront = fs
+			}
 		}
 		rep.Rows = append(rep.Rows, row)
 	}
@@ -238,7 +260,7 @@ var cellStatus = map[CellState]string{
 
 // cellReport is task's cell c as data.
 func cellReport(task string, c Cell) CellReport {
-	out := CellReport{Task: task, Metric: c.Metric, Status: cellStatus[c.State], Reported: c.Reported}
+	out := CellReport{Task: task, Metric: c.Metric, Status: cellStatus[c.State], Reported: c.Reported, OnFront: []string{}}
 	if out.Status == "" {
 		out.Status = results.TaskMissing
 	}

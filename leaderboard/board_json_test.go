@@ -310,30 +310,54 @@ func optNumJSON(x *float64, format func(float64) string) string {
 }
 
 // TestBoardFrontsMatchPlots: the fronts of the report are the ones the
-// page's plots of the suite average draw.
+// page's plots draw — of the suite average, and of each task — and the
+// report marks each run on them.
 func TestBoardFrontsMatchPlots(t *testing.T) {
 	t.Parallel()
 	for name, b := range map[string]*Board{"testdata": loadTestdataBoard(t), "realistic": realisticBoard(t)} {
 		p := b.page()
-		if p.Figures[0].Key != "avg" {
-			t.Fatalf("%s: first figure %q, want the suite average", name, p.Figures[0].Key)
+		rep := b.Report()
+		if len(p.Figures) != 1+len(b.Tasks) || p.Figures[0].Key != "avg" {
+			t.Fatalf("%s: %d figures, first %q; want the suite average's and one per task", name, len(p.Figures), p.Figures[0].Key)
 		}
-		plots := p.Figures[0].Plots
-		fronts := b.Fronts()
-		if len(plots) != len(fronts) {
-			t.Fatalf("%s: %d plots, %d fronts", name, len(plots), len(fronts))
-		}
-		for i, f := range fronts {
-			var plotted, reported []string
-			for _, pt := range plots[i].Front {
-				plotted = append(plotted, pt.Label)
+		for k, fig := range p.Figures {
+			fronts, task := b.Fronts(), ""
+			if k > 0 {
+				task = b.Tasks[k-1]
+				fronts = b.TaskFronts(task)
 			}
-			for _, r := range f.Runs {
-				reported = append(reported, r.Label)
+			if len(fig.Plots) != len(fronts) {
+				t.Fatalf("%s, %s: %d plots, %d fronts", name, fig.Label, len(fig.Plots), len(fronts))
 			}
-			if !slices.Equal(plotted, reported) || plots[i].Unit != f.Unit || plots[i].Points != f.Plotted || plots[i].Skipped != f.Skipped {
-				t.Errorf("%s, %s: plot front %v (%d plotted, %d skipped), report %v (%d, %d)", name, f.Measure,
-					plotted, plots[i].Points, plots[i].Skipped, reported, f.Plotted, f.Skipped)
+			for i, f := range fronts {
+				var plotted, reported []string
+				for _, pt := range fig.Plots[i].Front {
+					plotted = append(plotted, pt.Label)
+				}
+				for _, r := range f.Runs {
+					reported = append(reported, r.Label)
+				}
+				pl := fig.Plots[i]
+				if !slices.Equal(plotted, reported) || pl.Unit != f.Unit || pl.Points != f.Plotted || pl.Skipped != f.Skipped {
+					t.Errorf("%s, %s, %s: plot front %v (%d plotted, %d skipped), report %v (%d, %d)", name, fig.Label, f.Measure,
+						plotted, pl.Points, pl.Skipped, reported, f.Plotted, f.Skipped)
+				}
+				// The report marks exactly these runs.
+				var marked []string
+				for _, r := range rep.Rows {
+					on := r.OnFront
+					if task != "" {
+						on = r.Tasks[k-1].OnFront
+					}
+					if slices.Contains(on, f.Measure) {
+						marked = append(marked, r.Label)
+					}
+				}
+				slices.Sort(marked)
+				slices.Sort(reported)
+				if !slices.Equal(marked, reported) {
+					t.Errorf("%s, %s, %s: on_front marks %v, front %v", name, fig.Label, f.Measure, marked, reported)
+				}
 			}
 		}
 	}

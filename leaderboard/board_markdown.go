@@ -116,7 +116,7 @@ func (b *Board) markdownFronts(s *strings.Builder) {
 		}
 		var items []string
 		for _, r := range f.Runs {
-			items = append(items, fmt.Sprintf("%s (%.2f at %.*f %s)", mdEscape(r.Label), r.Average, f.Decimals, r.Value, f.Unit))
+			items = append(items, fmt.Sprintf("%s (%.2f at %.*f %s)", mdEscape(r.Label), r.Score, f.Decimals, r.Value, f.Unit))
 		}
 		fmt.Fprintf(s, "\nPareto front, average vs %s: %s\n", f.Name, strings.Join(items, "; "))
 	}
