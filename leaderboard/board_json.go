@@ -54,6 +54,8 @@ type RowReport struct {
 	// scored sample, or the run failed) or reported.
 	State string `json:"state"`
 
+	// Runtime is llamacpp, mnn, openai or replay; RuntimeVersion the
+	// engine's version the manifest records, null when none.
 	Runtime        *string `json:"runtime"`
 	RuntimeVersion *string `json:"runtime_version"`
 	// Quant is the model's weight format (null when unknown), QuantFrom
@@ -225,7 +227,10 @@ func (b *Board) rowReport(r *BoardRow) RowReport {
 		out.State = results.TaskComplete
 	}
 	if !r.Reference {
-		out.Dir, out.Runtime, out.RuntimeVersion = ptr(r.Dir), ptr(r.Runtime), ptr(r.RuntimeVersion)
+		out.Dir, out.Runtime = ptr(r.Dir), ptr(r.Runtime)
+		if r.RuntimeVersion != "" {
+			out.RuntimeVersion = ptr(r.RuntimeVersion)
+		}
 		if r.Quant.Name != "" {
 			out.Quant, out.QuantFrom = ptr(r.Quant.Name), ptr(r.Quant.From)
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,6 +54,50 @@ func TestLeaderboardJSON(t *testing.T) {
 	// Without --json or a file, the Markdown goes to stdout.
 	if code, out, _ := run(t, args...); code != 0 || out != string(m) {
 		t.Errorf("leaderboard without files: exit %d, stdout is not the Markdown:\n%s", code, out)
+	}
+}
+
+// TestLeaderboardJSONWithoutSuite: without --suite the columns are the
+// runs' tasks, "suite" is null and there is no reference row.
+func TestLeaderboardJSONWithoutSuite(t *testing.T) {
+	t.Parallel()
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	for _, r := range [][]string{{"--tasks", "alpha,beta", "--out", a}, {"--tasks", "alpha", "--out", b}} {
+		if code, _, errOut := run(t, append([]string{"run", "--runtime", "fake"}, r...)...); code != 0 {
+			t.Fatal(errOut)
+		}
+	}
+	code, out, errOut := run(t, "leaderboard", a, b, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	jsonGolden(t, "", out, nil)
+	var doc struct {
+		Suite *string `json:"suite"`
+		Tasks []struct {
+			Task string `json:"task"`
+		} `json:"tasks"`
+		Rows []struct {
+			Dir       string   `json:"dir"`
+			Reference bool     `json:"reference"`
+			Average   *float64 `json:"average"`
+			Missing   []string `json:"missing"`
+			Tasks     []struct {
+				Status string   `json:"status"`
+				Score  *float64 `json:"score"`
+			} `json:"tasks"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Suite != nil || len(doc.Tasks) != 2 || len(doc.Rows) != 2 || doc.Rows[0].Reference || doc.Rows[1].Reference {
+		t.Fatalf("document %+v", doc)
+	}
+	// b lacks beta: no average, the reason, and no score for beta.
+	rb := doc.Rows[1]
+	if rb.Dir != b || rb.Average != nil || len(rb.Missing) != 1 || rb.Missing[0] != "beta" || rb.Tasks[1].Status != "missing" || rb.Tasks[1].Score != nil {
+		t.Errorf("row of %s: %+v", b, rb)
 	}
 }
 
