@@ -307,6 +307,11 @@ func runRow(r *Run, entries []suite.Entry) (BoardRow, error) {
 			row.Scored += ts.Scored
 			row.Errors += ts.Errors
 			switch {
+			case sc.Score == nil && ts.Status() == results.TaskMissing:
+				// In the run, but nothing scored and nothing failed (an
+				// interrupted run that never reached it): missing, as
+				// suite and gate call it.
+				row.Problems = append(row.Problems, fmt.Sprintf("%s: missing, none of %d samples measured", sc.Task, ts.Samples))
 			case sc.Score == nil:
 				c.State = CellFailed
 				row.Problems = append(row.Problems, fmt.Sprintf("%s: failed, no sample scored of %d%s", sc.Task, ts.Samples, firstError(ts.FirstError)))

@@ -20,7 +20,7 @@ type fakeTask struct {
 	tps                 float64
 	groups              int // breakdown groups (subjects), 0 for none
 	firstErr            string
-	notScoredButPresent bool
+	notScoredButPresent bool // in the summary, but no sample scored or failed (an interrupted run)
 }
 
 // fakeSpec is a result directory to write.
@@ -73,7 +73,7 @@ func writeRun(t testing.TB, parent, name string, s fakeSpec) string {
 		var vals []float64
 		groups := map[string][]float64{}
 		ts := &results.TaskSummary{Version: "1", PrimaryMetric: "acc", Samples: ft.n, Metrics: map[string]stats.Summary{}}
-		for i := 0; i < ft.n; i++ {
+		for i := 0; i < ft.n && !ft.notScoredButPresent; i++ {
 			rec := results.Record{Task: ft.name, ID: fmt.Sprintf("%04d", i), Index: i, Scores: map[string]float64{}}
 			if i < ft.failed {
 				rec.Error = ft.firstErr

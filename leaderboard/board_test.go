@@ -349,6 +349,34 @@ func TestBoardMarksFailedAndPartial(t *testing.T) {
 	}
 }
 
+// TestBoardMissingTaskInRun: a task a run lists but never reached (no
+// sample scored, none failed) is "missing", as suite and gate call it,
+// not "failed"; the run has no average.
+func TestBoardMissingTaskInRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	run := writeRun(t, dir, "cut", fakeSpec{model: "/m/cut-Q8_0.gguf", status: results.StatusInterrupted, tasks: []fakeTask{
+		{name: "ifeval", n: 40, correct: 10, tps: 50}, {name: "gsm8k", n: 40, notScoredButPresent: true}}})
+	runs := loadAll(t, []string{run})
+	b, err := NewBoard(runs, BoardOptions{Capabilities: pocketCaps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := b.Rows[0]
+	if c := r.Cells["gsm8k"]; c.State != CellMissing || c.HasScore() || c.Samples != 40 {
+		t.Errorf("gsm8k cell %+v, want missing with 40 samples selected", c)
+	}
+	if r.Mean != nil || r.Rank != 0 {
+		t.Errorf("run ranked %d with average %v, want no average", r.Rank, r.Mean)
+	}
+	if got := runs[0].Summary.Tasks["gsm8k"].Status(); got != results.TaskMissing {
+		t.Errorf("summary status of gsm8k = %q, want %q (the rule suite and gate use)", got, results.TaskMissing)
+	}
+	if len(r.Problems) < 2 || !strings.Contains(strings.Join(r.Problems, "\n"), "gsm8k: missing") {
+		t.Errorf("problems %q, want gsm8k named missing", r.Problems)
+	}
+}
+
 // rowHTML returns the n-th (1-based) row of the board's table.
 func rowHTML(t *testing.T, page []byte, n int) string {
 	t.Helper()
