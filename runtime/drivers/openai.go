@@ -17,9 +17,10 @@ import (
 
 // openaiDriver opens an OpenAI-compatible server and probes it (GET
 // /models). The server renders chat templates; --thinking on|off is asked
-// of it in each chat request (Caps.ServerThinking). The API key is read from the environment variable named by
-// --api-key-env (default OPENAI_API_KEY); an unset variable means no key,
-// which local servers accept.
+// of it in each chat request (Caps.ServerThinking). The API key is read
+// from the environment variable named by --api-key-env (default
+// OPENAI_API_KEY); an unset variable means no key, which local servers
+// accept.
 func openaiDriver() Driver {
 	return Driver{
 		Name:    "openai",

@@ -132,3 +132,21 @@ func TestTemplateKwargsHTTP(t *testing.T) {
 		doCase(t, plainSrv.URL, tt)
 	}
 }
+
+// TestTemplateKwargsProxied: serve in front of the openai runtime (a
+// re-exporting proxy) forwards chat_template_kwargs to the server behind
+// it and passes its rendered prompt back.
+func TestTemplateKwargsProxied(t *testing.T) {
+	t.Parallel()
+	rt := &templating{tmpl: qwen3(t)}
+	_, back := newServer(t, rt, Options{})
+	_, front := newServer(t, newClient(t, back.URL, nil), Options{})
+	doCase(t, front.URL, httpCase{name: "proxied", path: "/v1/chat/completions",
+		body: `{"messages":[{"role":"user","content":"hi"}],"chat_template_kwargs":{"enable_thinking":false}}`, wantStatus: 200,
+		wantIn: `\u003cthink\u003e\n\n\u003c/think\u003e\n\n"}`})
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if len(rt.kwargs) != 1 || rt.kwargs[0]["enable_thinking"] != false {
+		t.Errorf("the runtime behind the proxy got kwargs %v", rt.kwargs)
+	}
+}
