@@ -83,6 +83,13 @@ type Request struct {
 	Messages []Message `json:"messages,omitempty"`
 	Prompt   string    `json:"prompt,omitempty"`
 	Gen      GenConfig `json:"gen"`
+	// TemplateKwargs are extra chat template variables for this chat
+	// request (a client's "chat_template_kwargs" that `pocketeval serve`
+	// passes on), over the runtime's own: runtimes that render templates
+	// give them to the template (enable_thinking here overrides
+	// --thinking), the openai runtime sends them to its server, others
+	// ignore them. Nil for raw prompts.
+	TemplateKwargs map[string]any `json:"template_kwargs,omitempty"`
 }
 
 // IsChat reports whether the request is a chat request.
@@ -109,7 +116,8 @@ type Response struct {
 	Text string `json:"text"`
 	// RenderedPrompt is the exact text a chat request was rendered to by
 	// the runtime's chat template (empty for raw prompts and for runtimes
-	// whose server renders it).
+	// whose server renders it, unless the server reports it, as
+	// `pocketeval serve` does).
 	RenderedPrompt   string  `json:"rendered_prompt,omitempty"`
 	FinishReason     string  `json:"finish_reason"`
 	PromptTokens     int     `json:"prompt_tokens"`

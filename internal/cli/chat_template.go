@@ -37,22 +37,26 @@ func (o RuntimeOptions) chatTemplateOptions() (src, label string, thinking chatt
 	return string(b), "file:" + o.ChatTemplateFile, thinking, nil
 }
 
-// checkTemplateFlags checks --thinking and refuses --chat-template and
-// --thinking for a runtime that does not render chat templates itself
-// (drivers.Caps.ChatTemplates); an unknown or not yet chosen runtime is
+// checkTemplateFlags checks --thinking and refuses --chat-template for a
+// runtime that does not render chat templates itself
+// (drivers.Caps.ChatTemplates), and --thinking on|off for one that neither
+// renders them nor can ask its server for the mode
+// (drivers.Caps.ServerThinking); an unknown or not yet chosen runtime is
 // checked when it is opened.
 func checkTemplateFlags(o RuntimeOptions) error {
-	if _, err := chattemplate.ParseThinking(o.Thinking); err != nil {
+	thinking, err := chattemplate.ParseThinking(o.Thinking)
+	if err != nil {
 		return &FlagError{err: fmt.Errorf("--thinking: %w", err)}
 	}
-	if d, err := drivers.Lookup(o.list(), o.Name); err != nil || d.Caps.ChatTemplates {
+	d, err := drivers.Lookup(o.list(), o.Name)
+	if err != nil || d.Caps.ChatTemplates {
 		return nil
 	}
 	if o.ChatTemplateFile != "" {
 		return FlagErrorf("--chat-template: --runtime %s does not render chat templates (a server applies its own)", o.Name)
 	}
-	if o.Thinking != "" && o.Thinking != "model-default" {
-		return FlagErrorf("--thinking %s: --runtime %s does not render chat templates (a server applies its own)", o.Thinking, o.Name)
+	if thinking != chattemplate.ThinkingModelDefault && !d.Caps.ServerThinking {
+		return FlagErrorf("--thinking %s: --runtime %s does not render chat templates", o.Thinking, o.Name)
 	}
 	return nil
 }

@@ -99,7 +99,7 @@ func (o *RuntimeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Model, "model", o.Model, "model file (GGUF), MNN package directory or config.json, or model name for openai")
 	fs.IntVar(&o.Threads, "threads", 1, "engine threads per worker (in-process runtimes)")
 	fs.StringVar(&o.ChatTemplateFile, "chat-template", "", "Jinja chat template `FILE` replacing the model's (runtimes that render templates: llamacpp, mnn)")
-	fs.StringVar(&o.Thinking, "thinking", "model-default", "reasoning mode for templates with enable_thinking: on, off or model-default")
+	fs.StringVar(&o.Thinking, "thinking", "model-default", "reasoning mode for templates with enable_thinking: on, off or model-default (openai: asked of the server in chat_template_kwargs)")
 	fs.StringVar(&o.Speculative, "speculative", o.Speculative, "speculative decoding `MODE`, by runtime: "+strings.Join(modes, "; "))
 	fs.BoolVar(&o.SpeculativeVerify, "speculative-verify", o.SpeculativeVerify,
 		"with --speculative: also decode every greedy request without it and fail each whose text differs")

@@ -64,6 +64,11 @@ type Caps struct {
 	// ChatTemplates: the runtime renders chat templates itself, so
 	// --chat-template and --thinking apply (a server applies its own).
 	ChatTemplates bool
+	// ServerThinking: the runtime's server renders the chat template and
+	// the runtime asks it for the reasoning mode in each request (OpenAI
+	// chat_template_kwargs), so --thinking applies although
+	// --chat-template does not.
+	ServerThinking bool
 	// Instant: answers cost nothing (saved predictions), so run scores
 	// one sample per core unless --concurrency or --samples-per-task is
 	// given.
@@ -84,7 +89,7 @@ type Common struct {
 	// source ("" keeps the model's), labelled ChatTemplateSource in the
 	// manifest; Thinking sets enable_thinking; TemplateNow pins what
 	// strftime_now formats (a resumed run's date). Only for runtimes with
-	// Caps.ChatTemplates.
+	// Caps.ChatTemplates (Thinking also with Caps.ServerThinking).
 	ChatTemplate       string
 	ChatTemplateSource string
 	Thinking           chattemplate.Thinking

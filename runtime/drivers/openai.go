@@ -9,19 +9,23 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/pocketeval/pocketeval/chattemplate"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/openai"
 )
 
 // openaiDriver opens an OpenAI-compatible server and probes it (GET
-// /models). The API key is read from the environment variable named by
-// --api-key-env (default OPENAI_API_KEY); an unset variable means no key,
-// which local servers accept.
+// /models). The server renders chat templates; --thinking on|off is asked
+// of it in each chat request (Caps.ServerThinking). The API key is read
+// from the environment variable named by --api-key-env (default
+// OPENAI_API_KEY); an unset variable means no key, which local servers
+// accept.
 func openaiDriver() Driver {
 	return Driver{
 		Name:    "openai",
 		Summary: "any OpenAI-compatible server (--model is the served model's name)",
+		Caps:    Caps{ServerThinking: true},
 		NewFlags: func() Flags {
 			return &openaiFlags{APIKeyEnv: "OPENAI_API_KEY", Endpoint: openai.EndpointChat, RequestTimeout: 10 * time.Minute, MaxRetries: 5}
 		},
@@ -51,6 +55,9 @@ func (f *openaiFlags) Validate(c Common) error {
 	if f.Endpoint != openai.EndpointChat && f.Endpoint != openai.EndpointCompletions {
 		return fmt.Errorf("--endpoint %q: must be %s or %s", f.Endpoint, openai.EndpointChat, openai.EndpointCompletions)
 	}
+	if c.Thinking != chattemplate.ThinkingModelDefault && f.Endpoint == openai.EndpointCompletions {
+		return fmt.Errorf("--thinking %s: --endpoint %s sends raw prompts, which no chat template renders", c.Thinking, openai.EndpointCompletions)
+	}
 	if f.MaxRetries < 0 {
 		return fmt.Errorf("--max-retries %d: must not be negative", f.MaxRetries)
 	}
@@ -67,7 +74,7 @@ func (f *openaiFlags) Open(ctx context.Context, c Common) (runtime.Runtime, erro
 	}
 	cl, err := openai.New(openai.Options{
 		BaseURL: f.BaseURL, Model: c.Model, APIKey: key, Endpoint: f.Endpoint,
-		RequestTimeout: f.RequestTimeout, MaxRetries: f.MaxRetries,
+		RequestTimeout: f.RequestTimeout, MaxRetries: f.MaxRetries, Thinking: c.Thinking,
 	})
 	if err != nil {
 		return nil, err
@@ -78,7 +85,7 @@ func (f *openaiFlags) Open(ctx context.Context, c Common) (runtime.Runtime, erro
 		cl.Close()
 		return nil, err
 	}
-	return cl, nil
+	return cl.Runtime(), nil
 }
 
 // Settings: the endpoint decides whether the server or pocketeval

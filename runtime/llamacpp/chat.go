@@ -88,8 +88,9 @@ func (r *Runtime) ChatTemplate() runtime.ChatTemplateInfo {
 	return info
 }
 
-// renderChat applies the chat template with the generation prompt.
-func (r *Runtime) renderChat(msgs []runtime.Message) (string, error) {
+// renderChat applies the chat template with the generation prompt; kwargs
+// (a request's TemplateKwargs) are set over the runtime's own variables.
+func (r *Runtime) renderChat(msgs []runtime.Message, kwargs map[string]any) (string, error) {
 	c := &r.chat
 	if c.err != nil {
 		return "", c.err
@@ -100,7 +101,7 @@ func (r *Runtime) renderChat(msgs []runtime.Message) (string, error) {
 		}
 	}
 	out, err := c.tmpl.Chat(msgs, chattemplate.ChatOptions{
-		AddGenerationPrompt: true, BOS: c.bos, EOS: c.eos, Thinking: c.thinking, Now: c.now,
+		AddGenerationPrompt: true, BOS: c.bos, EOS: c.eos, Thinking: c.thinking, Now: c.now, Extra: kwargs,
 	})
 	if err != nil {
 		return "", fmt.Errorf("apply chat template (%s): %w", c.source, err)
@@ -120,7 +121,7 @@ func (r *Runtime) promptTokens(req runtime.Request) ([]llama.Token, string, erro
 	addBOS := true
 	if req.IsChat() {
 		var err error
-		if text, err = r.renderChat(req.Messages); err != nil {
+		if text, err = r.renderChat(req.Messages, req.TemplateKwargs); err != nil {
 			return nil, "", err
 		}
 		rendered, addBOS = text, r.chat.addBOS

@@ -180,7 +180,7 @@ func TestChatTemplateErrors(t *testing.T) {
 func TestChatDatePinned(t *testing.T) {
 	now := time.Date(2024, 7, 26, 10, 0, 0, 0, time.UTC)
 	rt := open(t, stories, Options{ChatTemplate: `{{ strftime_now("%d %b %Y") }}{{ messages[0].content }}`, TemplateNow: now})
-	got, err := rt.renderChat([]runtime.Message{{Role: "user", Content: "x"}})
+	got, err := rt.renderChat([]runtime.Message{{Role: "user", Content: "x"}}, nil)
 	if err != nil || got != "26 Jul 2024x" {
 		t.Errorf("render = %q, %v", got, err)
 	}
@@ -189,6 +189,26 @@ func TestChatDatePinned(t *testing.T) {
 	}
 	if d := open(t, stories, Options{}).ChatTemplate().Date; d != "" {
 		t.Errorf("ChatML reads no date, but Date = %q", d)
+	}
+}
+
+// TestChatRequestKwargs: a request's TemplateKwargs (pocketeval serve
+// passes a client's chat_template_kwargs) are set over --thinking.
+func TestChatRequestKwargs(t *testing.T) {
+	rt := open(t, stories, Options{ChatTemplate: `{{ messages[0].content }}{% if enable_thinking is defined and not enable_thinking %}<nothink>{% endif %}{% if extra is defined %}{{ extra }}{% endif %}`,
+		Thinking: chattemplate.ThinkingOff})
+	msgs := []runtime.Message{{Role: "user", Content: "hi"}}
+	for _, c := range []struct {
+		kwargs map[string]any
+		want   string
+	}{
+		{nil, "hi<nothink>"},
+		{map[string]any{"enable_thinking": true}, "hi"},
+		{map[string]any{"extra": "+"}, "hi<nothink>+"},
+	} {
+		if got, err := rt.renderChat(msgs, c.kwargs); err != nil || got != c.want {
+			t.Errorf("kwargs %v: render = %q, %v; want %q", c.kwargs, got, err, c.want)
+		}
 	}
 }
 

@@ -147,18 +147,25 @@ func (c *chatConfig) load(pkg Package, o Options) error {
 	return nil
 }
 
-// render renders a conversation with the generation prompt.
-func (c *chatConfig) render(msgs []runtime.Message) (string, error) {
+// render renders a conversation with the generation prompt; kwargs (a
+// request's TemplateKwargs) are set over the package's context and
+// --thinking. Printf-style templates and plain concatenation have no
+// variables and ignore them.
+func (c *chatConfig) render(msgs []runtime.Message, kwargs map[string]any) (string, error) {
 	switch {
 	case c.tmpl != nil:
 		extra := c.extra
-		if _, ok := extra["enable_thinking"]; ok && c.thinking != chattemplate.ThinkingModelDefault {
-			// --thinking on|off overrides the package's context.
-			extra = make(map[string]any, len(c.extra))
+		_, ctxThinking := extra["enable_thinking"]
+		if (ctxThinking && c.thinking != chattemplate.ThinkingModelDefault) || len(kwargs) > 0 {
+			extra = make(map[string]any, len(c.extra)+len(kwargs))
 			for k, v := range c.extra {
-				if k != "enable_thinking" {
+				// --thinking on|off overrides the package's context.
+				if k != "enable_thinking" || c.thinking == chattemplate.ThinkingModelDefault {
 					extra[k] = v
 				}
+			}
+			for k, v := range kwargs {
+				extra[k] = v
 			}
 		}
 		return c.tmpl.Chat(msgs, chattemplate.ChatOptions{
@@ -228,12 +235,12 @@ func (r *Runtime) ChatTemplate() runtime.ChatTemplateInfo {
 // prepends its prefix (BOS) tokens to every text; when the template
 // already rendered the BOS text, that text is left out of the tokenized
 // string so the prompt does not start with two BOS tokens.
-func (r *Runtime) chatTokens(e engine, msgs []runtime.Message) ([]int, string, error) {
+func (r *Runtime) chatTokens(e engine, msgs []runtime.Message, kwargs map[string]any) ([]int, string, error) {
 	c, err := r.chat()
 	if err != nil {
 		return nil, "", err
 	}
-	text, err := c.render(msgs)
+	text, err := c.render(msgs, kwargs)
 	if err != nil {
 		return nil, "", fmt.Errorf("apply chat template (%s): %w", c.source, err)
 	}

@@ -102,6 +102,22 @@ func TestChatThinkingContext(t *testing.T) {
 		if got := rt.ChatTemplate().ThinkingApplied; got != c.applied {
 			t.Errorf("thinking %s: ThinkingApplied = %q, want %q", c.mode, got, c.applied)
 		}
+		// A request's own enable_thinking (pocketeval serve passes a
+		// client's chat_template_kwargs) wins over both.
+		for i, on := range []bool{true, false} {
+			req := mnnChat
+			req.TemplateKwargs = map[string]any{"enable_thinking": on}
+			if _, err := rt.Generate(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			want := "Be brief.Hi"
+			if !on {
+				want += "<think>\n\n</think>\n\n"
+			}
+			if got := f.prefill[1+i]; !reflect.DeepEqual(got, idsOf(nil, want)) {
+				t.Errorf("thinking %s, request enable_thinking=%v: sent %q, want %q", c.mode, on, string(bytesOf(got)), want)
+			}
+		}
 	}
 }
 

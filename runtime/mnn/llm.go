@@ -186,7 +186,7 @@ func checkRequest(req runtime.Request) error {
 // chat template's output (empty for a raw prompt).
 func (r *Runtime) promptTokens(e engine, req runtime.Request) (ids []int, rendered string, err error) {
 	if req.IsChat() {
-		ids, rendered, err = r.chatTokens(e, req.Messages)
+		ids, rendered, err = r.chatTokens(e, req.Messages, req.TemplateKwargs)
 	} else if ids, err = e.Tokenize(req.Prompt); err != nil {
 		err = fmt.Errorf("tokenize prompt: %w", err)
 	}

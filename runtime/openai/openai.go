@@ -23,13 +23,23 @@
 // The client holds no global locks: concurrent Generate calls proceed in
 // parallel and are bounded by the caller (the runner's --concurrency).
 //
+// A chat response from `pocketeval serve` names the prompt its runtime
+// rendered ("pocketeval": {"rendered_prompt": ...}); it becomes the
+// Response's RenderedPrompt, so the samples record it as for a local run.
+//
 // Thinking that a server split off into "reasoning_content" is put back in
 // front of the answer as "<think>…</think>", so the text is the model's
 // whole output whatever the server's reasoning parser.
 //
 // The package intentionally does not apply chat templates: a chat request
-// is sent as messages and the server templates it. The API key is sent only
-// in the Authorization header and never appears in errors or Describe.
+// is sent as messages and the server templates it. What it can ask of the
+// server's template is the reasoning mode: with Options.Thinking on or off
+// every chat request carries "chat_template_kwargs": {"enable_thinking":
+// true|false}, the field llama-server (with its Jinja templates, the
+// default), vLLM and SGLang pass to the model's template; whether the
+// server's template reads it cannot be seen from here, and the run
+// manifest says so (see Client.Runtime). The API key is sent only in the
+// Authorization header and never appears in errors or Describe.
 package openai
 
 import (
@@ -46,6 +56,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pocketeval/pocketeval/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
@@ -92,6 +103,13 @@ type Options struct {
 	// MaxRetryAfter caps how long a server's Retry-After is honoured;
 	// zero means 2 minutes.
 	MaxRetryAfter time.Duration
+	// Thinking asks the server's chat template for a reasoning mode: on or
+	// off sends "chat_template_kwargs": {"enable_thinking": true|false}
+	// with every chat request; the zero value (model-default) sends
+	// nothing, and the requests are as without the option. A request's own
+	// TemplateKwargs win over it. Raw prompts never carry template
+	// variables (no template renders them), so it needs EndpointChat.
+	Thinking chattemplate.Thinking
 	// HTTPClient sends the requests; nil means a dedicated client with
 	// keep-alive connections sized for parallel requests. Its Timeout
 	// should be zero: RequestTimeout governs attempts.
@@ -148,6 +166,12 @@ func New(opts Options) (*Client, error) {
 	case EndpointChat, EndpointCompletions:
 	default:
 		return nil, fmt.Errorf("openai: endpoint %q: must be %q or %q", opts.Endpoint, EndpointChat, EndpointCompletions)
+	}
+	if _, err := chattemplate.ParseThinking(string(opts.Thinking)); err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
+	}
+	if opts.Thinking != chattemplate.ThinkingModelDefault && opts.Endpoint == EndpointCompletions {
+		return nil, fmt.Errorf("openai: thinking %s: endpoint %q sends raw prompts, which no chat template renders", opts.Thinking, EndpointCompletions)
 	}
 	if opts.MaxRetries < 0 {
 		return nil, fmt.Errorf("openai: max retries %d: must not be negative", opts.MaxRetries)
@@ -288,6 +312,9 @@ func (c *Client) requestBody(chat bool, req runtime.Request, stream bool) map[st
 			msgs[i] = wireMessage{Role: m.Role, Content: m.Content}
 		}
 		b["messages"] = msgs
+		if kw := c.templateKwargs(req); kw != nil {
+			b["chat_template_kwargs"] = kw
+		}
 	} else {
 		b["prompt"] = req.Prompt
 	}
@@ -396,6 +423,7 @@ type result struct {
 	completionTokens int
 	ttft             time.Duration // client-measured, streaming only
 	server           *runtime.ServerTimings
+	rendered         string // the prompt the server rendered, if it says (pocketeval serve)
 }
 
 func (r result) response(total time.Duration) runtime.Response {
@@ -404,6 +432,7 @@ func (r result) response(total time.Duration) runtime.Response {
 		FinishReason:     mapFinish(r.finish),
 		PromptTokens:     r.promptTokens,
 		CompletionTokens: r.completionTokens,
+		RenderedPrompt:   r.rendered,
 	}
 	t := runtime.Timings{Total: total, TimeToFirstToken: r.ttft}
 	if s := r.server; s != nil {

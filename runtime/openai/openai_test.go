@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pocketeval/pocketeval/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
@@ -52,6 +53,7 @@ type fakeServer struct {
 	mu     sync.Mutex
 	script []fault
 	bodies []map[string]any
+	raws   [][]byte // the bodies as sent
 	auth   []string
 	paths  []string
 	// answer builds the ok response text for a request body.
@@ -70,10 +72,11 @@ func newFake(t *testing.T, script ...fault) *fakeServer {
 	return f
 }
 
-func (f *fakeServer) next(body map[string]any, r *http.Request) fault {
+func (f *fakeServer) next(body map[string]any, raw []byte, r *http.Request) fault {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.bodies = append(f.bodies, body)
+	f.raws = append(f.raws, raw)
 	f.auth = append(f.auth, r.Header.Get("Authorization"))
 	f.paths = append(f.paths, r.URL.Path)
 	if len(f.script) == 0 {
@@ -94,7 +97,7 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var body map[string]any
 	data, _ := io.ReadAll(r.Body)
 	_ = json.Unmarshal(data, &body)
-	x := f.next(body, r)
+	x := f.next(body, data, r)
 	chat := strings.HasSuffix(r.URL.Path, "/chat/completions")
 	stream, _ := body["stream"].(bool)
 	switch x {
@@ -517,6 +520,8 @@ func TestNewValidates(t *testing.T) {
 		{BaseURL: "http://x", Endpoint: "embeddings"},
 		{BaseURL: "http://x", MaxRetries: -1},
 		{BaseURL: "http://x", RequestTimeout: -time.Second},
+		{BaseURL: "http://x", Thinking: "maybe"},
+		{BaseURL: "http://x", Endpoint: EndpointCompletions, Thinking: chattemplate.ThinkingOff},
 	} {
 		if _, err := New(o); err == nil {
 			t.Errorf("New(%+v) succeeded, want an error", o)

@@ -29,6 +29,11 @@ type wireResponse struct {
 	Usage   *wireUsage             `json:"usage"`
 	Timings *runtime.ServerTimings `json:"timings"`
 	Error   *wireError             `json:"error"`
+	// Pocketeval is `pocketeval serve`'s extension: the prompt its
+	// runtime rendered a chat request to.
+	Pocketeval *struct {
+		RenderedPrompt string `json:"rendered_prompt"`
+	} `json:"pocketeval"`
 }
 
 type wireChoice struct {
@@ -192,6 +197,9 @@ func readJSON(r io.Reader, chat bool) (result, error) {
 		res.promptTokens, res.completionTokens = w.Usage.PromptTokens, w.Usage.CompletionTokens
 	}
 	res.server = w.Timings
+	if w.Pocketeval != nil && chat {
+		res.rendered = w.Pocketeval.RenderedPrompt
+	}
 	return res, nil
 }
 
@@ -258,6 +266,9 @@ func readStream(r io.Reader, chat bool, start time.Time) (result, error) {
 		}
 		if w.Timings != nil {
 			res.server = w.Timings
+		}
+		if w.Pocketeval != nil && chat {
+			res.rendered = w.Pocketeval.RenderedPrompt
 		}
 		return false, nil
 	}

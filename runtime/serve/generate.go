@@ -65,7 +65,25 @@ func (h *Handler) generate(w http.ResponseWriter, r *http.Request, req runtime.R
 	if t := runtime.ServerTimingsOf(resp); t != nil {
 		body["timings"] = t
 	}
+	if x := extension(resp); x != nil {
+		body["pocketeval"] = x
+	}
 	writeJSON(w, http.StatusOK, body)
+}
+
+// Extension is the "pocketeval" member of a response: what the runtime
+// rendered a chat request to (runtime.Response.RenderedPrompt), so a
+// remote run can record it.
+type Extension struct {
+	RenderedPrompt string `json:"rendered_prompt,omitempty"`
+}
+
+// extension returns the response's "pocketeval" member, nil when empty.
+func extension(resp runtime.Response) *Extension {
+	if resp.RenderedPrompt == "" {
+		return nil
+	}
+	return &Extension{RenderedPrompt: resp.RenderedPrompt}
 }
 
 func (h *Handler) count(w http.ResponseWriter, resp runtime.Response) {
@@ -165,6 +183,9 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, req runtime.Req
 	last := chunk(map[string]any{}, &empty, resp.FinishReason)
 	if t := runtime.ServerTimingsOf(resp); t != nil {
 		last["timings"] = t
+	}
+	if x := extension(resp); x != nil {
+		last["pocketeval"] = x
 	}
 	if err := send(last); err != nil {
 		return

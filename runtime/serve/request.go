@@ -128,6 +128,9 @@ type chatRequest struct {
 	ResponseFormat      *struct {
 		Type string `json:"type"`
 	} `json:"response_format"`
+	// ChatTemplateKwargs are extra chat template variables, as
+	// llama-server, vLLM and SGLang take them (enable_thinking).
+	ChatTemplateKwargs json.RawMessage `json:"chat_template_kwargs"`
 }
 
 type chatMessage struct {
@@ -176,8 +179,53 @@ func (c *chatRequest) toRequest() (req runtime.Request, stream, includeUsage boo
 		}
 		msgs[i] = runtime.Message{Role: role, Content: text}
 	}
-	req = runtime.Request{Messages: msgs, Gen: g}
+	kwargs, verr := templateKwargs(c.ChatTemplateKwargs)
+	if verr != nil {
+		return req, false, false, verr
+	}
+	req = runtime.Request{Messages: msgs, Gen: g, TemplateKwargs: kwargs}
 	return req, c.Stream, c.StreamOptions != nil && c.StreamOptions.IncludeUsage, nil
+}
+
+// templateKwargs reads chat_template_kwargs: null, or an object whose
+// members become template variables as they are (llama-server passes every
+// member on), except that enable_thinking must be a boolean, as
+// llama-server requires. Nil when absent or empty.
+func templateKwargs(raw json.RawMessage) (map[string]any, *validationError) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var kw map[string]any
+	if err := json.Unmarshal(raw, &kw); err != nil || kw == nil {
+		return nil, invalid("chat_template_kwargs", "must be an object")
+	}
+	if v, ok := kw["enable_thinking"]; ok {
+		if _, isBool := v.(bool); !isBool {
+			return nil, invalid("chat_template_kwargs.enable_thinking", "must be a boolean, got %s", jsonType(v))
+		}
+	}
+	if len(kw) == 0 {
+		return nil, nil
+	}
+	return kw, nil
+}
+
+// jsonType names the JSON type of a decoded value.
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return "a boolean"
 }
 
 // messageText accepts a string or an array of text parts.

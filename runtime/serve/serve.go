@@ -20,7 +20,18 @@
 // (n > 1, penalties, logit_bias, tools) are rejected rather than ignored:
 // an evaluation must not silently run with settings other than asked.
 //
-// The package intentionally does not template chats, count tokens or
+// A chat request's "chat_template_kwargs" (an object, as llama-server,
+// vLLM and SGLang take it: {"enable_thinking": false}) reaches the
+// runtime's chat template as extra variables over the runtime's own
+// (runtime.Request.TemplateKwargs; enable_thinking overrides the served
+// --thinking), every member as given, as llama-server passes them, except
+// that enable_thinking must be a boolean. A runtime that renders no
+// template refuses them (400) unless it forwards them (KwargsForwarder).
+// Chat responses carry the prompt the runtime rendered, when it reports
+// one, in a "pocketeval": {"rendered_prompt": ...} member (the last chunk
+// of a stream), which the openai runtime records in the samples.
+//
+// The package intentionally does not template chats itself, count tokens or
 // authenticate users beyond one optional shared key: it is a bridge for
 // evaluation on a trusted network, not a production inference server.
 package serve
@@ -81,6 +92,25 @@ type Options struct {
 	Log *slog.Logger
 	// Now is the clock for "created" timestamps; nil means time.Now.
 	Now func() time.Time
+}
+
+// KwargsForwarder is implemented by runtimes that render no chat template
+// themselves but pass a request's TemplateKwargs on to one that does (the
+// openai runtime sends them to its server): ForwardsTemplateKwargs says
+// whether it will.
+type KwargsForwarder interface {
+	ForwardsTemplateKwargs() bool
+}
+
+// takesTemplateKwargs reports whether rt applies a request's
+// TemplateKwargs: it renders chat templates (runtime.ChatTemplater) or
+// passes them on.
+func takesTemplateKwargs(rt runtime.Runtime) bool {
+	if _, ok := rt.(runtime.ChatTemplater); ok {
+		return true
+	}
+	f, ok := rt.(KwargsForwarder)
+	return ok && f.ForwardsTemplateKwargs()
 }
 
 // Handler serves a runtime. It is safe for concurrent use.
@@ -224,6 +254,10 @@ func (h *Handler) chat(w http.ResponseWriter, r *http.Request) {
 	req, stream, includeUsage, verr := body.toRequest()
 	if verr != nil {
 		writeValidation(w, verr)
+		return
+	}
+	if req.TemplateKwargs != nil && !takesTemplateKwargs(h.rt) {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "chat_template_kwargs", "chat_template_kwargs: this server's runtime does not render chat templates")
 		return
 	}
 	h.generate(w, r, req, genCall{chat: true, stream: stream, includeUsage: includeUsage})
