@@ -40,7 +40,9 @@ type Manifest struct {
 	Resumes int `json:"resumes,omitempty"`
 	// Segments lists every invocation that worked on the run, the first
 	// and each resume, with the settings that change speed but not
-	// outputs (threads, concurrency), which may differ between them.
+	// outputs (threads, concurrency), which may differ between them; a
+	// merged run lists its shards' segments, each with its shard, in
+	// order of start.
 	Segments []Segment `json:"segments,omitempty"`
 	// Resources are the process's memory figures for in-process runtimes.
 	Resources *Resources `json:"resources,omitempty"`
@@ -68,6 +70,9 @@ type Segment struct {
 	Errors    int `json:"errors,omitempty"`
 	// Status is how the invocation ended (a run status).
 	Status string `json:"status"`
+	// Shard is the shard (i/N) the invocation ran, in a run merged from
+	// shards; empty otherwise.
+	Shard string `json:"shard,omitempty"`
 }
 
 // Resources records memory use of the evaluating process, measured as in

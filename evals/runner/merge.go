@@ -233,9 +233,19 @@ func mergedManifest(o MergeOptions, mans []*results.Manifest, cfg results.Config
 	}
 	dirs := append([]string(nil), o.Dirs...)
 	sort.Strings(dirs)
+	var segs []results.Segment
+	resumes := 0
+	for _, m := range mans {
+		for _, s := range m.Segments {
+			s.Shard = m.Config.Shard.String()
+			segs = append(segs, s)
+		}
+		resumes += m.Resumes
+	}
+	sort.SliceStable(segs, func(i, j int) bool { return segs[i].Start.Before(segs[j].Start) })
 	return &results.Manifest{
 		Pocketeval: o.Build, Command: o.Command, Config: cfg, Runtime: mans[0].Runtime,
 		Host: mans[0].Host, Environment: map[string]any{"merged_from": dirs},
-		Status: results.StatusComplete, Start: start, End: &end,
+		Status: results.StatusComplete, Start: start, End: &end, Resumes: resumes, Segments: segs,
 	}
 }

@@ -63,6 +63,27 @@ func TestThreeShardsMergeEqualsWholeRun(t *testing.T) {
 			t.Errorf("%s differs between the whole run and the merged shards:\n%s\n---\n%s", f, a, b)
 		}
 	}
+	// The merged manifest keeps every shard's invocations, each with its
+	// shard, in order of start.
+	m, err := results.ReadManifest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shardsSeen := map[string]int{}
+	generated := 0
+	for i, s := range m.Segments {
+		shardsSeen[s.Shard]++
+		generated += s.Generated
+		if i > 0 && s.Start.Before(m.Segments[i-1].Start) {
+			t.Errorf("segment %d starts before segment %d", i, i-1)
+		}
+	}
+	if len(m.Segments) != 3 || shardsSeen["0/3"] != 1 || shardsSeen["1/3"] != 1 || shardsSeen["2/3"] != 1 {
+		t.Errorf("merged segments by shard %v (%d segments), want one each of 0/3, 1/3, 2/3", shardsSeen, len(m.Segments))
+	}
+	if generated != 65 {
+		t.Errorf("merged segments generated %d samples, want 65 (40 alpha + 25 beta)", generated)
+	}
 }
 
 func TestMergeRefusals(t *testing.T) {
