@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -41,6 +43,41 @@ func TestRunGroupFile(t *testing.T) {
 	a, b := w.Tasks["alpha"].Metrics["acc"].Mean, w.Tasks["beta"].Metrics["acc"].Mean
 	if g := w.Groups["ab"]; g == nil || g.Metrics["acc"].Mean != (a+b)/2 || g.Metrics["exact_match"].N != 9 || !reflect.DeepEqual(w.Order, []string{"alpha", "beta", "qa"}) {
 		t.Fatalf("summary groups %+v, order %v; want ab acc = (%v+%v)/2", w.Groups, w.Order, a, b)
+	}
+	// run --json reports the group as the table does, in points.
+	code, out, errOut = run(t, "run", "--runtime", "fake", "--tasks", group, "--out", whole, "--json")
+	if code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Groups []struct {
+			Group, Alias, Metric string
+			Score                *float64
+			Tasks                []string
+			Samples              int
+			Metrics              []struct {
+				Name  string
+				Value float64
+				N     int
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	if len(doc.Groups) != 1 {
+		t.Fatalf("--json groups %+v, want ab", doc.Groups)
+	}
+	g := doc.Groups[0]
+	ab := w.Groups["ab"]
+	if g.Group != "ab" || g.Alias != "alpha and beta" || g.Metric != ab.Primary || g.Score == nil || math.Abs(*g.Score-100*ab.Metrics[ab.Primary].Mean) > 1e-9 ||
+		!reflect.DeepEqual(g.Tasks, ab.Tasks) || g.Samples != ab.Samples || len(g.Metrics) != len(ab.Metrics) || g.Metrics[0].Name != ab.Primary {
+		t.Errorf("--json group %+v, summary's %+v", g, ab)
+	}
+	for _, m := range g.Metrics {
+		if want := ab.Metrics[m.Name]; math.Abs(m.Value-100*want.Mean) > 1e-9 || m.N != want.N {
+			t.Errorf("--json group metric %s = %v (n %d), summary's %v (n %d)", m.Name, m.Value, m.N, 100*want.Mean, want.N)
+		}
 	}
 	var shards []string
 	for _, s := range []string{"0/2", "1/2"} {

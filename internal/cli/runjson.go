@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/stats"
 )
 
 // runJSON is `run --json`: the run's summary in the --json convention
@@ -13,6 +15,25 @@ type runJSON struct {
 	Out      string     `json:"out"`
 	Complete bool       `json:"complete"`
 	Tasks    []taskJSON `json:"tasks"`
+	// Groups are the run's task groups (lm-eval group files), each
+	// before its subgroups; absent when the run has none.
+	Groups []groupJSON `json:"groups,omitempty"`
+}
+
+// groupJSON is one task group: its aggregated metrics (points, with
+// lm-eval's pooled standard error and the interval from it; null when
+// a task had none) over the tasks under it.
+type groupJSON struct {
+	Group    string       `json:"group"`
+	Alias    string       `json:"alias,omitempty"`
+	Members  []string     `json:"members"`
+	Tasks    []string     `json:"tasks"`
+	Metric   string       `json:"metric"`
+	Score    *float64     `json:"score"`
+	Samples  int          `json:"samples"`
+	Metrics  []metricJSON `json:"metrics"`
+	Notes    []string     `json:"notes,omitempty"`
+	Warnings []string     `json:"warnings,omitempty"`
 }
 
 type taskJSON struct {
@@ -72,12 +93,7 @@ func newRunJSON(out string, s *results.Summary) runJSON {
 		}
 		if ts.Scored > 0 {
 			for _, k := range sortedMetricNames(ts) {
-				m := ts.Metrics[k]
-				mj := metricJSON{Name: k, Value: 100 * m.Mean, Stderr: 100 * m.Stderr, N: m.N}
-				if hasInterval(m) {
-					mj.CILo, mj.CIHi = points(&m.Lo), points(&m.Hi)
-				}
-				t.Metrics = append(t.Metrics, mj)
+				t.Metrics = append(t.Metrics, newMetricJSON(k, ts.Metrics[k]))
 			}
 			if m, ok := ts.Metrics[t.Metric]; ok {
 				v := 100 * m.Mean
@@ -91,7 +107,30 @@ func newRunJSON(out string, s *results.Summary) runJSON {
 		}
 		doc.Tasks = append(doc.Tasks, t)
 	}
+	for _, name := range s.GroupOrder {
+		g := s.Groups[name]
+		gj := groupJSON{Group: name, Alias: g.Alias, Members: g.Members, Tasks: g.Tasks, Metric: g.Primary,
+			Samples: g.Samples, Metrics: []metricJSON{}, Notes: g.Notes, Warnings: g.Warnings}
+		names := sortedKeys(g.Metrics)
+		if _, ok := g.Metrics[g.Primary]; ok {
+			names = append([]string{g.Primary}, slices.DeleteFunc(names, func(k string) bool { return k == g.Primary })...)
+			v := 100 * g.Metrics[g.Primary].Mean
+			gj.Score = &v
+		}
+		for _, k := range names {
+			gj.Metrics = append(gj.Metrics, newMetricJSON(k, g.Metrics[k]))
+		}
+		doc.Groups = append(doc.Groups, gj)
+	}
 	return doc
+}
+
+func newMetricJSON(name string, m stats.Summary) metricJSON {
+	mj := metricJSON{Name: name, Value: 100 * m.Mean, Stderr: 100 * m.Stderr, N: m.N}
+	if hasInterval(m) {
+		mj.CILo, mj.CIHi = points(&m.Lo), points(&m.Hi)
+	}
+	return mj
 }
 
 // sortedMetricNames lists a task's metrics: the headline first, then the
