@@ -8,10 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/evals/fewshot"
 	"github.com/pocketeval/pocketeval/internal/golden"
 	"github.com/pocketeval/pocketeval/internal/sharedtest"
 	"github.com/pocketeval/pocketeval/runtime"
@@ -111,10 +114,19 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("empty answer: got %v, want a DataError at line 2 field answer", err)
 	}
 
+	// Without train.jsonl, chat few-shot (fixed exemplars) works and raw
+	// few-shot fails naming the file.
 	write("gsm8k/test.jsonl", `{"question":"q1","answer":"x\n#### 3"}`+"\n")
-	_, err = GSM8K{}.Load(ctx, evals.LoadConfig{DataDir: dir, NumFewshot: 2})
+	d, err := GSM8K{}.Load(ctx, evals.LoadConfig{DataDir: dir, NumFewshot: 2})
+	if err != nil {
+		t.Fatalf("few-shot without train split: %v", err)
+	}
+	if req, err := (GSM8K{}).Prompt(d, d.Samples[0], evals.PromptConfig{NumFewshot: -1, Chat: true}); err != nil || len(req.Messages) != 5 {
+		t.Errorf("chat 2-shot without train split: %d messages, %v", len(req.Messages), err)
+	}
+	_, err = GSM8K{}.Prompt(d, d.Samples[0], evals.PromptConfig{NumFewshot: -1})
 	if !errors.As(err, &missing) || !strings.Contains(err.Error(), "train") {
-		t.Errorf("few-shot without train split: got %v, want a MissingDataError for train.jsonl", err)
+		t.Errorf("raw few-shot without train split: got %v, want a MissingDataError for train.jsonl", err)
 	}
 	if _, err := (MGSM{Lang: "zh"}).Load(ctx, evals.LoadConfig{DataDir: dir, NumFewshot: 3}); err == nil {
 		t.Error("MGSM accepted --num-fewshot 3")
@@ -204,39 +216,63 @@ func TestPromptsGolden(t *testing.T) {
 	}
 }
 
-func TestFewshotDeterministic(t *testing.T) {
+// TestFewshotDraws checks how few-shot exemplars are chosen: raw prompts
+// take the ord-th draw of lm-eval's sampler over the whole test file (so a
+// sample gets the same exemplars whatever else is prompted, and in any
+// order), the seed changes them, and chat prompts take gsm8k_cot_llama's
+// fixed exemplars whatever the seed.
+func TestFewshotDraws(t *testing.T) {
 	t.Parallel()
 	dir := fewshotDir(t)
 	ctx := context.Background()
-	prompt := func(seed int64, sample int) string {
-		d, err := GSM8K{}.Load(ctx, evals.LoadConfig{DataDir: dir, NumFewshot: 2, Seed: seed})
+	loadK := func(k int, seed int64) *evals.Dataset {
+		d, err := GSM8K{}.Load(ctx, evals.LoadConfig{DataDir: dir, NumFewshot: k, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
-		req, err := GSM8K{}.Prompt(d, d.Samples[sample], evals.PromptConfig{NumFewshot: -1, Chat: true})
+		return d
+	}
+	prompt := func(d *evals.Dataset, sample int, chat bool) string {
+		t.Helper()
+		req, err := GSM8K{}.Prompt(d, d.Samples[sample], evals.PromptConfig{NumFewshot: -1, Chat: chat})
 		if err != nil {
 			t.Fatal(err)
-		}
-		if got := len(req.Messages); got != 5 {
-			t.Fatalf("%d messages, want 2 exemplar pairs + question", got)
 		}
 		return render(req)
 	}
-	if prompt(7, 0) != prompt(7, 0) {
-		t.Error("same seed gave different prompts")
+	a, b := loadK(2, 7), loadK(2, 7)
+	second := prompt(a, 1, false)
+	if prompt(a, 0, false) == prompt(b, 0, false) && prompt(b, 1, false) != second {
+		t.Error("sample 1's exemplars depend on whether sample 0 was prompted first")
+	}
+	want, err := fewshot.Draw("default", 6, 2, 2, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := a.Extra.(*gsm8kExtra).shots(1, 2); !slices.Equal(got, want[1]) {
+		t.Errorf("sample 1 drew %v, the sampler's second draw is %v", got, want[1])
 	}
 	differs := false
 	for seed := int64(0); seed < 10; seed++ {
-		if prompt(seed, 0) != prompt(seed+100, 0) {
+		if prompt(loadK(2, seed), 0, false) != prompt(loadK(2, seed+100), 0, false) {
 			differs = true
+		}
+		if prompt(loadK(2, seed), 0, true) != prompt(loadK(2, 1234), 0, true) {
+			t.Fatalf("seed %d changed the chat exemplars", seed)
 		}
 	}
 	if !differs {
-		t.Error("the seed never changes the exemplars")
+		t.Error("the seed never changes the raw exemplars")
 	}
-	d, err := GSM8K{}.Load(ctx, evals.LoadConfig{DataDir: dir, NumFewshot: 7})
-	if err == nil {
-		t.Errorf("7 shots from a 6-problem train file: got %d samples and no error", len(d.Samples))
+	d := loadK(7, 1234)
+	if _, err := (GSM8K{}).Prompt(d, d.Samples[0], evals.PromptConfig{NumFewshot: -1}); err == nil {
+		t.Error("7 raw shots from a 6-problem train file: no error")
+	}
+	if _, err := (GSM8K{}).Prompt(d, d.Samples[0], evals.PromptConfig{NumFewshot: -1, Chat: true}); err != nil {
+		t.Errorf("7 chat shots of 8: %v", err)
+	}
+	if _, err := (GSM8K{}).Prompt(d, d.Samples[0], evals.PromptConfig{NumFewshot: 9, Chat: true}); err == nil {
+		t.Error("9 chat shots of gsm8k_cot_llama's 8: no error")
 	}
 }
 
@@ -368,4 +404,33 @@ func TestAggregate(t *testing.T) {
 	check("Geometry", MetricStrict, 0)
 	check("level 2", MetricFlexible, 0.5)
 	check("level 2", "n", 2)
+}
+
+// calcAnnotation matches GSM8K calculator annotations "<<48/2=24>>".
+var calcAnnotation = regexp.MustCompile(`<<[^<>]*>>`)
+
+// cleanReasoning removes calculator annotations from a reference solution.
+func cleanReasoning(s string) string {
+	return strings.TrimSpace(calcAnnotation.ReplaceAllString(s, ""))
+}
+
+// TestReadLinesLargeFile reads a file larger than a bufio.Scanner's
+// buffer, as the 4 MB train.jsonl is: every line must keep its bytes.
+func TestReadLinesLargeFile(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := range 30000 {
+		fmt.Fprintf(&b, "{\"question\": \"problem %d %s\", \"answer\": \"#### %d\"}\r\n", i, strings.Repeat("x", 80), i)
+	}
+	path := filepath.Join(t.TempDir(), "train.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, ex, _, err := loadGSM8KFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex) != 30000 || ex[0].Final != "0" || ex[29999].Final != "29999" || !strings.HasPrefix(ex[12345].Question, "problem 12345 ") {
+		t.Fatalf("%d records, first %+v", len(ex), ex[0])
+	}
 }

@@ -22,9 +22,9 @@ import (
 //   - arc_challenge in loglik mode: lm-eval's arc_challenge;
 //   - mmlu in loglik mode, zero- and 5-shot: lm-eval's mmlu_anatomy.
 //
-// Few-shot GSM8K is not compared: the built-in task draws its exemplars
-// with its own seeded scheme, not lm-eval's random.Random(1234) stream
-// (the task file gsm8k.yaml does reproduce it, see TestLMEvalRendersMatch).
+// Few-shot GSM8K (raw, and chat against gsm8k_cot_llama) is compared with
+// lm-eval's requests on the real train split in evals/math
+// (TestGSM8KMatchesLMEval).
 func TestBuiltinTasksMatchLMEval(t *testing.T) {
 	data := sharedtest.Datasets(t)
 	ctx := context.Background()

@@ -15,7 +15,7 @@
 // Prompts are lm-eval's byte for byte: Load reproduces doc_to_text,
 // doc_to_target, doc_to_choice, fewshot_context and the default and
 // first_n samplers, drawing examples with CPython's random.Random(seed)
-// stream in document order (internal/pyrandom). testdata/lmeval holds
+// stream in document order (evals/fewshot). testdata/lmeval holds
 // renders produced by lm-eval's own code for real task files, and the
 // tests require equality.
 //

@@ -7,8 +7,8 @@ import (
 
 	"github.com/ardanlabs/jinja"
 
+	"github.com/pocketeval/pocketeval/evals/fewshot"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
-	"github.com/pocketeval/pocketeval/internal/pyrandom"
 )
 
 // This file reproduces lm-evaluation-harness's prompt construction
@@ -155,44 +155,17 @@ func (p *fewshotPool) draw(evalDocs []jinja.Value, k int, seed int64) ([][]int, 
 	if k == 0 {
 		return out, nil
 	}
-	rnd := pyrandom.NewInt(seed)
+	s, err := fewshot.New(p.sampler, len(p.docs), seed)
+	if err != nil {
+		return nil, err
+	}
 	for i, doc := range evalDocs {
-		exclude := p.excludeEval && doc.AsDict().Len() > 0
-		switch p.sampler {
-		case "first_n":
-			var pick []int
-			for j, d := range p.docs {
-				if exclude && pyEqual(d, doc) {
-					continue
-				}
-				pick = append(pick, j)
-			}
-			if k > len(pick) {
-				return nil, fmt.Errorf("%d few-shot examples requested, %d available", k, len(pick))
-			}
-			out[i] = pick[:k]
-		default:
-			n := k
-			if exclude {
-				n = k + 1
-			}
-			idx, err := rnd.Sample(len(p.docs), n)
-			if err != nil {
-				return nil, fmt.Errorf("%d few-shot examples requested from %d documents: %w", k, len(p.docs), err)
-			}
-			if exclude {
-				var kept []int
-				for _, j := range idx {
-					if !pyEqual(p.docs[j], doc) {
-						kept = append(kept, j)
-					}
-				}
-				if len(kept) < k {
-					return nil, fmt.Errorf("document %d: fewer than %d few-shot examples differ from it", i, k)
-				}
-				idx = kept[:k]
-			}
-			out[i] = idx
+		var same func(j int) bool
+		if p.excludeEval && doc.AsDict().Len() > 0 {
+			same = func(j int) bool { return pyEqual(p.docs[j], doc) }
+		}
+		if out[i], err = s.Sample(k, same); err != nil {
+			return nil, fmt.Errorf("document %d: %w", i, err)
 		}
 	}
 	return out, nil
