@@ -5,7 +5,7 @@
 // of _randbelow (and so choice), sample over a range, and gauss with its
 // cached second value, which seeding clears. langdetect's detector
 // (scorers/langdetect) and lm-evaluation-harness's few-shot sampler
-// (evals/taskfile) draw with it.
+// (evals/fewshot, for task files and the built-in gsm8k) draw with it.
 //
 // gauss needs cos, sin and log. CPython takes them from the platform's C
 // library, whose results differ in the last bit from one libm to another;
