@@ -1,7 +1,12 @@
 package textstats
 
 import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -16,82 +21,80 @@ import (
 // orthographic evidence about the next word can turn an abbreviation into a
 // break or an initial/ordinal into a non-break.
 //
-// nltk's English model is a trained parameter file (abbreviation types,
-// collocations, frequent sentence starters and an orthographic-context table
-// for every word of its training corpus). pocketeval does not ship it. The
-// parameters below are written by hand: abbreviation types modelled on the
-// model's documented ones, a list of frequent sentence starters, no
-// collocations, and an orthographic context in which only the listed
-// starters and a list of common lower-case words are known. docs/ifeval.md lists what this changes.
-// testdata/punkt_nltk.jsonl pins that, given the same parameters, this code
-// and nltk's split and tokenize identically.
+// The parameters are nltk's pretrained English model (abbreviation types,
+// collocations, frequent sentence starters and the orthographic context of
+// every word type of its Wall Street Journal training text), read from
+// punkt_english.tsv, which testdata/gen_punkt_english.py writes from the
+// model nltk ships. testdata/punkt_nltk.jsonl pins that this code splits
+// and tokenizes as nltk does with that model.
+
+//go:embed punkt_english.tsv
+var punktEnglishTSV string
+
+// nltk's orthographic-context bits (punkt.py _ORTHO_*): where a type was
+// seen upper- or lower-case — at the beginning of a sentence, in the
+// middle, or at an unknown position.
+const (
+	orthoBegUC = 1 << 1
+	orthoMidUC = 1 << 2
+	orthoUnkUC = 1 << 3
+	orthoBegLC = 1 << 4
+	orthoMidLC = 1 << 5
+	orthoUnkLC = 1 << 6
+	orthoUC    = orthoBegUC | orthoMidUC | orthoUnkUC
+	orthoLC    = orthoBegLC | orthoMidLC | orthoUnkLC
+)
 
 // punktParams are the model parameters of a Punkt tokenizer.
 type punktParams struct {
-	abbrevs      map[string]bool // lower-case, without the final period
-	sentStarters map[string]bool // lower-case types
-	// lowerOnly are common words known to occur in lower case and never
-	// capitalised mid-sentence: capitalised, they start a sentence
-	// (orthographic context "lower-case, upper-case only at a sentence
-	// start").
-	lowerOnly map[string]bool
-	// knownLower are word types known to occur in lower case (orthographic
-	// context "seen lower-case", also seen upper-case mid-sentence).
-	knownLower map[string]bool
+	abbrevs      map[string]bool    // lower-case, without the final period
+	collocations map[[2]string]bool // (type before the period, type after)
+	sentStarters map[string]bool    // lower-case types
+	ortho        map[string]int     // type → orthoBegUC|… bits; absent is 0
 }
 
-func setOf(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		m[w] = true
+// englishPunkt is nltk's English model, parsed on first use.
+var englishPunkt = sync.OnceValue(func() *punktParams {
+	p, err := parsePunktParams(punktEnglishTSV)
+	if err != nil {
+		panic("textstats: punkt_english.tsv: " + err.Error())
 	}
-	return m
-}
+	return p
+})
 
-// englishPunkt holds pocketeval's hand-written English parameters.
-var englishPunkt = punktParams{
-	// Abbreviation types as nltk's English model has them. The model was
-	// trained on Wall Street Journal text, so it knows titles, company
-	// suffixes, months and weekdays, US state abbreviations and a few
-	// units, and famously not "e.g.", "i.e.", "etc." or "no." (nltk issues
-	// #2543, #2376, #2154: the official tokenizer splits after them; issue
-	// #2500 prints the model's set). Single letters are abbreviations too.
-	abbrevs: setOf(`
-		mr mrs ms dr prof jr sr st messrs gen col lt maj adm sen rep reps
-		inc corp co ltd bros cie
-		jan feb aug sep sept oct nov dec wed tues fri
-		u.s u.s.a u.k u.n u.s.s.r d.c n.y n.j n.h n.c s.c n.m l.a w.va
-		calif fla ariz colo conn ga ill kan ky mich minn nev okla ore pa tenn va wash wis ala vt
-		a.m p.m a.d ph.d vs v ave ft yr mg ct cos ok
-		c d e f g h k l m n p r s t w`),
-	sentStarters: setOf(`
-		the this it in i but he she we they a an however there if as and for
-		these that when you his her our their after while what so at on one
-		some also many most then yes no my each both although because since
-		during now today here thus therefore finally first second third next
-		overall additionally furthermore moreover instead meanwhile let
-		remember please do don't to with by from all every not once`),
-	lowerOnly: setOf(`
-		make take get give keep choose use try stop go come see look find think
-		know want need like love feel ask tell say call add consider imagine note
-		check avoid include ensure create write read learn practice enjoy explore
-		plan prepare start begin open close bring put set turn show keep run move
-		just maybe perhaps sometimes often always never still yet even only
-		really actually basically simply especially usually clearly certainly
-		good great bad best better important key simple easy hard true false
-		step tip answer question result reason idea way time thing people water
-		food money work home life day night morning is are was were be been has
-		have had would can could should must`),
-}
-
-func init() {
-	englishPunkt.knownLower = map[string]bool{}
-	for w := range englishPunkt.sentStarters {
-		englishPunkt.knownLower[w] = true
+// parsePunktParams reads the tab-separated parameter file: lines
+// "abbrev\tTYPE", "colloc\tTYPE\tTYPE", "starter\tTYPE",
+// "ortho\tTYPE\tFLAGS"; '#' starts a comment line. Types are kept as
+// written (an abbreviation type may end in a space).
+func parsePunktParams(src string) (*punktParams, error) {
+	p := &punktParams{abbrevs: map[string]bool{}, collocations: map[[2]string]bool{}, sentStarters: map[string]bool{}, ortho: map[string]int{}}
+	for n, line := range strings.Split(src, "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		bad := func(why string) error { return fmt.Errorf("line %d: %s: %q", n+1, why, line) }
+		switch {
+		case f[0] == "abbrev" && len(f) == 2:
+			p.abbrevs[f[1]] = true
+		case f[0] == "colloc" && len(f) == 3:
+			p.collocations[[2]string{f[1], f[2]}] = true
+		case f[0] == "starter" && len(f) == 2:
+			p.sentStarters[f[1]] = true
+		case f[0] == "ortho" && len(f) == 3:
+			v, err := strconv.Atoi(f[2])
+			if err != nil || v <= 0 || v >= 1<<7 {
+				return nil, bad("flags")
+			}
+			p.ortho[f[1]] = v
+		default:
+			return nil, bad("unknown record")
+		}
 	}
-	for w := range englishPunkt.lowerOnly {
-		englishPunkt.knownLower[w] = true
+	if len(p.abbrevs) == 0 || len(p.ortho) == 0 {
+		return nil, errors.New("no abbreviations or orthographic context")
 	}
+	return p, nil
 }
 
 // punktToken is one word token with its Punkt annotations.
@@ -119,14 +122,16 @@ func (t *punktToken) typeNoSentPeriod() string {
 	return t.typ
 }
 
+// firstUpper and firstLower are nltk's first_upper / first_lower:
+// Python's isupper() / islower() of the first character.
 func (t *punktToken) firstUpper() bool {
 	r, _ := utf8.DecodeRuneInString(t.tok)
-	return unicode.IsUpper(r)
+	return IsUpperRune(r)
 }
 
 func (t *punktToken) firstLower() bool {
 	r, _ := utf8.DecodeRuneInString(t.tok)
-	return unicode.IsLower(r)
+	return IsLowerRune(r)
 }
 
 // isEllipsis: two or more periods and nothing else.
@@ -143,7 +148,7 @@ func (t *punktToken) isInitial() bool {
 // punktType lower-cases tok and replaces numbers by "##number##", like
 // nltk's _get_type (regex ^-?[\.,]?\d[\d,\.-]*\.?$).
 func punktType(tok string) string {
-	low := strings.ToLower(tok)
+	low := Lower(tok)
 	s := strings.TrimPrefix(low, "-")
 	if s != "" && (s[0] == '.' || s[0] == ',') {
 		s = s[1:]
@@ -292,7 +297,7 @@ func (p *punktParams) annotate(words []string) []punktToken {
 		case t.isEllipsis():
 			t.ellipsis = true
 		case t.periodFinal() && !strings.HasSuffix(w, ".."):
-			base := strings.ToLower(w[:len(w)-1])
+			base := Lower(w[:len(w)-1])
 			parts := strings.Split(base, "-")
 			if p.abbrevs[base] || p.abbrevs[parts[len(parts)-1]] {
 				t.abbr = true
@@ -317,26 +322,26 @@ const (
 )
 
 // orthoHeuristic is nltk's _ortho_heuristic: does the token look like the
-// first word of a sentence? Punctuation never does. With pocketeval's
-// orthographic table (sentence starters: seen lower-case and capitalised
-// mid-sentence; lowerOnly words: seen lower-case, capitalised only at a
-// sentence start; other words: never seen), a lower-case word is never a
-// sentence starter, a capitalised lowerOnly word is one, and any other
-// capitalised word is "unknown".
+// first word of a sentence? Punctuation never does; a capitalised word
+// seen lower-case but never capitalised mid-sentence does; a lower-case
+// word seen capitalised, or never seen lower-case at a sentence start,
+// does not; anything else is unknown.
 func (p *punktParams) orthoHeuristic(t *punktToken) ortho {
 	// Python's `tok in ";:,.!?"` is a substring test.
-	if t.tok != "" && strings.Contains(";:,.!?", t.tok) {
+	if strings.Contains(";:,.!?", t.tok) {
 		return orthoFalse
 	}
-	if t.firstLower() {
-		return orthoFalse
-	}
-	if t.firstUpper() && p.lowerOnly[t.typeNoSentPeriod()] {
+	oc := p.ortho[t.typeNoSentPeriod()]
+	if t.firstUpper() && oc&orthoLC != 0 && oc&orthoMidUC == 0 {
 		return orthoTrue
+	}
+	if t.firstLower() && (oc&orthoUC != 0 || oc&orthoBegLC == 0) {
+		return orthoFalse
 	}
 	return orthoUnknown
 }
 
+// secondPass is nltk's _second_pass_annotation of the token pair.
 func (p *punktParams) secondPass(t1, t2 *punktToken) {
 	if !t1.periodFinal() {
 		return
@@ -344,6 +349,13 @@ func (p *punktParams) secondPass(t1, t2 *punktToken) {
 	typ := t1.typeNoPeriod()
 	nextTyp := t2.typeNoSentPeriod()
 	initial := t1.isInitial()
+	// Collocation heuristic: a known collocation across the period makes
+	// the first token an abbreviation.
+	if p.collocations[[2]string{typ, nextTyp}] {
+		t1.sentbreak = false
+		t1.abbr = true
+		return
+	}
 	if (t1.abbr || t1.ellipsis) && !initial {
 		if p.orthoHeuristic(t2) == orthoTrue {
 			t1.sentbreak = true
@@ -361,7 +373,7 @@ func (p *punktParams) secondPass(t1, t2 *punktToken) {
 			t1.abbr = true
 			return
 		}
-		if o == orthoUnknown && initial && t2.firstUpper() && !p.knownLower[nextTyp] {
+		if o == orthoUnknown && initial && t2.firstUpper() && p.ortho[nextTyp]&orthoLC == 0 {
 			t1.sentbreak = false
 			t1.abbr = true
 		}
@@ -521,17 +533,17 @@ func realignTail(s string, i int) (int, bool) {
 }
 
 // Sentences splits English text into sentences the way nltk's Punkt
-// tokenizer does (with pocketeval's hand-written English parameters).
+// tokenizer does (with nltk's pretrained English model).
 func Sentences(s string) []string {
 	var out []string
-	for _, sp := range englishPunkt.spans(s) {
+	for _, sp := range englishPunkt().spans(s) {
 		out = append(out, s[sp.start:sp.stop])
 	}
 	return out
 }
 
 // CountSentences is len(Sentences(s)): IFEval's count_sentences.
-func CountSentences(s string) int { return len(englishPunkt.spans(s)) }
+func CountSentences(s string) int { return len(englishPunkt().spans(s)) }
 
 func (p *punktParams) spans(s string) []span {
 	sl := p.slices(s)

@@ -5,11 +5,10 @@
 // (character-aware counting).
 //
 // Everything here is a pure, deterministic function of its input: no I/O, no
-// randomness, no global state that callers can change. The package
-// intentionally does not embed nltk's trained Punkt parameters; it
-// reimplements their decision rules with hand-written parameters and
-// documents where that can differ (see docs/ifeval.md). Language
-// identification is package langdetect's.
+// randomness, no global state that callers can change. Sentences follow
+// nltk's Punkt algorithm with nltk's pretrained English model, whose
+// parameters are embedded as data (punkt_english.tsv; see docs/ifeval.md).
+// Language identification is package langdetect's.
 package textstats
 
 import (

@@ -137,19 +137,25 @@ func BenchmarkSentences(b *testing.B) {
 	}
 }
 
+// TestSentencesOrthography: nltk's English model decides these by its
+// abbreviation list, sentence starters and orthographic table; the
+// expected counts are nltk.sent_tokenize's.
 func TestSentencesOrthography(t *testing.T) {
 	tests := []struct {
 		in   string
 		want int
 	}{
-		{"Wait... Maybe later.", 2},         // capitalised common word after an ellipsis
-		{"Wait... maybe later.", 1},         // lower case continues the sentence
-		{"We met Dr. Smith today.", 1},      // listed abbreviation before a name
-		{"We met Dr. Then we left.", 2},     // listed abbreviation before a starter
-		{"Use e.g. apples here.", 2},        // e.g. is not an abbreviation in nltk's model
-		{"Take vitamin C. It helps.", 1},    // c is a listed abbreviation: never a break
-		{"Choose option A. Then go.", 2},    // unlisted initial before a known word
-		{"Written by A. Lincoln today.", 1}, // unlisted initial before an unknown name
+		{"Wait... Maybe later.", 1},          // "maybe" was seen capitalised mid-sentence: no break
+		{"He left... The end.", 2},           // "the" is a sentence starter
+		{"Wait... maybe later.", 1},          // lower case continues the sentence
+		{"We met Dr. Smith today.", 1},       // listed abbreviation before a name
+		{"We met Dr. Then we left.", 1},      // "then" is no sentence starter in the model
+		{"We met Dr. However we left.", 2},   // "however" is one
+		{"It was 5 p.m. The train left.", 2}, // abbreviation before a starter
+		{"Use e.g. apples here.", 2},         // e.g. is not an abbreviation in nltk's model
+		{"Take vitamin C. It helps.", 1},     // c is a listed abbreviation: never a break
+		{"Choose option A. Then go.", 2},     // initial before a word seen lower-case
+		{"Written by A. Lincoln today.", 1},  // initial before a name never seen lower-case
 	}
 	for _, tt := range tests {
 		if got := CountSentences(tt.in); got != tt.want {

@@ -1,29 +1,40 @@
 # Generates punkt_nltk.jsonl: sentences and word tokens computed by nltk's own
 # PunktSentenceTokenizer and NLTKWordTokenizer (Debian python3-nltk 3.8)
-# loaded with pocketeval's hand-written English parameters (read from
-# ../punkt.go), on seeded random texts built from tricky fragments. It pins
-# that the Go port of the algorithms matches nltk exactly; it says nothing
-# about nltk's trained English parameters, which pocketeval does not ship.
+# with nltk's pretrained English model, read from ../punkt_english.tsv (the
+# parameters gen_punkt_english.py extracts from that model), on seeded random
+# texts built from tricky fragments. With the pickle itself at hand, pass its
+# path to check first that the tokenizer built from the file splits every
+# text exactly as the pickle's own tokenizer does:
 #
-#   /usr/bin/python3 gen_nltk_golden.py > punkt_nltk.jsonl
-import json, random, re
+#   /usr/bin/python3 gen_nltk_golden.py [PY3/english.pickle] > punkt_nltk.jsonl
+import json, random, sys
+from collections import defaultdict
 from nltk.tokenize.punkt import PunktSentenceTokenizer, PunktParameters
-import nltk.tokenize.punkt as P
 from nltk.tokenize import NLTKWordTokenizer
 
-src = open("../punkt.go").read()
-abbr = re.search(r"abbrevs: setOf\(`([^`]*)`", src).group(1).split()
-starters = re.search(r"sentStarters: setOf\(`([^`]*)`", src).group(1).split()
-lower_only = re.search(r"lowerOnly: setOf\(`([^`]*)`", src).group(1).split()
 params = PunktParameters()
-params.abbrev_types = set(abbr)
-params.sent_starters = set(starters)
-for w in starters:
-    params.ortho_context[w] = P._ORTHO_BEG_UC | P._ORTHO_MID_UC | P._ORTHO_MID_LC
-for w in lower_only:
-    params.ortho_context[w] = P._ORTHO_BEG_UC | P._ORTHO_MID_LC
+params.ortho_context = defaultdict(int)
+for line in open("../punkt_english.tsv", encoding="utf-8").read().split("\n"):
+    if not line or line.startswith("#"):
+        continue
+    f = line.split("\t")
+    if f[0] == "abbrev":
+        params.abbrev_types.add(f[1])
+    elif f[0] == "colloc":
+        params.collocations.add((f[1], f[2]))
+    elif f[0] == "starter":
+        params.sent_starters.add(f[1])
+    elif f[0] == "ortho":
+        params.ortho_context[f[1]] = int(f[2])
+    else:
+        raise SystemExit("bad line: %r" % line)
 sent_tok = PunktSentenceTokenizer(params)
 word_tok = NLTKWordTokenizer()
+reference = None
+if len(sys.argv) > 1:
+    sys.path.insert(0, ".")
+    from gen_punkt_english import Restricted
+    reference = Restricted(open(sys.argv[1], "rb")).load()
 
 frags = ["Mr.", "Dr.", "e.g.", "i.e.", "etc.", "U.S.", "a.m.", "p.m.", "No.", "vs.", "J.", "A.",
          "b.", "1.", "12.", "3.5", "...", "..", "....", ". . .", "?", "!", "?!", "!!", ".", ",", ";",
@@ -42,5 +53,7 @@ for _ in range(1000):
         parts.append(random.choice([" ", " ", " ", "", "\n"]))
     text = "".join(parts)
     sents = sent_tok.tokenize(text)
+    if reference is not None and reference.tokenize(text) != sents:
+        raise SystemExit("the file's parameters split %r differently from the pickle" % text)
     tokens = [t for s in sents for t in word_tok.tokenize(s)]
     print(json.dumps({"text": text, "sentences": sents, "tokens": tokens}, ensure_ascii=False))
