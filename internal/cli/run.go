@@ -306,6 +306,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 			return err
 		}
 	}
+	if opts.Raw && ro.Thinking != "" && ro.Thinking != "model-default" {
+		fmt.Fprintf(opts.IO.ErrOut, "note: --thinking %s has no effect on raw prompts: no chat template renders them\n", ro.Thinking)
+	}
 	po := prep.Options()
 	po.RuntimeName, po.Model, po.InProcess, po.BaselineRSS = ro.Name, model, ro.Caps().InProcess, baseline
 	po.RuntimeSettings = ro.OutputSettings()
