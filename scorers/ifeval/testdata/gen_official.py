@@ -119,4 +119,5 @@ def main():
     sys.stdout.write("\n")
 
 
-main()
+if __name__ == "__main__":
+    main()
