@@ -7,8 +7,8 @@ import (
 )
 
 // Python's str case predicates and str.lower(), which the official IFEval
-// checkers use. Go's unicode tables are Unicode 15.0 (Python 3.12's; Python
-// 3.11 has 14.0): the two differ only on characters new in 15.0.
+// checkers use, as in Python 3.11 (Unicode 14.0; Go's tables are 15.0, see
+// unicode14.go).
 
 // IsUpperRune is Python's Py_UNICODE_ISUPPER: the Unicode Uppercase
 // property, Lu plus Other_Uppercase (Roman numerals such as Ⅻ, circled
@@ -22,12 +22,13 @@ func IsUpperRune(r rune) bool {
 
 // IsLowerRune is Python's Py_UNICODE_ISLOWER: the Unicode Lowercase
 // property, Ll plus Other_Lowercase (ª, º, modifier letters such as ʰ,
-// small Roman numerals such as ⅻ).
+// small Roman numerals such as ⅻ), without the characters Unicode 15.0
+// made lowercase.
 func IsLowerRune(r rune) bool {
 	if r < 0x80 {
 		return 'a' <= r && r <= 'z'
 	}
-	return unicode.IsLower(r) || unicode.Is(unicode.Other_Lowercase, r)
+	return (unicode.IsLower(r) || unicode.Is(unicode.Other_Lowercase, r)) && !unicode.Is(newIn15Lower, r)
 }
 
 // isTitleRune is Python's Py_UNICODE_ISTITLE: category Lt (ǅ, ᾈ, ...).

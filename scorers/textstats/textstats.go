@@ -20,9 +20,13 @@ import (
 // IsWordRune reports whether r matches Python's `\w` for str patterns:
 // letters (L*), numbers (N*) and the underscore. Combining marks (Mn, Mc),
 // such as Devanagari vowel signs, are not word characters, exactly as in
-// Python.
+// Python. Letters and numbers new in Unicode 15.0 are not word characters
+// either, as in Python 3.11 (unicode14.go).
 func IsWordRune(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r)
+	if r < 0x80 {
+		return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return (unicode.IsLetter(r) || unicode.IsNumber(r)) && !unicode.Is(newIn15Word, r)
 }
 
 // IsSpace reports whether r is whitespace for Python's str.isspace() and

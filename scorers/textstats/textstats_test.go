@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestCountWords(t *testing.T) {
@@ -161,5 +162,39 @@ func TestSentencesOrthography(t *testing.T) {
 		if got := CountSentences(tt.in); got != tt.want {
 			t.Errorf("CountSentences(%q) = %d (%q), want %d", tt.in, got, Sentences(tt.in), tt.want)
 		}
+	}
+}
+
+// TestUnicodeVersion pins the Unicode version of Go's tables: unicode14.go
+// lists where Unicode 15.0 differs from Python 3.11's 14.0, and must be
+// regenerated (by comparing with Python 3.11 on every code point) when Go
+// moves to another version.
+func TestUnicodeVersion(t *testing.T) {
+	if unicode.Version != "15.0.0" {
+		t.Fatalf("Go's unicode tables are %s; unicode14.go was made for 15.0.0", unicode.Version)
+	}
+}
+
+// TestWordRuneUnicode14 checks characters that Unicode 15.0 made letters
+// or numbers: Python 3.11's `\w` does not match them, so they split words
+// (count_words of "ab𑼄cd" is 2 in Python 3.11).
+func TestWordRuneUnicode14(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want int
+	}{
+		{"ab\U00011F04cd", 2},         // Kawi letter A (15.0)
+		{"ab\U00031350cd", 2},         // CJK Extension H (15.0)
+		{"x \U0001E4D0\U0001E4F0", 1}, // Nag Mundari letter and digit (15.0)
+		{"ab\U0002B738cd", 1},         // CJK Extension C (5.2): a word character
+		{"ab\u10FCcd", 1},             // modifier letter: \w in both
+		{"é_9", 1},
+	} {
+		if got := CountWords(c.s); got != c.want {
+			t.Errorf("CountWords(%q) = %d, want %d", c.s, got, c.want)
+		}
+	}
+	if IsLowerRune('\u10FC') || IsLower("\uA7F2") || !IsLower("ª") {
+		t.Errorf("IsLowerRune: Unicode 15.0's new Other_Lowercase letters must not be lower-case, ª must")
 	}
 }

@@ -617,6 +617,14 @@ def generate(g, u):
             g.add("unicode_case", m, ["combination:repeat_prompt"], [{"prompt_to_repeat": "start " + kw}],
                   note=repr(kw))
 
+    # characters Unicode 15.0 added (unassigned in Python 3.11's 14.0)
+    for t in ["ab\U00011F04cd ef", "x \U0001E4D0\U0001E4F0 y", "ab\U00031350cd", "word\u10FC", "\uA7F2bc"]:
+        m = g.empty().append(t)
+        g.boundary("unicode15", m, "length_constraints:number_words", {}, "num_words", u.count_words(t),
+                   relations=("at least",))
+        g.add("unicode15", m, ["keywords:forbidden_words"], [{"forbidden_words": ["ab", "cd", "word", "bc"]}])
+        g.add("unicode15", m, ["change_case:english_lowercase"], [{}])
+
     # combination: original prompts' instruction lists on mutated responses
     keys = sorted(g.inputs)
     for _ in range(30):
