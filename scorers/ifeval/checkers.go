@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -52,10 +54,66 @@ const pyD = `\p{Nd}`
 // (keywords, section splitters, postscript markers). Those are plain text
 // in practice; one that is not valid Go syntax is matched literally.
 func compilePy(prefix, pattern, suffix string) *regexp.Regexp {
-	if re, err := regexp.Compile(prefix + pattern + suffix); err == nil {
+	if re, err := compileFold(prefix + pattern + suffix); err == nil {
 		return re
 	}
 	return regexp.MustCompile(prefix + regexp.QuoteMeta(pattern) + suffix)
+}
+
+// pyFoldSets are the letters that Python's re.IGNORECASE treats as equal
+// and Go's (?i), which uses Unicode simple case folding, does not: sre also
+// compares simple lower-case and upper-case mappings, so I, i, İ (lower
+// i) and ı (upper I) all match each other, as do U+0390/U+1FD3 (ΐ),
+// U+03B0/U+1FE3 (ΰ) and the ligatures ﬅ/ﬆ. These are all the differences
+// over every cased code point (Python 3.11).
+var pyFoldSets = [][]rune{{'I', 'i', '\u0130', '\u0131'}, {'\u0390', '\u1fd3'}, {'\u03b0', '\u1fe3'}, {'\ufb05', '\ufb06'}}
+
+func pyFoldSet(r rune) []rune {
+	for _, set := range pyFoldSets {
+		if slices.Contains(set, r) {
+			return set
+		}
+	}
+	return nil
+}
+
+// compileFold compiles expr; when expr starts with (?i), its literals get
+// Python's equivalences (pyFoldSets). Character classes keep Go's folding.
+func compileFold(expr string) (*regexp.Regexp, error) {
+	if !strings.ContainsFunc(expr, func(r rune) bool { return pyFoldSet(r) != nil }) || !strings.HasPrefix(expr, "(?i)") {
+		return regexp.Compile(expr)
+	}
+	tree, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	addPyFolds(tree)
+	return regexp.Compile(tree.String())
+}
+
+func addPyFolds(re *syntax.Regexp) {
+	for _, sub := range re.Sub {
+		addPyFolds(sub)
+	}
+	// Not re.Flags&syntax.FoldCase: the parser drops it from letters
+	// without a Unicode case orbit, such as ΐ.
+	if re.Op != syntax.OpLiteral || !slices.ContainsFunc(re.Rune, func(r rune) bool { return pyFoldSet(r) != nil }) {
+		return
+	}
+	var subs []*syntax.Regexp
+	for _, r := range re.Rune {
+		set := pyFoldSet(r)
+		if set == nil {
+			subs = append(subs, &syntax.Regexp{Op: syntax.OpLiteral, Flags: re.Flags, Rune: []rune{r}})
+			continue
+		}
+		class := &syntax.Regexp{Op: syntax.OpCharClass}
+		for _, m := range set {
+			class.Rune = append(class.Rune, m, m)
+		}
+		subs = append(subs, class)
+	}
+	*re = syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: subs}
 }
 
 // --- keywords -------------------------------------------------------------
@@ -572,7 +630,9 @@ func buildJSONFormat(string, kwargs, Config) (Checker, error) {
 
 // pythonJSONExtension accepts the non-standard constants Python's json
 // module parses (NaN, Infinity, -Infinity) by validating the text with them
-// replaced by numbers outside strings.
+// replaced by null outside strings. null, unlike a number, cannot join a
+// neighbouring number or minus sign into a valid one: "1NaN", "-NaN" and
+// "1.5Infinity" stay invalid, as in Python.
 func pythonJSONExtension(s string) bool {
 	if !strings.Contains(s, "NaN") && !strings.Contains(s, "Infinity") {
 		return false
@@ -598,10 +658,13 @@ func pythonJSONExtension(s string) bool {
 			inStr = true
 			b.WriteByte(c)
 		case strings.HasPrefix(s[i:], "NaN"):
-			b.WriteString("0")
+			b.WriteString("null")
 			i += 2
+		case strings.HasPrefix(s[i:], "-Infinity"):
+			b.WriteString("null")
+			i += 8
 		case strings.HasPrefix(s[i:], "Infinity"):
-			b.WriteString("0")
+			b.WriteString("null")
 			i += 7
 		default:
 			b.WriteByte(c)

@@ -92,6 +92,12 @@ func TestCheckersEnglish(t *testing.T) {
 		{"fenced json", "detectable_format:json_format", nil, "```json\n{\"a\": 1}\n```", true},
 		{"plain json", "detectable_format:json_format", nil, " [1, 2] ", true},
 		{"NaN like Python", "detectable_format:json_format", nil, `{"a": NaN}`, true},
+		{"-Infinity like Python", "detectable_format:json_format", nil, `[NaN, -Infinity, Infinity]`, true},
+		{"digit before NaN", "detectable_format:json_format", nil, `[1NaN]`, false},
+		{"minus NaN", "detectable_format:json_format", nil, `[-NaN]`, false},
+		{"decimal before Infinity", "detectable_format:json_format", nil, `1.5Infinity`, false},
+		{"exponent NaN", "detectable_format:json_format", nil, `1eNaN`, false},
+		{"minus space Infinity", "detectable_format:json_format", nil, `[- Infinity]`, false},
 		{"prose", "detectable_format:json_format", nil, "Here: {\"a\": 1}", false},
 
 		{"title", "detectable_format:title", nil, "<<My Title>>\nText", true},
@@ -127,6 +133,13 @@ func TestCheckersEnglish(t *testing.T) {
 
 		{"all present", "keywords:existence", map[string]any{"keywords": []any{"cat", "Dog"}}, "The DOG and the category", true},
 		{"one missing", "keywords:existence", map[string]any{"keywords": []any{"cat", "bird"}}, "The cat", false},
+		// Python's re.IGNORECASE relates I, i, İ and ı (simple case mappings);
+		// Unicode case folding, Go's (?i), does not.
+		{"dotted capital I like Python", "keywords:existence", map[string]any{"keywords": []any{"istanbul"}}, "İSTANBUL", true},
+		{"dotless i like Python", "keywords:existence", map[string]any{"keywords": []any{"ıstanbul"}}, "Istanbul", true},
+		{"iota with dialytika and tonos like Python", "keywords:existence", map[string]any{"keywords": []any{"\u0390"}}, "\u1fd3", true},
+		{"st ligatures like Python", "keywords:frequency", map[string]any{"keyword": "\ufb05", "frequency": 2.0, "relation": "at least"}, "\ufb06 \ufb05", true},
+		{"dotless i is a forbidden i", "keywords:forbidden_words", map[string]any{"forbidden_words": []any{"in"}}, "ın", false},
 
 		{"less than: equal fails", "keywords:frequency", map[string]any{"keyword": "fun", "frequency": 2.0, "relation": "less than"}, "Fun is funny", false},
 		{"at least: equal", "keywords:frequency", map[string]any{"keyword": "fun", "frequency": 2.0, "relation": "at least"}, "Fun is funny", true},

@@ -372,7 +372,9 @@ def generate(g, u):
             m.prepend(pre).append(post)
             g.add("json", m, ["detectable_format:json_format"], [{}], note=("raw " if raw else "") + repr(pre))
     for t in ["true", "null", "3", "-0.5e3", "[]", "{}", "\"x\"", "NaN", "tru", "1 2", "01", "{\"a\":1}\n```",
-              "```json {\"a\": 1} ```", "```\n```", "{\"a\": \"\\ud800\"}", "{\"a\": \"\u0001\"}", "[1,]", "\"\\x\""]:
+              "```json {\"a\": 1} ```", "```\n```", "{\"a\": \"\\ud800\"}", "{\"a\": \"\u0001\"}", "[1,]", "\"\\x\"",
+              "[1NaN]", "[-NaN]", "1.5Infinity", "1eNaN", "[- Infinity]", "[NaN, -Infinity]", "0NaN", "-Infinity",
+              "{\"NaN\": NaN}", "[\"Infinity\", Infinity]", "Infinity1", "--Infinity", "nan", "[-0]"]:
         g.add("json", g.empty().append(t), ["detectable_format:json_format"], [{}], note=repr(t))
 
     # title
@@ -616,6 +618,15 @@ def generate(g, u):
             g.add("unicode_case", m, ["startend:end_checker"], [{"end_phrase": kw + " end"}], note=repr(kw))
             g.add("unicode_case", m, ["combination:repeat_prompt"], [{"prompt_to_repeat": "start " + kw}],
                   note=repr(kw))
+
+    # letters Python's re.IGNORECASE relates beyond Unicode case folding
+    for t, kw in [("İSTANBUL", "istanbul"), ("Istanbul", "ıstanbul"), ("ın", "in"), ("\u1fd3", "\u0390"),
+                  ("\u03b0", "\u1fe3"), ("\ufb06", "\ufb05"), ("DİNÇ", "dinç"), ("kıyı", "KIYI")]:
+        m = g.prefix(g.mut(), 20, 200).append(" " + t + " " + t + ".")
+        g.add("unicode_case", m, ["keywords:existence"], [{"keywords": [kw]}], note=repr(kw))
+        g.add("unicode_case", m, ["keywords:forbidden_words"], [{"forbidden_words": [kw]}], note=repr(kw))
+        g.boundary("unicode_case", m, "keywords:frequency", {"keyword": kw}, "frequency",
+                   len(re.findall(kw, m.text, flags=re.IGNORECASE)))
 
     # characters Unicode 15.0 added (unassigned in Python 3.11's 14.0)
     for t in ["ab\U00011F04cd ef", "x \U0001E4D0\U0001E4F0 y", "ab\U00031350cd", "word\u10FC", "\uA7F2bc"]:
