@@ -500,6 +500,24 @@ def generate(g, u):
         for lang in ("en", rng.choice(["de", "fr", "it", "es", "pt", "fi", "hi", "sw", "ru"])):
             g.add("response_language", m, ["language:response_language"], [{"language": lang}])
 
+    # very short fragments: langdetect's verdict depends most on its seed
+    for k in range(80):
+        i = rng.randrange(len(g.R))
+        ws = [mm.start() for mm in re.finditer(r"\S+", g.R[i])]
+        if len(ws) < 6:
+            continue
+        a = rng.randrange(len(ws) - 5)
+        b = a + rng.randint(1, 4)
+        m = Mut(i, g.R[i])
+        m.slice(ws[a], ws[b])
+        if k % 4 == 1:
+            m.ascii_lower()
+        elif k % 4 == 2:
+            m.ascii_upper()
+        iid = ["language:response_language", "change_case:english_lowercase", "change_case:english_capital"][k % 3]
+        kw = {"language": rng.choice(["en", "en", "de", "fr", "it", "es", "pt", "fi", "sw"])} if k % 3 == 0 else {}
+        g.add("short_fragment", m, [iid], [kw])
+
     # no_comma
     for s in [",", "，", "‚", "、", "،", ";", "٫", "\uff0c", "﹐", " , ", "\\,"]:
         m = g.prefix(g.mut(), 20, 300).replace(",", "")
@@ -618,6 +636,32 @@ def generate(g, u):
             g.add("unicode_case", m, ["startend:end_checker"], [{"end_phrase": kw + " end"}], note=repr(kw))
             g.add("unicode_case", m, ["combination:repeat_prompt"], [{"prompt_to_repeat": "start " + kw}],
                   note=repr(kw))
+
+    # Windows line ends: "\r" before every "\n"
+    for k in range(24):
+        m = g.mut()
+        while m.text.count("\n") < 3:
+            m = g.mut()
+        m = g.prefix(m, 100, 700)
+        g.insert_random(m, rng.choice(BULLETS + ["P.S. crlf\n", "SECTION 9\n", "*hl*\n", "<<t>>\n"]), at_line=True)
+        if k % 3 == 0:
+            m.prepend('"').append('"')
+        m.replace("\n", "\r\n")
+        t = m.text
+        g.add("crlf", m, ["detectable_content:postscript", "detectable_format:title", "startend:quotation",
+                          "combination:two_responses", "detectable_format:json_format",
+                          "startend:end_checker"], [{"postscript_marker": "P.S."}, {}, {}, {}, {}, {"end_phrase": t.strip()[-8:]}])
+        g.boundary("crlf", m, "detectable_format:number_bullet_lists", {}, "num_bullets", n_bul(t), relations=(None,))
+        g.boundary("crlf", m, "length_constraints:number_paragraphs", {}, "num_paragraphs", n_par(t) or 1,
+                   relations=(None,))
+        ps, n = paras(t)
+        g.add("crlf", m, ["length_constraints:nth_paragraph_first_word"],
+              [{"num_paragraphs": n, "nth_paragraph": 1, "first_word": (t.split() or ["x"])[0].lower()}])
+        g.boundary("crlf", m, "length_constraints:number_sentences", {}, "num_sentences", u.count_sentences(t),
+                   relations=("at least",))
+        cnt = len([w for w in u.nltk.word_tokenize(t) if w.isupper()])
+        g.boundary("crlf", m, "change_case:capital_word_frequency", {}, "capital_frequency", cnt,
+                   relations=("less than",), relname="capital_relation")
 
     # letters Python's re.IGNORECASE relates beyond Unicode case folding
     for t, kw in [("İSTANBUL", "istanbul"), ("Istanbul", "ıstanbul"), ("ın", "in"), ("\u1fd3", "\u0390"),
