@@ -47,8 +47,9 @@ var registry = map[string]builder{
 // pyS is Python's `\s` for str patterns (Go's `\s` is ASCII only).
 const pyS = `[\t\n\v\f\r \x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]`
 
-// pyD is Python's `\d` (Unicode decimal digits).
-const pyD = `\p{Nd}`
+// pyD is Python 3.11's `\d`: Unicode decimal digits (Nd) without the
+// Kawi and Nag Mundari digits, which Unicode 15.0 added.
+const pyD = `[^\P{Nd}\x{11F50}-\x{11F59}\x{1E4F0}-\x{1E4F9}]`
 
 // compilePy compiles a pattern the official code builds from data
 // (keywords, section splitters, postscript markers). Those are plain text

@@ -85,6 +85,8 @@ func TestCheckersEnglish(t *testing.T) {
 		{"at least: equal", "detectable_format:number_highlighted_sections", map[string]any{"num_highlights": 2.0}, "*one* and **two**", true},
 		{"at least: one under", "detectable_format:number_highlighted_sections", map[string]any{"num_highlights": 2.0}, "*one* and * *", false},
 
+		{"Arabic-Indic digit is \\d", "detectable_format:multiple_sections", map[string]any{"section_spliter": "SECTION", "num_sections": 1.0}, "SECTION \u0663 intro", true},
+		{"Kawi digit (Unicode 15.0) is not \\d in Python 3.11", "detectable_format:multiple_sections", map[string]any{"section_spliter": "SECTION", "num_sections": 1.0}, "SECTION \U00011F51 intro", false},
 		{"at least: equal", "detectable_format:multiple_sections", map[string]any{"section_spliter": "Section", "num_sections": 2.0}, "Section 1\nA\nSection 2\nB", true},
 		{"at least: one under", "detectable_format:multiple_sections", map[string]any{"section_spliter": "Section", "num_sections": 3.0}, "Section 1\nA\nSection 2\nB", false},
 		{"case sensitive", "detectable_format:multiple_sections", map[string]any{"section_spliter": "SECTION", "num_sections": 1.0}, "Section 1\nA", false},

@@ -679,6 +679,11 @@ def generate(g, u):
                    relations=("at least",))
         g.add("unicode15", m, ["keywords:forbidden_words"], [{"forbidden_words": ["ab", "cd", "word", "bc"]}])
         g.add("unicode15", m, ["change_case:english_lowercase"], [{}])
+    for t in ["SECTION \U00011F51 a SECTION 2 b", "SECTION \U0001E4F1 x", "SECTION \u0663 y SECTION\u0967 z"]:
+        m = g.empty().append(t)
+        g.boundary("unicode15", m, "detectable_format:multiple_sections", {"section_spliter": "SECTION"},
+                   "num_sections", len(re.split(r"\s?SECTION\s?\d+\s?", t)) - 1, relations=("at least",),
+                   relname=None)
 
     # combination: original prompts' instruction lists on mutated responses
     keys = sorted(g.inputs)
