@@ -35,7 +35,8 @@ Every case is scored with langdetect's DetectorFactory.seed and Python's
 global random seeded 0 to 4; a case whose verdicts differ between seeds
 is seed-dependent. A case where the official build_description drew a
 kwarg from Python's global random module (nth_paragraph greater than
-num_paragraphs) is marked "random_kwarg": its verdict is random.
+num_paragraphs, a letter that is not one of a-z) has its index listed in
+"random_kwarg": its verdict is random.
 """
 import hashlib
 import json
@@ -731,13 +732,19 @@ def main():
         for s in seeds:
             DetectorFactory.seed = s
             random.seed(s)
-            state = random.getstate()
             strict.append(utils.test_instruction_following_strict(inp, text).follow_instruction_list)
             loose.append(utils.test_instruction_following_loose(inp, text).follow_instruction_list)
+        # Instructions whose build_description draws a kwarg from the
+        # global random module: their official verdict is random.
+        rand = []
+        for j in range(len(ids)):
+            state = random.getstate()
+            one = utils.InputExample(key=0, instruction_id_list=[ids[j]], prompt=prompt, kwargs=[kws[j]])
+            utils.test_instruction_following_strict(one, text)
             if random.getstate() != state:
-                # build_description drew a kwarg from the global random
-                # module: the official verdict is random.
-                c["random_kwarg"] = True
+                rand.append(j)
+        if rand:
+            c["random_kwarg"] = rand
         c["strict"], c["loose"] = strict, loose
         out.append(c)
     doc = {
