@@ -40,7 +40,10 @@ type GSM8K struct{}
 
 var _ evals.Task = GSM8K{}
 
-var gsm8kExtractor = mathx.NewNumericExtractor("The final answer is", "The answer is")
+// gsm8kExtractor's strict answer is the first "#### N" (lm-eval gsm8k,
+// raw prompts) or else the last "The final answer is N" (lm-eval
+// gsm8k_cot_llama, chat prompts, group_select: -1).
+var gsm8kExtractor = mathx.NewNumericExtractor("The final answer is", "The answer is").StrictLastCue()
 
 // Info implements evals.Task.
 func (GSM8K) Info() evals.TaskInfo {

@@ -50,6 +50,7 @@ type Extraction struct {
 type NumericExtractor struct {
 	strict   []*regexp.Regexp // cue patterns accepted by Strict
 	flexible []*regexp.Regexp // cue patterns accepted by Flexible
+	lastCue  bool             // Strict takes the last cue (StrictLastCue)
 }
 
 // answerTail is what may sit between an answer cue and the number:
@@ -89,16 +90,38 @@ func NewNumericExtractor(cues ...string) *NumericExtractor {
 	return e
 }
 
+// StrictLastCue returns a copy of e whose Strict takes the number after
+// the last answer cue rather than the first, as lm-eval's gsm8k_cot_llama
+// does (group_select: -1 on "The final answer is N"). A "#### N" still
+// wins, the first one, as in lm-eval's gsm8k.
+func (e *NumericExtractor) StrictLastCue() *NumericExtractor {
+	c := *e
+	c.lastCue = true
+	return &c
+}
+
 // Strict returns the number after the first "#### " or answer cue in the
 // response (after any reasoning section), the lm-eval "strict-match"
-// convention of taking the first match. It reads the first MaxExamined
-// bytes of the answer part.
+// convention of taking the first match; with StrictLastCue, the first
+// "#### " or else the last answer cue. It reads the first MaxExamined bytes
+// of the answer part, and the last MaxExamined for a last cue.
 func (e *NumericExtractor) Strict(response string) Extraction {
 	text, _ := StripThinking(response)
-	text = cleanForNumbers(head(text))
+	if !e.lastCue {
+		return firstMatch(e.strict, cleanForNumbers(head(text)))
+	}
+	if x := firstMatch(e.strict[:1], cleanForNumbers(head(text))); x.OK {
+		return x
+	}
+	return lastMatch(e.strict[1:], cleanForNumbers(tail(text)), MethodCue)
+}
+
+// firstMatch returns the number after the earliest match of any of res;
+// res[0] is the "#### " pattern.
+func firstMatch(res []*regexp.Regexp, text string) Extraction {
 	best := -1
 	var found Extraction
-	for i, re := range e.strict {
+	for i, re := range res {
 		loc := re.FindStringSubmatchIndex(text)
 		if loc == nil || best >= 0 && loc[0] >= best {
 			continue
@@ -113,6 +136,27 @@ func (e *NumericExtractor) Strict(response string) Extraction {
 		}
 		best = loc[0]
 		found = Extraction{Number: n, Answer: n.String(), Method: method, OK: true}
+	}
+	return found
+}
+
+// lastMatch returns the number after the latest match of any of res whose
+// number parses, found by method.
+func lastMatch(res []*regexp.Regexp, text, method string) Extraction {
+	best := -1
+	var found Extraction
+	for _, re := range res {
+		all := re.FindAllStringSubmatchIndex(text, -1)
+		for j := len(all) - 1; j >= 0 && all[j][0] > best; j-- {
+			loc := all[j]
+			n, ok := parseNumberToken(text[loc[2]:loc[3]])
+			if !ok {
+				continue
+			}
+			best = loc[0]
+			found = Extraction{Number: n, Answer: n.String(), Method: method, OK: true}
+			break
+		}
 	}
 	return found
 }

@@ -5,6 +5,7 @@ import "testing"
 func TestNumericExtractor(t *testing.T) {
 	t.Parallel()
 	en := NewNumericExtractor("The answer is", "The final answer is")
+	last := en.StrictLastCue()
 	zh := NewNumericExtractor("答案是")
 	tests := []struct {
 		name         string
@@ -18,6 +19,10 @@ func TestNumericExtractor(t *testing.T) {
 		{"answer is dollars", en, "The answer is $1,200.", "1200", "1200", MethodCue},
 		{"final answer bold", en, "**The final answer is: 42**", "42", "42", MethodCue},
 		{"strict takes first", en, "The answer is 5. Wait, the answer is 6.", "5", "6", MethodCue},
+		{"strict last cue", last, "The final answer is 5. Wait, the final answer is 6.", "6", "6", MethodCue},
+		{"strict last cue of two kinds", last, "The final answer is 5. Wait, the answer is 6. So 7.", "6", "6", MethodCue},
+		{"strict last cue, hash first", last, "#### 4\nThe final answer is 5. #### 6", "4", "6", MethodHash},
+		{"strict last cue, none", last, "She makes 18 dollars.", "", "18", MethodLastNumber},
 		{"no cue", en, "She makes 9 * 2 = 18 dollars.", "", "18", MethodLastNumber},
 		{"trailing zeros", en, "The answer is 18.00", "18", "18", MethodCue},
 		{"negative", en, "The answer is -3.", "-3", "-3", MethodCue},
