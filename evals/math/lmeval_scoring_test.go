@@ -2,8 +2,10 @@ package math
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -79,6 +81,9 @@ func deviation(task, filter, response, gold, lmExtracted string, lmOK, ours bool
 		return devMGSMPunct
 	case !ours && lmOK && strings.Contains(response, "\u2212"):
 		return devMinus
+	case filter == "flexible" && !ours && lmOK && cueMethod(ourMethod) && lmParsed && !lmN.Equal(ourN):
+		// "#### 25 - 7 = 18": the cue's 25, lm-eval's last number 18.
+		return devFlexOrder
 	case !ours || lmOK:
 		return ""
 	// From here pocketeval accepts an answer lm-eval rejects.
@@ -101,10 +106,16 @@ func deviation(task, filter, response, gold, lmExtracted string, lmOK, ours bool
 				return devStrictCue
 			}
 		}
-	case filter == "flexible" && (ourMethod == mathx.MethodBoxed || ourMethod == mathx.MethodCue || ourMethod == mathx.MethodHash):
+	case filter == "flexible" && cueMethod(ourMethod):
 		return devFlexOrder
 	}
 	return ""
+}
+
+// cueMethod reports whether a flexible extraction came from a box or a cue
+// rather than from the last number.
+func cueMethod(m string) bool {
+	return m == mathx.MethodBoxed || m == mathx.MethodCue || m == mathx.MethodHash
 }
 
 func TestLMEvalScoring(t *testing.T) {
@@ -159,6 +170,7 @@ func TestLMEvalScoring(t *testing.T) {
 			counts[d]++
 		}
 	}
+	checkDeviationDoc(t, counts)
 	names := make([]string, 0, len(counts))
 	for d := range counts {
 		names = append(names, d)
@@ -185,11 +197,35 @@ func TestDeviationUnexplained(t *testing.T) {
 		{"strict misses lm-eval's cue", "mgsm_native_cot_en", "strict", "The answer is 18.", "18.", true, false, "", mathx.MethodCue, ""},
 		{"MGSM sign", "mgsm_native_cot_en", "strict", "The answer is -18.", "-18.", true, false, "-18", mathx.MethodCue, devMGSMPunct},
 		{"first cue where lm-eval takes the last, gold first", "gsm8k_cot_llama", "strict", "The final answer is 18. No: The final answer is 25.", "25.", false, true, "18", mathx.MethodCue, ""},
+		{"last number where lm-eval's is the same", "gsm8k", "flexible", "#### 18 - 7 = 11", "11", true, false, "11", mathx.MethodLastNumber, ""},
+		{"cue over last number", "gsm8k", "flexible", "#### 25 - 7 = 18", "18", true, false, "25", mathx.MethodHash, devFlexOrder},
 		{"cue form", "gsm8k", "strict", "The final answer is: 18", "[invalid]", false, true, "18", mathx.MethodCue, devStrictCue},
 	}
 	for _, tt := range tests {
 		if got := deviation(tt.task, tt.filter, tt.response, "18", tt.lm, tt.lmOK, tt.ours, tt.answer, tt.method, cues); got != tt.want {
 			t.Errorf("%s: deviation = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// checkDeviationDoc requires docs/math.md's table of deviations to give
+// each deviation's count.
+func checkDeviationDoc(t *testing.T, counts map[string]int) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "math.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		if len(cells) == 4 {
+			rows[cells[0]] = strings.ReplaceAll(cells[3], ",", "")
+		}
+	}
+	for d, n := range counts {
+		if got := rows[d]; got != strconv.Itoa(n) {
+			t.Errorf("docs/math.md: deviation %q counted %q, the test finds %d", d, got, n)
 		}
 	}
 }

@@ -195,6 +195,18 @@ COMMON = [
     ("zh_cue_dollar", "答案是 ${t}。"),
     ("zh_cue_two", "答案是 {d}。不对，答案是 {t}。"),
     ("zh_final", "最终答案是 {t}"),
+    ("final_leading_zeros", "The final answer is 00{t}"),
+    ("final_plus", "The final answer is +{t}"),
+    ("final_exclaim", "The final answer is {t}!"),
+    ("final_paren", "The final answer is {t} ({d} before tax)."),
+    ("final_comma_trail", "The final answer is {t}, so {d} is wrong"),
+    ("final_list", "The final answer is 1,2,{t}."),
+    ("final_lead_dot", "The final answer is .{t}"),
+    ("hash_equation", "#### {d} - 7 = {t}"),
+    ("hash_comma_trail", "#### {t},"),
+    ("answer_is_word", "The answer is eighteen, or {t}."),
+    ("bold_cue", "**The final answer is {t}**"),
+    ("markdown_heading", "### Final Answer\n{t}"),
 ]
 
 # Each MGSM language's strict cue, as its lm-eval regex spells it, with the
