@@ -5,9 +5,10 @@ import "unicode/utf8"
 // MaxExamined bounds the bytes of a response that extraction reads, so
 // that scoring one response takes bounded time whatever a model (or a
 // replayed predictions file) produced. Rules that take the first match
-// (numeric Strict, like lm-eval's "take_first") read the first MaxExamined
-// bytes of the answer part; rules that take the last box, cue or number
-// (Flexible, MathStrict, MathFlexible, like lm-eval's group_select -1 and
+// (numeric Strict's "####" and cues, like lm-eval's default group_select 0)
+// read the first MaxExamined bytes of the answer part; rules that take the
+// last box, cue or number (Flexible, Strict's cue under StrictLastCue,
+// MathStrict, MathFlexible, like lm-eval's group_select -1 and
 // Minerva's last_boxed_only_string) read the last MaxExamined bytes of the
 // answer part, and of the reasoning when they fall back to it. The
 // reasoning section itself is found on the whole response (a search for

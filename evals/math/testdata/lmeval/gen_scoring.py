@@ -269,9 +269,8 @@ def main():
         if mgsm_task:
             pre, post = LANG_CUES[task.rsplit("_", 1)[1]]
             templates += [(fam, "Some steps: {d}. " + pre + form + post) for fam, form in LANG_FORMS]
-            if task.endswith("_en") or task.endswith("_zh"):
-                pass
-            else:
+            if not task.endswith(("_en", "_zh")):
+                # Other languages: their cue forms and a few common cases.
                 templates = [x for x in templates if x[0].startswith("lang_") or x[0] in
                              ("hash", "answer_is", "final", "last_vs_first", "no_number", "boxed", "zh_cue")]
         for i in docs:
