@@ -91,7 +91,8 @@ func NewNumericExtractor(cues ...string) *NumericExtractor {
 }
 
 // StrictLastCue returns a copy of e whose Strict takes the number after
-// the last answer cue rather than the first, as lm-eval's gsm8k_cot_llama
+// the last match of its first cue that occurs, in the order the cues were
+// given, rather than the first match of any, as lm-eval's gsm8k_cot_llama
 // does (group_select: -1 on "The final answer is N"). A "#### N" still
 // wins, the first one, as in lm-eval's gsm8k.
 func (e *NumericExtractor) StrictLastCue() *NumericExtractor {
@@ -103,7 +104,7 @@ func (e *NumericExtractor) StrictLastCue() *NumericExtractor {
 // Strict returns the number after the first "#### " or answer cue in the
 // response (after any reasoning section), the lm-eval "strict-match"
 // convention of taking the first match; with StrictLastCue, the first
-// "#### " or else the last answer cue. It reads the first MaxExamined bytes
+// "#### " or else the last match of the first cue found. It reads the first MaxExamined bytes
 // of the answer part, and the last MaxExamined for a last cue.
 func (e *NumericExtractor) Strict(response string) Extraction {
 	text, _ := StripThinking(response)
@@ -113,7 +114,13 @@ func (e *NumericExtractor) Strict(response string) Extraction {
 	if x := firstMatch(e.strict[:1], cleanForNumbers(head(text))); x.OK {
 		return x
 	}
-	return lastMatch(e.strict[1:], cleanForNumbers(tail(text)), MethodCue)
+	text = cleanForNumbers(tail(text))
+	for _, re := range e.strict[1:] {
+		if x := lastMatch(re, text); x.OK {
+			return x
+		}
+	}
+	return Extraction{}
 }
 
 // firstMatch returns the number after the earliest match of any of res;
@@ -140,25 +147,16 @@ func firstMatch(res []*regexp.Regexp, text string) Extraction {
 	return found
 }
 
-// lastMatch returns the number after the latest match of any of res whose
-// number parses, found by method.
-func lastMatch(res []*regexp.Regexp, text, method string) Extraction {
-	best := -1
-	var found Extraction
-	for _, re := range res {
-		all := re.FindAllStringSubmatchIndex(text, -1)
-		for j := len(all) - 1; j >= 0 && all[j][0] > best; j-- {
-			loc := all[j]
-			n, ok := parseNumberToken(text[loc[2]:loc[3]])
-			if !ok {
-				continue
-			}
-			best = loc[0]
-			found = Extraction{Number: n, Answer: n.String(), Method: method, OK: true}
-			break
+// lastMatch returns the number after the last match of cue re whose number
+// parses.
+func lastMatch(re *regexp.Regexp, text string) Extraction {
+	all := re.FindAllStringSubmatchIndex(text, -1)
+	for j := len(all) - 1; j >= 0; j-- {
+		if n, ok := parseNumberToken(text[all[j][2]:all[j][3]]); ok {
+			return Extraction{Number: n, Answer: n.String(), Method: MethodCue, OK: true}
 		}
 	}
-	return found
+	return Extraction{}
 }
 
 // Flexible returns the most plausible final answer: the last \boxed{…}

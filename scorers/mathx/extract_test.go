@@ -6,6 +6,7 @@ func TestNumericExtractor(t *testing.T) {
 	t.Parallel()
 	en := NewNumericExtractor("The answer is", "The final answer is")
 	last := en.StrictLastCue()
+	gsm := NewNumericExtractor("The final answer is", "The answer is").StrictLastCue()
 	zh := NewNumericExtractor("答案是")
 	tests := []struct {
 		name         string
@@ -20,7 +21,9 @@ func TestNumericExtractor(t *testing.T) {
 		{"final answer bold", en, "**The final answer is: 42**", "42", "42", MethodCue},
 		{"strict takes first", en, "The answer is 5. Wait, the answer is 6.", "5", "6", MethodCue},
 		{"strict last cue", last, "The final answer is 5. Wait, the final answer is 6.", "6", "6", MethodCue},
-		{"strict last cue of two kinds", last, "The final answer is 5. Wait, the answer is 6. So 7.", "6", "6", MethodCue},
+		{"strict last cue, first cue first", last, "The answer is 5. Wait, the answer is 6. So 7.", "6", "6", MethodCue},
+		{"strict last cue in cue order", gsm, "The answer is 4. The final answer is 5. So the answer is 6.", "5", "6", MethodCue},
+		{"strict last cue, later cue absent", gsm, "The answer is 4. So the answer is 6.", "6", "6", MethodCue},
 		{"strict last cue, hash first", last, "#### 4\nThe final answer is 5. #### 6", "4", "6", MethodHash},
 		{"strict last cue, none", last, "She makes 18 dollars.", "", "18", MethodLastNumber},
 		{"no cue", en, "She makes 9 * 2 = 18 dollars.", "", "18", MethodLastNumber},

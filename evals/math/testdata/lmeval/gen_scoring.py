@@ -207,6 +207,8 @@ COMMON = [
     ("answer_is_word", "The answer is eighteen, or {t}."),
     ("bold_cue", "**The final answer is {t}**"),
     ("markdown_heading", "### Final Answer\n{t}"),
+    ("final_then_answer_is", "The final answer is {t}. So the answer is {d}."),
+    ("answer_is_then_final", "The answer is {d}. The final answer is {t}."),
 ]
 
 # Each MGSM language's strict cue, as its lm-eval regex spells it, with the
