@@ -13,7 +13,7 @@ type Chat struct {
 	// or "none" (the runtime's ChatML fallback).
 	Template string `json:"template"`
 	// ReferenceTemplate names the template of chattemplate's conformance
-	// set (chattemplate/testdata/templates.json, with its provenance) that
+	// set (runtime/chattemplate/testdata/templates.json, with its provenance) that
 	// the model's authors published; "" when the set has none. The
 	// runtimes still read the template from the model files (Template).
 	ReferenceTemplate string `json:"reference_template,omitempty"`

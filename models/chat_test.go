@@ -53,7 +53,7 @@ func TestReferenceTemplates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join("..", "chattemplate", "testdata", "templates.json"))
+	data, err := os.ReadFile(filepath.Join("..", "runtime", "chattemplate", "testdata", "templates.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestReferenceTemplates(t *testing.T) {
 			t.Errorf("%s: reference_template %q, want %q", name, ref, w)
 		}
 		if _, ok := set[ref]; ref != "" && !ok {
-			t.Errorf("%s: reference_template %q is not in chattemplate/testdata/templates.json", name, ref)
+			t.Errorf("%s: reference_template %q is not in runtime/chattemplate/testdata/templates.json", name, ref)
 		}
 	}
 }

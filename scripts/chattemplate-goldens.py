@@ -15,7 +15,7 @@ Reference conventions (transformers, utils/chat_template_utils.py):
 strftime_now is pinned to FIXED_NOW so the goldens do not change with the
 date; the Go tests pin the same instant.
 
-Inputs (chattemplate/testdata): templates.json (each template's file,
+Inputs (runtime/chattemplate/testdata): templates.json (each template's file,
 provenance and special tokens), templates/*.jinja, conversations.json.
 Output: golden/<template>.json, {"<conversation>[@thinking-on|off]":
 {"text": rendered} or {"error": message}}.
@@ -34,7 +34,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 FIXED_NOW = datetime.datetime(2026, 2, 3, 4, 5, 6)
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "chattemplate", "testdata")
+DATA = os.path.join(HERE, "..", "runtime", "chattemplate", "testdata")
 
 
 class GenerationTag(jinja2.ext.Extension):

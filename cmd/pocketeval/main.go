@@ -4,7 +4,7 @@ package main
 import (
 	"os"
 
-	"github.com/pocketeval/pocketeval/internal/cli"
+	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/cli"
 	"github.com/pocketeval/pocketeval/sandbox"
 )
 

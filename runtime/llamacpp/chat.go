@@ -10,7 +10,7 @@ import (
 
 	"github.com/hybridgroup/yzma/pkg/llama"
 
-	"github.com/pocketeval/pocketeval/chattemplate"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 

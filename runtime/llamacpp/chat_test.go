@@ -15,7 +15,7 @@ import (
 
 	"github.com/hybridgroup/yzma/pkg/llama"
 
-	"github.com/pocketeval/pocketeval/chattemplate"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/internal/gguf"
 	"github.com/pocketeval/pocketeval/internal/randmodel"
 	"github.com/pocketeval/pocketeval/runtime"
@@ -130,12 +130,12 @@ func TestChatOverrideTokens(t *testing.T) {
 // from the conformance set) on the Llama-2 vocabulary it shares, and
 // checks the tokens sent are exactly jinja2's golden render, tokenized.
 func TestChatRealTemplateTokens(t *testing.T) {
-	src, err := os.ReadFile("../../chattemplate/testdata/templates/phi-3.5-mini-instruct.jinja")
+	src, err := os.ReadFile("../chattemplate/testdata/templates/phi-3.5-mini-instruct.jinja")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var golden map[string]struct{ Text string }
-	b, err := os.ReadFile("../../chattemplate/testdata/golden/phi-3.5-mini-instruct.json")
+	b, err := os.ReadFile("../chattemplate/testdata/golden/phi-3.5-mini-instruct.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,12 +233,12 @@ func TestChatGGUFTemplateTokens(t *testing.T) {
 	if _, err := LibDir(""); err != nil {
 		t.Skipf("llama.cpp libraries not installed: %v", err)
 	}
-	src, err := os.ReadFile("../../chattemplate/testdata/templates/qwen3-0.6b.jinja")
+	src, err := os.ReadFile("../chattemplate/testdata/templates/qwen3-0.6b.jinja")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var golden map[string]struct{ Text string }
-	b, err := os.ReadFile("../../chattemplate/testdata/golden/qwen3-0.6b.json")
+	b, err := os.ReadFile("../chattemplate/testdata/golden/qwen3-0.6b.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pocketeval/pocketeval/chattemplate"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 

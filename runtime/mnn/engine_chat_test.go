@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pocketeval/pocketeval/chattemplate"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 

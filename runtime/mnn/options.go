@@ -9,7 +9,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/pocketeval/pocketeval/chattemplate"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 )
 
 // ErrUnavailable is returned (wrapped) by Open when pocketeval was built

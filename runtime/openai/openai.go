@@ -56,7 +56,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/pocketeval/pocketeval/chattemplate"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 

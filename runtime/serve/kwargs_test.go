@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pocketeval/pocketeval/chattemplate"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/openai"
 	"github.com/pocketeval/pocketeval/runtime/serve/internal/fake"
@@ -45,7 +45,7 @@ func (r *templating) ChatTemplate() runtime.ChatTemplateInfo {
 
 func qwen3(t *testing.T) *chattemplate.Template {
 	t.Helper()
-	src, err := os.ReadFile("../../chattemplate/testdata/templates/qwen3-0.6b.jinja")
+	src, err := os.ReadFile("../chattemplate/testdata/templates/qwen3-0.6b.jinja")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pocketeval/pocketeval/chattemplate"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
@@ -150,7 +150,7 @@ func TestGoldensUpToDate(t *testing.T) {
 	if err := exec.Command(py, "-c", "import jinja2").Run(); err != nil {
 		t.Skip("python3-jinja2 is not installed (apt-get install python3-jinja2)")
 	}
-	out, err := exec.Command(py, "../scripts/chattemplate-goldens.py", "--check").CombinedOutput()
+	out, err := exec.Command(py, "../../scripts/chattemplate-goldens.py", "--check").CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

@@ -19,7 +19,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
-	"github.com/pocketeval/pocketeval/runtime/drivers"
+	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 )
 
 // Factory holds the dependencies commands share. Tests build their own.

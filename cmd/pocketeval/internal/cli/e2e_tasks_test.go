@@ -643,7 +643,7 @@ func TestE2EHumanEvalOfficialFormat(t *testing.T) {
 		official[r.TaskID] = r.Passed
 	}
 	bin := filepath.Join(t.TempDir(), "pocketeval")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/pocketeval").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	const limit = 20

@@ -134,7 +134,7 @@ func TestE2EThinkingThroughServe(t *testing.T) {
 	ios, _, _, _ := TestStreams()
 	addr, stop := startServe(t, &ServeOptions{
 		IO: ios, Open: OpenRuntime, Addr: "127.0.0.1:0", MaxConcurrent: 1, MaxQueue: 8, Grace: 5 * time.Second, Quiet: true,
-		Runtime: RuntimeOptions{Name: "llamacpp", Model: model, Threads: 1, ChatTemplateFile: "../../chattemplate/testdata/templates/qwen3-0.6b.jinja"},
+		Runtime: RuntimeOptions{Name: "llamacpp", Model: model, Threads: 1, ChatTemplateFile: "../../../../runtime/chattemplate/testdata/templates/qwen3-0.6b.jinja"},
 	})
 	defer func() {
 		if err := stop(); err != nil {

@@ -15,7 +15,7 @@ import (
 	"github.com/pocketeval/pocketeval/bench"
 	"github.com/pocketeval/pocketeval/energy"
 	"github.com/pocketeval/pocketeval/runtime"
-	"github.com/pocketeval/pocketeval/runtime/drivers"
+	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 	"github.com/pocketeval/pocketeval/runtime/mnn"
 )
 

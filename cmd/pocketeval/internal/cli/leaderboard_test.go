@@ -11,7 +11,7 @@ import (
 // boardTestdata is the leaderboard package's committed board: five runs
 // (two runtimes of one model, a limited run, a run with failed, partial
 // and missing tasks, a replay) and a suite file with published numbers.
-const boardTestdata = "../../leaderboard/testdata/board"
+const boardTestdata = "../../../../leaderboard/testdata/board"
 
 // boardArgs are the arguments of a leaderboard over boardTestdata.
 func boardArgs(t *testing.T) []string {

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pocketeval/pocketeval/chattemplate"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/results"
-	"github.com/pocketeval/pocketeval/runtime/drivers"
+	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 )
 
 // chatTemplateOptions reads --chat-template and --thinking: the override

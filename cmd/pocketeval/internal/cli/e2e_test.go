@@ -17,7 +17,7 @@ import (
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/internal/sharedtest"
 	"github.com/pocketeval/pocketeval/results"
-	"github.com/pocketeval/pocketeval/runtime/drivers"
+	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 	"github.com/pocketeval/pocketeval/runtime/llamacpp"
 )
 
@@ -131,7 +131,7 @@ func TestE2EKill9(t *testing.T) {
 	model := sharedtest.Dir(t, "models/gguf/stories260K.gguf")
 	data := sharedtest.Datasets(t)
 	bin := filepath.Join(t.TempDir(), "pocketeval")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/pocketeval")
+	build := exec.Command("go", "build", "-o", bin, "../..")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}

@@ -73,7 +73,7 @@ func printModel(w io.Writer, m *models.Model) {
 	}
 	fmt.Fprintf(w, "template:     %s\n", c.Template)
 	if c.ReferenceTemplate != "" {
-		fmt.Fprintf(w, "reference:    %s (chattemplate/testdata/templates.json: the authors' template, with provenance)\n", c.ReferenceTemplate)
+		fmt.Fprintf(w, "reference:    %s (runtime/chattemplate/testdata/templates.json: the authors' template, with provenance)\n", c.ReferenceTemplate)
 	}
 	th := c.Thinking
 	if c.ThinkingSwitch != "" {
