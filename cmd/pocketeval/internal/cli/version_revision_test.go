@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"archive/tar"
+	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,16 +45,34 @@ func gitHead(t *testing.T) string {
 // commit into revision.txt (export-subst in .gitattributes).
 func TestArchiveRevision(t *testing.T) {
 	head := gitHead(t)
-	out, err := exec.Command("git", "archive", "--format=tar", "HEAD", "revision.txt").Output()
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// From the top, as a whole-tree archive is made: attributes apply there.
+	cmd := exec.Command("git", "archive", "--format=tar", "HEAD", "cmd/pocketeval/internal/cli/revision.txt")
+	cmd.Dir = strings.TrimSpace(string(top))
+	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("git archive: %v", err)
 	}
-	// A tar member's data follows its 512-byte header.
-	if len(out) < 512+len(head) {
-		t.Fatalf("git archive wrote %d bytes", len(out))
-	}
-	if got := substitutedRevision(string(out[512 : 512+len(head)])); got != head {
-		t.Errorf("archived revision.txt reads %q, want %q (is .gitattributes' export-subst line lost?)", got, head)
+	tr := tar.NewReader(bytes.NewReader(out))
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			t.Fatalf("revision.txt not in the archive: %v", err)
+		}
+		if path.Base(h.Name) != "revision.txt" {
+			continue
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := substitutedRevision(string(b)); got != head {
+			t.Errorf("archived revision.txt reads %q, want %q (is .gitattributes' export-subst line lost?)", b, head)
+		}
+		return
 	}
 }
 
