@@ -150,9 +150,9 @@ silently — a missing dataset fails with the command that fetches it.`,
 	}
 	fl := cmd.Flags()
 	opts.Runtime.AddFlags(fl)
-	fl.StringSliceVar(&opts.Tasks, "tasks", nil, "comma-separated task names (see `pocketeval tasks`)")
+	fl.StringSliceVar(&opts.Tasks, "tasks", nil, "comma-separated task `NAMES` (pocketeval tasks lists them)")
 	fl.StringVar(&opts.Suite, "suite", "", "run a named suite of tasks (e.g. pocket11)")
-	fl.IntVar(&opts.Limit, "limit", 0, "evaluate only the first N samples of each task (0 = all)")
+	fl.Var((*limitValue)(&opts.Limit), "limit", "evaluate only the first N samples of each task (0 = all)")
 	fl.StringVar(&opts.Out, "out", "", "result directory (resumed if it exists)")
 	fl.StringVar(&opts.DataDir, "data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory (default $POCKETEVAL_DATA, else the pocketeval cache)")
 	fl.StringVar(&opts.DatasetFile, "dataset-file", "", "replace the task's dataset file (one task only), e.g. a private IFEval-zh in the public schema")
