@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pocketeval/pocketeval/internal/texttab"
 	"io"
 	"math"
 	"os"
@@ -12,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -451,7 +451,7 @@ func (opts *RunOptions) report(res *runner.Result) error {
 // headline metric first (the number suites, gates and leaderboards report),
 // then the other metrics.
 func PrintSummary(w io.Writer, s *results.Summary) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := texttab.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TASK\tMETRIC\tVALUE\t95% CI\tN\tEXTRACT FAIL\tTRUNCATED\tDECODE TOK/S")
 	for _, name := range s.Order {
 		ts := s.Tasks[name]
