@@ -13,10 +13,10 @@ import (
 
 	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 	"github.com/pocketeval/pocketeval/evals/registry"
-	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/llamacpp"
+	"github.com/pocketeval/pocketeval/suite"
 )
 
 // ctxDriver is a runtime with a context: prompts longer than --fake-ctx

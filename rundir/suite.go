@@ -1,4 +1,4 @@
-package leaderboard
+package rundir
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/pocketeval/pocketeval/evals/suite"
+	"github.com/pocketeval/pocketeval/suite"
 )
 
 // SuiteRow is one task of a suite report (scores ×100).
