@@ -9,9 +9,16 @@
 #
 # For each "run" message (whose SCM_RIGHTS carry the run's descriptors:
 # request memfd, stdout, stderr, proof, kill, the run cgroup's
-# cgroup.procs files, extra files) it forks the PROGRAM process as pid 1 of
-# a fresh PID namespace (it points the PID namespace of its next child back
-# at its own, then unshares a new one). The program process reads the
+# cgroup.procs files, extra files) it enters a fresh PID namespace for its
+# next children (it points the PID namespace of its next child back at its
+# own, then unshares a new one), forks a minimal INIT there (pid 1: it
+# closes every descriptor, reaps orphans and passes on signals sent from
+# outside the namespace), then forks the PROGRAM process (pid 2, so the
+# program has ordinary signal semantics: the kernel drops the signals a
+# pid 1 sends itself, and those its children send it, unless it installed
+# a handler). The zygote waits for the program process itself, so the wait
+# status it reports is the program's own; then it kills the init, which
+# takes every process left in the namespace with it. The program process reads the
 # request, joins the run's cgroup, unshares fresh mount, IPC, UTS, network
 # and cgroup namespaces, mounts fresh tmpfs /scratch, /tmp, /dev/shm and
 # /proc, sets rlimits, drops to the run's uid (no capabilities, no groups),
@@ -57,6 +64,7 @@ def _pe_zygote():
 
     MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
     PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP = 1, 38, 24
+    PR_SET_DUMPABLE = 4
     PR_SET_SECUREBITS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 28, 47, 4
     PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
     # Landlock's system calls have the same numbers on every architecture.
@@ -163,8 +171,9 @@ def _pe_zygote():
             os.close(fd)
         if cfg.get("unshare"):
             check(libc.unshare(ctypes.c_int(cfg["unshare"])), "unshare")
-        if not cfg.get("pidns"):
-            os.setsid()
+        # Its own session and process group (kill(0, sig) and killpg reach
+        # its own tree only, as for a program started from a shell).
+        os.setsid()
         scratch = req.get("scratch") or "/scratch"
         if cfg.get("mount"):
             size = cfg.get("tmpfs_size", "64m")
@@ -459,7 +468,54 @@ def _pe_zygote():
             sys.stdout, sys.stderr, sys.stdin = saved
         return restore
 
+    # ---- the PID namespace's init ------------------------------------------
+
+    FORWARD = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM,
+               signal.SIGUSR1, signal.SIGUSR2, signal.SIGCONT, signal.SIGWINCH)
+    WAIT = {signal.SIGCHLD} | set(FORWARD)
+
+    def init():
+        # pid 1 of a run's PID namespace: no descriptor, no state of the
+        # run (it is forked before the program reads its request), not
+        # dumpable; it never exits by itself (the zygote kills it once the
+        # program process, pid 2, has ended, and the kernel then kills
+        # whatever is left in the namespace; if the zygote dies, its own
+        # PID namespace takes the init with it).
+        signal.pthread_sigmask(signal.SIG_BLOCK, WAIT)
+        os.closerange(3, 1 << 16)
+        prctl(PR_SET_DUMPABLE, 0)
+        while True:
+            info = signal.sigwaitinfo(WAIT)
+            if info.si_signo == signal.SIGCHLD:
+                # Orphans of the program's tree are re-parented here.
+                while True:
+                    try:
+                        pid, _ = os.waitpid(-1, os.WNOHANG)
+                    except ChildProcessError:
+                        break
+                    if pid == 0:
+                        break
+            elif info.si_pid == 0:
+                # From outside the namespace (a sender in an ancestor PID
+                # namespace has no pid here): pass it on to the program.
+                # Signals the program's own tree sends to pid 1 are dropped,
+                # as the kernel drops them for an init without handlers.
+                try:
+                    os.kill(2, info.si_signo)
+                except OSError:
+                    pass
+
     # ---- the zygote loop ---------------------------------------------------
+
+    def end_init(init_pid):
+        try:
+            os.kill(init_pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            os.waitpid(init_pid, 0)
+        except ChildProcessError:
+            pass
 
     CLONE_NEWPID = 0x20000000
     ctl = socket.socket(fileno=3)
@@ -473,16 +529,26 @@ def _pe_zygote():
         if not msg:
             os._exit(0)
         proof_fd, kill_fd = fds[3], fds[4]
+        init_pid = None
         try:
             if pidns >= 0:
-                # The next child is pid 1 of a new PID namespace.
+                # The next children are pid 1 (the init) and pid 2 (the
+                # program) of a new PID namespace.
                 check(libc.setns(ctypes.c_int(pidns), ctypes.c_int(CLONE_NEWPID)), "setns")
                 check(libc.unshare(ctypes.c_int(CLONE_NEWPID)), "unshare")
+                init_pid = os.fork()
+                if init_pid == 0:
+                    try:
+                        init()
+                    finally:
+                        os._exit(0)
             pid = os.fork()
         except BaseException as e:
             write_line(proof_fd, "setup-error: %s" % (e,))
             for fd in fds:
                 os.close(fd)
+            if init_pid:
+                end_init(init_pid)
             ctl.send(b"done %d 0 0 0" % (120 << 8))
             continue
         if pid == 0:
@@ -518,7 +584,9 @@ def _pe_zygote():
                 except OSError:
                     pass
         _, st, ru = os.wait4(pid, 0)
-        if pidns < 0:
+        if init_pid:
+            end_init(init_pid)  # and with it the rest of the namespace
+        else:
             try:
                 os.killpg(pid, signal.SIGKILL)  # what is left of its session
             except OSError:
