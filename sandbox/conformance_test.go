@@ -58,7 +58,7 @@ func TestSignalsAndConcurrencyUnderLoad(t *testing.T) {
 	for _, c := range cases {
 		for range 2 {
 			wg.Go(func() {
-				if err := sandboxtest.Check(context.Background(), p, c); err != nil {
+				if _, err := sandboxtest.Check(context.Background(), p, c); err != nil {
 					t.Error(err)
 				}
 			})

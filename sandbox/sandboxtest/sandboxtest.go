@@ -305,7 +305,7 @@ func Test(ctx context.Context, ex sandbox.Executor) error {
 	for i, c := range all {
 		go func() {
 			defer func() { done <- struct{}{} }()
-			errs[i] = Check(ctx, ex, c)
+			_, errs[i] = Check(ctx, ex, c)
 		}()
 	}
 	for range all {
@@ -314,23 +314,24 @@ func Test(ctx context.Context, ex sandbox.Executor) error {
 	return errors.Join(errs...)
 }
 
-// Check runs one case through ex and returns its violation, if any.
-func Check(ctx context.Context, ex sandbox.Executor, c Case) error {
+// Check runs one case through ex and returns its result and its
+// violation, if any (a failure to run is one).
+func Check(ctx context.Context, ex sandbox.Executor, c Case) (sandbox.Result, error) {
 	r, err := ex.Run(ctx, sandbox.Program{Source: c.Source, Limits: c.Limits})
 	if err != nil {
-		return fmt.Errorf("%s: Run: %w", c.Name, err)
+		return r, fmt.Errorf("%s: Run: %w", c.Name, err)
 	}
 	ok := false
 	for _, w := range c.Want {
 		ok = ok || r.Verdict == w
 	}
 	if !ok {
-		return fmt.Errorf("%s: verdict %s (%s), want %v: %s", c.Name, r.Verdict, r.Reason, c.Want, c.Rule)
+		return r, fmt.Errorf("%s: verdict %s (%s), want %v: %s", c.Name, r.Verdict, r.Reason, c.Want, c.Rule)
 	}
 	if c.Check != nil {
 		if err := c.Check(r); err != nil {
-			return fmt.Errorf("%s: %w: %s", c.Name, err, c.Rule)
+			return r, fmt.Errorf("%s: %w: %s", c.Name, err, c.Rule)
 		}
 	}
-	return nil
+	return r, nil
 }
