@@ -9,18 +9,16 @@
 #
 # For each "run" message (whose SCM_RIGHTS carry the run's descriptors:
 # request memfd, stdout, stderr, proof, kill, the run cgroup's
-# cgroup.procs files, extra files) it enters a fresh PID namespace for its
-# next children (it points the PID namespace of its next child back at its
-# own, then unshares a new one), forks a minimal INIT there (pid 1: it
-# closes every descriptor, reaps orphans and passes on signals sent from
-# outside the namespace), then forks the PROGRAM process (pid 2, so the
-# program has ordinary signal semantics: the kernel drops the signals a
-# pid 1 sends itself, and those its children send it, unless it installed
-# a handler). The zygote waits for the program process itself, so the wait
-# status it reports is the program's own; then it kills the init, which
-# takes every process left in the namespace with it. The program process reads the
-# request, joins the run's cgroup, unshares fresh mount, IPC, UTS, network
-# and cgroup namespaces, mounts fresh tmpfs /scratch, /tmp, /dev/shm and
+# cgroup.procs files, extra files) it forks the PROGRAM process as pid 2
+# of a fresh PID namespace, whose pid 1 is a minimal init (see below) the
+# zygote started before the request arrived. So the program has ordinary
+# signal semantics (the kernel drops the signals a pid 1 sends itself, and
+# those its children send it, unless it installed a handler), and the
+# zygote waits for the program process itself: the wait status it reports
+# is the program's own; then it kills the init, which takes every process
+# left in the namespace with it. The program process reads the request,
+# joins the run's cgroup, unshares fresh mount, IPC, UTS, network and
+# cgroup namespaces, mounts fresh tmpfs /scratch, /tmp, /dev/shm and
 # /proc, sets rlimits, drops to the run's uid (no capabilities, no groups),
 # sets no_new_privs, enters the Landlock domain and the seccomp filter, and
 # runs the program under the wrapper below, which ends with os._exit. The
@@ -64,7 +62,6 @@ def _pe_zygote():
 
     MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
     PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP = 1, 38, 24
-    PR_SET_DUMPABLE = 4
     PR_SET_SECUREBITS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 28, 47, 4
     PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
     # Landlock's system calls have the same numbers on every architecture.
@@ -469,43 +466,46 @@ def _pe_zygote():
         return restore
 
     # ---- the PID namespace's init ------------------------------------------
+    #
+    # pid 1 of a run's PID namespace is a task that shares the zygote's
+    # memory (CLONE_VM: no copy of the interpreter, nothing to tear down)
+    # and does nothing but pause(): it runs no Python code and never
+    # returns. It is created before the run's request and descriptors
+    # arrive, so it holds none of them. It ignores SIGCHLD, so the kernel
+    # reaps the orphans re-parented to it; every other signal keeps its
+    # default action, and the kernel drops those the program's tree sends
+    # an init without handlers (a SIGKILL from outside ends it, and with it
+    # the namespace). Nothing needs passing on: the supervisor signals the
+    # program process itself. The zygote kills the init once the program
+    # process (pid 2) has ended; if the zygote dies, its own PID namespace
+    # takes the init with it.
 
-    FORWARD = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM,
-               signal.SIGUSR1, signal.SIGUSR2, signal.SIGCONT, signal.SIGWINCH)
-    WAIT = {signal.SIGCHLD} | set(FORWARD)
+    CLONE_NEWPID, CLONE_VM = 0x20000000, 0x100
+    init_stack = ctypes.create_string_buffer(1 << 16)
+    init_sp = (ctypes.addressof(init_stack) + (1 << 16) - 256) & ~15
+    libc.clone.restype = ctypes.c_int
+    libc.clone.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
+    pause_fn = ctypes.cast(libc.pause, ctypes.c_void_p)
 
-    def init():
-        # pid 1 of a run's PID namespace: no descriptor, no state of the
-        # run (it is forked before the program reads its request), not
-        # dumpable; it never exits by itself (the zygote kills it once the
-        # program process, pid 2, has ended, and the kernel then kills
-        # whatever is left in the namespace; if the zygote dies, its own
-        # PID namespace takes the init with it).
-        signal.pthread_sigmask(signal.SIG_BLOCK, WAIT)
-        os.closerange(3, 1 << 16)
-        prctl(PR_SET_DUMPABLE, 0)
-        while True:
-            info = signal.sigwaitinfo(WAIT)
-            if info.si_signo == signal.SIGCHLD:
-                # Orphans of the program's tree are re-parented here.
-                while True:
-                    try:
-                        pid, _ = os.waitpid(-1, os.WNOHANG)
-                    except ChildProcessError:
-                        break
-                    if pid == 0:
-                        break
-            elif info.si_pid == 0:
-                # From outside the namespace (a sender in an ancestor PID
-                # namespace has no pid here): pass it on to the program.
-                # Signals the program's own tree sends to pid 1 are dropped,
-                # as the kernel drops them for an init without handlers.
-                try:
-                    os.kill(2, info.si_signo)
-                except OSError:
-                    pass
-
-    # ---- the zygote loop ---------------------------------------------------
+    def new_namespace(pidns):
+        # The next children are pid 1 (the init, started here) and pid 2
+        # (the program) of a new PID namespace.
+        check(libc.setns(ctypes.c_int(pidns), ctypes.c_int(CLONE_NEWPID)), "setns")
+        check(libc.unshare(ctypes.c_int(CLONE_NEWPID)), "unshare")
+        # The init copies the signal dispositions: SIGCHLD ignored (orphans
+        # reaped by the kernel), SIGINT ignored (Python's handler would run
+        # in the shared memory). No child of the zygote is alive here.
+        old_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+        try:
+            pid = libc.clone(pause_fn, ctypes.c_void_p(init_sp), CLONE_VM | signal.SIGCHLD, None)
+            if pid < 0:
+                e = ctypes.get_errno()
+                raise OSError(e, "clone init: %s" % os.strerror(e))
+        finally:
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, old_int)
+        return pid
 
     def end_init(init_pid):
         try:
@@ -517,7 +517,8 @@ def _pe_zygote():
         except ChildProcessError:
             pass
 
-    CLONE_NEWPID = 0x20000000
+    # ---- the zygote loop ---------------------------------------------------
+
     ctl = socket.socket(fileno=3)
     pidns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC) if cfg.get("pidns") else -1
     gc.collect()
@@ -525,23 +526,21 @@ def _pe_zygote():
         gc.freeze()
     ctl.send(b"ready")
     while True:
+        init_pid, init_err = None, None
+        if pidns >= 0:
+            try:
+                init_pid = new_namespace(pidns)
+            except OSError as e:
+                init_err = e
         msg, fds = recv_fds(ctl)
         if not msg:
+            if init_pid:
+                end_init(init_pid)
             os._exit(0)
         proof_fd, kill_fd = fds[3], fds[4]
-        init_pid = None
         try:
-            if pidns >= 0:
-                # The next children are pid 1 (the init) and pid 2 (the
-                # program) of a new PID namespace.
-                check(libc.setns(ctypes.c_int(pidns), ctypes.c_int(CLONE_NEWPID)), "setns")
-                check(libc.unshare(ctypes.c_int(CLONE_NEWPID)), "unshare")
-                init_pid = os.fork()
-                if init_pid == 0:
-                    try:
-                        init()
-                    finally:
-                        os._exit(0)
+            if init_err is not None:
+                raise init_err
             pid = os.fork()
         except BaseException as e:
             write_line(proof_fd, "setup-error: %s" % (e,))
