@@ -121,10 +121,23 @@ def _pe_zygote():
                     break
                 raise OSError(e, "drop bounding capability %d: %s" % (cap, os.strerror(e)))
 
+    # The zygote empties its own bounding and ambient sets once (they only
+    # limit what an execve can grant, and it never execs); every program
+    # inherits them. Where it cannot (unsafe mode, not root), each program
+    # tries again.
+    bounding_dropped = False
+    if os.geteuid() == 0:
+        try:
+            drop_bounding()
+            bounding_dropped = True
+        except OSError:
+            pass
+
     def drop_caps():
         # SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP and SECBIT_KEEP_CAPS off, all locked.
         prctl(PR_SET_SECUREBITS, 0x1 | 0x2 | 0x4 | 0x8 | 0x20)
-        drop_bounding()
+        if not bounding_dropped:
+            drop_bounding()
         hdr = CapHeader(0x20080522, 0)
         data = (CapData * 2)()
         check(libc.capset(ctypes.byref(hdr), data), "capset")
@@ -200,7 +213,8 @@ def _pe_zygote():
                 hard = val + 1 if res == resource.RLIMIT_CPU else val
                 resource.setrlimit(res, (val, hard))
         if uid >= 0:
-            drop_bounding()
+            if not bounding_dropped:
+                drop_bounding()
             os.setgroups([])
             os.setresgid(gid, gid, gid)
             os.setresuid(uid, uid, uid)
@@ -219,13 +233,7 @@ def _pe_zygote():
         want = [(1, out_fd), (2, err_fd), (4, proof_fd)] + [(5 + i, fd) for i, fd in enumerate(extra)]
         for t, fd in [(t, fcntl.fcntl(fd, fcntl.F_DUPFD, 64)) for t, fd in want]:
             os.dup2(fd, t)
-        keep = {0, 1, 2, 4} | {5 + i for i in range(len(extra))}
-        for fd in _open_fds():
-            if fd not in keep:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
+        close_all_but(5 + len(extra))
         os.environ.clear()
         for kv in cfg.get("env") or ():
             k, _, v = kv.partition("=")
@@ -235,13 +243,32 @@ def _pe_zygote():
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         run(req, src, path, script)
 
-    def _open_fds():
+    def close_all_but(n):
+        # Closes every descriptor but 0, 1, 2, 4 and 5 .. n-1.
         try:
-            return [int(n) for n in os.listdir("/proc/self/fd")]
+            os.close(3)
         except OSError:
-            return list(range(3, 1024))
+            pass
+        if libc_close_range is not None and libc_close_range(n, 0xFFFFFFFF, 0) == 0:
+            return
+        try:
+            fds = [int(x) for x in os.listdir("/proc/self/fd")]
+        except OSError:
+            fds = range(n, 1024)
+        for fd in fds:
+            if fd >= n:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+    libc_close_range = getattr(libc, "close_range", None)
+    if libc_close_range is not None:
+        libc_close_range.argtypes = [ctypes.c_uint, ctypes.c_uint, ctypes.c_int]
 
     # ---- the wrapper -----------------------------------------------------
+
+    stdlib = (os.path.realpath(os.path.dirname(os.__file__)) + os.sep,)
 
     def run(req, src, path, script):
         _exit, _write = os._exit, os.write
@@ -255,7 +282,6 @@ def _pe_zygote():
             except BaseException:
                 pass
 
-        stdlib = (os.path.realpath(os.path.dirname(os.__file__)) + os.sep,)
         _realpath, _isabs = os.path.realpath, os.path.isabs
         builtin_kinds = (types.WrapperDescriptorType, types.MethodWrapperType,
                          types.BuiltinFunctionType, types.MethodDescriptorType)
