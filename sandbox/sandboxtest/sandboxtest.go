@@ -171,6 +171,11 @@ print('survived')
 		Want: []sandbox.Verdict{sandbox.Error}, Check: killedBy("SIGKILL"),
 	},
 	{
+		Name: "stops itself", Rule: "a program that stops itself (SIGSTOP) is a timeout at the idle limit, as one that sleeps forever",
+		Source: "import os, signal\nos.kill(os.getpid(), signal.SIGSTOP)\nprint('survived')\n", Limits: fast,
+		Want: []sandbox.Verdict{sandbox.Timeout},
+	},
+	{
 		Name: "handled self signal", Rule: "a handler the program installs runs for the signal it sends itself",
 		Source: `import os, signal
 got = []
