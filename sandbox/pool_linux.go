@@ -76,6 +76,8 @@ type Pool struct {
 
 	mu      sync.Mutex
 	workers map[*worker]bool
+	// removing counts run cgroups still being removed.
+	removing sync.WaitGroup
 }
 
 // slot is one unit of parallelism; it holds its worker once started.
@@ -144,6 +146,7 @@ func (p *Pool) Close() error {
 		for _, w := range ws {
 			w.close()
 		}
+		p.removing.Wait()
 		if p.cg != nil {
 			err = p.cg.close()
 		}

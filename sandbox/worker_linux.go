@@ -299,7 +299,15 @@ func (w *worker) run(ctx context.Context, prog Program, lim Limits) (Result, err
 		if err != nil {
 			return setupFailure(start, err)
 		}
-		defer rc.remove()
+		// Removing a cgroup waits for its exiting tasks to leave it: off
+		// the run's path (Close waits for it).
+		defer func() {
+			p.removing.Add(1)
+			go func() {
+				defer p.removing.Done()
+				rc.remove()
+			}()
+		}()
 	}
 	// With the tree's CPU time measured, RLIMIT_CPU is only a backstop.
 	precise := rc != nil && rc.cpuacct != ""

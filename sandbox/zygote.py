@@ -331,22 +331,29 @@ def _pe_zygote():
 
         helper = "_pe_cmp_" + os.urandom(6).hex()
 
-        class Rewrite(ast.NodeTransformer):
-            def visit_Assert(self, node):
-                node.test = Compare().visit(node.test)
-                return node
+        def located(new, old):
+            for a in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+                setattr(new, a, getattr(old, a, None))
+            return new
 
         class Compare(ast.NodeTransformer):
             def visit_Compare(self, node):
                 self.generic_visit(node)
                 if _len(node.ops) == 1 and _isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
-                    call = ast.Call(
-                        func=ast.Name(id=helper, ctx=ast.Load()),
+                    return located(ast.Call(
+                        func=located(ast.Name(id=helper, ctx=ast.Load()), node),
                         args=[node.left, node.comparators[0],
-                              ast.Constant(value=_isinstance(node.ops[0], ast.NotEq))],
-                        keywords=[])
-                    return ast.copy_location(call, node)
+                              located(ast.Constant(value=_isinstance(node.ops[0], ast.NotEq)), node)],
+                        keywords=[]), node)
                 return node
+
+        def rewrite(tree):
+            # Every assert, at any depth; the new nodes carry the location
+            # of the comparison they replace.
+            for node in ast.walk(tree):
+                if _isinstance(node, ast.Assert):
+                    node.test = Compare().visit(node.test)
+            return tree
 
         class TimeoutException(Exception):
             pass
@@ -365,7 +372,7 @@ def _pe_zygote():
                 text = src.decode("utf-8", "surrogateescape")
                 linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
             tree = ast.parse(src, filename=filename)
-            tree = ast.fix_missing_locations(Rewrite().visit(tree))
+            tree = rewrite(tree)
             code = compile(tree, filename, "exec", dont_inherit=True)
             del tree
             main = types.ModuleType("__main__")
