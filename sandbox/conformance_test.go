@@ -14,7 +14,9 @@ import (
 	"github.com/pocketeval/pocketeval/sandbox/sandboxtest"
 )
 
-func TestPoolConformance(t *testing.T) {
+// rootPool is a pool of two fully isolated workers, closed with the test.
+func rootPool(t *testing.T) *sandbox.Pool {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("runs as root (as CI does)")
 	}
@@ -25,7 +27,12 @@ func TestPoolConformance(t *testing.T) {
 		}
 		t.Fatal(err)
 	}
-	defer p.Close()
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func TestPoolConformance(t *testing.T) {
+	p := rootPool(t)
 	if err := sandboxtest.Test(context.Background(), p); err != nil {
 		t.Error(err)
 	}
@@ -37,17 +44,7 @@ func TestPoolConformance(t *testing.T) {
 // with its full task budget): the verdicts must not change with load or
 // with what runs next to them.
 func TestSignalsAndConcurrencyUnderLoad(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("runs as root (as CI does)")
-	}
-	p, err := sandbox.New(sandbox.Config{Workers: 2})
-	if err != nil {
-		if strings.Contains(err.Error(), "find python") {
-			t.Skip(err)
-		}
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := rootPool(t)
 	stop, err := sandbox.StartCPUHogs(runtime.NumCPU())
 	if err != nil {
 		t.Fatal(err)
