@@ -390,6 +390,10 @@ type GateResult struct {
 	Candidate  string   `json:"candidate"`
 	// Budgets are the policy's on-device budgets (AddBudgets).
 	Budgets []BudgetVerdict `json:"budgets,omitempty"`
+	// Warnings say what the gate compared but should not be trusted for a
+	// release: code tasks judged with official verdicts when the policy
+	// does not require isolated ones.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Gate applies the policy to candidate vs baseline. Scores, minimum
@@ -428,6 +432,7 @@ func Gate(baseline, candidate *rundir.Run, p *Policy, seed uint64) (*GateResult,
 			v.Pass = false
 			v.Reasons = append(v.Reasons, fmt.Sprintf("%d samples failed in the candidate run; first: %s", ts.Errors, ts.FirstError))
 		}
+		g.warnOfficialVerdicts(tc.Task, p, baseline, candidate)
 		if want := p.CodeVerdictMode; want != "" {
 			for _, r := range []struct {
 				name string
@@ -533,6 +538,25 @@ func (g *GateResult) checkFloor(floor *float64) {
 	case *g.Average < *floor:
 		g.Pass = false
 		g.Failures = append(g.Failures, fmt.Sprintf("suite average (%s) %.2f is below the floor %.2f", g.Suite, *g.Average, *floor))
+	}
+}
+
+// warnOfficialVerdicts warns when a code task of either run was judged
+// with official verdicts and the policy does not require isolated ones:
+// the official harness's one-process rule passes forged results
+// (unittest.mock.ANY, objects with a forged __eq__, subclassed
+// containers ...), so such a gate can be gamed (docs/sandbox.md, "Verdict
+// modes").
+func (g *GateResult) warnOfficialVerdicts(task string, p *Policy, runs ...*Run) {
+	if p.CodeVerdictMode == "isolated" {
+		return
+	}
+	for _, r := range runs {
+		if mode, ok := codeVerdictMode(r, task); ok && mode == "official" {
+			g.Warnings = append(g.Warnings, fmt.Sprintf("%s: compared with official verdicts, which pass forged results; "+
+				"a release gate should set code_verdict_mode: isolated and run code tasks with --verdict-mode isolated", task))
+			return
+		}
 	}
 }
 
