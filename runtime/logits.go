@@ -33,6 +33,8 @@ type VocabInfo struct {
 	// AddBOS whether tokenization with special tokens adds it.
 	BOS    int32 `json:"bos"`
 	AddBOS bool  `json:"add_bos"`
+	// EOS is the end-of-sequence token, -1 when there is none.
+	EOS int32 `json:"eos"`
 	// SHA256 is the hex sha256 of every token's bytes in id order, each
 	// preceded by its length as a little-endian uint32: two runtimes with
 	// the same value map ids to the same text.

@@ -48,7 +48,11 @@ func (r *Runtime) Vocab() runtime.VocabInfo {
 		if r.bos != llama.TokenNull {
 			bos = int32(r.bos)
 		}
-		vo.info = runtime.VocabInfo{Size: r.nVocab, BOS: bos, AddBOS: r.addBOS, SHA256: hex.EncodeToString(h.Sum(nil))}
+		eos := int32(-1)
+		if t := llama.VocabEOS(r.vocab); t != llama.TokenNull {
+			eos = int32(t)
+		}
+		vo.info = runtime.VocabInfo{Size: r.nVocab, BOS: bos, AddBOS: r.addBOS, EOS: eos, SHA256: hex.EncodeToString(h.Sum(nil))}
 	})
 	return vo.info
 }

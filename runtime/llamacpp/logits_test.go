@@ -6,6 +6,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -100,5 +101,30 @@ func TestQuantize(t *testing.T) {
 	}
 	if diff == 0 || diff > 1 {
 		t.Errorf("max |Δlogit| %v: want a small non-zero change", diff)
+	}
+}
+
+// A text within one window scores as a log-likelihood request with an
+// empty context (both condition on BOS); a longer one takes one window
+// per context's worth of tokens.
+func TestLoglikelihoodRolling(t *testing.T) {
+	rt := open(t, stories, Options{ContextSize: 256})
+	short := "Once upon a time there was a cat."
+	got, err := rt.LoglikelihoodRolling(context.Background(), []string{short})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := runtimeLoglik(t, rt, "", short)
+	if math.Abs(got[0].LogProb-want) > 1e-3 || got[0].Windows != 1 {
+		t.Fatalf("rolling %+v, loglik %v", got[0], want)
+	}
+	long := strings.Repeat("The little dog ran to the park and played with a ball. ", 2*rt.nCtx/19)
+	toks, _ := rt.Tokenize(long, false)
+	got, err = rt.LoglikelihoodRolling(context.Background(), []string{long})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Tokens != len(toks) || got[0].Windows != (len(toks)+rt.nCtx-1)/rt.nCtx || got[0].Windows < 2 || got[0].LogProb >= 0 {
+		t.Fatalf("rolling %+v over %d tokens", got[0], len(toks))
 	}
 }
