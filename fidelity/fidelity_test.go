@@ -2,6 +2,7 @@ package fidelity
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -154,6 +155,10 @@ func TestCompareQuants(t *testing.T) {
 	}
 	q8 := compare(openLlama(t, model(t, "Q8_0")))
 	q4 := compare(openLlama(t, model(t, "Q4_0")))
+	q41 := compare(openLlama(t, model(t, "Q4_1")))
+	for typ, r := range map[string]*TokenReport{"Q8_0": q8, "Q4_0": q4, "Q4_1": q41} {
+		checkLlamaPerplexity(t, typ, r)
+	}
 	t.Logf("Q8_0: KL %.6f p99 %.6f top-1 %.4f PPL %.4f -> %.4f; Q4_0: KL %.6f p99 %.6f top-1 %.4f PPL %.4f",
 		q8.KLMean.Value, q8.KLP99.Value, q8.Top1.Value, q8.PPLRef.Value, q8.PPLCand.Value, q4.KLMean.Value, q4.KLP99.Value, q4.Top1.Value, q4.PPLCand.Value)
 	if !(q8.KLMean.Value > self.KLMean.Value && q4.KLMean.Value > q8.KLMean.Value) {
@@ -172,5 +177,41 @@ func TestCompareQuants(t *testing.T) {
 	os.WriteFile(path, b, 0o644)
 	if _, err := OpenReference(path); err == nil || !strings.Contains(err.Error(), "sha256") {
 		t.Fatalf("tampered reference: %v", err)
+	}
+}
+
+// checkLlamaPerplexity compares a report with llama-perplexity's own
+// statistics for the same models and text (testdata/llama-perplexity-*.txt
+// says how they were made): within 1%.
+func checkLlamaPerplexity(t *testing.T, typ string, r *TokenReport) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "llama-perplexity-"+typ+".txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{}
+	for _, line := range strings.Split(string(b), "\n") {
+		name, val, ok := strings.Cut(line, ":")
+		if !ok || strings.HasPrefix(line, "#") {
+			continue
+		}
+		var v float64
+		if _, err := fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.Fields(val)[0], "%")), &v); err == nil {
+			want[strings.Join(strings.Fields(name), " ")] = v
+		}
+	}
+	got := map[string]float64{
+		"Mean PPL(Q)": r.PPLCand.Value, "Mean PPL(base)": r.PPLRef.Value, "Mean PPL(Q)/PPL(base)": r.PPLRatio.Value,
+		"Mean KLD": r.KLMean.Value, "99.0% KLD": r.KLP99.Value, "Median KLD": r.KLMedian, "Maximum KLD": r.KLMax,
+		"Same top p": 100 * r.Top1.Value, "RMS Δp": 100 * r.DeltaPRMS.Value,
+	}
+	for name, g := range got {
+		w, ok := want[name]
+		if !ok {
+			t.Fatalf("%s: llama-perplexity's %q not found", typ, name)
+		}
+		if math.Abs(g-w) > 0.01*math.Abs(w) {
+			t.Errorf("%s %s: pocketeval %v, llama-perplexity %v (more than 1%% apart)", typ, name, g, w)
+		}
 	}
 }
