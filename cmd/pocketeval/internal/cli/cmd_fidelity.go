@@ -36,12 +36,15 @@ runtime of the same model) is from its reference:
   flips      pairs the per-sample scores of a reference run and a candidate
              run: right→wrong and wrong→right per task, paired tests, where
              the greedy texts part
+  gate       checks a policy of thresholds relative to the reference
+             (max_kl_mean, min_top1_agreement, max_ppl_increase_pct,
+             min_relative_score), one JUnit test case per key
   quantize   writes a GGUF copy in another type through libllama's own
              llama_model_quantize (as llama-quantize does)
 
 docs/quantization.md is the release workflow.`,
 	}
-	cmd.AddCommand(newCmdFidelityReference(f), newCmdFidelityCompare(f), newCmdFidelityFlips(f), newCmdFidelityQuantize(f))
+	cmd.AddCommand(newCmdFidelityReference(f), newCmdFidelityCompare(f), newCmdFidelityFlips(f), newCmdFidelityQuantize(f), newCmdFidelityGate(f))
 	return []*cobra.Command{cmd}
 }
 
@@ -495,4 +498,148 @@ without options). Types: %v.`, llamacpp.QuantTypes()),
 	fl.IntVar(&o.Threads, "threads", 1, "threads")
 	fl.StringVar(&o.LibDir, "llama-lib", "", "llama.cpp library directory (default: $POCKETEVAL_LLAMA_LIB or the setup location)")
 	return cmd
+}
+
+type fidelityGateOptions struct {
+	IO      *IOStreams
+	Runtime RuntimeOptions
+	Policy  string
+	Ref     string // --ref: reference logits (token keys)
+	RefRun  string // --ref-run, --cand-run: finished runs (answer keys)
+	CandRun string
+	JUnit   string
+	JSON    bool
+}
+
+func newCmdFidelityGate(f *Factory) *cobra.Command {
+	o := &fidelityGateOptions{IO: f.IO, Runtime: RuntimeOptions{Machine: f.Machine, Drivers: f.runtimes()}}
+	cmd := &cobra.Command{
+		Use:   "gate --policy P [--ref REF --runtime R --model CANDIDATE] [--ref-run A --cand-run B]",
+		Short: "Gate a candidate against its reference precision under a fidelity policy",
+		Long: `gate checks a candidate against its reference under a policy whose thresholds
+are relative to the reference (docs/quantization.md):
+
+  max_kl_mean, max_kl_p99     KL(reference ‖ candidate) in nats (needs --ref and the candidate)
+  min_top1_agreement          percent of positions with the same most likely token
+  max_ppl_increase_pct        the candidate's perplexity above the reference's, percent
+  min_relative_score          every task's score as a percent of the reference's (needs the runs)
+  tasks: {T: {min_relative_score: x}}   one task's own bound
+  suite_min_relative_score    the mean of the tasks' scores, percent of the reference's
+
+Each key is its own JUnit test case (--junit FILE).
+
+Exit status: 0 when every key passes, 1 when one fails, 2 when the policy,
+the reference or the runs are unusable.`,
+		Example: `  $ pocketeval fidelity gate --policy quant.yaml --ref ref.logits --runtime llamacpp --model q4.gguf --junit gate.xml
+  $ pocketeval fidelity gate --policy quant.yaml --ref-run runs/f32 --cand-run runs/q4`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.Policy == "" {
+				return FlagErrorf("--policy is required")
+			}
+			p, err := fidelity.ReadPolicy(o.Policy)
+			if err != nil {
+				return &ExitCodeError{Code: ExitUsage, Err: err}
+			}
+			if p.NeedsTokens() && (o.Ref == "" || o.Runtime.Model == "") {
+				return FlagErrorf("the policy sets token-level keys: give --ref and the candidate's --runtime and --model")
+			}
+			if p.NeedsAnswers() && (o.RefRun == "" || o.CandRun == "") {
+				return FlagErrorf("the policy sets answer-level keys: give --ref-run and --cand-run")
+			}
+			if p.NeedsTokens() {
+				o.Runtime.Workers = 1
+				if err := o.Runtime.Validate(); err != nil {
+					return err
+				}
+			}
+			return fidelityGate(cmd.Context(), o, p)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.Policy, "policy", "", "fidelity policy file (YAML)")
+	fl.StringVar(&o.Ref, "ref", "", "reference logits file (for the token-level keys)")
+	fl.StringVar(&o.RefRun, "ref-run", "", "the reference's finished run (for the answer-level keys)")
+	fl.StringVar(&o.CandRun, "cand-run", "", "the candidate's finished run")
+	fl.StringVar(&o.JUnit, "junit", "", "write JUnit XML here (one test case per policy key)")
+	fl.BoolVar(&o.JSON, "json", false, "machine-readable output")
+	o.Runtime.AddFlags(fl)
+	return cmd
+}
+
+// fidelityGateJSON is `fidelity gate --json` (docs/json.md).
+type fidelityGateJSON struct {
+	Pass  bool            `json:"pass"`
+	Cases []fidelity.Case `json:"cases"`
+}
+
+func fidelityGate(ctx context.Context, o *fidelityGateOptions, p *fidelity.Policy) error {
+	var cases []fidelity.Case
+	if p.NeedsAnswers() {
+		a, err := fidelity.LoadRun(o.RefRun)
+		if err != nil {
+			return &ExitCodeError{Code: ExitUsage, Err: err}
+		}
+		b, err := fidelity.LoadRun(o.CandRun)
+		if err != nil {
+			return &ExitCodeError{Code: ExitUsage, Err: err}
+		}
+		tasks, err := fidelity.Flips(a, b, fidelity.FlipsOptions{Resamples: 10000, Seed: 1})
+		if err != nil {
+			return &ExitCodeError{Code: ExitUsage, Err: err}
+		}
+		cases = append(cases, p.CheckAnswers(tasks)...)
+	}
+	if p.NeedsTokens() {
+		ref, err := fidelity.OpenReference(o.Ref)
+		if err != nil {
+			return &ExitCodeError{Code: ExitUsage, Err: err}
+		}
+		defer ref.Close()
+		rt, _, closeRT, err := fidelityRuntime(ctx, o.Runtime)
+		if err != nil {
+			return err
+		}
+		defer closeRT()
+		prog, done := fidelityProgress(o.IO, "compare")
+		rep, _, err := fidelity.Compare(ctx, rt, ref, fidelity.Options{Progress: prog})
+		done()
+		if errors.Is(err, fidelity.ErrVocabMismatch) {
+			return &ExitCodeError{Code: ExitUsage, Err: err}
+		}
+		if err != nil {
+			return err
+		}
+		cases = append(p.CheckTokens(rep), cases...)
+	}
+	pass := true
+	for _, c := range cases {
+		pass = pass && c.Pass
+	}
+	if o.JUnit != "" {
+		x, err := fidelity.JUnit(cases)
+		if err != nil {
+			return err
+		}
+		if err := results.WriteFileAtomic(o.JUnit, x); err != nil {
+			return err
+		}
+	}
+	if o.JSON {
+		if err := writeJSON(o.IO, fidelityGateJSON{Pass: pass, Cases: cases}); err != nil {
+			return err
+		}
+	} else {
+		for _, c := range cases {
+			verdict := "PASS"
+			if !c.Pass {
+				verdict = "FAIL"
+			}
+			fmt.Fprintf(o.IO.Out, "%s  %s: %s\n", verdict, c.Name, c.Detail)
+		}
+	}
+	if !pass {
+		return &ExitCodeError{Code: ExitError}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,5 +76,38 @@ func TestFidelityWorkflow(t *testing.T) {
 	}
 	if code, out, errOut := runReal(t, "fidelity", "compare", "--ref", prompts, "--runtime", "llamacpp", "--model", q4); code != 0 || !strings.Contains(out, "KL divergence mean") {
 		t.Fatalf("compare over prompts: %d\n%s%s", code, out, errOut)
+	}
+}
+
+// A tight KL bound fails Q4_0 of stories260K and passes Q8_0; every key is
+// its own JUnit case.
+func TestFidelityGate(t *testing.T) {
+	needLlama(t)
+	model := sharedtest.Dir(t, "models/gguf/stories260K.gguf")
+	text := filepath.Join(sharedtest.Datasets(t), "bbh", "cot-prompts", "date_understanding.txt")
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref.logits")
+	if code, out, errOut := runReal(t, "fidelity", "reference", "--runtime", "llamacpp", "--model", model, "--text", text, "--ctx", "128", "-o", ref); code != 0 {
+		t.Fatalf("reference: %d\n%s%s", code, out, errOut)
+	}
+	policy := filepath.Join(dir, "gate.yaml")
+	os.WriteFile(policy, []byte("max_kl_mean: 0.01\nmin_top1_agreement: 90\nmax_ppl_increase_pct: 2\n"), 0o644)
+	for typ, want := range map[string]int{"Q8_0": 0, "Q4_0": ExitError} {
+		q := filepath.Join(dir, typ+".gguf")
+		if code, out, errOut := runReal(t, "fidelity", "quantize", "--model", model, "--type", typ, "-o", q); code != 0 {
+			t.Fatalf("quantize: %d\n%s%s", code, out, errOut)
+		}
+		junit := filepath.Join(dir, typ+".xml")
+		code, out, errOut := runReal(t, "fidelity", "gate", "--policy", policy, "--ref", ref, "--runtime", "llamacpp", "--model", q, "--junit", junit)
+		if code != want {
+			t.Fatalf("%s: exit %d, want %d\n%s%s", typ, code, want, out, errOut)
+		}
+		x, _ := os.ReadFile(junit)
+		if !strings.Contains(string(x), `tests="3"`) || !strings.Contains(string(x), `name="max_kl_mean"`) || (want != 0) != strings.Contains(string(x), "<failure") {
+			t.Errorf("%s junit:\n%s", typ, x)
+		}
+	}
+	if code, _, _ := runReal(t, "fidelity", "gate", "--policy", policy); code != ExitUsage {
+		t.Errorf("token keys without --ref: exit %d", code)
 	}
 }
