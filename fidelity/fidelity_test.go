@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -212,6 +213,43 @@ func checkLlamaPerplexity(t *testing.T, typ string, r *TokenReport) {
 		}
 		if math.Abs(g-w) > 0.01*math.Abs(w) {
 			t.Errorf("%s %s: pocketeval %v, llama-perplexity %v (more than 1%% apart)", typ, name, g, w)
+		}
+	}
+}
+
+// The nucleus is the smallest most-likely set reaching top-p, ties to the
+// lower id.
+func TestNucleus(t *testing.T) {
+	a := &accum{topP: 0.5}
+	probs := []float64{0.1, 0.3, 0.2, 0.3, 0.1}
+	got := a.nucleus(nil, len(probs), func(i int) float64 { return probs[i] })
+	if !slices.Equal(got, []int{1, 3}) {
+		t.Fatalf("top-0.5 set %v", got)
+	}
+	a.topP = 0.35
+	if got := a.nucleus(nil, len(probs), func(i int) float64 { return probs[i] }); !slices.Equal(got, []int{1, 3}) {
+		t.Fatalf("top-0.35 set %v", got)
+	}
+	a.topP = 0.25
+	if got := a.nucleus(nil, len(probs), func(i int) float64 { return probs[i] }); !slices.Equal(got, []int{1}) {
+		t.Fatalf("top-0.25 set %v", got)
+	}
+	a.topP = 1
+	if got := a.nucleus(nil, len(probs), func(i int) float64 { return probs[i] }); len(got) != 5 {
+		t.Fatalf("top-1 set %v", got)
+	}
+}
+
+// sameNucleus agrees with computing the candidate's nucleus itself.
+func TestSameNucleus(t *testing.T) {
+	a := &accum{topP: 0.6}
+	for _, logits := range [][]float32{{1, 2, 3, 0}, {3, 3, 1, 0}, {0, 0, 0, 0}, {5, -1, 4.9, 2}} {
+		lse, _, _, _ := logSumExp(logits)
+		want := a.nucleus(nil, len(logits), func(i int) float64 { return math.Exp(float64(logits[i] - lse)) })
+		for _, set := range [][]int{want, {0}, {0, 1}, {1, 2}, {0, 2}, {2}, {0, 1, 2, 3}} {
+			if got := a.sameNucleus(set, logits, lse); got != slices.Equal(set, want) {
+				t.Errorf("logits %v set %v: %v, nucleus %v", logits, set, got, want)
+			}
 		}
 	}
 }

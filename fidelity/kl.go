@@ -3,7 +3,6 @@ package fidelity
 import (
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/pocketeval/pocketeval/stats"
 )
@@ -22,9 +21,9 @@ type accum struct {
 	pdiffs                        []float64
 
 	// scratch for the nucleus sets
-	order        []int
-	baseSet, set []int
-	probs        []float64
+	order   []int
+	baseSet []int
+	probs   []float64
 }
 
 // add compares one position: the candidate's logits against the saved
@@ -70,38 +69,95 @@ func (a *accum) add(logits []float32, base decoded, tok int) {
 
 	if a.topP > 0 {
 		a.baseSet = a.nucleus(a.baseSet, len(logits), func(i int) float64 { return math.Exp(float64(base.logProb(i))) })
-		a.set = a.nucleus(a.set, len(logits), func(i int) float64 { return math.Exp(float64(logits[i] - lse)) })
-		if slices.Equal(a.baseSet, a.set) {
+		if a.sameNucleus(a.baseSet, logits, lse) {
 			a.sameTopP++
 		}
 	}
 }
 
 // nucleus returns, sorted by id, the smallest set of most likely tokens
-// whose probabilities sum to at least topP (ties in probability broken by
-// the lower id, as a stable sort of the vocabulary gives).
+// whose probabilities sum to at least topP of the total (ties in
+// probability taken by the lower id). A heap over the vocabulary yields the
+// most likely tokens one by one: O(V + k log V) for a set of k.
 func (a *accum) nucleus(dst []int, n int, prob func(int) float64) []int {
 	a.probs = a.probs[:0]
 	a.order = a.order[:0]
+	var total float64
 	for i := range n {
-		a.probs = append(a.probs, prob(i))
+		p := prob(i)
+		a.probs = append(a.probs, p)
 		a.order = append(a.order, i)
-	}
-	sort.SliceStable(a.order, func(x, y int) bool { return a.probs[a.order[x]] > a.probs[a.order[y]] })
-	var total, cum float64
-	for _, p := range a.probs {
 		total += p
 	}
+	h := a.order
+	above := func(x, y int) bool { // x before y
+		px, py := a.probs[x], a.probs[y]
+		return px > py || (px == py && x < y)
+	}
+	down := func(i, size int) {
+		for {
+			c := 2*i + 1
+			if c >= size {
+				return
+			}
+			if c+1 < size && above(h[c+1], h[c]) {
+				c++
+			}
+			if !above(h[c], h[i]) {
+				return
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i, len(h))
+	}
 	dst = dst[:0]
-	for _, i := range a.order {
-		dst = append(dst, i)
-		cum += a.probs[i]
+	var cum float64
+	for size := len(h); size > 0; size-- {
+		top := h[0]
+		dst = append(dst, top)
+		cum += a.probs[top]
 		if cum >= a.topP*total {
 			break
 		}
+		h[0] = h[size-1]
+		down(0, size-1)
 	}
 	slices.Sort(dst)
 	return dst
+}
+
+// sameNucleus reports whether set (sorted ids) is the candidate's top-p
+// nucleus, in one pass over the vocabulary: its tokens must be the
+// candidate's most likely ones (ties to the lower id) and reach topP only
+// with the last of them.
+func (a *accum) sameNucleus(set []int, logits []float32, lse float32) bool {
+	p := func(i int) float64 { return math.Exp(float64(logits[i] - lse)) }
+	var total, in float64
+	minIn, minID := math.Inf(1), -1
+	k := 0
+	for i := range logits {
+		x := p(i)
+		total += x
+		if k < len(set) && set[k] == i {
+			k++
+			in += x
+			if x < minIn || (x == minIn && i > minID) {
+				minIn, minID = x, i
+			}
+		}
+	}
+	for i := range logits {
+		if _, found := slices.BinarySearch(set, i); found {
+			continue
+		}
+		if x := p(i); x > minIn || (x == minIn && i < minID) {
+			return false // a token outside the set comes before one in it
+		}
+	}
+	return in >= a.topP*total && in-minIn < a.topP*total
 }
 
 // Interval is an estimate with its standard error and 95% interval.

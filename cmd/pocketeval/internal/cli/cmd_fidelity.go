@@ -283,8 +283,11 @@ Exit status: 0 when compared, 2 when the reference or the flags are unusable.`,
 			if o.Runtime.Model == "" {
 				return FlagErrorf("--model is required")
 			}
-			if o.TopP <= 0 || o.TopP > 1 {
-				return FlagErrorf("--top-p must be in (0,1], got %v", o.TopP)
+			if o.TopP < 0 || o.TopP > 1 {
+				return FlagErrorf("--top-p must be in [0,1] (0: not measured), got %v", o.TopP)
+			}
+			if o.TopP == 0 {
+				o.TopP = -1
 			}
 			o.Runtime.Workers = 1
 			if err := o.Runtime.Validate(); err != nil {
@@ -295,7 +298,7 @@ Exit status: 0 when compared, 2 when the reference or the flags are unusable.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.Ref, "ref", "", "reference logits file (from fidelity reference)")
-	fl.Float64Var(&o.TopP, "top-p", fidelity.DefaultTopP, "nucleus mass of the same-top-p rate")
+	fl.Float64Var(&o.TopP, "top-p", fidelity.DefaultTopP, "nucleus mass of the same-top-p rate (0: not measured, which is faster on large vocabularies)")
 	fl.BoolVar(&o.JSON, "json", false, "machine-readable output")
 	o.Runtime.AddFlags(fl)
 	return cmd
