@@ -85,6 +85,9 @@ func WriteReference(ctx context.Context, rt runtime.Logitser, info runtime.Info,
 		h.Positions += s.scored()
 		h.Tokens += len(s.Tokens)
 	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, Cost{}, err
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".partial-*")
 	if err != nil {
 		return nil, Cost{}, err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -47,6 +48,9 @@ func Quantize(libDir, in, out, typ string, threads int) error {
 		return errors.New("quantize: input and output files are both needed")
 	}
 	if err := checkGGUF(in); err != nil {
+		return fmt.Errorf("quantize: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return fmt.Errorf("quantize: %w", err)
 	}
 	dir, err := LibDir(libDir)
