@@ -60,6 +60,10 @@ type Rule struct {
 	MaxDrop             *float64
 	MinScore            *float64
 	RequireSignificance *bool
+	// MinRelativeScore is the candidate's least score as a percentage of
+	// the baseline's (MLPerf Client's "at least x% of the native-precision
+	// model"), for gating a quantization against its reference.
+	MinRelativeScore *float64
 }
 
 // ReadPolicy reads and validates a policy file; taskFile names the task
@@ -286,8 +290,17 @@ func (pp policyParser) rule(n *yaml.Node, field string) (Rule, error) {
 			return set(&r.MinScore, pp.score, v, name)
 		case "require_significance":
 			return set(&r.RequireSignificance, pp.bool, v, name)
+		case "min_relative_score":
+			x, err := pp.float(v, name)
+			if err != nil {
+				return err
+			}
+			if !(x >= 0) || math.IsInf(x, 0) {
+				return pp.errorf(v, name, "must be a percentage >= 0, got %v", x)
+			}
+			r.MinRelativeScore = &x
 		default:
-			return pp.errorf(k, field, "unknown field %q (a rule has max_drop, min_score, require_significance)", key)
+			return pp.errorf(k, field, "unknown field %q (a rule has max_drop, min_score, min_relative_score, require_significance)", key)
 		}
 		return nil
 	})
@@ -348,6 +361,15 @@ func (p *Policy) rule(task string) (maxDrop *float64, minScore *float64, require
 		requireSig = *r.RequireSignificance
 	}
 	return
+}
+
+// minRelative is a task's min_relative_score (its own, else the
+// defaults').
+func (p *Policy) minRelative(task string) *float64 {
+	if r := p.Tasks[task].MinRelativeScore; r != nil {
+		return r
+	}
+	return p.Defaults.MinRelativeScore
 }
 
 // TaskVerdict is the gate's decision on one task.
@@ -571,6 +593,10 @@ func verdict(tc compare.TaskComparison, base, cand rundir.SuiteRow, p *Policy) T
 	if minScore != nil && *cand.Score < *minScore {
 		v.Pass = false
 		v.Reasons = append(v.Reasons, fmt.Sprintf("score %.2f is below the minimum %.2f", *cand.Score, *minScore))
+	}
+	if rel := p.minRelative(tc.Task); rel != nil && *base.Score > 0 && 100**cand.Score / *base.Score < *rel {
+		v.Pass = false
+		v.Reasons = append(v.Reasons, fmt.Sprintf("score %.2f is %.2f%% of the baseline's %.2f, below the required %.2f%%", *cand.Score, 100**cand.Score / *base.Score, *base.Score, *rel))
 	}
 	if maxDrop != nil && -delta > *maxDrop {
 		if requireSig && !tc.Significant {
