@@ -1,7 +1,6 @@
 package fidelity
 
 import (
-	"encoding/xml"
 	"fmt"
 	"math"
 	"os"
@@ -9,6 +8,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/pocketeval/pocketeval/internal/junit"
 )
 
 // Policy gates a candidate against its reference, with thresholds
@@ -233,35 +234,13 @@ func (p *Policy) CheckAnswers(tasks []TaskFlips) []Case {
 
 // JUnit renders cases as JUnit XML, one test case per policy key.
 func JUnit(cases []Case) ([]byte, error) {
-	type failure struct {
-		Message string `xml:"message,attr"`
-		Text    string `xml:",chardata"`
-	}
-	type testcase struct {
-		Name      string   `xml:"name,attr"`
-		Classname string   `xml:"classname,attr"`
-		Failure   *failure `xml:"failure,omitempty"`
-		SystemOut string   `xml:"system-out,omitempty"`
-	}
-	type suite struct {
-		XMLName  xml.Name   `xml:"testsuite"`
-		Name     string     `xml:"name,attr"`
-		Tests    int        `xml:"tests,attr"`
-		Failures int        `xml:"failures,attr"`
-		Cases    []testcase `xml:"testcase"`
-	}
-	s := suite{Name: "pocketeval fidelity gate", Tests: len(cases)}
+	out := make([]junit.Case, 0, len(cases))
 	for _, c := range cases {
-		tc := testcase{Name: c.Name, Classname: "pocketeval.fidelity", SystemOut: c.Detail}
+		tc := junit.Case{Name: c.Name, Classname: "pocketeval.fidelity", SystemOut: c.Detail}
 		if !c.Pass {
-			s.Failures++
-			tc.Failure = &failure{Message: strings.SplitN(c.Detail, ";", 2)[0], Text: c.Detail}
+			tc.Failure = &junit.Failure{Message: strings.SplitN(c.Detail, ";", 2)[0], Text: c.Detail}
 		}
-		s.Cases = append(s.Cases, tc)
+		out = append(out, tc)
 	}
-	out, err := xml.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(xml.Header), append(out, '\n')...), nil
+	return junit.Marshal("pocketeval fidelity gate", out)
 }

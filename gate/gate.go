@@ -5,7 +5,6 @@
 package gate
 
 import (
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"math"
@@ -17,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/pocketeval/pocketeval/compare"
+	"github.com/pocketeval/pocketeval/internal/junit"
 	"github.com/pocketeval/pocketeval/rundir"
 	"github.com/pocketeval/pocketeval/suite"
 )
@@ -611,31 +611,15 @@ func verdict(tc compare.TaskComparison, base, cand rundir.SuiteRow, p *Policy) T
 
 // JUnit renders the verdict as JUnit XML: one test case per task.
 func (g *GateResult) JUnit() ([]byte, error) {
-	type failure struct {
-		Message string `xml:"message,attr"`
-		Text    string `xml:",chardata"`
-	}
-	type testcase struct {
-		Name      string   `xml:"name,attr"`
-		Classname string   `xml:"classname,attr"`
-		Failure   *failure `xml:"failure,omitempty"`
-		SystemOut string   `xml:"system-out,omitempty"`
-	}
-	type suite struct {
-		XMLName  xml.Name   `xml:"testsuite"`
-		Name     string     `xml:"name,attr"`
-		Tests    int        `xml:"tests,attr"`
-		Failures int        `xml:"failures,attr"`
-		Cases    []testcase `xml:"testcase"`
-	}
-	s := suite{Name: "pocketeval gate"}
+	type failure = junit.Failure
+	type testcase = junit.Case
+	var cases []testcase
 	for _, v := range g.Tasks {
 		tc := testcase{Name: v.Task, Classname: "pocketeval.gate", SystemOut: v.summary()}
 		if !v.Pass {
-			s.Failures++
 			tc.Failure = &failure{Message: strings.Join(v.Reasons, "; "), Text: tc.SystemOut}
 		}
-		s.Cases = append(s.Cases, tc)
+		cases = append(cases, tc)
 	}
 	if g.AvgFloor != nil {
 		tc := testcase{Name: "suite_average", Classname: "pocketeval.gate"}
@@ -649,26 +633,17 @@ func (g *GateResult) JUnit() ([]byte, error) {
 				tc.Failure = &failure{Message: "suite average below floor", Text: tc.SystemOut}
 			}
 		}
-		if tc.Failure != nil {
-			s.Failures++
-		}
-		s.Cases = append(s.Cases, tc)
+		cases = append(cases, tc)
 	}
 	for _, v := range g.Budgets {
 		name, out, fail := v.junit()
 		tc := testcase{Name: name, Classname: "pocketeval.gate.budgets", SystemOut: out}
 		if fail != "" {
-			s.Failures++
 			tc.Failure = &failure{Message: fail, Text: out}
 		}
-		s.Cases = append(s.Cases, tc)
+		cases = append(cases, tc)
 	}
-	s.Tests = len(s.Cases)
-	out, err := xml.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(xml.Header), append(out, '\n')...), nil
+	return junit.Marshal("pocketeval gate", cases)
 }
 
 // Markdown renders the verdict for a CI step summary.

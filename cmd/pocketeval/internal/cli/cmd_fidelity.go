@@ -315,22 +315,7 @@ type fidelityCompareJSON struct {
 }
 
 func fidelityCompare(ctx context.Context, o *fidelityCompareOptions) error {
-	ref, err := fidelity.OpenReference(o.Ref)
-	if err != nil {
-		return &ExitCodeError{Code: ExitUsage, Err: err}
-	}
-	defer ref.Close()
-	rt, info, closeRT, err := fidelityRuntime(ctx, o.Runtime)
-	if err != nil {
-		return err
-	}
-	defer closeRT()
-	prog, done := fidelityProgress(o.IO, "compare")
-	rep, cost, err := fidelity.Compare(ctx, rt, ref, fidelity.Options{TopP: o.TopP, Progress: prog})
-	done()
-	if errors.Is(err, fidelity.ErrVocabMismatch) {
-		return &ExitCodeError{Code: ExitUsage, Err: err}
-	}
+	ref, info, rep, cost, err := tokenCompare(ctx, o.IO, o.Runtime, o.Ref, o.TopP)
 	if err != nil {
 		return err
 	}
@@ -339,6 +324,35 @@ func fidelityCompare(ctx context.Context, o *fidelityCompareOptions) error {
 	}
 	writeTokenReport(o.IO.Out, ref, info, rep, cost)
 	return nil
+}
+
+// tokenCompare checks and opens the reference file, opens the candidate's
+// runtime and compares them; the reference is closed on return (its
+// header and checksum stay readable).
+func tokenCompare(ctx context.Context, io *IOStreams, rto RuntimeOptions, path string, topP float64) (*fidelity.Reference, runtime.Info, *fidelity.TokenReport, fidelity.Cost, error) {
+	fail := func(err error) (*fidelity.Reference, runtime.Info, *fidelity.TokenReport, fidelity.Cost, error) {
+		return nil, runtime.Info{}, nil, fidelity.Cost{}, err
+	}
+	ref, err := fidelity.OpenReference(path)
+	if err != nil {
+		return fail(&ExitCodeError{Code: ExitUsage, Err: err})
+	}
+	defer ref.Close()
+	rt, info, closeRT, err := fidelityRuntime(ctx, rto)
+	if err != nil {
+		return fail(err)
+	}
+	defer closeRT()
+	prog, done := fidelityProgress(io, "compare")
+	rep, cost, err := fidelity.Compare(ctx, rt, ref, fidelity.Options{TopP: topP, Progress: prog})
+	done()
+	if errors.Is(err, fidelity.ErrVocabMismatch) {
+		return fail(&ExitCodeError{Code: ExitUsage, Err: err})
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return ref, info, rep, cost, nil
 }
 
 func writeTokenReport(w io.Writer, ref *fidelity.Reference, cand runtime.Info, r *fidelity.TokenReport, c fidelity.Cost) {
@@ -594,22 +608,7 @@ func fidelityGate(ctx context.Context, o *fidelityGateOptions, p *fidelity.Polic
 		cases = append(cases, p.CheckAnswers(tasks)...)
 	}
 	if p.NeedsTokens() {
-		ref, err := fidelity.OpenReference(o.Ref)
-		if err != nil {
-			return &ExitCodeError{Code: ExitUsage, Err: err}
-		}
-		defer ref.Close()
-		rt, _, closeRT, err := fidelityRuntime(ctx, o.Runtime)
-		if err != nil {
-			return err
-		}
-		defer closeRT()
-		prog, done := fidelityProgress(o.IO, "compare")
-		rep, _, err := fidelity.Compare(ctx, rt, ref, fidelity.Options{Progress: prog})
-		done()
-		if errors.Is(err, fidelity.ErrVocabMismatch) {
-			return &ExitCodeError{Code: ExitUsage, Err: err}
-		}
+		_, _, rep, _, err := tokenCompare(ctx, o.IO, o.Runtime, o.Ref, 0)
 		if err != nil {
 			return err
 		}
