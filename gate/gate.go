@@ -5,7 +5,6 @@
 package gate
 
 import (
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"math"
@@ -17,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/pocketeval/pocketeval/compare"
+	"github.com/pocketeval/pocketeval/internal/junit"
 	"github.com/pocketeval/pocketeval/rundir"
 	"github.com/pocketeval/pocketeval/suite"
 )
@@ -60,6 +60,10 @@ type Rule struct {
 	MaxDrop             *float64
 	MinScore            *float64
 	RequireSignificance *bool
+	// MinRelativeScore is the candidate's least score as a percentage of
+	// the baseline's (MLPerf Client's "at least x% of the native-precision
+	// model"), for gating a quantization against its reference.
+	MinRelativeScore *float64
 }
 
 // ReadPolicy reads and validates a policy file; taskFile names the task
@@ -286,8 +290,17 @@ func (pp policyParser) rule(n *yaml.Node, field string) (Rule, error) {
 			return set(&r.MinScore, pp.score, v, name)
 		case "require_significance":
 			return set(&r.RequireSignificance, pp.bool, v, name)
+		case "min_relative_score":
+			x, err := pp.float(v, name)
+			if err != nil {
+				return err
+			}
+			if !(x >= 0) || math.IsInf(x, 0) {
+				return pp.errorf(v, name, "must be a percentage >= 0, got %v", x)
+			}
+			r.MinRelativeScore = &x
 		default:
-			return pp.errorf(k, field, "unknown field %q (a rule has max_drop, min_score, require_significance)", key)
+			return pp.errorf(k, field, "unknown field %q (a rule has max_drop, min_score, min_relative_score, require_significance)", key)
 		}
 		return nil
 	})
@@ -348,6 +361,15 @@ func (p *Policy) rule(task string) (maxDrop *float64, minScore *float64, require
 		requireSig = *r.RequireSignificance
 	}
 	return
+}
+
+// minRelative is a task's min_relative_score (its own, else the
+// defaults').
+func (p *Policy) minRelative(task string) *float64 {
+	if r := p.Tasks[task].MinRelativeScore; r != nil {
+		return r
+	}
+	return p.Defaults.MinRelativeScore
 }
 
 // TaskVerdict is the gate's decision on one task.
@@ -596,6 +618,10 @@ func verdict(tc compare.TaskComparison, base, cand rundir.SuiteRow, p *Policy) T
 		v.Pass = false
 		v.Reasons = append(v.Reasons, fmt.Sprintf("score %.2f is below the minimum %.2f", *cand.Score, *minScore))
 	}
+	if rel := p.minRelative(tc.Task); rel != nil && *base.Score > 0 && 100**cand.Score / *base.Score < *rel {
+		v.Pass = false
+		v.Reasons = append(v.Reasons, fmt.Sprintf("score %.2f is %.2f%% of the baseline's %.2f, below the required %.2f%%", *cand.Score, 100**cand.Score / *base.Score, *base.Score, *rel))
+	}
 	if maxDrop != nil && -delta > *maxDrop {
 		if requireSig && !tc.Significant {
 			v.Notes = append(v.Notes, fmt.Sprintf("drop of %.2f points exceeds %.2f but is not significant (p=%.3g ≥ %g): allowed", -delta, *maxDrop, tc.P, p.Alpha))
@@ -609,31 +635,15 @@ func verdict(tc compare.TaskComparison, base, cand rundir.SuiteRow, p *Policy) T
 
 // JUnit renders the verdict as JUnit XML: one test case per task.
 func (g *GateResult) JUnit() ([]byte, error) {
-	type failure struct {
-		Message string `xml:"message,attr"`
-		Text    string `xml:",chardata"`
-	}
-	type testcase struct {
-		Name      string   `xml:"name,attr"`
-		Classname string   `xml:"classname,attr"`
-		Failure   *failure `xml:"failure,omitempty"`
-		SystemOut string   `xml:"system-out,omitempty"`
-	}
-	type suite struct {
-		XMLName  xml.Name   `xml:"testsuite"`
-		Name     string     `xml:"name,attr"`
-		Tests    int        `xml:"tests,attr"`
-		Failures int        `xml:"failures,attr"`
-		Cases    []testcase `xml:"testcase"`
-	}
-	s := suite{Name: "pocketeval gate"}
+	type failure = junit.Failure
+	type testcase = junit.Case
+	var cases []testcase
 	for _, v := range g.Tasks {
 		tc := testcase{Name: v.Task, Classname: "pocketeval.gate", SystemOut: v.summary()}
 		if !v.Pass {
-			s.Failures++
 			tc.Failure = &failure{Message: strings.Join(v.Reasons, "; "), Text: tc.SystemOut}
 		}
-		s.Cases = append(s.Cases, tc)
+		cases = append(cases, tc)
 	}
 	if g.AvgFloor != nil {
 		tc := testcase{Name: "suite_average", Classname: "pocketeval.gate"}
@@ -647,26 +657,17 @@ func (g *GateResult) JUnit() ([]byte, error) {
 				tc.Failure = &failure{Message: "suite average below floor", Text: tc.SystemOut}
 			}
 		}
-		if tc.Failure != nil {
-			s.Failures++
-		}
-		s.Cases = append(s.Cases, tc)
+		cases = append(cases, tc)
 	}
 	for _, v := range g.Budgets {
 		name, out, fail := v.junit()
 		tc := testcase{Name: name, Classname: "pocketeval.gate.budgets", SystemOut: out}
 		if fail != "" {
-			s.Failures++
 			tc.Failure = &failure{Message: fail, Text: out}
 		}
-		s.Cases = append(s.Cases, tc)
+		cases = append(cases, tc)
 	}
-	s.Tests = len(s.Cases)
-	out, err := xml.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(xml.Header), append(out, '\n')...), nil
+	return junit.Marshal("pocketeval gate", cases)
 }
 
 // Markdown renders the verdict for a CI step summary.

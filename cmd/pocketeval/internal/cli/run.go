@@ -466,7 +466,7 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, head,
-			pct(m.Mean), interval(m), m.N, optPct(ts.ExtractionFailureRate),
+			metricValue(head, m.Mean), interval(m), m.N, optPct(ts.ExtractionFailureRate),
 			optPct(ts.TruncationRate), decodeTPS(ts.Timing))
 		others := make([]string, 0, len(ts.Metrics))
 		for k := range ts.Metrics {
@@ -477,7 +477,7 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 		sort.Strings(others)
 		for _, k := range others {
 			m := ts.Metrics[k]
-			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t\t\t\n", k, pct(m.Mean), interval(m), m.N)
+			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t\t\t\n", k, metricValue(k, m.Mean), interval(m), m.N)
 		}
 	}
 	tw.Flush()
@@ -517,6 +517,15 @@ func pct(x float64) string {
 		return "?"
 	}
 	return strconv.FormatFloat(100*x, 'f', 2, 64)
+}
+
+// metricValue shows a metric: a proportion ×100, a perplexity or bits per
+// byte as it is (results.IsRate).
+func metricValue(metric string, x float64) string {
+	if !results.IsRate(metric) && !math.IsNaN(x) {
+		return strconv.FormatFloat(x, 'f', 4, 64)
+	}
+	return pct(x)
 }
 
 func optPct(x *float64) string {
