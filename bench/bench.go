@@ -77,6 +77,10 @@ type Config struct {
 	// Cooldown, when not nil, waits before each test's load until the
 	// device is cool enough (it needs Thermal).
 	Cooldown *Cooldown
+	// Prompts, when not nil, replaces the synthetic tests with one row
+	// timing a task's real requests (latency.go); Reps is then the number
+	// of passes over them.
+	Prompts *Prompts
 }
 
 // EnergyConfig configures the energy measurement.
@@ -150,7 +154,10 @@ func (c Config) validate() error {
 			return fmt.Errorf("depth %d: must not be negative", d)
 		}
 	}
-	if len(c.Tests()) == 0 {
+	if err := c.Prompts.validate(); err != nil {
+		return err
+	}
+	if len(c.Tests()) == 0 && c.Prompts == nil {
 		return errors.New("no tests selected")
 	}
 	if c.Cooldown != nil && c.Thermal == nil {
@@ -276,6 +283,8 @@ type Row struct {
 	Thermal []ThermalState `json:"thermal,omitempty"`
 	// Phases are the cold and steady-state speeds (2 repetitions or more).
 	Phases *Phases `json:"phases,omitempty"`
+	// Latency is the row of Config.Prompts: a task's real requests.
+	Latency *Latency `json:"latency,omitempty"`
 }
 
 // CooldownWait is how a test's cool-down went.
@@ -378,11 +387,21 @@ func Run(ctx context.Context, open Opener, model string, cfg Config, probe Probe
 	if gp, ok := probe.(GoMemoryProbe); ok {
 		m.goBase = gp.GoMemory()
 	}
-	for i, t := range cfg.Tests() {
+	tests := cfg.Tests()
+	if cfg.Prompts != nil {
+		tests = []Test{{Name: "prompts:" + cfg.Prompts.Task}}
+	}
+	for i, t := range tests {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		row, info, err := m.test(ctx, open, t, OpenRequest{Test: t}, cfg.Energy)
+		var row Row
+		var info runtime.Info
+		if cfg.Prompts != nil {
+			row, info, err = m.latency(ctx, open, cfg.Prompts)
+		} else {
+			row, info, err = m.test(ctx, open, t, OpenRequest{Test: t}, cfg.Energy)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -393,7 +412,7 @@ func Run(ctx context.Context, open Opener, model string, cfg Config, probe Probe
 				warn("peak memory counts from process start: %v", m.resetErr)
 			}
 		}
-		if cfg.Speculative {
+		if cfg.Speculative && cfg.Prompts == nil {
 			srow, sinfo, err := m.test(ctx, open, t, OpenRequest{Test: t, Speculative: true}, nil)
 			if err != nil {
 				return nil, fmt.Errorf("bench %s with speculative decoding: %w", t.Name, err)
@@ -466,26 +485,39 @@ type measurer struct {
 // Speculative field carries the draft totals when req.Speculative.
 func (m *measurer) test(ctx context.Context, open Opener, t Test, req OpenRequest, en *EnergyConfig) (Row, runtime.Info, error) {
 	row := Row{Test: t, Stepwise: m.cfg.Speculative || t.Depth > 0}
-	row.Memory.Test = t.Name
+	info, err := m.measure(ctx, open, req, &row, func(rt runtime.Runtime) error {
+		b, ok := rt.(runtime.Bencher)
+		if !ok {
+			return fmt.Errorf("bench: runtime %T has no synthetic benchmark: %w", rt, runtime.ErrNotSupported)
+		}
+		return m.runs(ctx, b, &row, en)
+	})
+	return row, info, err
+}
+
+// measure waits for the cool-down, opens the runtime for req, runs work
+// on it, closes it and records the row's load time and memory (the peak
+// is reset before the load).
+func (m *measurer) measure(ctx context.Context, open Opener, req OpenRequest, row *Row, work func(runtime.Runtime) error) (runtime.Info, error) {
+	row.Memory.Test = row.Name
 	row.Memory.BaselineBytes = m.base
 	if c := m.cfg.Cooldown; c != nil {
 		z, waited, reached, err := c.Wait(ctx, *m.cfg.Thermal)
 		if err != nil {
-			return row, runtime.Info{}, fmt.Errorf("bench %s: %w", t.Name, err)
+			return runtime.Info{}, fmt.Errorf("bench %s: %w", row.Name, err)
 		}
 		row.Cooldown = &CooldownWait{TargetC: c.TargetC, Zone: z, WaitedS: waited.Seconds(), Reached: reached}
 	}
-	m.snapshot(&row, -1)
+	m.snapshot(row, -1)
 	if err := m.probe.ResetPeak(); err != nil {
 		m.resetErr = err
 	} else {
 		row.Memory.PeakReset = true
 	}
-
 	start := time.Now()
 	rt, err := open(ctx, req)
 	if err != nil {
-		return row, runtime.Info{}, fmt.Errorf("bench %s: %w", t.Name, err)
+		return runtime.Info{}, fmt.Errorf("bench %s: %w", row.Name, err)
 	}
 	row.LoadSeconds = time.Since(start).Seconds()
 	defer rt.Close()
@@ -493,12 +525,8 @@ func (m *measurer) test(ctx context.Context, open Opener, t Test, req OpenReques
 	if d, ok := rt.(runtime.Describer); ok {
 		info = d.Describe()
 	}
-	b, ok := rt.(runtime.Bencher)
-	if !ok {
-		return row, info, fmt.Errorf("bench: runtime %T has no synthetic benchmark: %w", rt, runtime.ErrNotSupported)
-	}
-	if err := m.runs(ctx, b, &row, en); err != nil {
-		return row, info, fmt.Errorf("bench %s: %w", t.Name, err)
+	if err := work(rt); err != nil {
+		return info, fmt.Errorf("bench %s: %w", row.Name, err)
 	}
 	if _, peak, err := m.probe.Memory(); err == nil {
 		row.Memory.PeakBytes = peak
@@ -509,7 +537,7 @@ func (m *measurer) test(ctx context.Context, open Opener, t Test, req OpenReques
 			row.Memory.EngineBytes -= row.Memory.GoBytes
 		}
 	}
-	return row, info, nil
+	return info, nil
 }
 
 // snapshot records the thermal state after repetition rep (-1: before
