@@ -184,6 +184,9 @@ type OpenRequest struct {
 	Test Test
 	// Speculative asks for the runtime with speculative decoding on.
 	Speculative bool
+	// Prompts asks for the runtime as `run` opens it, to serve a task's
+	// real requests (Config.Prompts), not synthetic ones.
+	Prompts bool
 }
 
 // Opener opens the runtime under test. Run calls it once per test (twice

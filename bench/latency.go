@@ -67,7 +67,7 @@ func latencyStats(ms []float64, level float64) *LatencyStats {
 // time; the thermal state is read after each pass.
 func (m *measurer) latency(ctx context.Context, open Opener, p *Prompts) (Row, runtime.Info, error) {
 	row := Row{Test: Test{Name: "prompts:" + p.Task}}
-	info, err := m.measure(ctx, open, OpenRequest{Test: row.Test, Speculative: m.cfg.Speculative}, &row, func(rt runtime.Runtime) error {
+	info, err := m.measure(ctx, open, OpenRequest{Test: row.Test, Speculative: m.cfg.Speculative, Prompts: true}, &row, func(rt runtime.Runtime) error {
 		if _, err := rt.Generate(ctx, p.Requests[0]); err != nil {
 			return fmt.Errorf("warm-up request %s: %w", p.Requests[0].ID, err)
 		}
