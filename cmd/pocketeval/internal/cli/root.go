@@ -17,9 +17,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
-	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 )
 
 // Factory holds the dependencies commands share. Tests build their own.
