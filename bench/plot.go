@@ -29,7 +29,7 @@ func WriteDepthSVG(w io.Writer, r *Report) error {
 		}
 	}
 	slices.Sort(depths)
-	const pw, ph, left, top, gap = 360.0, 220.0, 56.0, 40.0, 80.0
+	const pw, ph, left, top, gap = 360.0, 220.0, 72.0, 40.0, 96.0
 	width, height := left+2*pw+gap+20, top+ph+70
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="11">`+"\n", width, height, width, height)
@@ -78,7 +78,7 @@ func WriteDepthSVG(w io.Writer, r *Report) error {
 			y := top + ph - ph*float64(i)/4
 			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#eee"/><text x="%.1f" y="%.1f" text-anchor="end">%s</text>`+"\n", x0, x0+pw, y, y, x0-4, y+4, trimNum(v))
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" transform="rotate(-90 %.1f %.1f)">%s</text>`+"\n", x0-40, top+ph/2, x0-40, top+ph/2, unit)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" transform="rotate(-90 %.1f %.1f)">%s</text>`+"\n", x0-58, top+ph/2, x0-58, top+ph/2, unit)
 		xOf := func(i int) float64 {
 			if len(depths) == 1 {
 				return x0 + pw/2
