@@ -449,9 +449,12 @@ func (r *Runtime) Bench(ctx context.Context, req runtime.BenchRequest) (runtime.
 	}
 	var res runtime.BenchResult
 	var st stats
-	if req.Stepwise {
-		res, st, err = benchStepwise(ctx, e, ids, req.NGen)
-	} else {
+	switch {
+	case req.Depth > 0:
+		res, st, err = r.benchAtDepth(ctx, e, req) // bench_depth.go
+	case req.Stepwise:
+		res, st, err = benchStepwise(ctx, e, ids, 0, req.NGen)
+	default:
 		st, err = e.Bench(ids, req.NGen)
 	}
 	if err != nil {
@@ -469,16 +472,17 @@ func (r *Runtime) Bench(ctx context.Context, req runtime.BenchRequest) (runtime.
 	return res, nil
 }
 
-// benchStepwise prefills ids, then decodes step by step until nGen tokens
-// or a stop token, counting per step the tokens the forward pass checked
-// (KV entries added) and kept (context growth).
-func benchStepwise(ctx context.Context, e engine, ids []int, nGen int) (runtime.BenchResult, stats, error) {
+// benchStepwise prefills ids after the first keep cached ones, then
+// decodes step by step until nGen tokens or a stop token, counting per
+// step the tokens the forward pass checked (KV entries added) and kept
+// (context growth).
+func benchStepwise(ctx context.Context, e engine, ids []int, keep, nGen int) (runtime.BenchResult, stats, error) {
 	var res runtime.BenchResult
-	st, err := e.Prefill(ids, 0)
+	st, err := e.Prefill(ids, keep)
 	if err != nil {
 		return res, st, err
 	}
-	prefill := st.Prefill
+	prefill, prompt := st.Prefill, st.PromptTokens
 	for decoded := 0; decoded < nGen && !st.Stopped; {
 		if err := ctx.Err(); err != nil {
 			return res, st, err
@@ -498,7 +502,7 @@ func benchStepwise(ctx context.Context, e engine, ids []int, nGen int) (runtime.
 		}
 		decoded += len(pieces)
 	}
-	st.Prefill = prefill
+	st.Prefill, st.PromptTokens = prefill, prompt
 	return res, st, nil
 }
 
