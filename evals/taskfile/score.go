@@ -209,8 +209,12 @@ func (t *Task) scoreGen(s evals.Sample, out evals.Output) (evals.Score, error) {
 	if c.DocToChoice.set {
 		labels = s.Choices
 	}
+	var regexErrs []string
 	for fi, f := range c.Filters {
-		resp, fallback := f.Apply(out.Text)
+		resp, fallback, ferr := f.Apply(out.Text)
+		if ferr != nil {
+			regexErrs = append(regexErrs, f.Name+": "+ferr.Error())
+		}
 		if fi == 0 {
 			sc.Extracted = resp
 			sc.ExtractionFailed = fallback
@@ -222,7 +226,13 @@ func (t *Task) scoreGen(s evals.Sample, out evals.Output) (evals.Score, error) {
 			key := func(n string) string { return metricName(n, f.Name) }
 			switch m.Name {
 			case "exact_match":
-				sc.Values[key("exact_match")] = anyTarget(targets, func(tg string) bool { return m.Exact.Exact(resp, tg) })
+				sc.Values[key("exact_match")] = anyTarget(targets, func(tg string) bool {
+					ok, err := m.Exact.Exact(resp, tg)
+					if err != nil {
+						regexErrs = append(regexErrs, "exact_match regexes_to_ignore: "+err.Error())
+					}
+					return ok
+				})
 			case "normalized_match":
 				sc.Values[key("normalized_match")] = anyTarget(targets, func(tg string) bool { return match.Normalized(resp, tg) })
 			case "prefix_match":
@@ -273,6 +283,12 @@ func (t *Task) scoreGen(s evals.Sample, out evals.Output) (evals.Score, error) {
 				sc.Details[key("json_fields")] = fields
 			}
 		}
+	}
+	if len(regexErrs) > 0 {
+		// A regular expression ran out of time: the sample keeps the
+		// fallback (unanswered) and says why; the run goes on.
+		sc.ExtractionFailed = true
+		sc.Details["regex_error"] = regexErrs
 	}
 	return sc, nil
 }
