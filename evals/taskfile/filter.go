@@ -8,8 +8,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/pocketeval/pocketeval/evals"
-	"github.com/pocketeval/pocketeval/internal/pyre"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
+	"github.com/pocketeval/pocketeval/internal/pyre"
 )
 
 // FilterSet is one entry of filter_list: a named pipeline applied to the
