@@ -116,7 +116,7 @@ type Config struct {
 	// AnswerRule extracts the option of a multiple_choice response in gen
 	// mode (answer_rule; pocketeval's rule when the file names none).
 	AnswerRule choice.Rule
-	Ignored          []string // ignored keys present in the file
+	Ignored    []string // ignored keys present in the file
 
 	descTmpl *lmtemplate.Template
 }
