@@ -7,10 +7,11 @@ import (
 )
 
 type ruleCase struct {
-	Text string            `json:"text"`
-	N    int               `json:"n"`
-	Gold string            `json:"gold"`
-	Want map[string]string `json:"want"`
+	Text   string            `json:"text"`
+	N      int               `json:"n"`
+	Source string            `json:"source"` // "mmlu_pro", "gaokao"; "" for the adversarial cases
+	Gold   string            `json:"gold"`
+	Want   map[string]string `json:"want"`
 }
 
 func readRuleCases(t *testing.T, path string) []ruleCase {
@@ -101,8 +102,9 @@ func TestRulesReplay(t *testing.T) {
 	own, _ := RuleByName(RulePocketeval)
 	for _, official := range []string{RuleMMLUPro, RuleGaokao} {
 		agree, named, abstain, right, wrongExtra := 0, 0, 0, 0, 0
+		fallback, fallbackRight := 0, 0 // pocketeval answers without an answer statement
 		for _, c := range cases {
-			if (official == RuleGaokao) != (c.N == 4) {
+			if c.Source != official {
 				continue
 			}
 			want := c.Want[official]
@@ -118,12 +120,21 @@ func TestRulesReplay(t *testing.T) {
 				abstain++
 			default:
 				wrongExtra++
+				if testing.Verbose() && wrongExtra <= 8 {
+					t.Logf("%s differs: official %s, pocketeval %s (%s): %q", official, want, got.Letter, got.Method, trunc(c.Text))
+				}
 			}
 			if got.Letter == c.Gold {
 				right++
 			}
+			if got.Found() && !got.Strict() {
+				fallback++
+				if got.Letter == c.Gold {
+					fallbackRight++
+				}
+			}
 		}
-		t.Logf("%s: %d outputs with an official letter; pocketeval agrees on %d, abstains on %d, differs on %d; pocketeval right on %d",
-			official, named, agree, abstain, wrongExtra, right)
+		t.Logf("%s: %d outputs with an official letter; pocketeval agrees on %d, abstains on %d, differs on %d; pocketeval right on %d; %d answers by a fallback rule, %d right",
+			official, named, agree, abstain, wrongExtra, right, fallback, fallbackRight)
 	}
 }

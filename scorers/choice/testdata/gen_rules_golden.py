@@ -142,10 +142,10 @@ def cases_from_outputs(paths):
             d = json.load(f)
         if isinstance(d, list):
             for e in d:
-                out.append((e["generated_text"], len(e["options"]), e["answer"]))
+                out.append((e["generated_text"], len(e["options"]), e["answer"], "mmlu_pro"))
         elif any(s in d.get("keyword", "") for s in single):
             for e in d["example"]:
-                out.append((e["model_output"], 4, e["standard_answer"][0]))
+                out.append((e["model_output"], 4, e["standard_answer"][0], "gaokao"))
     return out
 
 
@@ -154,15 +154,15 @@ def main():
     if published:
         items = cases_from_outputs(sys.argv[2:])
     else:
-        items = [(t, n, "") for t in TEXTS for n in (4, 10)]
+        items = [(t, n, "", "") for t in TEXTS for n in (4, 10)]
     cases = []
-    for text, n, gold in items:
+    for text, n, gold, source in items:
         rules = RULES
-        if published and n == 10:
+        if source == "mmlu_pro":
             # MMLU-Pro outputs: its own rule (OpenCompass's fifty patterns
             # over 36,000 long outputs take Python hours)
             rules = {"mmlu_pro": mmlu_pro}
-        cases.append({"text": text, "n": n, "gold": gold,
+        cases.append({"text": text, "n": n, "gold": gold, "source": source,
                       "want": {name: f(text, n) for name, f in rules.items()}})
     json.dump({"generator": "scorers/choice/testdata/gen_rules_golden.py",
                "python": sys.version.split()[0], "cases": cases},
