@@ -569,7 +569,7 @@ func (g *GateResult) checkFloor(floor *float64) {
 // (unittest.mock.ANY, objects with a forged __eq__, subclassed
 // containers ...), so such a gate can be gamed (docs/sandbox.md, "Verdict
 // modes").
-func (g *GateResult) warnOfficialVerdicts(task string, p *Policy, runs ...*Run) {
+func (g *GateResult) warnOfficialVerdicts(task string, p *Policy, runs ...*rundir.Run) {
 	if p.CodeVerdictMode == "isolated" {
 		return
 	}

@@ -72,11 +72,11 @@ func TestGateCodeVerdictMode(t *testing.T) {
 // policy requiring isolated verdicts, and other tasks get no warning.
 func TestGateWarnsOnOfficialVerdicts(t *testing.T) {
 	t.Parallel()
-	scores := map[string][]float64{"ifeval": pattern(100, 60), "humaneval": pattern(100, 30)}
-	run := func(name, mode string) *Run {
-		return mustLoad(t, withCodeVerdictMode(t, fakeRun(t, name, scores, 0, 0), "humaneval", mode))
+	scores := map[string][]float64{"ifeval": rundirtest.Pattern(100, 60), "humaneval": rundirtest.Pattern(100, 30)}
+	run := func(name, mode string) *rundir.Run {
+		return rundirtest.MustLoad(t, withCodeVerdictMode(t, rundirtest.FakeRun(t, name, scores, 0, 0), "humaneval", mode))
 	}
-	warnings := func(base, cand *Run, policy string) []string {
+	warnings := func(base, cand *rundir.Run, policy string) []string {
 		t.Helper()
 		g, err := Gate(base, cand, gatePolicy(t, policy), 1)
 		if err != nil {

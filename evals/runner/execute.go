@@ -159,6 +159,7 @@ func generateOne(ctx context.Context, o Options, wi workItem, s evals.Sample, pc
 	if req.Gen.MaxTokens == 0 {
 		req.Gen.MaxTokens = wi.p.info.DefaultMaxTokens
 	}
+	rec.Gen = recordedGen(req.Gen)
 	resp, err := o.Runtime.Generate(ctx, req)
 	if err != nil {
 		return evals.Output{}, "runtime", err

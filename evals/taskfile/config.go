@@ -13,6 +13,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/lmtemplate"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
+	"github.com/pocketeval/pocketeval/scorers/choice"
 )
 
 // keyKind says what pocketeval does with a top-level key.
@@ -41,7 +42,7 @@ var keys = map[string]keyRule{
 	"output_type": {}, "generation_kwargs": {}, "filter_list": {}, "metric_list": {},
 	"repeats": {}, "metadata": {},
 	// pocketeval's own keys.
-	"dataset_sha256": {},
+	"dataset_sha256": {}, "answer_rule": {},
 	// lm-eval keys without effect here.
 	"should_decontaminate":         {keyIgnored, "decontamination is not run"},
 	"doc_to_decontamination_query": {keyIgnored, "decontamination is not run"},
@@ -114,7 +115,10 @@ type Config struct {
 	Gen              GenConfig
 	Filters          []FilterSet
 	Metrics          []MetricSpec
-	Ignored          []string // ignored keys present in the file
+	// AnswerRule extracts the option of a multiple_choice response in gen
+	// mode (answer_rule; pocketeval's rule when the file names none).
+	AnswerRule choice.Rule
+	Ignored    []string // ignored keys present in the file
 
 	descTmpl *lmtemplate.Template
 }
@@ -294,6 +298,9 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 		return nil, err
 	}
 	if c.Filters, err = decodeFilters(raw); err != nil {
+		return nil, err
+	}
+	if c.AnswerRule, err = decodeAnswerRule(c, raw); err != nil {
 		return nil, err
 	}
 	if c.Metrics, err = decodeMetrics(c, raw); err != nil {

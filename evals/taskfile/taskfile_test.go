@@ -59,7 +59,7 @@ func TestErrorsNameFileLineAndField(t *testing.T) {
 		{"function in a filter", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\nfilter_list:\n  - name: f\n    filter:\n      - function: !function my.filter\n", 8, "filter_list.", "!function", true},
 		{"loglikelihood metric", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\noutput_type: loglikelihood\nmetric_list:\n  - metric: exact_match\n", 7, "metric_list[0].metric", "exact_match", true},
 		{"loglikelihood aggregation", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\noutput_type: loglikelihood\nmetric_list:\n  - metric: perplexity\n    aggregation: mean\n", 8, "metric_list[0].aggregation", "mean", true},
-		{"bad regex", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\nfilter_list:\n  - name: f\n    filter:\n      - function: regex\n        regex_pattern: \"(?<=x)y\"\n", 8, "filter_list[0].filter[0].regex_pattern", "RE2", false},
+		{"bad regex", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\nfilter_list:\n  - name: f\n    filter:\n      - function: regex\n        regex_pattern: \"(?P<x\"\n", 8, "filter_list[0].filter[0].regex_pattern", "unterminated name", false},
 		{"unknown filter", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\nfilter_list:\n  - name: f\n    filter:\n      - function: majority_vote\n", 8, "filter_list[0].filter[0].function", "majority_vote", true},
 		{"unknown metric", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\nmetric_list:\n  - metric: bleu\n", 6, "metric_list[0].metric", "bleu", true},
 		{"metric of the other type", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\nmetric_list:\n  - metric: acc_norm\n", 6, "metric_list[0].metric", "multiple_choice", false},
@@ -173,7 +173,7 @@ func TestFiltersMatchLMEval(t *testing.T) {
 			fs = taskOf(task).cfg.Filters[0]
 			built[c.Pipeline] = fs
 		}
-		if got, _ := fs.Apply(c.Response); got != c.Filtered {
+		if got, _, _ := fs.Apply(c.Response); got != c.Filtered {
 			t.Errorf("%s(%q) = %q, lm-eval %q", c.Pipeline, c.Response, got, c.Filtered)
 		}
 	}

@@ -39,9 +39,11 @@ type RunOptions struct {
 	Args     []string
 	Now      func() time.Time
 
-	Tasks           []string
-	Suite           string
-	Limit           int
+	Tasks []string
+	Suite string
+	Limit int
+	// Samples is --samples: TASK:ID items or @FILE (samplesel.go).
+	Samples         []string
 	Out             string
 	DataDir         string
 	DatasetFile     string
@@ -79,6 +81,8 @@ type RunOptions struct {
 	groups []results.Group
 	// DryRun plans the run instead (run_dryrun.go).
 	DryRun bool
+	// sampleIDs is Samples parsed (set in RunE).
+	sampleIDs map[string][]string
 }
 
 // NewCmdRun evaluates a model on tasks.
@@ -103,6 +107,9 @@ silently — a missing dataset fails with the command that fetches it.`,
   # Any OpenAI-compatible server (key read from $OPENAI_API_KEY)
   $ pocketeval run --runtime openai --base-url http://127.0.0.1:8080/v1 --model pocket --tasks ifeval --out runs/srv
 
+  # Rerun one sample to debug it (ids as in samples/<task>.jsonl)
+  $ pocketeval run --runtime llamacpp --model m.gguf --tasks gsm8k --samples gsm8k:17 --out runs/one
+
   # Score predictions made elsewhere
   $ pocketeval run --runtime replay --predictions preds.jsonl --tasks ifeval --out runs/replay
 
@@ -119,6 +126,11 @@ silently — a missing dataset fails with the command that fetches it.`,
 			if err := opts.validateNumbers(); err != nil {
 				return err
 			}
+			ids, err := parseSampleSelection(opts.Samples)
+			if err != nil {
+				return err
+			}
+			opts.sampleIDs = ids
 			if !cmd.Flags().Changed("concurrency") && opts.Runtime.Caps().Instant && opts.SamplesPerTask == 1 {
 				// Nothing to wait for but scoring: one request per core.
 				// (Not with repeats: saved samples of one problem are
@@ -153,6 +165,7 @@ silently — a missing dataset fails with the command that fetches it.`,
 	fl.StringSliceVar(&opts.Tasks, "tasks", nil, "comma-separated task `NAMES` (pocketeval tasks lists them)")
 	fl.StringVar(&opts.Suite, "suite", "", "run a named suite of tasks (e.g. pocket11)")
 	fl.Var((*limitValue)(&opts.Limit), "limit", "evaluate only the first N samples of each task (0 = all)")
+	fl.StringSliceVar(&opts.Samples, "samples", nil, "evaluate only these samples: TASK:ID[,TASK:ID...], or @FILE with one TASK:ID per line or a JSON object {\"task\": [\"id\", ...]}; ids are those of samples/<task>.jsonl")
 	fl.StringVar(&opts.Out, "out", "", "result directory (resumed if it exists)")
 	fl.StringVar(&opts.DataDir, "data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory (default $POCKETEVAL_DATA, else the pocketeval cache)")
 	fl.StringVar(&opts.DatasetFile, "dataset-file", "", "replace the task's dataset file (one task only), e.g. a private IFEval-zh in the public schema")
@@ -333,7 +346,7 @@ func (opts *RunOptions) runnerOptions(tasks []evals.Task) runner.Options {
 	shard, _ := ParseShard(opts.Shard)
 	return runner.Options{
 		Tasks: tasks, OutDir: opts.Out,
-		DataDir: opts.DataDir, DatasetFile: opts.DatasetFile, Limit: opts.Limit,
+		DataDir: opts.DataDir, DatasetFile: opts.DatasetFile, Limit: opts.Limit, SampleIDs: opts.sampleIDs,
 		Concurrency: opts.Concurrency,
 		Groups:      opts.groups,
 		Gen:         runtime.GenConfig{MaxTokens: opts.MaxTokens, Temperature: opts.Temperature, TopP: opts.TopP, Seed: opts.Seed},
@@ -358,7 +371,8 @@ func (opts *RunOptions) runError(ctx context.Context, res *runner.Result, err er
 	var se *results.SampleError
 	var le *results.LockedError
 	var ne *results.NotRegularError
-	if errors.As(err, &mm) || errors.As(err, &se) || errors.As(err, &le) || errors.As(err, &ne) {
+	var sel *runner.SelectionError
+	if errors.As(err, &mm) || errors.As(err, &se) || errors.As(err, &le) || errors.As(err, &ne) || errors.As(err, &sel) {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
 	if errors.As(err, &de) {
