@@ -9,7 +9,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
-	"github.com/pocketeval/pocketeval/internal/pyre"
+	"github.com/pocketeval/pocketeval/scorers/pyre"
 )
 
 // FilterSet is one entry of filter_list: a named pipeline applied to the

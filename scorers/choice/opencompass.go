@@ -4,7 +4,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/pocketeval/pocketeval/internal/pyre"
+	"github.com/pocketeval/pocketeval/scorers/pyre"
 	"github.com/pocketeval/pocketeval/scorers/textstats"
 )
 

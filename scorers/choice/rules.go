@@ -6,14 +6,14 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/pocketeval/pocketeval/internal/pyre"
+	"github.com/pocketeval/pocketeval/scorers/pyre"
 	"github.com/pocketeval/pocketeval/scorers/textstats"
 )
 
 // A Rule is a named answer-extraction rule for single-choice questions:
 // pocketeval's own cascade (Extract) or the extractor of an official
 // tool, reproduced with its exact semantics (its regular expressions run
-// with Python's re semantics, internal/pyre).
+// with Python's re semantics, scorers/pyre).
 //
 // An official rule may return a letter that is not an option of the
 // question (MMLU-Pro reads A–J whatever the number of options,

@@ -11,7 +11,7 @@
 //     prediction start with the normalised target?
 //
 // regexes_to_ignore are Python regular expressions with Python's re
-// semantics (internal/pyre: lookaround, backreferences, Unicode \w),
+// semantics (scorers/pyre: lookaround, backreferences, Unicode \w),
 // each deletion bounded in time.
 package match
 
@@ -20,7 +20,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/pocketeval/pocketeval/internal/pyre"
+	"github.com/pocketeval/pocketeval/scorers/pyre"
 )
 
 // ExactOptions are lm-eval's exact_match keyword arguments. The zero value

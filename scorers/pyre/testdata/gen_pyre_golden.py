@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes pyre_golden.json: Python 3.11 `re` results for the differential
-test of internal/pyre (pyre_test.go).
+test of scorers/pyre (pyre_test.go).
 
 Patterns: every regex_pattern and regexes_to_ignore string in the task
 files of an EleutherAI/lm-evaluation-harness checkout (commit 4e7e0d47,
@@ -123,7 +123,7 @@ def main():
     for e in patterns:
         e.update(run(e["pattern"]))
     doc = {
-        "generator": "internal/pyre/testdata/gen_pyre_golden.py",
+        "generator": "scorers/pyre/testdata/gen_pyre_golden.py",
         "python": sys.version.split()[0],
         "source": "EleutherAI/lm-evaluation-harness@4e7e0d47 lm_eval/tasks (regex_pattern, regexes_to_ignore)",
         "inputs": INPUTS,
