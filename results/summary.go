@@ -3,6 +3,7 @@ package results
 import (
 	"path/filepath"
 
+	"github.com/pocketeval/pocketeval/scorers/selective"
 	"github.com/pocketeval/pocketeval/stats"
 )
 
@@ -54,8 +55,11 @@ type TaskSummary struct {
 	ThinkingTruncatedRate *float64 `json:"thinking_truncated_rate,omitempty"`
 	// Breakdown: group → metric → value (subjects, categories, sub-tasks).
 	Breakdown map[string]map[string]float64 `json:"breakdown,omitempty"`
-	Notes     []string                      `json:"notes,omitempty"`
-	Warnings  []string                      `json:"warnings,omitempty"`
+	// Decision is a decision task's selective-prediction report (the
+	// risk–coverage curve, the operating threshold, calibration).
+	Decision *selective.Report `json:"decision,omitempty"`
+	Notes    []string          `json:"notes,omitempty"`
+	Warnings []string          `json:"warnings,omitempty"`
 	// Timing holds speed figures; they vary between runs and are kept
 	// apart from the scores.
 	Timing *Timing `json:"timing,omitempty"`

@@ -173,6 +173,9 @@ func applyAggregates(ts *results.TaskSummary, agg evals.Aggregates, n int, prima
 		case len(units) > 0:
 			s = stats.Summarize(units)
 			s.Mean = v // exactly the aggregator's number
+		case agg.Intervals[k] != [2]float64{}:
+			iv := agg.Intervals[k]
+			s = stats.Summary{Mean: v, Lo: math.Min(v, iv[0]), Hi: math.Max(v, iv[1]), N: n}
 		case agg.Stderr[k] > 0:
 			se := agg.Stderr[k]
 			s = stats.Summary{Mean: v, Stderr: se, Lo: math.Max(0, v-float64(stats.Z95*se)), Hi: math.Min(1, v+float64(stats.Z95*se)), N: n}
@@ -183,6 +186,7 @@ func applyAggregates(ts *results.TaskSummary, agg evals.Aggregates, n int, prima
 		ts.Metrics[k] = s
 	}
 	ts.Breakdown = agg.Breakdown
+	ts.Decision = agg.Decision
 	ts.Notes = agg.Notes
 	if _, ok := ts.Metrics[agg.Headline]; ok && agg.Headline != primary {
 		ts.HeadlineMetric = agg.Headline

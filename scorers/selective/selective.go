@@ -12,7 +12,8 @@
 //     Uncertainty Estimation for Deep Neural Classifiers", ICLR 2019), by
 //     the formula of their reference code as Moon et al.'s
 //     confidence-aware-learning (utils/metrics.py, coverage_risk and
-//     aurc_eaurc) publishes it: sort the items by confidence, highest
+//     aurc_eaurc) publishes it (up to rounding: the sum is divided once
+//     and kept within [0, 1]): sort the items by confidence, highest
 //     first (a stable sort: ties keep their input order), let r_k be the
 //     error rate of the first k, and AURC = (1/n) Σ_k r_k; E-AURC is AURC
 //     minus the AURC of a perfect ordering with the same overall error r,
@@ -102,8 +103,9 @@ func AURC(confidence []float64, correct []bool) (aurc, eaurc float64) {
 		if !correct[i] {
 			errs++
 		}
-		area += float64(errs) / float64(k+1) * (1 / float64(n))
+		area += float64(errs) / float64(k+1)
 	}
+	area = math.Min(1, area/float64(n))
 	r := float64(errs) / float64(n)
 	optimal := 1.0
 	if r < 1 {
@@ -328,4 +330,44 @@ func FitTemperature(scores [][]float64, gold []int) (float64, error) {
 		}
 	}
 	return 1 / math.Exp((lo+hi)/2), nil
+}
+
+// Report is the selective-prediction summary of a decision task: how the
+// decisions were scored, the test split's risk–coverage curve and AURC,
+// the operating threshold chosen on the calibration split, and the
+// calibration before and after temperature scaling.
+type Report struct {
+	// Scoring says how a decision was scored (first_token, option).
+	Scoring string `json:"scoring"`
+	// CalibrationItems and TestItems count the decisions of each split.
+	CalibrationItems int `json:"calibration_items"`
+	TestItems        int `json:"test_items"`
+	// Curve is the test split's risk–coverage curve at T = 1.
+	Curve []Point `json:"curve"`
+	AURC  float64 `json:"aurc"`
+	EAURC float64 `json:"eaurc"`
+	// Operating is the threshold meeting the target error on the
+	// calibration split, applied to the test split.
+	Operating Operating `json:"operating"`
+	// Temperature is fitted on the calibration split; ECE and NLL are the
+	// test split's at T = 1, the *Calibrated ones at Temperature.
+	Temperature   float64 `json:"temperature"`
+	ECE           float64 `json:"ece"`
+	ECECalibrated float64 `json:"ece_calibrated"`
+	NLL           float64 `json:"nll"`
+	NLLCalibrated float64 `json:"nll_calibrated"`
+	// ByCandidates breaks the test split down by number of candidates.
+	ByCandidates []Slice `json:"by_candidates,omitempty"`
+}
+
+// Slice is the test items with one number of candidates: their accuracy,
+// AURC and what the operating threshold does on them.
+type Slice struct {
+	Candidates int     `json:"candidates"`
+	N          int     `json:"n"`
+	Accuracy   float64 `json:"accuracy"`
+	Chance     float64 `json:"chance"`
+	AURC       float64 `json:"aurc"`
+	Coverage   float64 `json:"coverage"`
+	Risk       float64 `json:"risk"`
 }
