@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 )
 
 // fixedNow is the instant scripts/chattemplate-goldens.py pins strftime_now to.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/hybridgroup/yzma/pkg/llama"
 
-	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 )
 
 // chat is the chat template chat requests are rendered with, decided once

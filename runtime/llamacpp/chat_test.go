@@ -15,10 +15,10 @@ import (
 
 	"github.com/hybridgroup/yzma/pkg/llama"
 
-	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/internal/gguf"
 	"github.com/pocketeval/pocketeval/internal/randmodel"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 )
 
 // capture records the tokens of every prompt the runtime feeds the model.

@@ -56,8 +56,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 )
 
 // Endpoints selectable with Options.Endpoint.

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
-	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 	"github.com/spf13/pflag"
 )
 

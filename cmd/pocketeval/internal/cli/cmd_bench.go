@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/pocketeval/pocketeval/bench"
+	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 	"github.com/pocketeval/pocketeval/energy"
 	"github.com/pocketeval/pocketeval/runtime"
-	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 	"github.com/pocketeval/pocketeval/runtime/mnn"
 )
 

@@ -3,7 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"text/tabwriter"
+	"github.com/pocketeval/pocketeval/internal/texttab"
 
 	"github.com/spf13/cobra"
 
@@ -81,7 +81,7 @@ func compareRun(opts *CompareOptions) error {
 	if opts.JSON {
 		return writeJSON(opts.IO, newCompareJSON(opts.A, opts.B, c))
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	tw := texttab.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "TASK\tMETRIC\tA\tB\tB−A\t95%% CI\tp\tTEST\t\n")
 	for _, t := range c.Tasks {
 		mark := "~"

@@ -11,11 +11,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
-	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 	"github.com/pocketeval/pocketeval/runtime/llamacpp"
 )
 

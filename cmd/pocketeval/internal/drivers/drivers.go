@@ -25,9 +25,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 )
 
 // Driver is one runtime as commands see it.
