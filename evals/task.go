@@ -204,6 +204,17 @@ type Optioner interface {
 	WithTaskOptions(opts map[string]string) (Task, error)
 }
 
+// Chancer is implemented by tasks that know what random answers score:
+// the run reports each task's random baseline and whether its score is
+// significantly above it (stats.AboveChance).
+type Chancer interface {
+	// Chance is the probability that a uniformly random answer to s
+	// scores 1 on metric (1/k for a k-choice question, 0 for an exact
+	// answer nobody guesses); ok is false when metric has no such
+	// baseline (a 0/1 metric is assumed).
+	Chance(s Sample, metric string) (p float64, ok bool)
+}
+
 // LoglikTask is implemented by multiple-choice tasks that can be scored by
 // the log-likelihood of each option.
 type LoglikTask interface {

@@ -60,10 +60,25 @@ type TaskSummary struct {
 	Decision *selective.Report `json:"decision,omitempty"`
 	Notes    []string          `json:"notes,omitempty"`
 	Warnings []string          `json:"warnings,omitempty"`
+	// Chance compares the primary metric with random answers, for tasks
+	// that know their random baseline and a 0/1 primary metric; nil
+	// otherwise.
+	Chance *Chance `json:"chance,omitempty"`
 	// Timing holds speed figures; they vary between runs and are kept
 	// apart from the scores.
 	Timing *Timing `json:"timing,omitempty"`
 }
+
+// Chance is a task's score against random answers: the baseline of its
+// metric and the exact test of stats.AboveChance over the scored samples.
+type Chance struct {
+	Metric string `json:"metric"`
+	stats.Chance
+}
+
+// AtChance reports whether the task's score is not significantly above
+// what random answers score (reports grey it out).
+func (ts *TaskSummary) AtChance() bool { return ts != nil && ts.Chance != nil && !ts.Chance.Above }
 
 // Task statuses (TaskSummary.Status).
 const (

@@ -62,6 +62,7 @@ func Summarize(t evals.Task, data *evals.Dataset, selected []int, repeats int, r
 		ts.Warnings = append(ts.Warnings, fmt.Sprintf("primary metric %q was not produced by the scorer", info.PrimaryMetric))
 	}
 	tl.rates(ts)
+	ts.Chance = chanceOf(t, info.PrimaryMetric, tl.scored)
 	switch {
 	case ts.Errors == 0:
 	case ts.RetryableErrors > 0:
@@ -191,6 +192,37 @@ func applyAggregates(ts *results.TaskSummary, agg evals.Aggregates, n int, prima
 	if _, ok := ts.Metrics[agg.Headline]; ok && agg.Headline != primary {
 		ts.HeadlineMetric = agg.Headline
 	}
+}
+
+// chanceOf tests the primary metric's per-sample values against random
+// answers when the task knows its baseline for every scored sample and
+// the values are 0 or 1.
+func chanceOf(t evals.Task, metric string, scored []evals.SampleResult) *results.Chance {
+	ch, ok := t.(evals.Chancer)
+	if !ok {
+		return nil
+	}
+	var p []float64
+	correct := 0
+	for _, r := range scored {
+		v, has := r.Score.Values[metric]
+		if !has {
+			continue
+		}
+		if v != 0 && v != 1 {
+			return nil
+		}
+		pi, ok := ch.Chance(r.Sample, metric)
+		if !ok {
+			return nil
+		}
+		p = append(p, pi)
+		correct += int(v)
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	return &results.Chance{Metric: metric, Chance: stats.AboveChance(p, correct)}
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

@@ -333,7 +333,7 @@ func (t *Task) aggregateDecision(results []evals.SampleResult, agg *evals.Aggreg
 		}
 		rep.ByCandidates = append(rep.ByCandidates, sl)
 		agg.Breakdown[fmt.Sprintf("candidates:%02d", k)] = map[string]float64{
-			"n": float64(sl.N), "acc": sl.Accuracy, "chance": sl.Chance, "aurc": sl.AURC, "coverage_at_error": sl.Coverage, "risk_at_error": sl.Risk,
+			"acc": sl.Accuracy, "chance": sl.Chance, "aurc": sl.AURC, "coverage_at_error": sl.Coverage, "risk_at_error": sl.Risk,
 		}
 	}
 	agg.Decision = rep
