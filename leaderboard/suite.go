@@ -31,8 +31,9 @@ type SuiteRow struct {
 	Delta    *float64 `json:"delta,omitempty"`
 	Note     string   `json:"note,omitempty"`
 	// Chance is the task's primary metric against random answers, when
-	// the task knows its baseline.
-	Chance *results.Chance `json:"chance,omitempty"`
+	// the task knows its baseline; JSON has its baseline in points
+	// ("chance") and the verdict ("above_chance").
+	Chance *results.Chance `json:"-"`
 }
 
 // AtChance reports whether the row's task scored no better than random
@@ -47,15 +48,28 @@ func (r SuiteRow) Partial() bool { return r.Samples > 0 && r.Scored < r.Samples 
 // nothing was scored: no number is shown that was not measured.
 func (r SuiteRow) MarshalJSON() ([]byte, error) {
 	type plain SuiteRow
+	type chance struct {
+		Baseline *float64 `json:"chance,omitempty"`
+		Above    *bool    `json:"above_chance,omitempty"`
+	}
+	var ch chance
+	if r.Chance != nil {
+		b, a := 100*r.Chance.Baseline, r.Chance.Above
+		ch = chance{&b, &a}
+	}
 	if r.Score != nil {
-		return json.Marshal(plain(r))
+		return json.Marshal(struct {
+			plain
+			chance
+		}{plain(r), ch})
 	}
 	return json.Marshal(struct {
 		plain
+		chance
 		Lo *float64 `json:"ci_lo"`
 		Hi *float64 `json:"ci_hi"`
 		N  *int     `json:"n"`
-	}{plain: plain(r)})
+	}{plain: plain(r), chance: ch})
 }
 
 // SuiteReport is a run's suite table and average.
