@@ -311,9 +311,9 @@ func (t *Task) aggregateDecision(results []evals.SampleResult, agg *evals.Aggreg
 		agg.Notes = append(agg.Notes, "no calibration decisions: the threshold and the temperature are not fitted (T = 1)")
 	}
 	var calConf []float64
-	for i, s := range test.scores {
-		p := selective.Softmax(s, rep.Temperature)
-		calConf = append(calConf, p[argmaxFirst(test.scores[i])])
+	for _, s := range test.scores {
+		// The top candidate keeps its place at any T > 0.
+		calConf = append(calConf, slices.Max(selective.Softmax(s, rep.Temperature)))
 	}
 	rep.ECECalibrated = rank.ECE(calConf, test.correct)
 	rep.NLLCalibrated = selective.NLL(test.scores, test.gold, rep.Temperature)
@@ -356,14 +356,4 @@ func (t *Task) aggregateDecision(results []evals.SampleResult, agg *evals.Aggreg
 		agg.Notes = append(agg.Notes, fmt.Sprintf("decisions scored by %s; no threshold keeps the %d calibration decisions' error at or below %.3g: coverage_at_error is 0 (every decision falls back)", rep.Scoring, rep.CalibrationItems, op.Target))
 	}
 	agg.Notes = append(agg.Notes, fmt.Sprintf("aurc: area under the test split's risk–coverage curve (Geifman et al. 2019), e-aurc its excess over a perfect ordering; temperature %.4g fitted on the calibration split by NLL (Guo et al. 2017): test ECE %.4f → %.4f, NLL %.4f → %.4f", rep.Temperature, rep.ECE, rep.ECECalibrated, rep.NLL, rep.NLLCalibrated))
-}
-
-func argmaxFirst(xs []float64) int {
-	best := 0
-	for i, x := range xs {
-		if x > xs[best] {
-			best = i
-		}
-	}
-	return best
 }

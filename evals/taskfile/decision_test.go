@@ -94,7 +94,12 @@ func TestDecisionTask(t *testing.T) {
 	aurc, eaurc := selective.AURC(test.conf, test.correct)
 	temp, _ := selective.FitTemperature(cal.scores, cal.gold)
 	op := selective.Choose(cal.conf, cal.correct, test.conf, test.correct, 0.05, 1000, 30)
+	var tempConf []float64
+	for i, s := range test.scores {
+		tempConf = append(tempConf, selective.Softmax(s, temp)[rankPred(s, test.gold[i])])
+	}
 	want := map[string]float64{
+		"ece_calibrated": rank.ECE(tempConf, test.correct),
 		"aurc": aurc, "eaurc": eaurc, "ece": rank.ECE(test.conf, test.correct),
 		"coverage_at_error": op.Test.Coverage, "risk_at_error": op.Test.Risk, "threshold": op.Chosen.Threshold,
 	}
@@ -182,4 +187,9 @@ func writeTemp(t *testing.T, content string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+func rankPred(scores []float64, gold int) int {
+	r, _ := rank.Score(scores, gold)
+	return r.Pred
 }
