@@ -100,7 +100,7 @@ func TestDecisionTask(t *testing.T) {
 	}
 	want := map[string]float64{
 		"ece_calibrated": rank.ECE(tempConf, test.correct),
-		"aurc": aurc, "eaurc": eaurc, "ece": rank.ECE(test.conf, test.correct),
+		"aurc":           aurc, "eaurc": eaurc, "ece": rank.ECE(test.conf, test.correct),
 		"coverage_at_error": op.Test.Coverage, "risk_at_error": op.Test.Risk, "threshold": op.Chosen.Threshold,
 	}
 	for k, v := range want {
