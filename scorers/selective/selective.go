@@ -111,7 +111,10 @@ func AURC(confidence []float64, correct []bool) (aurc, eaurc float64) {
 	if r < 1 {
 		optimal = r + (1-r)*math.Log(1-r)
 	}
-	return area, area - optimal
+	// The curve's area is a right Riemann sum of the perfect ordering's
+	// increasing risk at best, so the excess is never negative; rounding
+	// is kept from making it so.
+	return area, math.Max(0, area-optimal)
 }
 
 // ThresholdAt returns the lowest threshold of the curve whose selective
