@@ -77,7 +77,7 @@ func decisionHTML(ts *results.TaskSummary) template.HTML {
 	fact := func(k, v string) { fmt.Fprintf(&b, "<dt>%s</dt><dd>%s</dd>", esc(k), esc(v)) }
 	if op.Found {
 		fact(fmt.Sprintf("coverage at ≤ %.1f%% errors", 100*op.Target), fmt.Sprintf("%.1f%% (95%% CI %.1f–%.1f%%), %.1f%% errors on the test split", 100*op.Test.Coverage, 100*op.CoverageLo, 100*op.CoverageHi, 100*op.Test.Risk))
-		fact("threshold", fmt.Sprintf("%.4g (95%% CI %.4g–%.4g, %d bootstrap resamples of %d calibration decisions)", op.Chosen.Threshold, op.ThresholdLo, min(1, op.ThresholdHi), op.Resamples, d.CalibrationItems))
+		fact("threshold", fmt.Sprintf("%.4g (95%% CI %.4g–%.4g, %d bootstrap resamples of %d calibration decisions)", op.Chosen.Threshold, op.ThresholdLo, op.ThresholdHi, op.Resamples, d.CalibrationItems))
 	} else {
 		fact(fmt.Sprintf("coverage at ≤ %.1f%% errors", 100*op.Target), fmt.Sprintf("0%%: no threshold meets the target on the %d calibration decisions", d.CalibrationItems))
 	}

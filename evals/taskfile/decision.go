@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -345,7 +344,7 @@ func (t *Task) aggregateDecision(results []evals.SampleResult, agg *evals.Aggreg
 	if op.Found {
 		agg.Intervals = map[string][2]float64{
 			"coverage_at_error": {op.CoverageLo, op.CoverageHi},
-			"threshold":         {op.ThresholdLo, math.Min(1, op.ThresholdHi)},
+			"threshold":         {op.ThresholdLo, op.ThresholdHi},
 		}
 	}
 	if op.Found {

@@ -166,12 +166,14 @@ type Operating struct {
 	// ThresholdLo/Hi and CoverageLo/Hi are 95% percentile bootstrap
 	// intervals of the threshold and of its test coverage, over
 	// resamples of the calibration split (resamples in which no
-	// threshold meets the target refuse everything: coverage 0).
+	// threshold meets the target refuse everything: threshold 1,
+	// coverage 0; Unmet counts them).
 	ThresholdLo float64 `json:"threshold_lo"`
 	ThresholdHi float64 `json:"threshold_hi"`
 	CoverageLo  float64 `json:"coverage_lo"`
 	CoverageHi  float64 `json:"coverage_hi"`
 	Resamples   int     `json:"resamples"`
+	Unmet       int     `json:"unmet_resamples"`
 }
 
 // Choose picks the threshold meeting target on the calibration items and
@@ -203,7 +205,10 @@ func Choose(calConf []float64, calCorrect []bool, testConf []float64, testCorrec
 		}
 		bp, ok := ThresholdAt(Curve(conf, corr), target)
 		if !ok {
-			thr = append(thr, math.Inf(1))
+			// No threshold meets the target: everything falls back,
+			// which the largest confidence there is stands for.
+			op.Unmet++
+			thr = append(thr, 1)
 			cov = append(cov, 0)
 			continue
 		}
@@ -218,13 +223,10 @@ func Choose(calConf []float64, calCorrect []bool, testConf []float64, testCorrec
 }
 
 // percentile is the q-quantile of sorted xs by linear interpolation
-// (numpy.percentile's default); an infinite neighbour gives +Inf.
+// (numpy.percentile's default).
 func percentile(sorted []float64, q float64) float64 {
 	pos := q * float64(len(sorted)-1)
 	lo, hi := int(math.Floor(pos)), int(math.Ceil(pos))
-	if lo == hi || sorted[lo] == sorted[hi] {
-		return sorted[lo]
-	}
 	return sorted[lo] + (pos-float64(lo))*(sorted[hi]-sorted[lo])
 }
 

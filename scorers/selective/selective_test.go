@@ -114,6 +114,13 @@ func TestApplyAndChoose(t *testing.T) {
 	if op := Choose(cal, []bool{false, false, false, false, false, false}, test, testOK, 0.05, 10, 1); op.Found {
 		t.Errorf("all wrong: found %+v", op)
 	}
+	// One right decision among wrong ones: most resamples miss it, so
+	// their threshold is 1 (everything falls back) and the intervals stay
+	// finite (summary.json cannot hold an infinity).
+	op = Choose(cal, []bool{true, false, false, false, false, false}, test, testOK, 0.05, 400, 1)
+	if !op.Found || op.Unmet == 0 || op.ThresholdHi != 1 || op.CoverageLo != 0 || math.IsInf(op.ThresholdHi, 0) {
+		t.Errorf("mostly unmet: %+v", op)
+	}
 	if p := Apply(nil, nil, 0.5); p != (Point{Threshold: 0.5}) {
 		t.Errorf("Apply(nil) = %+v", p)
 	}
