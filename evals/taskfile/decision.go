@@ -99,8 +99,8 @@ func decodeDecision(c *Config, raw map[string]value) error {
 			}
 			d.TargetError = f
 		case "bootstrap":
-			if !x.IsInt() || x.AsInt() < 100 {
-				return e.v.errorf(e.field, "want an integer of at least 100 (bootstrap resamples)")
+			if !x.IsInt() || x.AsInt() < 100 || x.AsInt() > 100000 {
+				return e.v.errorf(e.field, "want an integer from 100 to 100000 (bootstrap resamples)")
 			}
 			d.Bootstrap = int(x.AsInt())
 		default:

@@ -162,6 +162,8 @@ func TestDecisionConfigErrors(t *testing.T) {
 		{"decision: {score: first_token, length_norm: chars, calibration_split: cal}\n", `applies to score: option only`},
 		{"decision: {score: option, calibration_split: cal, target_error: 5}\n", `between 0 and 1`},
 		{"decision: {score: option, calibration_split: cal, colour: red}\n", `unknown key`},
+		{"decision: {score: option, calibration_split: cal, bootstrap: 1000000000}\n", `from 100 to 100000`},
+		{"decision: first_token\n", `want a mapping`},
 		{"decision: {score: option, calibration_split: cal}\nmetric_list: [{metric: acc}]\n", `fixed metrics`},
 	} {
 		dir := t.TempDir()
