@@ -185,7 +185,6 @@ type decisionDetail struct {
 	calibration bool
 	scores      []float64
 	gold        int
-	pred        int
 	confidence  float64
 	correct     bool
 }
@@ -238,7 +237,7 @@ func (t *Task) scoreDecision(s evals.Sample, lls []float64, tokens []int, gold [
 // readDecision reads a decision sample's details (possibly back from JSON).
 func readDecision(sc evals.Score) (decisionDetail, error) {
 	dd := decisionDetail{calibration: sc.Details["split"] == "calibration", correct: sc.Details["correct"] == true}
-	dd.gold, dd.pred = int(number(sc.Details["gold"])), int(number(sc.Details["pred"]))
+	dd.gold = int(number(sc.Details["gold"]))
 	dd.confidence = number(sc.Details["confidence"])
 	switch xs := sc.Details["scores"].(type) {
 	case []float64:
