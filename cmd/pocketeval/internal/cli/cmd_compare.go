@@ -7,8 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pocketeval/pocketeval/leaderboard"
+	"github.com/pocketeval/pocketeval/compare"
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/rundir"
 )
 
 // CompareOptions are the options of `pocketeval compare`.
@@ -62,18 +63,18 @@ runs scored, or samples that do not align.`,
 }
 
 func compareRun(opts *CompareOptions) error {
-	a, err := leaderboard.Load(opts.A)
+	a, err := rundir.Load(opts.A)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	b, err := leaderboard.Load(opts.B)
+	b, err := rundir.Load(opts.B)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	c, err := leaderboard.Compare(a, b, leaderboard.CompareOptions{Alpha: opts.Alpha, Resamples: opts.Resamples, Seed: opts.Seed, Tasks: opts.Tasks})
+	c, err := compare.Runs(a, b, compare.Options{Alpha: opts.Alpha, Resamples: opts.Resamples, Seed: opts.Seed, Tasks: opts.Tasks})
 	if err != nil {
-		var ae *leaderboard.AlignmentError
-		var none *leaderboard.NothingToCompareError
+		var ae *compare.AlignmentError
+		var none *compare.NothingToCompareError
 		if errors.As(err, &ae) || errors.As(err, &none) {
 			return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("cannot compare: %w", err)}
 		}
@@ -145,7 +146,7 @@ type taskCompareJSON struct {
 	OnlyB   int         `json:"only_b"`
 }
 
-func newCompareJSON(a, b string, c *leaderboard.Comparison) compareJSON {
+func newCompareJSON(a, b string, c *compare.Comparison) compareJSON {
 	doc := compareJSON{A: a, B: b, Alpha: c.Alpha, Tasks: []taskCompareJSON{}, Skipped: c.Skipped}
 	if doc.Skipped == nil {
 		doc.Skipped = []string{}

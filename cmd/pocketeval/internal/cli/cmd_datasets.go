@@ -79,7 +79,7 @@ func NewCmdDatasetsList(f *Factory, shared *DatasetsOptions, runF func(*Datasets
 }
 
 func datasetsListRun(opts *DatasetsListOptions) error {
-	reg := datasets.Registry()
+	reg := datasetRegistry()
 	if opts.JSON {
 		return writeJSON(opts.IO, struct {
 			Datasets []datasets.Dataset `json:"datasets"`
@@ -315,16 +315,6 @@ func withTaskFiles(ds []datasets.Dataset, args []string, tasks []evals.Task) []d
 		out[i] = d
 	}
 	return out
-}
-
-// lookupDatasets resolves dataset or task names (none: all datasets); an
-// unknown name is a usage error.
-func lookupDatasets(names []string) ([]datasets.Dataset, error) {
-	ds, err := datasets.Lookup(names)
-	if err != nil {
-		return nil, &FlagError{err: err}
-	}
-	return ds, nil
 }
 
 func truncate(s string, n int) string {

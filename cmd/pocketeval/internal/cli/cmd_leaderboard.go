@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pocketeval/pocketeval/evals/registry"
-	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/leaderboard"
+	"github.com/pocketeval/pocketeval/rundir"
 )
 
 // leaderboardCommands returns compare, gate, leaderboard and suite.
@@ -91,21 +91,21 @@ func capabilities() []leaderboard.Capability {
 func leaderboardRun(opts *LeaderboardOptions) error {
 	bo := leaderboard.BoardOptions{Title: opts.Title, Capabilities: capabilities()}
 	if opts.Suite != "" {
-		s, err := suite.Get(opts.Suite)
+		s, err := getSuite(opts.Suite)
 		if err != nil {
 			return &FlagError{err: fmt.Errorf("--suite: %w", err)}
 		}
 		bo.Suite = s
 	}
-	var runs []*leaderboard.Run
+	var loaded []*rundir.Run
 	for _, d := range uniqueDirs(opts.IO, opts.Dirs) {
-		r, err := leaderboard.Load(d)
+		r, err := rundir.Load(d)
 		if err != nil {
 			return &ExitCodeError{Code: ExitUsage, Err: err}
 		}
-		runs = append(runs, r)
+		loaded = append(loaded, r)
 	}
-	b, err := leaderboard.NewBoard(runs, bo)
+	b, err := leaderboard.NewBoard(loaded, bo)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}

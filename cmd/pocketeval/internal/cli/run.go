@@ -351,7 +351,7 @@ func (opts *RunOptions) runnerOptions(tasks []evals.Task) runner.Options {
 func (opts *RunOptions) runError(ctx context.Context, res *runner.Result, err error) error {
 	var missing *evals.MissingDataError
 	if errors.As(err, &missing) {
-		return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("%w\n%s", err, datasets.MissingHint(missing.Task, opts.DataDir, opts.DataDirSource))}
+		return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("%w\n%s", err, missingDataHint(missing.Task, opts.DataDir, opts.DataDirSource))}
 	}
 	var mm *runner.ConfigMismatchError
 	var de *evals.DataError

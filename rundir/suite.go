@@ -1,4 +1,4 @@
-package leaderboard
+package rundir
 
 import (
 	"encoding/json"
@@ -6,9 +6,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/internal/texttab"
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/suite"
 )
 
 // SuiteRow is one task of a suite report (scores ×100).
