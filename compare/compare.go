@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/rundir"
 	"github.com/pocketeval/pocketeval/stats"
 )
@@ -35,6 +36,10 @@ type TaskComparison struct {
 	AggregateA  float64 `json:"aggregate_a"`
 	AggregateB  float64 `json:"aggregate_b"`
 	Significant bool    `json:"significant"`
+	// ChanceA/B are each run's primary metric against random answers,
+	// when the task knows its baseline.
+	ChanceA *results.Chance `json:"chance_a,omitempty"`
+	ChanceB *results.Chance `json:"chance_b,omitempty"`
 }
 
 // Comparison is the result of comparing run B against run A.
@@ -165,7 +170,7 @@ func compareTask(a, b *rundir.Run, task string, o Options) (*TaskComparison, err
 			len(onlyA), firstFew(onlyA), len(onlyB), firstFew(onlyB))}
 	}
 	tc := &TaskComparison{Task: task, Metric: metric,
-		AggregateA: sa.Metrics[metric].Mean, AggregateB: sb.Metrics[metric].Mean}
+		AggregateA: sa.Metrics[metric].Mean, AggregateB: sb.Metrics[metric].Mean, ChanceA: sa.Chance, ChanceB: sb.Chance}
 	if len(va) == 0 {
 		// Aggregate-only metric: no per-sample pairing possible.
 		tc.PairedResult = stats.PairedResult{MeanA: tc.AggregateA, MeanB: tc.AggregateB, Diff: tc.AggregateB - tc.AggregateA, P: 1, Test: "none (no per-sample values)"}
