@@ -375,9 +375,9 @@ func filterList(r *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
 func filterItems(_ *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
 	switch x := v.(type) {
 	case *Dict:
-		return dictItems(x), nil
+		return newGen(dictItems(x)), nil
 	case Undefined:
-		return []any{}, nil
+		return newGen(nil), nil
 	}
 	return nil, fmt.Errorf("can only get item pairs from a mapping")
 }
@@ -489,6 +489,17 @@ func filterReverse(_ *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error
 		return string(rs), nil
 	case []any, Tuple:
 		items, _ := asSeq(x)
+		out := make([]any, len(items))
+		for i, it := range items {
+			out[len(items)-1-i] = it
+		}
+		return &Generator{items: out, kind: "list_reverseiterator"}, nil
+	case *Generator:
+		items, _ := asSeq(x.items)
+		if x.used {
+			items = nil
+		}
+		x.used = true
 		out := make([]any, len(items))
 		for i, it := range items {
 			out[len(items)-1-i] = it
@@ -642,7 +653,7 @@ func filterBatch(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, err
 		}
 		out = append(out, b)
 	}
-	return out, nil
+	return newGen(out), nil
 }
 
 func filterDictsort(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
@@ -761,7 +772,7 @@ func filterUnique(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, er
 			out = append(out, it)
 		}
 	}
-	return out, nil
+	return newGen(out), nil
 }
 
 func minmax(sign int) filterFunc {
@@ -828,6 +839,9 @@ func filterSum(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error
 }
 
 func filterMap(r *Renderer, v any, args []any, kw []Kwarg, sc *scope) (any, error) {
+	if !truthy(v) {
+		return newGen(nil), nil
+	}
 	items, err := r.iterate(v)
 	if err != nil {
 		return nil, err
@@ -870,11 +884,14 @@ func filterMap(r *Renderer, v any, args []any, kw []Kwarg, sc *scope) (any, erro
 		}
 		out[i] = x
 	}
-	return out, nil
+	return newGen(out), nil
 }
 
 func selectFilter(keep, byAttr bool) filterFunc {
 	return func(r *Renderer, v any, args []any, kw []Kwarg, sc *scope) (any, error) {
+		if !truthy(v) {
+			return newGen(nil), nil
+		}
 		items, err := r.iterate(v)
 		if err != nil {
 			return nil, err
@@ -907,7 +924,7 @@ func selectFilter(keep, byAttr bool) filterFunc {
 				out = append(out, it)
 			}
 		}
-		return out, nil
+		return newGen(out), nil
 	}
 }
 

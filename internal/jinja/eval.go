@@ -480,6 +480,12 @@ func (r *Renderer) iterate(v any) ([]any, error) {
 		return chars(string(x)), nil
 	case Undefined:
 		return nil, nil
+	case *Generator:
+		if x.used {
+			return nil, nil
+		}
+		x.used = true
+		return x.items, nil
 	}
 	return nil, fmt.Errorf("'%s' object is not iterable", typeName(v))
 }
@@ -1391,6 +1397,19 @@ func contains(container, item any) (bool, error) {
 	case *Dict:
 		_, ok := c.Get(item)
 		return ok, nil
+	case *Generator:
+		items := c.items
+		if c.used {
+			items = nil
+		}
+		for i, x := range items {
+			if equal(x, item) {
+				c.items = items[i+1:]
+				return true, nil
+			}
+		}
+		c.used = true
+		return false, nil
 	case Undefined:
 		return false, nil
 	}

@@ -20,6 +20,18 @@ type Markup string
 // Tuple is a Python tuple.
 type Tuple []any
 
+// Generator is the lazy, single-use result of jinja2's map, select,
+// reject, selectattr, rejectattr, unique, items, batch and (for lists)
+// reverse: always true, without a length, not JSON serializable, and
+// empty once iterated.
+type Generator struct {
+	items []any
+	used  bool
+	kind  string // "generator" or "list_reverseiterator"
+}
+
+func newGen(items []any) *Generator { return &Generator{items: items, kind: "generator"} }
+
 // Undefined is a missing variable, attribute or item.
 type Undefined struct {
 	hint string // "'x' is undefined" or "'dict object' has no attribute 'y'"
@@ -165,7 +177,7 @@ func truthy(v any) bool {
 
 // typeName is Python's type name, for error messages.
 func typeName(v any) string {
-	switch v.(type) {
+	switch x := v.(type) {
 	case nil:
 		return "NoneType"
 	case bool:
@@ -190,6 +202,10 @@ func typeName(v any) string {
 		return "Undefined"
 	case *Callable:
 		return "function"
+	case *Generator:
+		return x.kind
+	case *loopCtx:
+		return "LoopContext"
 	}
 	return "object"
 }
@@ -273,6 +289,8 @@ func writeRepr(b *strings.Builder, v any) {
 		b.WriteString("Undefined")
 	case *Callable:
 		b.WriteString("<function " + x.Name + ">")
+	case *Generator:
+		b.WriteString("<" + x.kind + " object>")
 	default:
 		b.WriteString("<object>")
 	}
