@@ -222,3 +222,18 @@ func (j *jsonEnc) str(b *strings.Builder, s string) {
 	}
 	b.WriteByte('"')
 }
+
+// DumpJSON is Python's json.dumps(v, ensure_ascii=ensureASCII,
+// indent=indent) (indent < 0: None) for template values such as FromJSON
+// returns: keys in their order, floats as Python prints them.
+func DumpJSON(v any, ensureASCII bool, indent int) (string, error) {
+	j := jsonEnc{ascii: ensureASCII, itemSep: ", ", keySep: ": "}
+	if indent >= 0 {
+		j.pretty, j.indent, j.itemSep = true, strings.Repeat(" ", indent), ","
+	}
+	var b strings.Builder
+	if err := j.enc(&b, v, 0); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}

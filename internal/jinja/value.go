@@ -411,3 +411,6 @@ func escapeHTML(s string) string {
 	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "'", "&#39;", `"`, "&#34;")
 	return r.Replace(s)
 }
+
+// Has reports whether the dict has key k.
+func (d *Dict) Has(k any) bool { _, ok := d.Get(k); return ok }

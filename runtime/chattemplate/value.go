@@ -92,9 +92,45 @@ func toValue(v any) any {
 	return jinja.Undefined{}
 }
 
+// messageValue is the dict transformers gives a template for a message:
+// role and content, then, when set, an assistant's tool_calls (each
+// {"id", "type": "function", "function": {"name", "arguments"}}, the
+// arguments a dict when they are a JSON object, as templates expect),
+// a tool result's tool_call_id and name, and reasoning_content.
 func messageValue(m runtime.Message) any {
 	d := jinja.NewDict()
 	d.Set("role", m.Role)
 	d.Set("content", m.Content)
+	if len(m.ToolCalls) > 0 {
+		calls := make([]any, len(m.ToolCalls))
+		for i, c := range m.ToolCalls {
+			fn := jinja.NewDict()
+			fn.Set("name", c.Name)
+			var args any = c.Arguments
+			if v, err := jinja.FromJSON([]byte(c.Arguments)); err == nil {
+				if _, ok := v.(*jinja.Dict); ok {
+					args = v
+				}
+			}
+			fn.Set("arguments", args)
+			call := jinja.NewDict()
+			if c.ID != "" {
+				call.Set("id", c.ID)
+			}
+			call.Set("type", "function")
+			call.Set("function", fn)
+			calls[i] = call
+		}
+		d.Set("tool_calls", calls)
+	}
+	if m.ToolCallID != "" {
+		d.Set("tool_call_id", m.ToolCallID)
+	}
+	if m.Name != "" {
+		d.Set("name", m.Name)
+	}
+	if m.ReasoningContent != "" {
+		d.Set("reasoning_content", m.ReasoningContent)
+	}
 	return d
 }

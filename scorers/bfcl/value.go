@@ -277,3 +277,6 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func nanValue() float64      { return math.NaN() }
 func infValue(s int) float64 { return math.Inf(s) }
+
+// Repr is Python's repr of a decoded value.
+func Repr(v any) string { return repr(v) }
