@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 )
 
 // ErrUnavailable is returned by Open in binaries built with the nollamacpp

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 )
 
 // fault is what the fake server does with one request.

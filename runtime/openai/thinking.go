@@ -3,8 +3,8 @@ package openai
 import (
 	"maps"
 
-	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 )
 
 // templateKwargs are the chat_template_kwargs of a chat request: the

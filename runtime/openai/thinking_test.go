@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 )
 
 // TestThinkingRequests: --thinking on|off adds chat_template_kwargs with

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime/openai"
 	"github.com/pocketeval/pocketeval/runtime/serve/internal/fake"
 )

@@ -193,3 +193,27 @@ func jsonCalls(s string, argKeys ...string) ([]runtime.ToolCall, bool) {
 	}
 	return calls, len(calls) > 0
 }
+
+// Apply parses the calls out of resp for a request that offered tools,
+// in the format the chat template writes (Detect): resp.Text becomes the
+// content outside the calls and resp.ToolCalls the calls, with ids
+// "call_0", "call_1", ... A request without tools is left alone.
+func Apply(template string, req runtime.Request, resp *runtime.Response) {
+	if !HasTools(req) {
+		return
+	}
+	content, calls := Parse(Detect(template), resp.Text)
+	if len(calls) == 0 {
+		return
+	}
+	for i := range calls {
+		calls[i].ID = fmt.Sprintf("call_%d", i)
+	}
+	resp.Text, resp.ToolCalls = content, calls
+}
+
+// HasTools reports whether a request offers tools (a non-empty array).
+func HasTools(req runtime.Request) bool {
+	t := bytes.TrimSpace(req.Tools)
+	return len(t) > 0 && string(t) != "null" && string(t) != "[]"
+}
