@@ -25,7 +25,7 @@ type Limits struct {
 }
 
 // DefaultLimits are the limits Render uses unless told otherwise.
-var DefaultLimits = Limits{MaxRange: 100_000, MaxOutput: 16 << 20, MaxSteps: 10_000_000, Timeout: 30 * time.Second}
+var DefaultLimits = Limits{MaxRange: 100_000, MaxOutput: 16 << 20, MaxSteps: 1_000_000, Timeout: 30 * time.Second}
 
 // Error is a template error with the template's name and line.
 type Error struct {
