@@ -14,9 +14,9 @@ func TestLimits(t *testing.T) {
 	doc := jinja.NewDict()
 	doc.AsDict().Set("q", jinja.NewString("x"))
 	for src, want := range map[string]string{
-		"a\n{% for i in range(10**9) %}{% endfor %}{{q}}":                                            "line 2: template limit: range too big",
+		"a\n{% for i in range(10**9) %}{% endfor %}{{q}}":                                          "line 2: template limit: range too big",
 		"a\n{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}{{q}}": "line 2: template limit: more than 1000000 loop iterations",
-		"a\n{% for i in range(100000) %}{% for j in range(1000) %}{{ q }}{% endfor %}{% endfor %}":  "line 2: template limit: more than 1000000 loop iterations",
+		"a\n{% for i in range(100000) %}{% for j in range(1000) %}{{ q }}{% endfor %}{% endfor %}": "line 2: template limit: more than 1000000 loop iterations",
 	} {
 		tm, err := Compile(src)
 		if err != nil {
