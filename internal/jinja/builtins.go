@@ -217,9 +217,12 @@ func init() {
 		},
 		"batch":      filterBatch,
 		"capitalize": strFilter(func(s string) string { return pyCapitalize(s) }),
-		"center": func(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
+		"center": func(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
 			a, err := bind("center", args, kw, []string{"width"}, int64(80))
 			if err != nil {
+				return nil, err
+			}
+			if err := r.checkSize(int(min(toInt(a[0]), 1<<40))); err != nil {
 				return nil, err
 			}
 			return pad(Str(v), int(toInt(a[0])), " ", 0), nil
@@ -288,6 +291,17 @@ func (r *Renderer) filter(name string, v any, args []any, kw []Kwarg, sc *scope)
 	if !ok {
 		return nil, fmt.Errorf("no filter named '%s'", name)
 	}
+	if v, err := r.filterUnchecked(ff, name, v, args, kw, sc); err != nil || r.checkValue(v) != nil {
+		if err == nil {
+			err = r.checkValue(v)
+		}
+		return nil, err
+	} else {
+		return v, nil
+	}
+}
+
+func (r *Renderer) filterUnchecked(ff filterFunc, name string, v any, args []any, kw []Kwarg, sc *scope) (any, error) {
 	if u, isU := v.(Undefined); isU && name != "default" && name != "d" && name != "length" && name != "count" && name != "string" && name != "list" && name != "join" && name != "first" && name != "last" {
 		if name == "tojson" {
 			return nil, fmt.Errorf("Object of type Undefined is not JSON serializable")
@@ -596,12 +610,17 @@ func filterRound(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, err
 	return nil, fmt.Errorf("method must be common, ceil or floor")
 }
 
-func filterIndent(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
+func filterIndent(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
 	a, err := bind("indent", args, kw, []string{"width", "first", "blank"}, int64(4), false, false)
 	if err != nil {
 		return nil, err
 	}
 	ind := ""
+	if n, ok := a[0].(int64); ok {
+		if err := r.checkSize(int(min(n, 1<<40))); err != nil {
+			return nil, err
+		}
+	}
 	switch w := a[0].(type) {
 	case string:
 		ind = w

@@ -184,6 +184,19 @@ func (r *Renderer) step() error {
 	return nil
 }
 
+// checkValue bounds a string or list a function or filter produced.
+func (r *Renderer) checkValue(v any) error {
+	switch x := v.(type) {
+	case string:
+		return r.checkSize(len(x))
+	case Markup:
+		return r.checkSize(len(x))
+	case []any:
+		return r.checkSize(len(x))
+	}
+	return nil
+}
+
 func (r *Renderer) checkSize(n int) error {
 	if r.lim.MaxOutput > 0 && n > r.lim.MaxOutput {
 		return r.limitErr("output larger than %d bytes", r.lim.MaxOutput)
@@ -795,7 +808,14 @@ func (r *Renderer) evalArgs(a callArgs, sc *scope) ([]any, []Kwarg, error) {
 func (r *Renderer) call(fn any, args []any, kw []Kwarg) (any, error) {
 	switch f := fn.(type) {
 	case *Callable:
-		return f.Fn(r, args, kw)
+		if err := r.step(); err != nil {
+			return nil, err
+		}
+		v, err := f.Fn(r, args, kw)
+		if err == nil {
+			err = r.checkValue(v)
+		}
+		return v, err
 	case *Dict:
 		if c, ok := f.Get("__call__"); ok {
 			return r.call(c, args, kw)
@@ -1098,11 +1118,17 @@ func (r *Renderer) add(l, rv any) (any, error) {
 	case []any:
 		switch b := rv.(type) {
 		case []any:
+			if err := r.checkSize(len(a) + len(b)); err != nil {
+				return nil, err
+			}
 			out := make([]any, 0, len(a)+len(b))
 			return append(append(out, a...), b...), nil
 		}
 	case Tuple:
 		if b, ok := rv.(Tuple); ok {
+			if err := r.checkSize(len(a) + len(b)); err != nil {
+				return nil, err
+			}
 			out := make(Tuple, 0, len(a)+len(b))
 			return append(append(out, a...), b...), nil
 		}

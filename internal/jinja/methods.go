@@ -230,7 +230,7 @@ func strMethod(s, name string) *Callable {
 			}
 			w := int(toInt(args[0]))
 			n := utf8.RuneCountInString(s)
-			if n >= w {
+			if n >= w || w > maxPad {
 				return s, nil
 			}
 			sign := ""
@@ -456,9 +456,13 @@ func pyTitle(s string) string {
 	return b.String()
 }
 
+// maxPad bounds str.center/ljust/rjust/zfill widths (the render's output
+// limit bounds their result, but the padding is built first).
+const maxPad = 1 << 24
+
 func pad(s string, width int, fill string, mode int) string {
 	n := utf8.RuneCountInString(s)
-	if n >= width || fill == "" {
+	if n >= width || fill == "" || width > maxPad {
 		return s
 	}
 	total := width - n
