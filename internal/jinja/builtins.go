@@ -86,12 +86,7 @@ func globalRange(r *Renderer, args []any, kw []Kwarg) (any, error) {
 	if step == 0 {
 		return nil, fmt.Errorf("range() arg 3 must not be zero")
 	}
-	var n int64
-	if step > 0 && stop > start {
-		n = (stop - start + step - 1) / step
-	} else if step < 0 && stop < start {
-		n = (start - stop - step - 1) / -step
-	}
+	n := RangeLen(start, stop, step)
 	if r.lim.MaxRange > 0 && n > int64(r.lim.MaxRange) {
 		return nil, r.limitErr("range too big: the sandbox blocks ranges larger than MAX_RANGE (%d)", r.lim.MaxRange)
 	}
@@ -100,6 +95,17 @@ func globalRange(r *Renderer, args []any, kw []Kwarg) (any, error) {
 		out[i] = start + int64(i)*step
 	}
 	return out, nil
+}
+
+// RangeLen is len(range(start, stop, step)) for a non-zero step.
+func RangeLen(start, stop, step int64) int64 {
+	switch {
+	case step > 0 && stop > start:
+		return (stop - start + step - 1) / step
+	case step < 0 && stop < start:
+		return (start - stop - step - 1) / -step
+	}
+	return 0
 }
 
 func globalDict(_ *Renderer, args []any, kw []Kwarg) (any, error) {

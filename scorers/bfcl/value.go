@@ -1,6 +1,7 @@
 package bfcl
 
 import (
+	"github.com/pocketeval/pocketeval/internal/jinja"
 	"math"
 	"sort"
 	"strconv"
@@ -228,42 +229,7 @@ func quote(s string) string {
 }
 
 // formatFloat is Python's repr(float).
-func formatFloat(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case math.IsNaN(f):
-		return "nan"
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64)
-	mant, expS, _ := strings.Cut(e, "e")
-	exp, _ := strconv.Atoi(expS)
-	sign := ""
-	if strings.HasPrefix(mant, "-") {
-		sign, mant = "-", mant[1:]
-	}
-	digits := strings.Replace(mant, ".", "", 1)
-	if exp < -4 || exp >= 16 {
-		m := digits[:1]
-		if len(digits) > 1 {
-			m += "." + digits[1:]
-		}
-		es := "+"
-		if exp < 0 {
-			es, exp = "-", -exp
-		}
-		return sign + m + "e" + es + strconv.Itoa(exp/10) + strconv.Itoa(exp%10)
-	}
-	if exp < 0 {
-		return sign + "0." + strings.Repeat("0", -exp-1) + digits
-	}
-	if len(digits) <= exp+1 {
-		return sign + digits + strings.Repeat("0", exp+1-len(digits)) + ".0"
-	}
-	return sign + digits[:exp+1] + "." + digits[exp+1:]
-}
+func formatFloat(f float64) string { return jinja.FormatFloat(f) }
 
 // sortedKeys returns a map's keys in order (determinism).
 func sortedKeys[V any](m map[string]V) []string {

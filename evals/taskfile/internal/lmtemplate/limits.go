@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/ardanlabs/jinja"
+
+	pejinja "github.com/pocketeval/pocketeval/internal/jinja"
 )
 
 // Limits of one render, as Python's sandboxed Jinja and pocketeval's chat
@@ -111,12 +113,7 @@ func (b *budget) helpers() (rng, iter jinja.Value) {
 		if step == 0 {
 			return jinja.Undefined(), fmt.Errorf("range() arg 3 must not be zero")
 		}
-		var n int64
-		if step > 0 && stop > start {
-			n = (stop - start + step - 1) / step
-		} else if step < 0 && stop < start {
-			n = (start - stop - step - 1) / -step
-		}
+		n := pejinja.RangeLen(start, stop, step)
 		if n > maxRange {
 			return jinja.Undefined(), fmt.Errorf("line %d: %w: range too big: the sandbox blocks ranges larger than MAX_RANGE (%d)", b.line, ErrLimit, maxRange)
 		}
