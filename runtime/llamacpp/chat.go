@@ -61,7 +61,7 @@ func (r *Runtime) setChat() error {
 			src, c.source, c.addBOS = chattemplate.ChatML, "fallback:chatml (the model has no chat template)", r.addBOS
 		}
 	}
-	t, err := chattemplate.Parse(src)
+	t, err := chattemplate.ParseFile(c.source, src)
 	if err != nil {
 		if r.opts.ChatTemplate != "" {
 			return fmt.Errorf("chat template (%s): %w", c.source, err)
