@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/pocketeval/pocketeval/runtime/chat"
 )
 
 // Runtime generates text. Implementations must be safe for concurrent use by
@@ -66,27 +68,12 @@ type LoglikResult struct {
 	Tokens int `json:"tokens"`
 }
 
-// Message is one chat turn.
-type Message struct {
-	Role    string `json:"role"` // "system", "user", "assistant", "tool"
-	Content string `json:"content"`
-	// ToolCalls are the calls an assistant turn made (OpenAI's
-	// tool_calls).
-	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
-	// ToolCallID and Name identify the call a "tool" turn answers.
-	ToolCallID string `json:"tool_call_id,omitempty"`
-	Name       string `json:"name,omitempty"`
-	// ReasoningContent is an assistant turn's reasoning, for templates
-	// that render it (reasoning_content).
-	ReasoningContent string `json:"reasoning_content,omitempty"`
-}
+// Message is one chat message (package chat, which the chat template
+// engine shares).
+type Message = chat.Message
 
-// ToolCall is one function call: its name and its arguments as JSON text.
-type ToolCall struct {
-	ID        string `json:"id,omitempty"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
+// ToolCall is one function call (package chat).
+type ToolCall = chat.ToolCall
 
 // Request is one generation request. Exactly one of Messages (chat: the
 // runtime applies the model's chat template) and Prompt (raw text, no
@@ -210,6 +197,11 @@ type Bencher interface {
 type BenchRequest struct {
 	NPrompt int // prompt tokens (0: skip prefill, decode from a 1-token context)
 	NGen    int // generated tokens (0: prefill only)
+	// Depth is the number of tokens put in the KV cache, untimed, before
+	// the measured prompt (llama-bench's -d); the prompt and the decoded
+	// tokens come after them. A runtime that cannot do it returns an
+	// error wrapping ErrNotSupported for Depth > 0.
+	Depth int
 	// Stepwise decodes with one engine call per decoding step (the loop
 	// Generate uses), instead of one call for the whole request; the
 	// speculative-decoding counts below need it. A runtime that always

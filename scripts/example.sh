@@ -11,6 +11,6 @@ export PATH=$PATH:/usr/local/go/bin
 export POCKETEVAL_DATA=${POCKETEVAL_DATA:-$(cd "$root/.." && pwd)/shared/datasets}
 export POCKETEVAL_LLAMA_LIB=${POCKETEVAL_LLAMA_LIB:-$("$here/setup-llamacpp.sh")}
 models=${POCKETEVAL_MODELS:-$(cd "$root/.." && pwd)/shared/models}
-go build -o bin/pocketeval ./cmd/pocketeval
+go build -buildvcs=auto -o bin/pocketeval ./cmd/pocketeval
 bin/pocketeval run --runtime llamacpp --model "$models/gguf/stories260K.gguf" \
 	--tasks gsm8k --limit 50 --max-tokens 128 --concurrency 2 --out "${OUT:-runs/example}" "$@"

@@ -84,8 +84,10 @@ func keysOf(k keyKind) []string {
 
 // Output types.
 const (
-	GenerateUntil  = "generate_until"
-	MultipleChoice = "multiple_choice"
+	GenerateUntil        = "generate_until"
+	MultipleChoice       = "multiple_choice"
+	Loglikelihood        = "loglikelihood"         // loglik.go
+	LoglikelihoodRolling = "loglikelihood_rolling" // loglik.go
 )
 
 // Config is a decoded task file.
@@ -219,13 +221,10 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 		return nil, &Error{File: file, Field: "dataset_path", Err: errors.New("missing")}
 	}
 	switch c.OutputType {
-	case GenerateUntil, MultipleChoice:
-	case "loglikelihood", "loglikelihood_rolling":
-		v := raw["output_type"]
-		return nil, v.errorf("output_type", "%s: %w (generate_until and multiple_choice are)", c.OutputType, ErrUnsupported)
+	case GenerateUntil, MultipleChoice, Loglikelihood, LoglikelihoodRolling:
 	default:
 		v := raw["output_type"]
-		return nil, v.errorf("output_type", "unknown output type %q (want generate_until or multiple_choice)", c.OutputType)
+		return nil, v.errorf("output_type", "unknown output type %q (want generate_until, multiple_choice, loglikelihood or loglikelihood_rolling)", c.OutputType)
 	}
 	for _, key := range []string{"tag", "group"} {
 		if v, ok := raw[key]; ok {

@@ -6,13 +6,13 @@ import (
 	"sort"
 
 	"github.com/pocketeval/pocketeval/internal/jinja"
-	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/chat"
 )
 
 // toValue converts a Go value to a template value. Maps become dicts with
 // sorted keys (Go maps have no order); json.RawMessage keeps the order
 // and number types of its JSON, as Python's json.loads does;
-// runtime.Message becomes the dict an OpenAI-style message is.
+// chat.Message becomes the dict an OpenAI-style message is.
 func toValue(v any) any {
 	switch x := v.(type) {
 	case nil:
@@ -25,9 +25,9 @@ func toValue(v any) any {
 			return jinja.Undefined{}
 		}
 		return val
-	case runtime.Message:
+	case chat.Message:
 		return messageValue(x)
-	case []runtime.Message:
+	case []chat.Message:
 		items := make([]any, len(x))
 		for i, m := range x {
 			items[i] = messageValue(m)
@@ -97,7 +97,7 @@ func toValue(v any) any {
 // {"id", "type": "function", "function": {"name", "arguments"}}, the
 // arguments a dict when they are a JSON object, as templates expect),
 // a tool result's tool_call_id and name, and reasoning_content.
-func messageValue(m runtime.Message) any {
+func messageValue(m chat.Message) any {
 	d := jinja.NewDict()
 	d.Set("role", m.Role)
 	d.Set("content", m.Content)

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 )
 
 // chatConfig is what renders chat requests for a package, read once from

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 )
 
 // chatPackage writes an MNN package directory holding only what chat

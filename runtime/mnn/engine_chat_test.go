@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 )
 
 // recorder passes every call to the real engine and keeps the prompts fed

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/pocketeval/pocketeval/bench"
-	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
+	"github.com/pocketeval/pocketeval/runtime"
 )
 
 func TestNewCmdBench(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pocketeval/pocketeval/runtime/chattemplate"
-	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
+	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 )
 
 // chatTemplateOptions reads --chat-template and --thinking: the override

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
-	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 	"github.com/spf13/pflag"
 )
 
@@ -83,7 +83,7 @@ type fakeFlags struct{}
 
 func (fakeFlags) AddFlags(*pflag.FlagSet)                     {}
 func (fakeFlags) Validate(drivers.Common) error               { return nil }
-func (fakeFlags) Model(drivers.Common) (results.Model, error) { return results.Model{}, nil }
+func (fakeFlags) Model(drivers.Common) (drivers.Model, error) { return drivers.Model{}, nil }
 func (fakeFlags) Open(context.Context, drivers.Common) (runtime.Runtime, error) {
 	return cliRuntime{}, nil
 }

@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/internal/sharedtest"
 	"github.com/pocketeval/pocketeval/results"
-	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 	"github.com/pocketeval/pocketeval/runtime/llamacpp"
 )
 

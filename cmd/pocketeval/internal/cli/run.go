@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pocketeval/pocketeval/internal/texttab"
 	"io"
 	"math"
 	"os"
@@ -12,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -150,9 +150,9 @@ silently — a missing dataset fails with the command that fetches it.`,
 	}
 	fl := cmd.Flags()
 	opts.Runtime.AddFlags(fl)
-	fl.StringSliceVar(&opts.Tasks, "tasks", nil, "comma-separated task names (see `pocketeval tasks`)")
+	fl.StringSliceVar(&opts.Tasks, "tasks", nil, "comma-separated task `NAMES` (pocketeval tasks lists them)")
 	fl.StringVar(&opts.Suite, "suite", "", "run a named suite of tasks (e.g. pocket11)")
-	fl.IntVar(&opts.Limit, "limit", 0, "evaluate only the first N samples of each task (0 = all)")
+	fl.Var((*limitValue)(&opts.Limit), "limit", "evaluate only the first N samples of each task (0 = all)")
 	fl.StringVar(&opts.Out, "out", "", "result directory (resumed if it exists)")
 	fl.StringVar(&opts.DataDir, "data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory (default $POCKETEVAL_DATA, else the pocketeval cache)")
 	fl.StringVar(&opts.DatasetFile, "dataset-file", "", "replace the task's dataset file (one task only), e.g. a private IFEval-zh in the public schema")
@@ -351,7 +351,7 @@ func (opts *RunOptions) runnerOptions(tasks []evals.Task) runner.Options {
 func (opts *RunOptions) runError(ctx context.Context, res *runner.Result, err error) error {
 	var missing *evals.MissingDataError
 	if errors.As(err, &missing) {
-		return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("%w\n%s", err, datasets.MissingHint(missing.Task, opts.DataDir, opts.DataDirSource))}
+		return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("%w\n%s", err, missingDataHint(missing.Task, opts.DataDir, opts.DataDirSource))}
 	}
 	var mm *runner.ConfigMismatchError
 	var de *evals.DataError
@@ -451,7 +451,7 @@ func (opts *RunOptions) report(res *runner.Result) error {
 // headline metric first (the number suites, gates and leaderboards report),
 // then the other metrics.
 func PrintSummary(w io.Writer, s *results.Summary) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := texttab.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TASK\tMETRIC\tVALUE\t95% CI\tN\tEXTRACT FAIL\tTRUNCATED\tDECODE TOK/S")
 	for _, name := range s.Order {
 		ts := s.Tasks[name]
@@ -466,7 +466,7 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, head,
-			pct(m.Mean), interval(m), m.N, optPct(ts.ExtractionFailureRate),
+			metricValue(head, m.Mean), interval(m), m.N, optPct(ts.ExtractionFailureRate),
 			optPct(ts.TruncationRate), decodeTPS(ts.Timing))
 		others := make([]string, 0, len(ts.Metrics))
 		for k := range ts.Metrics {
@@ -477,7 +477,7 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 		sort.Strings(others)
 		for _, k := range others {
 			m := ts.Metrics[k]
-			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t\t\t\n", k, pct(m.Mean), interval(m), m.N)
+			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t\t\t\n", k, metricValue(k, m.Mean), interval(m), m.N)
 		}
 	}
 	tw.Flush()
@@ -517,6 +517,15 @@ func pct(x float64) string {
 		return "?"
 	}
 	return strconv.FormatFloat(100*x, 'f', 2, 64)
+}
+
+// metricValue shows a metric: a proportion ×100, a perplexity or bits per
+// byte as it is (results.IsRate).
+func metricValue(metric string, x float64) string {
+	if !results.IsRate(metric) && !math.IsNaN(x) {
+		return strconv.FormatFloat(x, 'f', 4, 64)
+	}
+	return pct(x)
 }
 
 func optPct(x *float64) string {

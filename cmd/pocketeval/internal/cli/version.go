@@ -1,6 +1,7 @@
 package cli
 
 import (
+	_ "embed"
 	"fmt"
 	"io"
 	goruntime "runtime"
@@ -17,6 +18,13 @@ import (
 // Version is set at link time (-ldflags "-X .../internal/cli.Version=v1.2.3");
 // otherwise the module version or "devel".
 var Version = ""
+
+// archiveRevision is revision.txt: "$Format:%H$" in a checkout, the commit
+// itself in a source archive made by git archive (.gitattributes marks the
+// file export-subst). It is the revision of a build Go did not stamp.
+//
+//go:embed revision.txt
+var archiveRevision string
 
 // BuildInfo is what `pocketeval version` reports and manifests record.
 type BuildInfo struct {
@@ -42,10 +50,28 @@ func ReadBuildInfo() BuildInfo {
 			}
 		}
 	}
+	if bi.Revision == "" {
+		bi.Revision = substitutedRevision(archiveRevision)
+	}
 	if bi.Version == "" {
 		bi.Version = "devel"
 	}
 	return bi
+}
+
+// substitutedRevision returns the commit git archive wrote into
+// revision.txt, or "" while the file still holds its placeholder.
+func substitutedRevision(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) < 7 || strings.HasPrefix(s, "$Format") {
+		return ""
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return ""
+		}
+	}
+	return s
 }
 
 // Results is the build info as result manifests record it.
