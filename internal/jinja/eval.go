@@ -1196,63 +1196,7 @@ func arith(op string, l, rv any) (any, error) {
 	ai, aInt := l.(int64)
 	bi, bInt := rv.(int64)
 	if aInt && bInt {
-		switch op {
-		case "+":
-			s := ai + bi
-			if (s > ai) != (bi > 0) {
-				return nil, fmt.Errorf("integer overflow (beyond 64 bits)")
-			}
-			return s, nil
-		case "-":
-			s := ai - bi
-			if (s < ai) != (bi > 0) {
-				return nil, fmt.Errorf("integer overflow (beyond 64 bits)")
-			}
-			return s, nil
-		case "*":
-			if ai != 0 && (ai*bi/ai != bi || ai == -1 && bi == math.MinInt64) {
-				return nil, fmt.Errorf("integer overflow (beyond 64 bits)")
-			}
-			return ai * bi, nil
-		case "/":
-			if bi == 0 {
-				return nil, fmt.Errorf("division by zero")
-			}
-			return float64(ai) / float64(bi), nil
-		case "//":
-			if bi == 0 {
-				return nil, fmt.Errorf("integer division or modulo by zero")
-			}
-			q := ai / bi
-			if (ai%bi != 0) && ((ai < 0) != (bi < 0)) {
-				q--
-			}
-			return q, nil
-		case "%":
-			if bi == 0 {
-				return nil, fmt.Errorf("integer division or modulo by zero")
-			}
-			m := ai % bi
-			if m != 0 && (m < 0) != (bi < 0) {
-				m += bi
-			}
-			return m, nil
-		case "**":
-			if bi < 0 {
-				return math.Pow(float64(ai), float64(bi)), nil
-			}
-			res := int64(1)
-			for range bi {
-				if ai != 0 && (res*ai/ai != res) {
-					return nil, fmt.Errorf("integer overflow (beyond 64 bits)")
-				}
-				res *= ai
-				if res == 0 || res == 1 && ai == 1 {
-					break
-				}
-			}
-			return res, nil
-		}
+		return IntOp(op, ai, bi)
 	}
 	a, b := toFloat(l), toFloat(rv)
 	switch op {
