@@ -119,6 +119,9 @@ type Output struct {
 	Prompt string
 	// Loglik holds per-choice log-likelihood results in log-likelihood mode.
 	Loglik []runtime.LoglikResult
+	// ToolCalls are the function calls the runtime parsed out of the
+	// answer (requests with tools).
+	ToolCalls []runtime.ToolCall
 }
 
 // LogProbs are the summed log-probabilities of Loglik, in choice order.

@@ -180,7 +180,7 @@ func generateOne(ctx context.Context, o Options, wi workItem, s evals.Sample, pc
 	rec.RenderedPrompt = resp.RenderedPrompt
 	rec.FinishReason = resp.FinishReason
 	rec.PromptTokens, rec.CompletionTokens = resp.PromptTokens, resp.CompletionTokens
-	out := evals.Output{Raw: resp.Text, Text: resp.Text, FinishReason: resp.FinishReason, Prompt: req.Prompt}
+	out := evals.Output{Raw: resp.Text, Text: resp.Text, FinishReason: resp.FinishReason, Prompt: req.Prompt, ToolCalls: resp.ToolCalls}
 	th := evals.SplitThinking(resp.Text, evals.PromptOpensThinking(resp.RenderedPrompt), resp.FinishReason == runtime.FinishLength)
 	rec.Thinking = th.State
 	if o.StripThinking {
