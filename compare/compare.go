@@ -22,6 +22,10 @@ type Options struct {
 	Seed uint64
 	// Tasks restricts the comparison ("" = every task both runs have).
 	Tasks []string
+	// AllowUnlike compares runs that differ in what decides scores
+	// (Unlike) instead of refusing them; the comparison lists the
+	// differences in Unlike.
+	AllowUnlike bool
 }
 
 // TaskComparison is the comparison of one task.
@@ -35,7 +39,15 @@ type TaskComparison struct {
 	AggregateA  float64 `json:"aggregate_a"`
 	AggregateB  float64 `json:"aggregate_b"`
 	Significant bool    `json:"significant"`
+	// Basis says what the paired test ran on when it is not Metric's own
+	// per-sample values ("pass@1 per problem from per-sample pass").
+	Basis string `json:"basis,omitempty"`
+	// NoTest says why no paired test could be run ("" when one was).
+	NoTest string `json:"no_test,omitempty"`
 }
+
+// Tested reports whether a paired test was run.
+func (tc TaskComparison) Tested() bool { return tc.NoTest == "" }
 
 // Comparison is the result of comparing run B against run A.
 type Comparison struct {
@@ -44,6 +56,13 @@ type Comparison struct {
 	Tasks []TaskComparison `json:"tasks"`
 	// Skipped lists tasks present in only one run.
 	Skipped []string `json:"skipped,omitempty"`
+	// Unlike lists the settings deciding scores in which the runs differ
+	// (only with Options.AllowUnlike: otherwise they are refused).
+	Unlike []string `json:"unlike,omitempty"`
+	// LimitA and LimitB are the runs' --limit (0: every sample): a
+	// limited run's numbers are not the benchmark's.
+	LimitA int `json:"limit_a,omitempty"`
+	LimitB int `json:"limit_b,omitempty"`
 }
 
 // AlignmentError explains why two runs cannot be compared on a task.
@@ -66,7 +85,13 @@ func Runs(a, b *rundir.Run, o Options) (*Comparison, error) {
 	if o.Resamples == 0 {
 		o.Resamples = 10000
 	}
-	c := &Comparison{A: a.Dir, B: b.Dir, Alpha: o.Alpha}
+	c := &Comparison{A: a.Dir, B: b.Dir, Alpha: o.Alpha, LimitA: a.Manifest.Config.Limit, LimitB: b.Manifest.Config.Limit}
+	if diffs := Unlike(a, b); len(diffs) > 0 {
+		if !o.AllowUnlike {
+			return nil, &UnlikeError{Diffs: diffs}
+		}
+		c.Unlike = diffs
+	}
 	want := map[string]bool{}
 	for _, t := range o.Tasks {
 		want[t] = true
@@ -139,11 +164,11 @@ func compareTask(a, b *rundir.Run, task string, o Options) (*TaskComparison, err
 	if sb.PrimaryMetric != metric {
 		return nil, &AlignmentError{Task: task, Reason: fmt.Sprintf("different primary metrics %q and %q (task versions %s and %s)", metric, sb.PrimaryMetric, sa.Version, sb.Version)}
 	}
-	va, err := a.PerSample(task, metric)
+	va, basis, err := pairedValues(a, task, metric)
 	if err != nil {
 		return nil, err
 	}
-	vb, err := b.PerSample(task, metric)
+	vb, _, err := pairedValues(b, task, metric)
 	if err != nil {
 		return nil, err
 	}
@@ -164,11 +189,12 @@ func compareTask(a, b *rundir.Run, task string, o Options) (*TaskComparison, err
 		return nil, &AlignmentError{Task: task, Reason: fmt.Sprintf("%d samples only in A (e.g. %s), %d only in B (e.g. %s); compare runs with the same --limit/--shard, and re-run failed samples",
 			len(onlyA), firstFew(onlyA), len(onlyB), firstFew(onlyB))}
 	}
-	tc := &TaskComparison{Task: task, Metric: metric,
+	tc := &TaskComparison{Task: task, Metric: metric, Basis: basis,
 		AggregateA: sa.Metrics[metric].Mean, AggregateB: sb.Metrics[metric].Mean}
 	if len(va) == 0 {
 		// Aggregate-only metric: no per-sample pairing possible.
 		tc.PairedResult = stats.PairedResult{MeanA: tc.AggregateA, MeanB: tc.AggregateB, Diff: tc.AggregateB - tc.AggregateA, P: 1, Test: "none (no per-sample values)"}
+		tc.NoTest = fmt.Sprintf("no per-sample values of %s", metric)
 		return tc, nil
 	}
 	keys := rundir.SortedKeys(va)
