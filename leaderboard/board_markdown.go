@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/rundir"
 )
 
 // Markdown renders the board as Markdown: the capability groups, the table
@@ -124,7 +126,7 @@ func (b *Board) markdownFronts(s *strings.Builder) {
 
 func mdCI(c Cell) string {
 	if !c.HasCI() {
-		return "(no CI)"
+		return "(" + rundir.NoCI + ")"
 	}
 	return fmt.Sprintf("[%.1f, %.1f]", c.Lo, c.Hi)
 }
