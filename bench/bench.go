@@ -67,6 +67,20 @@ type Config struct {
 	// Speculative measures every test twice, stepwise, without and with
 	// speculative decoding (OpenRequest.Speculative).
 	Speculative bool
+	// Depths runs every test at each depth: that many tokens already in
+	// the KV cache, computed untimed before the test (llama-bench's -d).
+	// Nil or [0] is depth 0 only.
+	Depths []int
+	// Thermal, when not nil, records the CPU frequencies and thermal
+	// zones before each test and after each repetition (thermal.go).
+	Thermal *Thermal
+	// Cooldown, when not nil, waits before each test's load until the
+	// device is cool enough (it needs Thermal).
+	Cooldown *Cooldown
+	// Prompts, when not nil, replaces the synthetic tests with one row
+	// timing a task's real requests (latency.go); Reps is then the number
+	// of passes over them.
+	Prompts *Prompts
 }
 
 // EnergyConfig configures the energy measurement.
@@ -88,22 +102,40 @@ type PG struct{ Prompt, Gen int }
 
 // Test is one line of the report.
 type Test struct {
-	Name    string `json:"name"` // pp512, tg128, pp512+tg128
+	Name    string `json:"name"` // pp512, tg128, pp512+tg128, pp512@d2048
 	NPrompt int    `json:"n_prompt"`
 	NGen    int    `json:"n_gen"`
+	// Depth is the number of tokens in the KV cache before the test.
+	Depth int `json:"n_depth,omitempty"`
 }
 
-// Tests lists the tests c selects, in llm_bench's order: pp, tg, then pg.
+// Tests lists the tests c selects, in llm_bench's order: pp, tg, then pg;
+// with Depths, that list at every depth in turn (llama-bench's order),
+// named "@dN" for a depth N > 0.
 func (c Config) Tests() []Test {
-	var ts []Test
+	var base []Test
 	if c.Prompt > 0 {
-		ts = append(ts, Test{Name: fmt.Sprintf("pp%d", c.Prompt), NPrompt: c.Prompt})
+		base = append(base, Test{Name: fmt.Sprintf("pp%d", c.Prompt), NPrompt: c.Prompt})
 	}
 	if c.Gen > 0 {
-		ts = append(ts, Test{Name: fmt.Sprintf("tg%d", c.Gen), NGen: c.Gen})
+		base = append(base, Test{Name: fmt.Sprintf("tg%d", c.Gen), NGen: c.Gen})
 	}
 	for _, pg := range c.PG {
-		ts = append(ts, Test{Name: fmt.Sprintf("pp%d+tg%d", pg.Prompt, pg.Gen), NPrompt: pg.Prompt, NGen: pg.Gen})
+		base = append(base, Test{Name: fmt.Sprintf("pp%d+tg%d", pg.Prompt, pg.Gen), NPrompt: pg.Prompt, NGen: pg.Gen})
+	}
+	depths := c.Depths
+	if len(depths) == 0 {
+		depths = []int{0}
+	}
+	var ts []Test
+	for _, d := range depths {
+		for _, t := range base {
+			if d > 0 {
+				t.Depth = d
+				t.Name += fmt.Sprintf("@d%d", d)
+			}
+			ts = append(ts, t)
+		}
 	}
 	return ts
 }
@@ -117,8 +149,19 @@ func (c Config) validate() error {
 			return fmt.Errorf("pg %d,%d: both lengths must be positive", pg.Prompt, pg.Gen)
 		}
 	}
-	if len(c.Tests()) == 0 {
+	for _, d := range c.Depths {
+		if d < 0 {
+			return fmt.Errorf("depth %d: must not be negative", d)
+		}
+	}
+	if err := c.Prompts.validate(); err != nil {
+		return err
+	}
+	if len(c.Tests()) == 0 && c.Prompts == nil {
 		return errors.New("no tests selected")
+	}
+	if c.Cooldown != nil && c.Thermal == nil {
+		return errors.New("cool-down: no thermal sysfs to read")
 	}
 	if c.Center != "" && c.Center != "mean" && c.Center != "median" {
 		return fmt.Errorf("center %q: want mean or median", c.Center)
@@ -141,6 +184,9 @@ type OpenRequest struct {
 	Test Test
 	// Speculative asks for the runtime with speculative decoding on.
 	Speculative bool
+	// Prompts asks for the runtime as `run` opens it, to serve a task's
+	// real requests (Config.Prompts), not synthetic ones.
+	Prompts bool
 }
 
 // Opener opens the runtime under test. Run calls it once per test (twice
@@ -232,6 +278,24 @@ type Row struct {
 	// Speculative is the same test with speculative decoding
 	// (Config.Speculative).
 	Speculative *Speculative `json:"speculative,omitempty"`
+	// Cooldown is the wait before the test's load (Config.Cooldown).
+	Cooldown *CooldownWait `json:"cooldown,omitempty"`
+	// Thermal are the CPU frequencies and thermal zones before the load
+	// (Rep -1) and after every repetition (Config.Thermal; left out when
+	// the device exposes neither).
+	Thermal []ThermalState `json:"thermal,omitempty"`
+	// Phases are the cold and steady-state speeds (2 repetitions or more).
+	Phases *Phases `json:"phases,omitempty"`
+	// Latency is the row of Config.Prompts: a task's real requests.
+	Latency *Latency `json:"latency,omitempty"`
+}
+
+// CooldownWait is how a test's cool-down went.
+type CooldownWait struct {
+	TargetC float64 `json:"target_c"`
+	Zone    Zone    `json:"zone"` // the hottest matching zone at the end of the wait
+	WaitedS float64 `json:"waited_s"`
+	Reached bool    `json:"reached"`
 }
 
 // Speculative is a test measured with speculative decoding.
@@ -326,11 +390,21 @@ func Run(ctx context.Context, open Opener, model string, cfg Config, probe Probe
 	if gp, ok := probe.(GoMemoryProbe); ok {
 		m.goBase = gp.GoMemory()
 	}
-	for i, t := range cfg.Tests() {
+	tests := cfg.Tests()
+	if cfg.Prompts != nil {
+		tests = []Test{{Name: "prompts:" + cfg.Prompts.Task}}
+	}
+	for i, t := range tests {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		row, info, err := m.test(ctx, open, t, OpenRequest{Test: t}, cfg.Energy)
+		var row Row
+		var info runtime.Info
+		if cfg.Prompts != nil {
+			row, info, err = m.latency(ctx, open, cfg.Prompts)
+		} else {
+			row, info, err = m.test(ctx, open, t, OpenRequest{Test: t}, cfg.Energy)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -341,7 +415,7 @@ func Run(ctx context.Context, open Opener, model string, cfg Config, probe Probe
 				warn("peak memory counts from process start: %v", m.resetErr)
 			}
 		}
-		if cfg.Speculative {
+		if cfg.Speculative && cfg.Prompts == nil {
 			srow, sinfo, err := m.test(ctx, open, t, OpenRequest{Test: t, Speculative: true}, nil)
 			if err != nil {
 				return nil, fmt.Errorf("bench %s with speculative decoding: %w", t.Name, err)
@@ -353,6 +427,9 @@ func Run(ctx context.Context, open Opener, model string, cfg Config, probe Probe
 		}
 		if t.NGen > 0 && slices.Min(row.GenTokens) < t.NGen {
 			warn("%s: a stop token ended decoding early (decoded %v tokens); decode speed counts the tokens decoded", t.Name, row.GenTokens)
+		}
+		if c := row.Cooldown; c != nil && !c.Reached {
+			warn("%s: the device did not cool to %g°C within the cool-down's limit (%s at %.1f°C after %.0f s): measured warm", t.Name, c.TargetC, c.Zone.Type, c.Zone.C, c.WaitedS)
 		}
 		if row.Energy != nil {
 			for _, w := range row.Energy.Warnings {
@@ -410,19 +487,40 @@ type measurer struct {
 // test opens the runtime for req, measures t on it and closes it. The row's
 // Speculative field carries the draft totals when req.Speculative.
 func (m *measurer) test(ctx context.Context, open Opener, t Test, req OpenRequest, en *EnergyConfig) (Row, runtime.Info, error) {
-	row := Row{Test: t, Stepwise: m.cfg.Speculative}
-	row.Memory.Test = t.Name
+	row := Row{Test: t, Stepwise: m.cfg.Speculative || t.Depth > 0}
+	info, err := m.measure(ctx, open, req, &row, func(rt runtime.Runtime) error {
+		b, ok := rt.(runtime.Bencher)
+		if !ok {
+			return fmt.Errorf("bench: runtime %T has no synthetic benchmark: %w", rt, runtime.ErrNotSupported)
+		}
+		return m.runs(ctx, b, &row, en)
+	})
+	return row, info, err
+}
+
+// measure waits for the cool-down, opens the runtime for req, runs work
+// on it, closes it and records the row's load time and memory (the peak
+// is reset before the load).
+func (m *measurer) measure(ctx context.Context, open Opener, req OpenRequest, row *Row, work func(runtime.Runtime) error) (runtime.Info, error) {
+	row.Memory.Test = row.Name
 	row.Memory.BaselineBytes = m.base
+	if c := m.cfg.Cooldown; c != nil {
+		z, waited, reached, err := c.Wait(ctx, *m.cfg.Thermal)
+		if err != nil {
+			return runtime.Info{}, fmt.Errorf("bench %s: %w", row.Name, err)
+		}
+		row.Cooldown = &CooldownWait{TargetC: c.TargetC, Zone: z, WaitedS: waited.Seconds(), Reached: reached}
+	}
+	m.snapshot(row, -1)
 	if err := m.probe.ResetPeak(); err != nil {
 		m.resetErr = err
 	} else {
 		row.Memory.PeakReset = true
 	}
-
 	start := time.Now()
 	rt, err := open(ctx, req)
 	if err != nil {
-		return row, runtime.Info{}, fmt.Errorf("bench %s: %w", t.Name, err)
+		return runtime.Info{}, fmt.Errorf("bench %s: %w", row.Name, err)
 	}
 	row.LoadSeconds = time.Since(start).Seconds()
 	defer rt.Close()
@@ -430,12 +528,8 @@ func (m *measurer) test(ctx context.Context, open Opener, t Test, req OpenReques
 	if d, ok := rt.(runtime.Describer); ok {
 		info = d.Describe()
 	}
-	b, ok := rt.(runtime.Bencher)
-	if !ok {
-		return row, info, fmt.Errorf("bench: runtime %T has no synthetic benchmark: %w", rt, runtime.ErrNotSupported)
-	}
-	if err := m.runs(ctx, b, &row, en); err != nil {
-		return row, info, fmt.Errorf("bench %s: %w", t.Name, err)
+	if err := work(rt); err != nil {
+		return info, fmt.Errorf("bench %s: %w", row.Name, err)
 	}
 	if _, peak, err := m.probe.Memory(); err == nil {
 		row.Memory.PeakBytes = peak
@@ -446,7 +540,21 @@ func (m *measurer) test(ctx context.Context, open Opener, t Test, req OpenReques
 			row.Memory.EngineBytes -= row.Memory.GoBytes
 		}
 	}
-	return row, info, nil
+	return info, nil
+}
+
+// snapshot records the thermal state after repetition rep (-1: before
+// the load) when Config.Thermal is set and the device exposes any.
+func (m *measurer) snapshot(row *Row, rep int) {
+	if m.cfg.Thermal == nil {
+		return
+	}
+	st := m.cfg.Thermal.Read()
+	if len(st.Freqs) == 0 && len(st.Zones) == 0 {
+		return
+	}
+	st.Rep = rep
+	row.Thermal = append(row.Thermal, st)
 }
 
 // runs runs the row's test reps+1 times and drops the first run. With en,
@@ -455,7 +563,7 @@ func (m *measurer) runs(ctx context.Context, b runtime.Bencher, row *Row, en *En
 	t := row.Test
 	var pre, dec, ftl []float64
 	var spec Speculative
-	breq := runtime.BenchRequest{NPrompt: t.NPrompt, NGen: t.NGen, Stepwise: m.cfg.Speculative}
+	breq := runtime.BenchRequest{NPrompt: t.NPrompt, NGen: t.NGen, Depth: t.Depth, Stepwise: row.Stepwise}
 	record := func(res runtime.BenchResult) error {
 		if t.NPrompt > 0 {
 			if res.PrefillTime <= 0 {
@@ -521,6 +629,7 @@ func (m *measurer) runs(ctx context.Context, b runtime.Bencher, row *Row, en *En
 			if i == 0 {
 				last *= time.Duration(inferences)
 			}
+			m.snapshot(row, i)
 			continue
 		}
 		round, w, err := en.Meter.Round(ctx, last, work)
@@ -529,9 +638,11 @@ func (m *measurer) runs(ctx context.Context, b runtime.Bencher, row *Row, en *En
 		}
 		rounds = append(rounds, round)
 		warns = append(warns, w...)
+		m.snapshot(row, i)
 	}
 	row.Prefill = Summarize(pre)
 	row.Decode = Summarize(dec)
+	row.Phases = phasesOf(row.Prefill, row.Decode)
 	row.FirstTokenMS = stats.Median(ftl)
 	if m.cfg.Speculative {
 		row.Speculative = &spec

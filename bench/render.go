@@ -74,6 +74,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	writeEnergy(&b, r)
 	writeSpeculative(&b, r)
+	writeLatency(&b, r) // render_device.go
+	writeDepths(&b, r)  // render_device.go
+	writeThermal(&b, r) // render_device.go
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(&b, "\nnote: %s", warn)
 	}
@@ -88,6 +91,9 @@ func writeSpeeds(b *strings.Builder, r *Report) {
 	b.WriteString("\n| test | prefill tok/s | prefill median | decode tok/s | decode median | first token ms | load s | peak RSS + |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, row := range r.Rows {
+		if row.Latency != nil {
+			continue
+		}
 		ftl := ""
 		if row.FirstTokenMS > 0 {
 			ftl = fmt.Sprintf("%.1f", row.FirstTokenMS)

@@ -203,6 +203,15 @@ type LoglikTask interface {
 	LoglikRequests(d *Dataset, s Sample, cfg PromptConfig) ([]runtime.LoglikRequest, error)
 }
 
+// RollingTask is implemented by log-likelihood tasks whose requests are
+// whole texts to score in windows of the model's context (lm-eval's
+// loglikelihood_rolling) when Rolling reports true: each request's
+// Continuation is the text, its Context empty, and the runtime must be a
+// runtime.RollingLoglikelihooder.
+type RollingTask interface {
+	Rolling() bool
+}
+
 // Setupper is implemented by tasks that need run-wide resources before
 // scoring (a sandbox worker pool). The runner calls Setup once and uses the
 // returned Task for the run, closing the Closer at the end.

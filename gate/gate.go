@@ -5,7 +5,6 @@
 package gate
 
 import (
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"math"
@@ -17,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/pocketeval/pocketeval/compare"
+	"github.com/pocketeval/pocketeval/internal/junit"
 	"github.com/pocketeval/pocketeval/rundir"
 	"github.com/pocketeval/pocketeval/suite"
 )
@@ -109,6 +109,10 @@ type Rule struct {
 	MaxDrop             *float64
 	MinScore            *float64
 	RequireSignificance *bool
+	// MinRelativeScore is the candidate's least score as a percentage of
+	// the baseline's (MLPerf Client's "at least x% of the native-precision
+	// model"), for gating a quantization against its reference.
+	MinRelativeScore *float64
 }
 
 // ReadPolicy reads and validates a policy file; taskFile names the task
@@ -341,8 +345,17 @@ func (pp policyParser) rule(n *yaml.Node, field string) (Rule, error) {
 			return set(&r.MinScore, pp.score, v, name)
 		case "require_significance":
 			return set(&r.RequireSignificance, pp.bool, v, name)
+		case "min_relative_score":
+			x, err := pp.float(v, name)
+			if err != nil {
+				return err
+			}
+			if !(x >= 0) || math.IsInf(x, 0) {
+				return pp.errorf(v, name, "must be a percentage >= 0, got %v", x)
+			}
+			r.MinRelativeScore = &x
 		default:
-			return pp.errorf(k, field, "unknown field %q (a rule has max_drop, min_score, require_significance)", key)
+			return pp.errorf(k, field, "unknown field %q (a rule has max_drop, min_score, min_relative_score, require_significance)", key)
 		}
 		return nil
 	})
@@ -405,6 +418,15 @@ func (p *Policy) rule(task string) (maxDrop *float64, minScore *float64, require
 	return
 }
 
+// minRelative is a task's min_relative_score (its own, else the
+// defaults').
+func (p *Policy) minRelative(task string) *float64 {
+	if r := p.Tasks[task].MinRelativeScore; r != nil {
+		return r
+	}
+	return p.Defaults.MinRelativeScore
+}
+
 // TaskVerdict is the gate's decision on one task.
 type TaskVerdict struct {
 	Task   string `json:"task"`
@@ -462,6 +484,10 @@ type GateResult struct {
 	Candidate  string   `json:"candidate"`
 	// Budgets are the policy's on-device budgets (AddBudgets).
 	Budgets []BudgetVerdict `json:"budgets,omitempty"`
+	// Warnings say what the gate compared but should not be trusted for a
+	// release: code tasks judged with official verdicts when the policy
+	// does not require isolated ones.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Gate applies the policy to candidate vs baseline. Scores, minimum
@@ -507,6 +533,7 @@ func Gate(baseline, candidate *rundir.Run, p *Policy, o Options) (*GateResult, e
 			v.Pass = false
 			v.Reasons = append(v.Reasons, fmt.Sprintf("%d samples failed in the candidate run; first: %s", ts.Errors, ts.FirstError))
 		}
+		g.warnOfficialVerdicts(tc.Task, p, baseline, candidate)
 		if want := p.CodeVerdictMode; want != "" {
 			for _, r := range []struct {
 				name string
@@ -615,6 +642,25 @@ func (g *GateResult) checkFloor(floor *float64) {
 	}
 }
 
+// warnOfficialVerdicts warns when a code task of either run was judged
+// with official verdicts and the policy does not require isolated ones:
+// the official harness's one-process rule passes forged results
+// (unittest.mock.ANY, objects with a forged __eq__, subclassed
+// containers ...), so such a gate can be gamed (docs/sandbox.md, "Verdict
+// modes").
+func (g *GateResult) warnOfficialVerdicts(task string, p *Policy, runs ...*rundir.Run) {
+	if p.CodeVerdictMode == "isolated" {
+		return
+	}
+	for _, r := range runs {
+		if mode, ok := codeVerdictMode(r, task); ok && mode == "official" {
+			g.Warnings = append(g.Warnings, fmt.Sprintf("%s: compared with official verdicts, which pass forged results; "+
+				"a release gate should set code_verdict_mode: isolated and run code tasks with --verdict-mode isolated", task))
+			return
+		}
+	}
+}
+
 // codeVerdictMode is the verdict mode a run judged a code task in, from
 // the "code:<task>" record of its manifest; ok is false for other tasks.
 // Runs made before the mode was recorded used the official one.
@@ -659,6 +705,10 @@ func verdict(tc compare.TaskComparison, base, cand rundir.SuiteRow, p *Policy) T
 		v.Pass = false
 		v.Reasons = append(v.Reasons, fmt.Sprintf("score %.2f is below the minimum %.2f", *cand.Score, *minScore))
 	}
+	if rel := p.minRelative(tc.Task); rel != nil && *base.Score > 0 && 100**cand.Score / *base.Score < *rel {
+		v.Pass = false
+		v.Reasons = append(v.Reasons, fmt.Sprintf("score %.2f is %.2f%% of the baseline's %.2f, below the required %.2f%%", *cand.Score, 100**cand.Score / *base.Score, *base.Score, *rel))
+	}
 	if maxDrop != nil && -delta > *maxDrop {
 		if !tc.Tested() {
 			v.Pass = false
@@ -675,29 +725,13 @@ func verdict(tc compare.TaskComparison, base, cand rundir.SuiteRow, p *Policy) T
 
 // JUnit renders the verdict as JUnit XML: one test case per task.
 func (g *GateResult) JUnit() ([]byte, error) {
-	type failure struct {
-		Message string `xml:"message,attr"`
-		Text    string `xml:",chardata"`
-	}
-	type testcase struct {
-		Name      string   `xml:"name,attr"`
-		Classname string   `xml:"classname,attr"`
-		Failure   *failure `xml:"failure,omitempty"`
-		SystemOut string   `xml:"system-out,omitempty"`
-	}
-	type suite struct {
-		XMLName  xml.Name   `xml:"testsuite"`
-		Name     string     `xml:"name,attr"`
-		Tests    int        `xml:"tests,attr"`
-		Failures int        `xml:"failures,attr"`
-		Cases    []testcase `xml:"testcase"`
-	}
-	s := suite{Name: "pocketeval gate"}
+	type failure = junit.Failure
+	type testcase = junit.Case
+	var cases []testcase
 	if len(g.Unlike) > 0 {
 		out := "the runs differ in what decides scores: " + strings.Join(g.Unlike, "; ")
-		s.Cases = append(s.Cases, testcase{Name: "comparable_runs", Classname: "pocketeval.gate", SystemOut: out,
+		cases = append(cases, testcase{Name: "comparable_runs", Classname: "pocketeval.gate", SystemOut: out,
 			Failure: &failure{Message: "unlike runs (compared with --allow-unlike)", Text: out}})
-		s.Failures++
 	}
 	limit := g.limitNote()
 	for _, v := range g.Tasks {
@@ -706,10 +740,9 @@ func (g *GateResult) JUnit() ([]byte, error) {
 			tc.SystemOut += " [" + limit + "]"
 		}
 		if !v.Pass {
-			s.Failures++
 			tc.Failure = &failure{Message: strings.Join(v.Reasons, "; "), Text: tc.SystemOut}
 		}
-		s.Cases = append(s.Cases, tc)
+		cases = append(cases, tc)
 	}
 	if g.AvgFloor != nil {
 		tc := testcase{Name: "suite_average", Classname: "pocketeval.gate"}
@@ -723,26 +756,17 @@ func (g *GateResult) JUnit() ([]byte, error) {
 				tc.Failure = &failure{Message: "suite average below floor", Text: tc.SystemOut}
 			}
 		}
-		if tc.Failure != nil {
-			s.Failures++
-		}
-		s.Cases = append(s.Cases, tc)
+		cases = append(cases, tc)
 	}
 	for _, v := range g.Budgets {
 		name, out, fail := v.junit()
 		tc := testcase{Name: name, Classname: "pocketeval.gate.budgets", SystemOut: out}
 		if fail != "" {
-			s.Failures++
 			tc.Failure = &failure{Message: fail, Text: out}
 		}
-		s.Cases = append(s.Cases, tc)
+		cases = append(cases, tc)
 	}
-	s.Tests = len(s.Cases)
-	out, err := xml.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(xml.Header), append(out, '\n')...), nil
+	return junit.Marshal("pocketeval gate", cases)
 }
 
 // Markdown renders the verdict for a CI step summary.

@@ -199,3 +199,26 @@ func TestOneSuiteAverage(t *testing.T) {
 		t.Errorf("gate verdict = %+v", v)
 	}
 }
+
+// min_relative_score: the candidate's score as a percentage of the
+// baseline's, per task or by default (a quantization gated against its
+// reference precision).
+func TestGateMinRelativeScore(t *testing.T) {
+	t.Parallel()
+	base := map[string][]float64{"ifeval": rundirtest.Pattern(300, 200), "gsm8k": rundirtest.Pattern(300, 150)}
+	cand := map[string][]float64{"ifeval": rundirtest.Pattern(300, 196), "gsm8k": rundirtest.Pattern(300, 140)}
+	a := rundirtest.MustLoad(t, rundirtest.FakeRun(t, "base", base, 0, 0))
+	b := rundirtest.MustLoad(t, rundirtest.FakeRun(t, "cand", cand, 0, 0))
+	// ifeval keeps 98%, gsm8k 93.3%.
+	g, err := Gate(a, b, gatePolicy(t, "defaults:\n  min_relative_score: 97\ntasks:\n  gsm8k: {min_relative_score: 93}\n"), Options{Seed: 1})
+	if err != nil || !g.Pass {
+		t.Fatalf("%v %+v", err, g.Failures)
+	}
+	g, _ = Gate(a, b, gatePolicy(t, "defaults:\n  min_relative_score: 97\n"), Options{Seed: 1})
+	if g.Pass || len(g.Failures) != 1 || !strings.HasPrefix(g.Failures[0], "gsm8k") || !strings.Contains(g.Failures[0], "% of the baseline") {
+		t.Fatalf("gsm8k at 93%% of its baseline passed 97%%: %+v", g.Failures)
+	}
+	if _, err := ParsePolicy("gate.yaml", []byte("defaults:\n  min_relative_score: -1\n"), nil); err == nil || !strings.Contains(err.Error(), "min_relative_score") {
+		t.Errorf("negative min_relative_score: %v", err)
+	}
+}

@@ -65,3 +65,43 @@ func TestGateCodeVerdictMode(t *testing.T) {
 		t.Errorf("bad mode: err = %v", err)
 	}
 }
+
+// TestGateWarnsOnOfficialVerdicts: a policy that does not require isolated
+// verdicts still gates, but warns for every code task either run judged
+// with official verdicts (which pass forged results); isolated runs, a
+// policy requiring isolated verdicts, and other tasks get no warning.
+func TestGateWarnsOnOfficialVerdicts(t *testing.T) {
+	t.Parallel()
+	scores := map[string][]float64{"ifeval": rundirtest.Pattern(100, 60), "humaneval": rundirtest.Pattern(100, 30)}
+	run := func(name, mode string) *rundir.Run {
+		return rundirtest.MustLoad(t, withCodeVerdictMode(t, rundirtest.FakeRun(t, name, scores, 0, 0), "humaneval", mode))
+	}
+	warnings := func(base, cand *rundir.Run, policy string) []string {
+		t.Helper()
+		g, err := Gate(base, cand, gatePolicy(t, policy), Options{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.Warnings
+	}
+	for _, c := range []struct {
+		base, cand, policy string
+		want               int
+	}{
+		{"official", "official", "defaults: {max_drop: 50}\n", 1},
+		{"isolated", "", "defaults: {max_drop: 50}\n", 1}, // a run without the record judged officially
+		{"isolated", "isolated", "defaults: {max_drop: 50}\n", 0},
+		{"official", "official", "code_verdict_mode: official\n", 1},
+		{"isolated", "isolated", "code_verdict_mode: isolated\n", 0},
+	} {
+		w := warnings(run("a"+c.base, c.base), run("b"+c.cand, c.cand), c.policy)
+		if len(w) != c.want {
+			t.Errorf("%s vs %s, policy %q: warnings %q, want %d", c.base, c.cand, c.policy, w, c.want)
+		}
+		for _, s := range w {
+			if !strings.HasPrefix(s, "humaneval: ") || !strings.Contains(s, "code_verdict_mode: isolated") {
+				t.Errorf("warning %q", s)
+			}
+		}
+	}
+}

@@ -114,6 +114,9 @@ type BoardRow struct {
 	// Energy is the energy per inference in the run's bench.json; nil when
 	// none was measured.
 	Energy *Energy
+	// Cost is the time and energy per correct answer and the latency on
+	// real prompts (board_cost.go); nil when nothing was measured.
+	Cost *Cost
 
 	// Problems say what is wrong with the run, one line each (failed and
 	// partial tasks with their first error, an unfinished status).
@@ -343,6 +346,7 @@ func runRow(r *rundir.Run, entries []suite.Entry) (BoardRow, error) {
 		row.PeakMB = res.PeakIncreaseMB
 	}
 	row.Energy = runEnergyOf(r)
+	row.Cost = runCostOf(r, entries, row.Energy)
 	return row, nil
 }
 

@@ -546,6 +546,7 @@ func effFacts(r *BoardRow) string {
 		}
 		parts = append(parts, s+"; "+e.File+")")
 	}
+	parts = append(parts, r.Cost.facts()...) // board_cost.go
 	return strings.Join(parts, " · ")
 }
 

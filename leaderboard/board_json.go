@@ -90,6 +90,9 @@ type RowReport struct {
 	DecodeTPS *float64      `json:"decode_tps"`
 	PeakMB    *float64      `json:"peak_mb"`
 	Energy    *EnergyReport `json:"energy"`
+	// Cost is the time and energy per correct answer and the latency on
+	// real prompts; null when none was measured (board_cost.go).
+	Cost *CostReport `json:"cost"`
 	// OnFront names the fronts of the suite average (Fronts' measures)
 	// the row is on.
 	OnFront []string `json:"on_front"`
@@ -247,6 +250,7 @@ func (b *Board) rowReport(r *BoardRow) RowReport {
 			out.Energy = &EnergyReport{Joules: e.Joules, SD: e.SD, BatteryPctPer100: e.BatteryPctPer100,
 				Test: e.Test, Source: e.Source, Rounds: e.Rounds, File: e.File}
 		}
+		out.Cost = costReport(r.Cost)
 	}
 	for _, t := range b.Tasks {
 		out.Tasks = append(out.Tasks, cellReport(t, r.Cells[t]))

@@ -145,7 +145,8 @@ func jsonAgreesWithMarkdown(rep BoardReport, md string) error {
 	if got := strings.Join(header[7:7+len(tasks)], ","); got != strings.Join(tasks, ",") {
 		return fmt.Errorf("columns: markdown %s, json %s", got, strings.Join(tasks, ","))
 	}
-	hasEnergy := len(header) == 7+len(tasks)+3
+	hasEnergy := slices.Contains(header, "J/inference")
+	costs := costColumns{ms: slices.Contains(header, "ms/correct"), joules: slices.Contains(header, "J/correct"), latency: slices.Contains(header, "TTFT p50 ms")}
 	var rows [][]string
 	for _, l := range lines[head+2:] {
 		if !strings.HasPrefix(l, "|") {
@@ -222,6 +223,13 @@ func jsonAgreesWithMarkdown(rep BoardReport, md string) error {
 				e = fmt.Sprintf("%.2f ± %.2f", r.Energy.Joules, r.Energy.SD)
 			}
 			want = append(want, e)
+		}
+		var cost *Cost
+		if c := r.Cost; c != nil {
+			cost = &Cost{MSPerCorrect: c.MSPerCorrect, JPerCorrect: c.JPerCorrect, Latency: c.Latency}
+		}
+		if cc := costs.cells(cost); cc != "" {
+			want = append(want, mdCells("|"+cc)...)
 		}
 		got := rows[i]
 		if len(got) != len(want) {

@@ -31,6 +31,9 @@ func (b *Board) Markdown() string {
 	if hasEnergy {
 		s.WriteString(" J/inference |")
 	}
+	costs := costColumnsOf(b.Rows) // board_cost.go
+	costNames, costAlign := costs.header()
+	s.WriteString(costNames)
 	s.WriteString("\n|---:|---|---|---|---:|---|---:|")
 	for range b.Tasks {
 		s.WriteString("---:|")
@@ -39,6 +42,7 @@ func (b *Board) Markdown() string {
 	if hasEnergy {
 		s.WriteString("---:|")
 	}
+	s.WriteString(costAlign)
 	s.WriteString("\n")
 	for _, r := range b.Rows {
 		rank := ""
@@ -92,6 +96,7 @@ func (b *Board) Markdown() string {
 			}
 			fmt.Fprintf(&s, " %s |", e)
 		}
+		s.WriteString(costs.cells(r.Cost))
 		s.WriteString("\n")
 	}
 	s.WriteString("\nScores ×100 (each task's headline metric) with 95% intervals. The average is the unweighted mean over the tasks, n/a unless every task has a score; runs without one are not ranked. " +

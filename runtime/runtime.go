@@ -180,6 +180,11 @@ type Bencher interface {
 type BenchRequest struct {
 	NPrompt int // prompt tokens (0: skip prefill, decode from a 1-token context)
 	NGen    int // generated tokens (0: prefill only)
+	// Depth is the number of tokens put in the KV cache, untimed, before
+	// the measured prompt (llama-bench's -d); the prompt and the decoded
+	// tokens come after them. A runtime that cannot do it returns an
+	// error wrapping ErrNotSupported for Depth > 0.
+	Depth int
 	// Stepwise decodes with one engine call per decoding step (the loop
 	// Generate uses), instead of one call for the whole request; the
 	// speculative-decoding counts below need it. A runtime that always

@@ -6,7 +6,8 @@
 # runs `pocketeval bench` on the tiny shared package, with and without
 # lookahead speculative decoding, and checks that run and serve, run with
 # speculative decoding and run without the prefix cache give the same
-# greedy answers, and that run --dry-run counts prompt tokens. When MNN is
+# greedy answers, that run --dry-run counts prompt tokens, and bench at
+# several KV-cache depths and on a task's real prompts. When MNN is
 # absent it says so plainly and exits 0.
 #
 # Environment: MNN_ROOT (default /opt/mnn); POCKETEVAL_SHARED (default
@@ -68,9 +69,27 @@ if ! grep -q '"speculative": {' "$tmp/spec.json" || grep -q '"verify_steps": 0,'
 	exit 1
 fi
 
+# Context depths (the KV cache filled first, reuse_kv) with the SVG plot,
+# and latency on a task's real prompts.
+data="${POCKETEVAL_DATA:-$shared/datasets}"
+set -x
+"$tmp/pocketeval" bench --runtime mnn --model "$tiny" -p 32 -n 8 --depth 0,128,512 --rep 2 --threads 1 --plot "$tmp/depth.svg" --json >"$tmp/depth.json"
+"$tmp/pocketeval" bench --runtime mnn --model "$tiny" --prompts-from gsm8k --limit 4 --max-tokens 16 --threads 1 --data-dir "$data" --json >"$tmp/prompts.json"
+set +x
+for want in '"name": "tg8@d512"' '"n_depth": 128' '"phases": {'; do
+	if ! grep -qF "$want" "$tmp/depth.json"; then
+		echo "bench --depth output lacks $want:" >&2
+		cat "$tmp/depth.json" >&2
+		exit 1
+	fi
+done
+if ! grep -q '<svg' "$tmp/depth.svg" || ! grep -q '"ttft_ms": {' "$tmp/prompts.json"; then
+	echo "bench --plot wrote no SVG or bench --prompts-from measured no time to first token" >&2
+	exit 1
+fi
+
 # run and serve with --runtime mnn: the same greedy answers in process and
 # through the OpenAI-compatible server.
-data="${POCKETEVAL_DATA:-$shared/datasets}"
 set -x
 "$tmp/pocketeval" run --runtime mnn --model "$tiny" --tasks gsm8k,ifeval --limit 6 --max-tokens 24 \
 	--concurrency 2 --data-dir "$data" --out "$tmp/inproc"

@@ -47,3 +47,6 @@ if [[ -x "$here/ci-mnn.sh" ]]; then
 	echo "== MNN"
 	"$here/ci-mnn.sh"
 fi
+echo "== MNN on arm64 (qemu)"
+"$here/ci-mnn-arm64.sh"
+

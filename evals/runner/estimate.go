@@ -63,13 +63,9 @@ func Estimate(ctx context.Context, o Options) ([]TaskEstimate, error) {
 				items = append(items, runtime.PromptItem{Loglik: reqs})
 				continue
 			}
-			req, err := p.task.Prompt(p.data, smp, pc)
+			req, err := p.generation(smp, pc)
 			if err != nil {
-				return nil, fmt.Errorf("task %s: render sample %s: %w", p.info.Name, smp.ID, err)
-			}
-			req.ID, req.Task = smp.ID, p.info.Name
-			if req.Gen.MaxTokens == 0 {
-				req.Gen.MaxTokens = p.info.DefaultMaxTokens
+				return nil, err
 			}
 			est.MaxNewTokens += int64(req.Gen.MaxTokens)
 			items = append(items, runtime.PromptItem{Generate: &req})

@@ -111,9 +111,37 @@ func loglikOne(ctx context.Context, rt runtime.Runtime, wi workItem, s evals.Sam
 		return evals.Output{}, "render", err
 	}
 	rec.Loglik = reqs
+	if rolling(wi.p.task) {
+		return rollingOne(ctx, rt, reqs, rec)
+	}
 	lls, err := rt.(runtime.LogLikelihooder).LogLikelihood(ctx, reqs)
 	if err != nil {
 		return evals.Output{}, "runtime", err
+	}
+	rec.LoglikResults = lls
+	return evals.Output{Loglik: lls}, "", nil
+}
+
+// rolling reports whether a task scores whole texts in windows.
+func rolling(t evals.Task) bool {
+	r, ok := t.(evals.RollingTask)
+	return ok && r.Rolling()
+}
+
+// rollingOne scores each request's continuation as a whole text
+// (loglikelihood_rolling).
+func rollingOne(ctx context.Context, rt runtime.Runtime, reqs []runtime.LoglikRequest, rec *results.Record) (evals.Output, string, error) {
+	texts := make([]string, len(reqs))
+	for i, q := range reqs {
+		texts[i] = q.Continuation
+	}
+	rs, err := rt.(runtime.RollingLoglikelihooder).LoglikelihoodRolling(ctx, texts)
+	if err != nil {
+		return evals.Output{}, "runtime", err
+	}
+	lls := make([]runtime.LoglikResult, len(rs))
+	for i, r := range rs {
+		lls[i] = runtime.LoglikResult{LogProb: r.LogProb, Tokens: r.Tokens}
 	}
 	rec.LoglikResults = lls
 	return evals.Output{Loglik: lls}, "", nil
@@ -131,6 +159,7 @@ func generateOne(ctx context.Context, o Options, wi workItem, s evals.Sample, pc
 	if req.Gen.MaxTokens == 0 {
 		req.Gen.MaxTokens = wi.p.info.DefaultMaxTokens
 	}
+	rec.Gen = recordedGen(req.Gen)
 	resp, err := o.Runtime.Generate(ctx, req)
 	if err != nil {
 		return evals.Output{}, "runtime", err

@@ -63,6 +63,9 @@ func Parse(path string) (evals.Task, error) {
 
 // taskOfConfig is the task a decoded file describes.
 func taskOfConfig(cfg *Config) evals.Task {
+	if isLoglikType(cfg.OutputType) {
+		return &LoglikTask{Task{cfg: cfg, mode: ModeLoglik}}
+	}
 	if cfg.OutputType == MultipleChoice {
 		// Like the built-in multiple-choice tasks, the value starts in gen
 		// mode; DefaultMode tells the runner to switch it to loglik.
@@ -152,7 +155,7 @@ func (t *Task) metricNames() []string {
 	}
 	for _, f := range filters {
 		for _, m := range c.Metrics {
-			info := metricTable[m.Name]
+			info, _ := metricOf(c.OutputType, m.Name)
 			for _, n := range append(append([]string(nil), info.perSample...), info.aggregate...) {
 				add(metricName(n, f.Name))
 			}

@@ -25,7 +25,7 @@ var storeys = []struct {
 }{
 	{"commands", []string{"cmd", "tools", "docs"}},
 	{"runner and reports", []string{"evals/runner", "evals/registry", "models"}},
-	{"tasks, gate, board", []string{"evals", "gate", "compare", "leaderboard", "rundir"}},
+	{"tasks, gate, board", []string{"evals", "gate", "compare", "leaderboard", "rundir", "fidelity"}},
 	{"scorers, runtimes, sandbox, results, data", []string{"scorers", "runtime", "sandbox", "results", "bench", "energy", "datasets", "suite"}},
 	{"leaf helpers", []string{"internal", "stats"}},
 }
@@ -33,7 +33,7 @@ var storeys = []struct {
 // apart are packages of one storey that must not know each other: the
 // reports read runs, never the tasks that made them.
 var apart = []struct{ from, to []string }{
-	{[]string{"gate", "compare", "leaderboard", "rundir"}, []string{"evals"}},
+	{[]string{"gate", "compare", "leaderboard", "rundir", "fidelity"}, []string{"evals"}},
 }
 
 func hasPrefix(pkg, prefix string) bool {

@@ -21,7 +21,9 @@ import (
 // batched decoding; the prefix cache is never used. PrefillTime covers the
 // prompt; FirstTokenLag is the prompt plus choosing the first token;
 // DecodeTime covers the NGen steps. With NPrompt 0 a single BOS (or bench)
-// token is decoded untimed to give the steps a context. LoadTime is the
+// token is decoded untimed to give the steps a context. With Depth, that
+// many bench tokens are evaluated first, untimed, and the prompt (or the
+// single token) follows them on the same sequence. LoadTime is the
 // model and context load time of Open, reported on the first call only.
 //
 // With a draft model (Options.DraftModel) the draft model evaluates the
@@ -32,20 +34,23 @@ func (r *Runtime) Bench(ctx context.Context, req runtime.BenchRequest) (runtime.
 	if req.NPrompt < 0 || req.NGen < 0 {
 		return runtime.BenchResult{}, fmt.Errorf("bench: negative size (prompt %d, gen %d)", req.NPrompt, req.NGen)
 	}
-	if need := max(req.NPrompt, 1) + req.NGen; need > r.nCtx {
-		return runtime.BenchResult{}, fmt.Errorf("bench: %w: %d prompt + %d generated tokens, the context holds %d", ErrPromptTooLong, req.NPrompt, req.NGen, r.nCtx)
+	if req.Depth < 0 {
+		return runtime.BenchResult{}, fmt.Errorf("bench: negative depth %d", req.Depth)
+	}
+	if need := req.Depth + max(req.NPrompt, 1) + req.NGen; need > r.nCtx {
+		return runtime.BenchResult{}, fmt.Errorf("bench: %w: %d cached + %d prompt + %d generated tokens, the context holds %d", ErrPromptTooLong, req.Depth, req.NPrompt, req.NGen, r.nCtx)
 	}
 	if err := r.sched.enter(); err != nil {
 		return runtime.BenchResult{}, fmt.Errorf("bench: %w", err)
 	}
 	defer r.sched.leave()
 	j := &benchJob{r: r, ctx: ctx, req: req, done: make(chan struct{})}
-	if req.NPrompt > 0 {
-		j.prompt = make([]llama.Token, req.NPrompt)
+	if req.NPrompt > 0 || req.Depth > 0 {
+		j.prompt = make([]llama.Token, req.Depth+max(req.NPrompt, 1))
 		for i := range j.prompt {
 			j.prompt[i] = r.benchTk
 		}
-		r.sched.requested.Add(int64(req.NPrompt))
+		r.sched.requested.Add(int64(len(j.prompt)))
 	} else {
 		first := r.bos
 		if first == llama.TokenNull {
@@ -75,6 +80,7 @@ type benchJob struct {
 	req    runtime.BenchRequest
 	prompt []llama.Token
 
+	began     bool
 	prefilled bool
 	nextTok   llama.Token
 	steps     int         // tokens decoded after the first
@@ -93,11 +99,19 @@ func (j *benchJob) context() context.Context { return j.ctx }
 func (j *benchJob) reuse() []llama.Token { return nil }
 
 func (j *benchJob) next(d *decoder, sl *slot) (segment, error) {
-	if j.tStart.IsZero() {
+	if !j.began {
 		d.truncate(sl, 0)
 		if d.draft != nil {
 			d.draft.clear(int(sl.seq)) // the draft model computes the prompt too
 		}
+		j.began = true
+	}
+	// With a depth, the cache is filled first, untimed and without logits.
+	if depth := j.req.Depth; !j.prefilled && len(sl.cache) < depth {
+		rest := j.prompt[len(sl.cache):depth]
+		return segment{toks: rest, out: len(rest), prefill: true}, nil
+	}
+	if j.tStart.IsZero() {
 		j.tStart = time.Now()
 	}
 	if !j.prefilled {

@@ -326,7 +326,7 @@ func TestEngineLoglik(t *testing.T) {
 }
 
 func TestEngineLogLikelihoodAPI(t *testing.T) {
-	r := openTiny(t, "tiny-int4", Options{Workers: 2})
+	r := openTiny(t, "tiny-int4", Options{Workers: 2, Precision: exactPrecision})
 	reqs := []runtime.LoglikRequest{
 		{Context: "The capital of France is", Continuation: " Paris"},
 		{Context: "The capital of France is ", Continuation: "Berlin"},
@@ -486,8 +486,8 @@ func TestEnginePrefixCache(t *testing.T) {
 				}
 				return resps, lls
 			}
-			off := openTiny(t, name, Options{PrefixCache: "off"})
-			on := openTiny(t, name, Options{Workers: 2})
+			off := openTiny(t, name, Options{PrefixCache: "off", Precision: exactPrecision})
+			on := openTiny(t, name, Options{Workers: 2, Precision: exactPrecision})
 			wantResp, wantLL := run(off)
 			gotResp, gotLL := run(on)
 			for i := range wantResp {

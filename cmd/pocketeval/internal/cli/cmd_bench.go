@@ -15,6 +15,7 @@ import (
 	"github.com/pocketeval/pocketeval/bench"
 	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 	"github.com/pocketeval/pocketeval/energy"
+	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/mnn"
 )
@@ -39,6 +40,10 @@ type BenchOptions struct {
 	Energy EnergyFlags
 	// Notes are printed to stderr before the measurement.
 	Notes []string
+	// Device are the depth, cool-down and real-prompt flags
+	// (bench_device.go); Tasks lists the tasks --prompts-from names.
+	Device DeviceFlags
+	Tasks  func() []evals.Task
 }
 
 // EnergyFlags are the flags that configure energy sampling.
@@ -128,7 +133,7 @@ func llmBenchDynamicOption(n int) int {
 // NewCmdBench measures prefill and decode speed, load time, memory and
 // energy.
 func NewCmdBench(f *Factory, runF func(*BenchOptions) error) *cobra.Command {
-	opts := &BenchOptions{IO: f.IO, Probe: bench.System, Runtime: RuntimeOptions{Machine: f.Machine}}
+	opts := &BenchOptions{IO: f.IO, Probe: bench.System, Runtime: RuntimeOptions{Machine: f.Machine}, Tasks: f.Tasks}
 	var pgs []string
 	var profile string
 	cmd := &cobra.Command{
@@ -161,6 +166,26 @@ idle window as long as the previous run, then the run, both sampled at
 baseline (mean ± sd over the rounds) and, for a battery, the percentage of
 its capacity that 100 inferences use.
 
+--depth 0,512,2048,8192 runs every test with that many tokens already in
+the KV cache (computed untimed first, as llama-bench's -d), giving prefill
+and decode speed, peak memory and, with --speculative, the speedup at each
+depth; --plot FILE draws them as SVG. For mnn a depth test loads its engine
+with reuse_kv.
+
+--prompts-from TASK times the task's real prompts instead (the first
+--limit samples, rendered as run renders them, one request at a time after
+one warm-up request, --rep passes, default 1) with the runtime opened as run
+opens it; any runtime works, a server too. It reports time to first token,
+time per output token and end-to-end latency: mean, p50, p90 and p99 with
+95% order-statistic intervals (∞ where the sample is too small to bound).
+
+The CPU frequencies (cpufreq scaling_cur_freq) and thermal zones under
+--sysfs are recorded before each test and after each repetition, and the
+first repetition's speed (cold) is reported beside the median of the last
+half (steady state). --cooldown-to 40C waits before each test until the
+hottest zone (or those --cooldown-zone names) is that cool, for at most
+--cooldown-timeout.
+
 --speculative MODE (mnn: MNN's speculative_type; llamacpp: draft, with
 --draft-model) measures every test twice, without and with speculative
 decoding, both decoding one engine step at a time, and reports the speedup,
@@ -170,15 +195,20 @@ forward pass).`,
   $ pocketeval bench --runtime mnn --model /opt/models/pocket --profile pocket-energy --energy battery
   $ pocketeval bench --runtime mnn --model /opt/models/pocket --pg 256,64 --speculative lookahead
   $ pocketeval bench --runtime llamacpp --model model.gguf -p 256 -n 64 --rep 3 --json
-  $ pocketeval bench --runtime llamacpp --model model.gguf -n 128 --speculative draft --draft-model draft.gguf`,
+  $ pocketeval bench --runtime llamacpp --model model.gguf -n 128 --speculative draft --draft-model draft.gguf
+  $ pocketeval bench --runtime mnn --model /opt/models/pocket -p 512 -n 128 --depth 0,512,2048,8192 --plot depth.svg
+  $ pocketeval bench --runtime mnn --model /opt/models/pocket --prompts-from gsm8k --limit 20 --cooldown-to 40C`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			changed := cmd.Flags().Changed
 			if opts.Runtime.Name == "" {
 				return FlagErrorf("--runtime is required")
 			}
-			if err := opts.Runtime.Require("synthetic benchmarks", func(c drivers.Caps) bool { return c.Bench }); err != nil {
-				return err
+			// Real prompts need only Generate: any runtime, a server too.
+			if opts.Device.PromptsFrom == "" {
+				if err := opts.Runtime.Require("synthetic benchmarks", func(c drivers.Caps) bool { return c.Bench }); err != nil {
+					return err
+				}
 			}
 			if opts.Runtime.Model == "" {
 				return FlagErrorf("--model is required")
@@ -205,13 +235,16 @@ forward pass).`,
 					opts.Config.Gen = 0
 				}
 			}
+			if err := opts.Device.apply(opts, changed); err != nil {
+				return err
+			}
 			if opts.Config.Prompt < 0 || opts.Config.Gen < 0 {
 				return FlagErrorf("-p and -n must not be negative")
 			}
 			if opts.Config.Reps <= 0 {
 				return FlagErrorf("--rep must be positive, got %d", opts.Config.Reps)
 			}
-			if opts.Config.Prompt == 0 && opts.Config.Gen == 0 && len(opts.Config.PG) == 0 {
+			if opts.Config.Prompt == 0 && opts.Config.Gen == 0 && len(opts.Config.PG) == 0 && opts.Device.PromptsFrom == "" {
 				return FlagErrorf("nothing to measure: set -p, -n or --pg")
 			}
 			if c := opts.Config.Center; c != "mean" && c != "median" {
@@ -235,6 +268,9 @@ forward pass).`,
 			if opts.Runtime.Speculative != "" {
 				opts.Config.Speculative = true
 				for _, t := range opts.Config.Tests() {
+					if opts.Device.PromptsFrom != "" {
+						break // the prompts are decoded with speculation
+					}
 					if t.NGen == 0 {
 						return FlagErrorf("--speculative: test %s decodes nothing (use -n or --pg)", t.Name)
 					}
@@ -258,6 +294,7 @@ forward pass).`,
 	fl.StringVar(&profile, "profile", "", "named workload: "+strings.Join(bench.ProfileNames(), ", "))
 	fl.BoolVar(&opts.JSON, "json", false, "write the report as JSON")
 	opts.Energy.addFlags(fl, true)
+	opts.Device.addFlags(fl)
 	opts.Runtime.AddFlags(fl)
 	return cmd
 }
@@ -302,7 +339,14 @@ func benchOpener(o RuntimeOptions) bench.Opener {
 	}
 	user, _ := mf.ConfigMap() // validated
 	return func(ctx context.Context, req bench.OpenRequest) (runtime.Runtime, error) {
-		rt, err := mnn.Open(ctx, o.Model, mnnOptions(o, mnnBenchConfig(user, req, o.Speculative)))
+		if req.Prompts {
+			return o.open(ctx) // as run opens it: MNN's defaults, the prefix cache as given
+		}
+		mo := mnnOptions(o, mnnBenchConfig(user, req, o.Speculative))
+		if req.Test.Depth > 0 {
+			mo.PrefixCache = "on" // the depth's cache is kept for the test (reuse_kv)
+		}
+		rt, err := mnn.Open(ctx, o.Model, mo)
 		if err != nil {
 			return nil, err // not a typed nil inside the interface
 		}
@@ -361,11 +405,22 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 	if m != nil {
 		opts.Config.Energy = &bench.EnergyConfig{Meter: m, Inferences: opts.Energy.Inferences, Battery: capacity}
 	}
+	if opts.Config.Thermal == nil {
+		opts.Config.Thermal = &bench.Thermal{Root: opts.Energy.Root} // recorded where the device has any
+	}
+	if opts.Device.PromptsFrom != "" {
+		if opts.Config.Prompts, err = opts.Device.prompts(ctx, opts.Tasks); err != nil {
+			return err
+		}
+	}
 	for _, n := range opts.Notes {
 		fmt.Fprintf(opts.IO.ErrOut, "note: %s\n", n)
 	}
 	rep, err := bench.Run(ctx, opts.Open, opts.Runtime.Model, opts.Config, opts.Probe)
 	if err != nil {
+		return err
+	}
+	if err := opts.Device.writePlot(rep); err != nil {
 		return err
 	}
 	if opts.JSON {

@@ -137,6 +137,9 @@ func gateRun(opts *GateOptions) error {
 	} else {
 		fmt.Fprint(opts.IO.Out, md)
 	}
+	for _, w := range g.Warnings {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
+	}
 	if !g.Pass {
 		for _, fl := range g.Failures {
 			fmt.Fprintf(opts.IO.ErrOut, "regression: %s\n", fl)

@@ -124,7 +124,7 @@ predictions) on standard benchmarks with conformant scoring.`,
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(NewCmdRun(f, nil), NewCmdTasks(f, nil), NewCmdVersion(f, nil))
 	for _, add := range []func(*Factory) []*cobra.Command{
-		serveCommands, benchCommands, sandboxCommands, leaderboardCommands, datasetCommands,
+		serveCommands, benchCommands, sandboxCommands, leaderboardCommands, datasetCommands, fidelityCommands,
 	} {
 		root.AddCommand(add(f)...)
 	}

@@ -41,9 +41,11 @@ type RunOptions struct {
 	Args     []string
 	Now      func() time.Time
 
-	Tasks           []string
-	Suite           string
-	Limit           int
+	Tasks []string
+	Suite string
+	Limit int
+	// Samples is --samples: TASK:ID items or @FILE (samplesel.go).
+	Samples         []string
 	Out             string
 	DataDir         string
 	DatasetFile     string
@@ -81,6 +83,8 @@ type RunOptions struct {
 	groups []results.Group
 	// DryRun plans the run instead (run_dryrun.go).
 	DryRun bool
+	// sampleIDs is Samples parsed (set in RunE).
+	sampleIDs map[string][]string
 }
 
 // NewCmdRun evaluates a model on tasks.
@@ -105,6 +109,9 @@ silently — a missing dataset fails with the command that fetches it.`,
   # Any OpenAI-compatible server (key read from $OPENAI_API_KEY)
   $ pocketeval run --runtime openai --base-url http://127.0.0.1:8080/v1 --model pocket --tasks ifeval --out runs/srv
 
+  # Rerun one sample to debug it (ids as in samples/<task>.jsonl)
+  $ pocketeval run --runtime llamacpp --model m.gguf --tasks gsm8k --samples gsm8k:17 --out runs/one
+
   # Score predictions made elsewhere
   $ pocketeval run --runtime replay --predictions preds.jsonl --tasks ifeval --out runs/replay
 
@@ -121,6 +128,11 @@ silently — a missing dataset fails with the command that fetches it.`,
 			if err := opts.validateNumbers(); err != nil {
 				return err
 			}
+			ids, err := parseSampleSelection(opts.Samples)
+			if err != nil {
+				return err
+			}
+			opts.sampleIDs = ids
 			if !cmd.Flags().Changed("concurrency") && opts.Runtime.Caps().Instant && opts.SamplesPerTask == 1 {
 				// Nothing to wait for but scoring: one request per core.
 				// (Not with repeats: saved samples of one problem are
@@ -155,6 +167,7 @@ silently — a missing dataset fails with the command that fetches it.`,
 	fl.StringSliceVar(&opts.Tasks, "tasks", nil, "comma-separated task `NAMES` (pocketeval tasks lists them)")
 	fl.StringVar(&opts.Suite, "suite", "", "run a named suite of tasks (e.g. pocket11)")
 	fl.Var((*limitValue)(&opts.Limit), "limit", "evaluate only the first N samples of each task (0 = all)")
+	fl.StringSliceVar(&opts.Samples, "samples", nil, "evaluate only these samples: TASK:ID[,TASK:ID...], or @FILE with one TASK:ID per line or a JSON object {\"task\": [\"id\", ...]}; ids are those of samples/<task>.jsonl")
 	fl.StringVar(&opts.Out, "out", "", "result directory (resumed if it exists)")
 	fl.StringVar(&opts.DataDir, "data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory (default $POCKETEVAL_DATA, else the pocketeval cache)")
 	fl.StringVar(&opts.DatasetFile, "dataset-file", "", "replace the task's dataset file (one task only), e.g. a private IFEval-zh in the public schema")
@@ -335,7 +348,7 @@ func (opts *RunOptions) runnerOptions(tasks []evals.Task) runner.Options {
 	shard, _ := ParseShard(opts.Shard)
 	return runner.Options{
 		Tasks: tasks, OutDir: opts.Out,
-		DataDir: opts.DataDir, DatasetFile: opts.DatasetFile, Limit: opts.Limit,
+		DataDir: opts.DataDir, DatasetFile: opts.DatasetFile, Limit: opts.Limit, SampleIDs: opts.sampleIDs,
 		Concurrency: opts.Concurrency,
 		Groups:      opts.groups,
 		Gen:         runtime.GenConfig{MaxTokens: opts.MaxTokens, Temperature: opts.Temperature, TopP: opts.TopP, Seed: opts.Seed},
@@ -360,7 +373,8 @@ func (opts *RunOptions) runError(ctx context.Context, res *runner.Result, err er
 	var se *results.SampleError
 	var le *results.LockedError
 	var ne *results.NotRegularError
-	if errors.As(err, &mm) || errors.As(err, &se) || errors.As(err, &le) || errors.As(err, &ne) {
+	var sel *runner.SelectionError
+	if errors.As(err, &mm) || errors.As(err, &se) || errors.As(err, &le) || errors.As(err, &ne) || errors.As(err, &sel) {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
 	if errors.As(err, &de) {
@@ -468,7 +482,7 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, head,
-			pct(m.Mean), interval(m), m.N, optPct(ts.ExtractionFailureRate),
+			metricValue(head, m.Mean), interval(m), m.N, optPct(ts.ExtractionFailureRate),
 			optPct(ts.TruncationRate), decodeTPS(ts.Timing))
 		others := make([]string, 0, len(ts.Metrics))
 		for k := range ts.Metrics {
@@ -479,7 +493,7 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 		sort.Strings(others)
 		for _, k := range others {
 			m := ts.Metrics[k]
-			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t\t\t\n", k, pct(m.Mean), interval(m), m.N)
+			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t\t\t\n", k, metricValue(k, m.Mean), interval(m), m.N)
 		}
 	}
 	tw.Flush()
@@ -520,6 +534,15 @@ func pct(x float64) string {
 		return "?"
 	}
 	return strconv.FormatFloat(100*x, 'f', 2, 64)
+}
+
+// metricValue shows a metric: a proportion ×100, a perplexity or bits per
+// byte as it is (results.IsRate).
+func metricValue(metric string, x float64) string {
+	if !results.IsRate(metric) && !math.IsNaN(x) {
+		return strconv.FormatFloat(x, 'f', 4, 64)
+	}
+	return pct(x)
 }
 
 func optPct(x *float64) string {

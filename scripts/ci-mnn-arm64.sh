@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# ci-mnn-arm64.sh — MNN in process on linux/arm64, under qemu-user. When an
+# arm64 MNN is installed (MNN_ARM64_ROOT, default /opt/mnn-arm64, built as
+# docs/device.md §2 says), Debian's aarch64 cross compiler is there and
+# qemu-aarch64 runs arm64 binaries, it cross-builds pocketeval's MNN
+# runtime and bench packages with cgo and -tags mnn, runs their unit tests
+# under qemu (with the cross toolchain's sysroot for libstdc++ and libc),
+# and runs the arm64 pocketeval on the tiny shared packages: bench (a
+# prefill+decode test at two KV-cache depths, with the SVG plot), bench
+# --prompts-from gsm8k, and a GSM8K/IFEval run that must score every
+# sample. Where any of the three is missing it says which and exits 0
+# (a fresh CI machine has no /opt/mnn-arm64); MNN_ARM64_REQUIRE=1 makes
+# that an error.
+#
+# The binary is built with -tags nollamacpp: the llama.cpp runtime loads
+# libffi at start-up, and the cross toolchain has no arm64 libffi.
+#
+# Emulation is slow (MNN's NEON kernels run instruction by instruction):
+# test timeouts are hang guards, nothing here depends on speed.
+#
+# Environment: MNN_ARM64_ROOT; ARM64_SYSROOT (default /usr/aarch64-linux-gnu);
+# POCKETEVAL_SHARED (default <repo>/../shared); MNN_ARM64_REQUIRE=1.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export PATH=$PATH:/usr/local/go/bin
+
+root=${MNN_ARM64_ROOT:-/opt/mnn-arm64}
+sysroot=${ARM64_SYSROOT:-/usr/aarch64-linux-gnu}
+skip() {
+	echo "ci-mnn-arm64: SKIPPED the arm64 MNN tests: $1"
+	if [[ ${MNN_ARM64_REQUIRE:-} == 1 ]]; then
+		exit 1
+	fi
+	exit 0
+}
+if [[ ! -f $root/include/llm/llm.hpp || ! -e $root/lib/libllm.so ]]; then
+	skip "no arm64 MNN at $root (need include/llm/llm.hpp and lib/libllm.so; docs/device.md §2 builds it; set MNN_ARM64_ROOT)"
+fi
+if ! command -v aarch64-linux-gnu-g++ >/dev/null || [[ ! -e $sysroot/lib/libstdc++.so.6 ]]; then
+	skip "no aarch64 cross toolchain (Debian's g++-aarch64-linux-gnu, with its sysroot $sysroot)"
+fi
+qemu=$(command -v qemu-aarch64-static || command -v qemu-aarch64 || true)
+if [[ -z $qemu ]]; then
+	skip "no qemu-aarch64 (Debian's qemu-user-static or qemu-user)"
+fi
+case "$(aarch64-linux-gnu-readelf -h "$root/lib/libllm.so" 2>/dev/null | grep Machine)" in
+*AArch64*) ;;
+*) skip "$root/lib/libllm.so is not an arm64 library" ;;
+esac
+
+export CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=aarch64-linux-gnu-gcc CXX=aarch64-linux-gnu-g++
+# Flags from the environment come before the package's #cgo defaults
+# (/opt/mnn, the host's MNN): the arm64 prefix wins, and the linker skips
+# the incompatible x86 libraries it also finds.
+export CGO_CXXFLAGS="-I$root/include ${CGO_CXXFLAGS:-}"
+export CGO_LDFLAGS="-L$root/lib -Wl,-rpath,$root/lib ${CGO_LDFLAGS:-}"
+tags="mnn nollamacpp"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+run() { "$qemu" -L "$sysroot" "$@"; }
+
+echo "== arm64 MNN at $root, under $(basename "$qemu") with $sysroot"
+go vet -tags "$tags" ./runtime/mnn/... ./bench/...
+for pkg in ./runtime/mnn ./bench; do
+	dir=$(go list -tags "$tags" -f '{{.Dir}}' "$pkg")
+	bin="$tmp/$(basename "$pkg").test"
+	go test -c -tags "$tags" -o "$bin" "$pkg"
+	(cd "$dir" && run "$bin" -test.short -test.count=1 -test.timeout=40m >"$tmp/out" 2>&1) || {
+		cat "$tmp/out" >&2
+		echo "arm64 tests of $pkg failed" >&2
+		exit 1
+	}
+	grep -E '^(ok|PASS)' "$tmp/out" | tail -1 | sed "s|^|$pkg (arm64): |"
+done
+
+shared=${POCKETEVAL_SHARED:-$(pwd)/../shared}
+tiny=$shared/models/mnn/tiny-int4
+data=${POCKETEVAL_DATA:-$shared/datasets}
+if [[ ! -d $tiny ]]; then
+	echo "ci-mnn-arm64: tiny MNN package not found at $tiny: the CLI checks were not run"
+	exit 0
+fi
+go build -tags "$tags" -o "$tmp/pocketeval" ./cmd/pocketeval
+pe() { run "$tmp/pocketeval" "$@"; }
+set -x
+pe bench --runtime mnn --model "$tiny" --pg 32,8 --depth 0,64 --rep 1 --threads 1 --plot "$tmp/depth.svg" --json >"$tmp/bench.json"
+pe bench --runtime mnn --model "$tiny" --prompts-from gsm8k --limit 2 --max-tokens 8 --threads 1 --data-dir "$data" --json >"$tmp/prompts.json"
+pe run --runtime mnn --model "$tiny" --tasks gsm8k,ifeval --limit 3 --max-tokens 16 --threads 1 --data-dir "$data" --out "$tmp/run"
+set +x
+for want in '"name": "pp32+tg8@d64"' '"n_depth": 64' '"decode": {'; do
+	grep -qF "$want" "$tmp/bench.json" || {
+		cat "$tmp/bench.json" >&2
+		echo "arm64 bench --depth lacks $want" >&2
+		exit 1
+	}
+done
+grep -q '<svg' "$tmp/depth.svg" || {
+	echo "arm64 bench --plot wrote no SVG" >&2
+	exit 1
+}
+grep -q '"e2e_ms": {' "$tmp/prompts.json" || {
+	cat "$tmp/prompts.json" >&2
+	echo "arm64 bench --prompts-from reported no latency" >&2
+	exit 1
+}
+grep -q '"complete": true' "$tmp/run/summary.json" || {
+	cat "$tmp/run/summary.json" >&2
+	echo "the arm64 run did not score every sample" >&2
+	exit 1
+}
+echo "== arm64 MNN checks passed (unit tests, bench at depth, latency on real prompts, GSM8K and IFEval)"
