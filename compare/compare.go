@@ -23,6 +23,10 @@ type Options struct {
 	Seed uint64
 	// Tasks restricts the comparison ("" = every task both runs have).
 	Tasks []string
+	// AllowUnlike compares runs that differ in what decides scores
+	// (Unlike) instead of refusing them; the comparison lists the
+	// differences in Unlike.
+	AllowUnlike bool
 }
 
 // TaskComparison is the comparison of one task.
@@ -40,7 +44,15 @@ type TaskComparison struct {
 	// when the task knows its baseline.
 	ChanceA *results.Chance `json:"chance_a,omitempty"`
 	ChanceB *results.Chance `json:"chance_b,omitempty"`
+	// Basis says what the paired test ran on when it is not Metric's own
+	// per-sample values ("pass@1 per problem from per-sample pass").
+	Basis string `json:"basis,omitempty"`
+	// NoTest says why no paired test could be run ("" when one was).
+	NoTest string `json:"no_test,omitempty"`
 }
+
+// Tested reports whether a paired test was run.
+func (tc TaskComparison) Tested() bool { return tc.NoTest == "" }
 
 // Comparison is the result of comparing run B against run A.
 type Comparison struct {
@@ -49,6 +61,13 @@ type Comparison struct {
 	Tasks []TaskComparison `json:"tasks"`
 	// Skipped lists tasks present in only one run.
 	Skipped []string `json:"skipped,omitempty"`
+	// Unlike lists the settings deciding scores in which the runs differ
+	// (only with Options.AllowUnlike: otherwise they are refused).
+	Unlike []string `json:"unlike,omitempty"`
+	// LimitA and LimitB are the runs' --limit (0: every sample): a
+	// limited run's numbers are not the benchmark's.
+	LimitA int `json:"limit_a,omitempty"`
+	LimitB int `json:"limit_b,omitempty"`
 }
 
 // AlignmentError explains why two runs cannot be compared on a task.
@@ -71,7 +90,13 @@ func Runs(a, b *rundir.Run, o Options) (*Comparison, error) {
 	if o.Resamples == 0 {
 		o.Resamples = 10000
 	}
-	c := &Comparison{A: a.Dir, B: b.Dir, Alpha: o.Alpha}
+	c := &Comparison{A: a.Dir, B: b.Dir, Alpha: o.Alpha, LimitA: a.Manifest.Config.Limit, LimitB: b.Manifest.Config.Limit}
+	if diffs := Unlike(a, b); len(diffs) > 0 {
+		if !o.AllowUnlike {
+			return nil, &UnlikeError{Diffs: diffs}
+		}
+		c.Unlike = diffs
+	}
 	want := map[string]bool{}
 	for _, t := range o.Tasks {
 		want[t] = true
@@ -144,11 +169,11 @@ func compareTask(a, b *rundir.Run, task string, o Options) (*TaskComparison, err
 	if sb.PrimaryMetric != metric {
 		return nil, &AlignmentError{Task: task, Reason: fmt.Sprintf("different primary metrics %q and %q (task versions %s and %s)", metric, sb.PrimaryMetric, sa.Version, sb.Version)}
 	}
-	va, err := a.PerSample(task, metric)
+	va, basis, err := pairedValues(a, task, metric)
 	if err != nil {
 		return nil, err
 	}
-	vb, err := b.PerSample(task, metric)
+	vb, _, err := pairedValues(b, task, metric)
 	if err != nil {
 		return nil, err
 	}
@@ -169,11 +194,12 @@ func compareTask(a, b *rundir.Run, task string, o Options) (*TaskComparison, err
 		return nil, &AlignmentError{Task: task, Reason: fmt.Sprintf("%d samples only in A (e.g. %s), %d only in B (e.g. %s); compare runs with the same --limit/--shard, and re-run failed samples",
 			len(onlyA), firstFew(onlyA), len(onlyB), firstFew(onlyB))}
 	}
-	tc := &TaskComparison{Task: task, Metric: metric,
+	tc := &TaskComparison{Task: task, Metric: metric, Basis: basis,
 		AggregateA: sa.Metrics[metric].Mean, AggregateB: sb.Metrics[metric].Mean, ChanceA: sa.Chance, ChanceB: sb.Chance}
 	if len(va) == 0 {
 		// Aggregate-only metric: no per-sample pairing possible.
 		tc.PairedResult = stats.PairedResult{MeanA: tc.AggregateA, MeanB: tc.AggregateB, Diff: tc.AggregateB - tc.AggregateA, P: 1, Test: "none (no per-sample values)"}
+		tc.NoTest = fmt.Sprintf("no per-sample values of %s", metric)
 		return tc, nil
 	}
 	keys := rundir.SortedKeys(va)

@@ -166,7 +166,7 @@ func TestGateWithBudgets(t *testing.T) {
 		t.Fatal("bench.json not loaded with the run")
 	}
 	p := gatePolicy(t, "defaults: {max_drop: 1}\n"+allBudgets)
-	g, err := Gate(base, cand, p, 1)
+	g, err := Gate(base, cand, p, Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

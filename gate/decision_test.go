@@ -30,7 +30,7 @@ func TestGateDecisionKeys(t *testing.T) {
 	policy := gatePolicy(t, "tasks:\n  ifeval: {min_coverage_at_error: 50, max_ece: 10}\n")
 	check := func(name string, cov, ece float64, pass bool, reason string) {
 		t.Helper()
-		g, err := Gate(base, rundirtest.MustLoad(t, decisionRun(t, name, cov, ece)), policy, 1)
+		g, err := Gate(base, rundirtest.MustLoad(t, decisionRun(t, name, cov, ece)), policy, Options{Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +42,7 @@ func TestGateDecisionKeys(t *testing.T) {
 	check("low-coverage", 0.40, 0.08, false, "ifeval: coverage at ≤ 5.0% errors 40.00 is below the minimum 50.00")
 	check("high-ece", 0.55, 0.12, false, "ifeval: ece 12.00 exceeds the maximum 10.00")
 	// On a task that is not a decision task the keys cannot be met.
-	g, err := Gate(base, rundirtest.MustLoad(t, decisionRun(t, "other", 0.6, 0.05)), gatePolicy(t, "tasks:\n  gsm8k: {min_coverage_at_error: 10}\n"), 1)
+	g, err := Gate(base, rundirtest.MustLoad(t, decisionRun(t, "other", 0.6, 0.05)), gatePolicy(t, "tasks:\n  gsm8k: {min_coverage_at_error: 10}\n"), Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

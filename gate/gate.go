@@ -54,6 +54,55 @@ type Policy struct {
 	CodeVerdictMode string
 	// suite is Suite, resolved (when a floor or a suite is set).
 	suite *suite.Suite
+	// File is the policy file, and named each task the policy names with
+	// the field and line that name it first (for CheckTasks).
+	File  string
+	named map[string]taskRef
+}
+
+// taskRef is where a policy names a task.
+type taskRef struct {
+	field string
+	line  int
+}
+
+func (p *Policy) taskAt(task, field string, line int) {
+	if p.named == nil {
+		p.named = map[string]taskRef{}
+	}
+	if _, ok := p.named[task]; !ok {
+		p.named[task] = taskRef{field, line}
+	}
+}
+
+// UnknownTaskError is a policy that names a task pocketeval does not know:
+// a policy error (a typo such as ifevl would otherwise fail as a
+// regression, or pass unnoticed).
+type UnknownTaskError struct {
+	File, Field, Task string
+	Line              int
+}
+
+func (e *UnknownTaskError) Error() string {
+	return fmt.Sprintf("policy %s:%d: field %q: unknown task %q (neither a registered task nor a task of the runs)", e.File, e.Line, e.Field, e.Task)
+}
+
+// CheckTasks refuses a policy naming a task that known does not know, in
+// the policy's line order.
+func (p *Policy) CheckTasks(known func(task string) bool) error {
+	var bad []UnknownTaskError
+	for t, at := range p.named {
+		if !known(t) {
+			bad = append(bad, UnknownTaskError{File: p.File, Field: at.field, Task: t, Line: at.line})
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Slice(bad, func(i, j int) bool {
+		return bad[i].Line < bad[j].Line || bad[i].Line == bad[j].Line && bad[i].Task < bad[j].Task
+	})
+	return &bad[0]
 }
 
 // Rule is the policy for one task. Nil fields inherit the defaults.
@@ -99,7 +148,7 @@ func ParsePolicy(file string, data []byte, taskFile suite.TaskFileNamer) (*Polic
 		return nil, fmt.Errorf("policy %s: %w", file, err)
 	}
 	pp := policyParser{file: file}
-	p := &Policy{Alpha: 0.05}
+	p := &Policy{Alpha: 0.05, File: file}
 	if doc.Kind == 0 { // empty file
 		return p, nil
 	}
@@ -163,9 +212,10 @@ var policyKeys = map[string]func(pp policyParser, p *Policy, v *yaml.Node, key s
 			return nil
 		}
 		p.Tasks = map[string]Rule{}
-		return pp.mapping(v, key, func(task string, _, tv *yaml.Node) error {
+		return pp.mapping(v, key, func(task string, tk, tv *yaml.Node) error {
 			r, err := pp.rule(tv, key+"."+task)
 			p.Tasks[task] = r
+			p.taskAt(task, key+"."+task, tk.Line)
 			return err
 		})
 	},
@@ -184,6 +234,11 @@ var policyKeys = map[string]func(pp policyParser, p *Policy, v *yaml.Node, key s
 	"require_tasks": func(pp policyParser, p *Policy, v *yaml.Node, key string) error {
 		if err := v.Decode(&p.RequireTasks); err != nil {
 			return pp.errorf(v, key, "must be a list of task names")
+		}
+		for i, n := range resolve(v).Content {
+			if i < len(p.RequireTasks) {
+				p.taskAt(p.RequireTasks[i], key, resolve(n).Line)
+			}
 		}
 		return nil
 	},
@@ -410,10 +465,27 @@ type TaskVerdict struct {
 	Notes     []string `json:"notes,omitempty"`
 }
 
+// Options configure Gate.
+type Options struct {
+	// Seed makes the paired bootstrap deterministic.
+	Seed uint64
+	// AllowUnlike gates runs that differ in what decides scores
+	// (compare.Unlike) instead of refusing them: the gate then fails, and
+	// says why.
+	AllowUnlike bool
+}
+
 // GateResult is the whole verdict.
 type GateResult struct {
 	Pass  bool          `json:"pass"`
 	Tasks []TaskVerdict `json:"tasks"`
+	// Unlike lists how the runs differ in what decides scores (only with
+	// Options.AllowUnlike); such a gate fails.
+	Unlike []string `json:"unlike,omitempty"`
+	// LimitBaseline and LimitCandidate are the runs' --limit (0: every
+	// sample); a limited run's numbers are not the benchmark's.
+	LimitBaseline  int `json:"limit_baseline"`
+	LimitCandidate int `json:"limit_candidate"`
 	// Suite names the suite whose average is reported (when the policy
 	// has a suite or a floor); Average is the candidate's suite average
 	// as `pocketeval suite` computes it, nil when undefined, and
@@ -441,15 +513,22 @@ type GateResult struct {
 // primary metric (Compare). A required task (require_tasks, or a task with
 // its own rule) that either run lacks, or in which the candidate scored
 // nothing, fails with its own verdict and reason.
-func Gate(baseline, candidate *rundir.Run, p *Policy, seed uint64) (*GateResult, error) {
-	g := &GateResult{Pass: true, Alpha: p.Alpha, Baseline: baseline.Dir, Candidate: candidate.Dir, AvgFloor: p.SuiteAverageFloor, Failures: []string{}}
-	cmp, err := compare.Runs(baseline, candidate, compare.Options{Alpha: p.Alpha, Seed: seed})
+func Gate(baseline, candidate *rundir.Run, p *Policy, o Options) (*GateResult, error) {
+	seed := o.Seed
+	g := &GateResult{Pass: true, Alpha: p.Alpha, Baseline: baseline.Dir, Candidate: candidate.Dir, AvgFloor: p.SuiteAverageFloor, Failures: []string{},
+		LimitBaseline: baseline.Manifest.Config.Limit, LimitCandidate: candidate.Manifest.Config.Limit}
+	cmp, err := compare.Runs(baseline, candidate, compare.Options{Alpha: p.Alpha, Seed: seed, AllowUnlike: o.AllowUnlike})
 	var none *compare.NothingToCompareError
 	switch {
 	case errors.As(err, &none):
-		cmp = &compare.Comparison{Alpha: p.Alpha}
+		cmp = &compare.Comparison{Alpha: p.Alpha, Unlike: compare.Unlike(baseline, candidate)}
 	case err != nil:
 		return nil, err
+	}
+	if len(cmp.Unlike) > 0 {
+		g.Unlike = cmp.Unlike
+		g.Pass = false
+		g.Failures = append(g.Failures, "the runs are unlike (--allow-unlike): "+strings.Join(cmp.Unlike, "; "))
 	}
 	entries := make([]suite.Entry, len(cmp.Tasks))
 	for i, tc := range cmp.Tasks {
@@ -624,11 +703,19 @@ func verdict(tc compare.TaskComparison, base, cand rundir.SuiteRow, p *Policy) T
 		v.Reasons = append(v.Reasons, "no scored samples in the baseline or candidate run")
 		return v
 	}
-	lo, hi, pv := 100*tc.Lo, 100*tc.Hi, tc.P
 	delta := *cand.Score - *base.Score
-	v.Baseline, v.Candidate, v.Delta, v.CILo, v.CIHi, v.P = base.Score, cand.Score, &delta, &lo, &hi, &pv
-	if cand.Metric != tc.Metric {
-		v.Notes = append(v.Notes, fmt.Sprintf("interval and p from the paired test on per-sample %s", tc.Metric))
+	v.Baseline, v.Candidate, v.Delta = base.Score, cand.Score, &delta
+	if tc.Tested() {
+		lo, hi, pv := 100*tc.Lo, 100*tc.Hi, tc.P
+		v.CILo, v.CIHi, v.P = &lo, &hi, &pv
+		switch {
+		case tc.Basis != "":
+			v.Notes = append(v.Notes, "interval and p from the paired test on "+tc.Basis)
+		case cand.Metric != tc.Metric:
+			v.Notes = append(v.Notes, fmt.Sprintf("interval and p from the paired test on per-sample %s", tc.Metric))
+		}
+	} else {
+		v.Notes = append(v.Notes, "no paired test: "+tc.NoTest)
 	}
 	maxDrop, minScore, requireSig := p.rule(tc.Task)
 	if minScore != nil && *cand.Score < *minScore {
@@ -640,7 +727,10 @@ func verdict(tc compare.TaskComparison, base, cand rundir.SuiteRow, p *Policy) T
 		v.Reasons = append(v.Reasons, fmt.Sprintf("score %.2f is %.2f%% of the baseline's %.2f, below the required %.2f%%", *cand.Score, 100**cand.Score / *base.Score, *base.Score, *rel))
 	}
 	if maxDrop != nil && -delta > *maxDrop {
-		if requireSig && !tc.Significant {
+		if !tc.Tested() {
+			v.Pass = false
+			v.Reasons = append(v.Reasons, fmt.Sprintf("drop of %.2f points exceeds the allowed %.2f and cannot be tested (%s): failing closed", -delta, *maxDrop, tc.NoTest))
+		} else if requireSig && !tc.Significant {
 			v.Notes = append(v.Notes, fmt.Sprintf("drop of %.2f points exceeds %.2f but is not significant (p=%.3g ≥ %g): allowed", -delta, *maxDrop, tc.P, p.Alpha))
 		} else {
 			v.Pass = false
@@ -655,8 +745,17 @@ func (g *GateResult) JUnit() ([]byte, error) {
 	type failure = junit.Failure
 	type testcase = junit.Case
 	var cases []testcase
+	if len(g.Unlike) > 0 {
+		out := "the runs differ in what decides scores: " + strings.Join(g.Unlike, "; ")
+		cases = append(cases, testcase{Name: "comparable_runs", Classname: "pocketeval.gate", SystemOut: out,
+			Failure: &failure{Message: "unlike runs (compared with --allow-unlike)", Text: out}})
+	}
+	limit := g.limitNote()
 	for _, v := range g.Tasks {
 		tc := testcase{Name: v.Task, Classname: "pocketeval.gate", SystemOut: v.summary()}
+		if limit != "" {
+			tc.SystemOut += " [" + limit + "]"
+		}
 		if !v.Pass {
 			tc.Failure = &failure{Message: strings.Join(v.Reasons, "; "), Text: tc.SystemOut}
 		}
@@ -707,6 +806,11 @@ func (g *GateResult) Markdown() string {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | – | – | – | %s |\n", v.Task, v.Metric, scoreOr(v.Baseline, "–"), scoreOr(v.Candidate, v.Status), verdict)
 			continue
 		}
+		if v.P == nil {
+			fmt.Fprintf(&b, "| %s | %s | %.2f | %.2f | %+.2f | no test | – | %s |\n",
+				v.Task, v.Metric, *v.Baseline, *v.Candidate, *v.Delta, verdict)
+			continue
+		}
 		fmt.Fprintf(&b, "| %s | %s | %.2f | %.2f | %+.2f | [%+.2f, %+.2f] | %s | %s |\n",
 			v.Task, v.Metric, *v.Baseline, *v.Candidate, *v.Delta, *v.CILo, *v.CIHi, fmtP(*v.P), verdict)
 	}
@@ -722,12 +826,36 @@ func (g *GateResult) Markdown() string {
 	default:
 		fmt.Fprintf(&b, "\nSuite average (%s, candidate): **n/a** — every task of the suite must be present and complete; not complete: %s\n", g.Suite, strings.Join(g.AvgMissing, "; "))
 	}
+	if len(g.Unlike) > 0 {
+		fmt.Fprintf(&b, "\n**Unlike runs** (compared with --allow-unlike, so the gate fails): %s\n", strings.Join(g.Unlike, "; "))
+	}
+	if l := g.limitNote(); l != "" {
+		fmt.Fprintf(&b, "\n%s\n", l)
+	}
 	fmt.Fprintf(&b, "\nSignificance level α = %g; paired tests: exact McNemar for pass/fail metrics, paired bootstrap otherwise.\n", g.Alpha)
 	return b.String()
 }
 
+// limitNote marks a limited run ("" when neither run is limited).
+func (g *GateResult) limitNote() string {
+	if g.LimitBaseline == 0 && g.LimitCandidate == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Limited run (--limit: baseline %s, candidate %s): the first samples of each task only, not the benchmark's numbers", limitText(g.LimitBaseline), limitText(g.LimitCandidate))
+}
+
+func limitText(n int) string {
+	if n == 0 {
+		return "none"
+	}
+	return fmt.Sprint(n)
+}
+
 // summary is the verdict's numbers in one line (JUnit system-out).
 func (v TaskVerdict) summary() string {
+	if v.Delta != nil && v.P == nil {
+		return fmt.Sprintf("%s: baseline %.2f, candidate %.2f, delta %+.2f, no paired test %s", v.Metric, *v.Baseline, *v.Candidate, *v.Delta, strings.Join(v.Notes, "; "))
+	}
 	if v.Delta == nil {
 		return fmt.Sprintf("%s: %s (baseline %s, candidate %s)", v.Metric, v.Status, scoreOr(v.Baseline, "–"), scoreOr(v.Candidate, "–"))
 	}

@@ -36,7 +36,7 @@ func TestGateRegressionAndWobble(t *testing.T) {
 	a := rundirtest.MustLoad(t, rundirtest.FakeRun(t, "base", base, 0, 0))
 	policy := gatePolicy(t, "alpha: 0.05\ndefaults:\n  max_drop: 0.5\n  require_significance: true\n")
 
-	g, err := Gate(a, rundirtest.MustLoad(t, rundirtest.FakeRun(t, "reg", reg, 0, 0)), policy, 1)
+	g, err := Gate(a, rundirtest.MustLoad(t, rundirtest.FakeRun(t, "reg", reg, 0, 0)), policy, Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestGateRegressionAndWobble(t *testing.T) {
 		t.Errorf("markdown:\n%s", md)
 	}
 
-	g, err = Gate(a, rundirtest.MustLoad(t, rundirtest.FakeRun(t, "wob", wob, 0, 0)), policy, 1)
+	g, err = Gate(a, rundirtest.MustLoad(t, rundirtest.FakeRun(t, "wob", wob, 0, 0)), policy, Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,13 +65,13 @@ func TestGateRegressionAndWobble(t *testing.T) {
 	}
 	// Without the significance requirement the same wobble fails.
 	strict := gatePolicy(t, "defaults:\n  max_drop: 0.5\n")
-	g, _ = Gate(a, rundirtest.MustLoad(t, rundirtest.FakeRun(t, "wob2", wob, 0, 0)), strict, 1)
+	g, _ = Gate(a, rundirtest.MustLoad(t, rundirtest.FakeRun(t, "wob2", wob, 0, 0)), strict, Options{Seed: 1})
 	if g.Pass {
 		t.Error("wobble passed a policy that does not ask for significance")
 	}
 	// Minimum score and suite floor.
 	floor := gatePolicy(t, "tasks:\n  gsm8k: {min_score: 60}\nsuite_average_floor: 90\n")
-	g, _ = Gate(a, rundirtest.MustLoad(t, rundirtest.FakeRun(t, "wob3", wob, 0, 0)), floor, 1)
+	g, _ = Gate(a, rundirtest.MustLoad(t, rundirtest.FakeRun(t, "wob3", wob, 0, 0)), floor, Options{Seed: 1})
 	if g.Pass || len(g.Failures) != 2 {
 		t.Errorf("min score / floor: %+v", g.Failures)
 	}
@@ -114,7 +114,7 @@ func TestGateRequiredTaskAbsent(t *testing.T) {
 	results.WriteSummary(candDir, sum)
 	cand := rundirtest.MustLoad(t, candDir)
 	p := gatePolicy(t, "require_tasks: [ifeval, gsm8k, mgsm_zh]\nsuite_average_floor: 10\n")
-	g, err := Gate(base, cand, p, 1)
+	g, err := Gate(base, cand, p, Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestOneSuiteAverage(t *testing.T) {
 	if err := os.WriteFile(suiteFile, []byte("name: s\ntasks: [{task: ifeval}, {task: gsm8k}]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	g, err := Gate(base, r, gatePolicy(t, "suite: "+suiteFile+"\nsuite_average_floor: 50\n"), 1)
+	g, err := Gate(base, r, gatePolicy(t, "suite: "+suiteFile+"\nsuite_average_floor: 50\n"), Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,11 +210,11 @@ func TestGateMinRelativeScore(t *testing.T) {
 	a := rundirtest.MustLoad(t, rundirtest.FakeRun(t, "base", base, 0, 0))
 	b := rundirtest.MustLoad(t, rundirtest.FakeRun(t, "cand", cand, 0, 0))
 	// ifeval keeps 98%, gsm8k 93.3%.
-	g, err := Gate(a, b, gatePolicy(t, "defaults:\n  min_relative_score: 97\ntasks:\n  gsm8k: {min_relative_score: 93}\n"), 1)
+	g, err := Gate(a, b, gatePolicy(t, "defaults:\n  min_relative_score: 97\ntasks:\n  gsm8k: {min_relative_score: 93}\n"), Options{Seed: 1})
 	if err != nil || !g.Pass {
 		t.Fatalf("%v %+v", err, g.Failures)
 	}
-	g, _ = Gate(a, b, gatePolicy(t, "defaults:\n  min_relative_score: 97\n"), 1)
+	g, _ = Gate(a, b, gatePolicy(t, "defaults:\n  min_relative_score: 97\n"), Options{Seed: 1})
 	if g.Pass || len(g.Failures) != 1 || !strings.HasPrefix(g.Failures[0], "gsm8k") || !strings.Contains(g.Failures[0], "% of the baseline") {
 		t.Fatalf("gsm8k at 93%% of its baseline passed 97%%: %+v", g.Failures)
 	}

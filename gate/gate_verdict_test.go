@@ -42,7 +42,7 @@ func TestGateCodeVerdictMode(t *testing.T) {
 	}
 	check := func(base, cand *rundir.Run, wantPass bool, wantReason string) {
 		t.Helper()
-		g, err := Gate(base, cand, policy, 1)
+		g, err := Gate(base, cand, policy, Options{Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func TestGateWarnsOnOfficialVerdicts(t *testing.T) {
 	}
 	warnings := func(base, cand *rundir.Run, policy string) []string {
 		t.Helper()
-		g, err := Gate(base, cand, gatePolicy(t, policy), 1)
+		g, err := Gate(base, cand, gatePolicy(t, policy), Options{Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

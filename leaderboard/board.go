@@ -196,7 +196,7 @@ func (c Cell) HasCI() bool { return c.Hi > c.Lo }
 // CI formats the interval with prec decimals: "lo–hi", or "no CI".
 func (c Cell) CI(prec int) string {
 	if !c.HasCI() {
-		return "no CI"
+		return rundir.NoCI
 	}
 	return fmt.Sprintf("%.*f–%.*f", prec, c.Lo, prec, c.Hi)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/rundir"
 )
 
 // Markdown renders the board as Markdown: the capability groups, the table
@@ -137,7 +139,7 @@ func mdChance(c Cell) string {
 
 func mdCI(c Cell) string {
 	if !c.HasCI() {
-		return "(no CI)"
+		return "(" + rundir.NoCI + ")"
 	}
 	return fmt.Sprintf("[%.1f, %.1f]", c.Lo, c.Hi)
 }

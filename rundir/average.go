@@ -112,7 +112,7 @@ func defined(a Average, tasks int) bool { return tasks > 0 && a.Complete == task
 // without Score has no score; why says why a task is not complete ("" when
 // the task is not in the run).
 func taskScore(r *Run, e suite.Entry) (row SuiteRow, m stats.Summary, why string, err error) {
-	row = SuiteRow{Task: e.Task, Reported: e.Reported, Note: e.Note, Status: results.TaskMissing}
+	row = SuiteRow{Task: e.Task, Reported: e.Reported, Note: e.Note, Assumed: e.Assumed, Status: results.TaskMissing}
 	ts, ok := r.Summary.Tasks[e.Task]
 	if !ok {
 		return row, m, "", nil

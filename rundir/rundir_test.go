@@ -216,3 +216,30 @@ func TestSuiteReport(t *testing.T) {
 		t.Errorf("missing task:\n%s", buf.String())
 	}
 }
+
+// TestSuiteTableMarksAssumedAndNoCI: the suite table says how many members
+// of the suite are assumed next to the reported average, and shows a
+// score without an interval as "no CI", as run and leaderboard do.
+func TestSuiteTableMarksAssumedAndNoCI(t *testing.T) {
+	t.Parallel()
+	s, err := suite.Get("pocket11", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Assumed(); len(got) != 7 {
+		t.Errorf("pocket11 assumed members %v, want 7", got)
+	}
+	v := 40.0
+	rep := &rundir.SuiteReport{Suite: "pocket11", Reported: s.ReportedAverage, Assumed: s.Assumed(),
+		Rows: []rundir.SuiteRow{{Task: "ceval", Metric: "acc_macro", Status: results.TaskComplete, Score: &v, Lo: 40, Hi: 40, N: 10, Scored: 10, Samples: 10}}}
+	var b strings.Builder
+	rep.Print(&b)
+	for _, want := range []string{"50.00 (7 of 1 members assumed)", "no CI", "Assumed members (the published list does not name them): mbpp, gsm8k, math500, mmlu, ceval, cmmlu, bbh"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "[40.00, 40.00]") {
+		t.Errorf("an interval that was not computed is shown:\n%s", b.String())
+	}
+}

@@ -34,11 +34,21 @@ type SuiteRow struct {
 	// the task knows its baseline; JSON has its baseline in points
 	// ("chance") and the verdict ("above_chance").
 	Chance *results.Chance `json:"-"`
+	// Assumed marks a member whose place in the suite is assumed.
+	Assumed bool `json:"assumed,omitempty"`
 }
 
 // AtChance reports whether the row's task scored no better than random
 // answers.
 func (r SuiteRow) AtChance() bool { return r.Chance != nil && !r.Chance.Above }
+
+// NoCI is what every report shows for a score without an interval (a
+// task-level aggregate with neither per-unit values nor a standard error).
+const NoCI = "no CI"
+
+// HasCI reports whether the row's score has an interval: an aggregate
+// without one has Lo = Hi and is never shown as [x, x].
+func (r SuiteRow) HasCI() bool { return r.Hi > r.Lo }
 
 // Partial reports whether some selected samples of the row's task failed
 // or are missing.
@@ -89,6 +99,9 @@ type SuiteReport struct {
 	// Limit is the run's --limit (0: every sample): a limited run's
 	// numbers are not comparable with published ones.
 	Limit int `json:"limit"`
+	// Assumed lists the members whose place in the suite is assumed, not
+	// published: the reported average may be over other benchmarks.
+	Assumed []string `json:"assumed_members,omitempty"`
 }
 
 // MarshalJSON writes the average's interval as null when there is no
@@ -122,7 +135,7 @@ func SuiteOf(r *Run, s *suite.Suite, resamples int, seed uint64) (*SuiteReport, 
 		return nil, fmt.Errorf("suite %s: %w", s.Name, err)
 	}
 	rep := &SuiteReport{Suite: s.Name, Rows: rows, Average: avg.Value, AvgLo: avg.Lo, AvgHi: avg.Hi,
-		Reported: s.ReportedAverage, Missing: avg.Missing, Partial: avg.Partial, Limit: r.Manifest.Config.Limit}
+		Reported: s.ReportedAverage, Missing: avg.Missing, Partial: avg.Partial, Limit: r.Manifest.Config.Limit, Assumed: s.Assumed()}
 	if avg.Value != nil && s.ReportedAverage != nil {
 		d := *avg.Value - *s.ReportedAverage
 		rep.Delta = &d
@@ -141,7 +154,10 @@ func (rep *SuiteReport) Print(w io.Writer) {
 		score, ci, n := r.Status, "", ""
 		if r.Score != nil {
 			score = fmt.Sprintf("%.2f", *r.Score)
-			ci = fmt.Sprintf("[%.2f, %.2f]", r.Lo, r.Hi)
+			ci = NoCI
+			if r.HasCI() {
+				ci = fmt.Sprintf("[%.2f, %.2f]", r.Lo, r.Hi)
+			}
 			n = fmt.Sprint(r.N)
 			if r.Partial() {
 				score += "*"
@@ -154,10 +170,14 @@ func (rep *SuiteReport) Print(w io.Writer) {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Task, r.Metric, score, ci, optF(r.Reported), optSigned(r.Delta), n)
 	}
+	reported := optF(rep.Reported)
+	if rep.Reported != nil && len(rep.Assumed) > 0 {
+		reported += fmt.Sprintf(" (%d of %d members assumed)", len(rep.Assumed), len(rep.Rows))
+	}
 	if rep.Average != nil {
-		fmt.Fprintf(tw, "AVERAGE\t\t%.2f\t[%.2f, %.2f]\t%s\t%s\t\n", *rep.Average, rep.AvgLo, rep.AvgHi, optF(rep.Reported), optSigned(rep.Delta))
+		fmt.Fprintf(tw, "AVERAGE\t\t%.2f\t[%.2f, %.2f]\t%s\t%s\t\n", *rep.Average, rep.AvgLo, rep.AvgHi, reported, optSigned(rep.Delta))
 	} else {
-		fmt.Fprintf(tw, "AVERAGE\t\tn/a\t\t%s\t\t\n", optF(rep.Reported))
+		fmt.Fprintf(tw, "AVERAGE\t\tn/a\t\t%s\t\t\n", reported)
 	}
 	tw.Flush()
 	if len(partial) > 0 {
@@ -168,6 +188,9 @@ func (rep *SuiteReport) Print(w io.Writer) {
 	}
 	if len(rep.Missing) > 0 {
 		fmt.Fprintf(w, "The suite average needs every task present and complete; not complete: %s\n", strings.Join(rep.Missing, "; "))
+	}
+	if len(rep.Assumed) > 0 {
+		fmt.Fprintf(w, "Assumed members (the published list does not name them): %s\n", strings.Join(rep.Assumed, ", "))
 	}
 	if rep.Limit > 0 {
 		fmt.Fprintf(w, "Limited run (--limit %d): the first %d samples of each task, not comparable with the published numbers\n", rep.Limit, rep.Limit)

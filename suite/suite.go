@@ -51,6 +51,10 @@ type Entry struct {
 	// Reported is the published score ×100, if known.
 	Reported *float64 `yaml:"reported" json:"reported,omitempty"`
 	Note     string   `yaml:"note" json:"note,omitempty"`
+	// Assumed marks a member whose place in the suite is assumed, not
+	// published (the suite's authors did not list it): the reported
+	// average may be over other benchmarks.
+	Assumed bool `yaml:"assumed" json:"assumed,omitempty"`
 	// File is the task file of an entry that names one (then Task is the
 	// file's task name).
 	File string `yaml:"-" json:"file,omitempty"`
@@ -89,6 +93,17 @@ func decodeKnown(n *yaml.Node, v any) error {
 		}
 	}
 	return n.Decode(v)
+}
+
+// Assumed lists the members whose place in the suite is assumed.
+func (s *Suite) Assumed() []string {
+	var out []string
+	for _, e := range s.Tasks {
+		if e.Assumed {
+			out = append(out, e.Task)
+		}
+	}
+	return out
 }
 
 // TaskNames returns what selects the suite's tasks, in order: task names,

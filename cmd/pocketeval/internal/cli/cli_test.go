@@ -50,12 +50,17 @@ func (t cliTask) Score(ctx context.Context, s evals.Sample, out evals.Output) (e
 	return evals.Score{Values: map[string]float64{"acc": v}, Extracted: out.Text}, nil
 }
 
-// cliRuntime answers with a digit derived from the prompt and max tokens.
-type cliRuntime struct{}
+// cliRuntime answers with a digit derived from the prompt and max tokens
+// (and the model, --fake-model, when one is named: another model, the same
+// settings).
+type cliRuntime struct{ model string }
 
-func (cliRuntime) Generate(ctx context.Context, req runtime.Request) (runtime.Response, error) {
+func (r cliRuntime) Generate(ctx context.Context, req runtime.Request) (runtime.Response, error) {
 	h := fnv.New32a()
 	fmt.Fprint(h, req.Messages[0].Content, req.Gen.MaxTokens)
+	if r.model != "" {
+		fmt.Fprint(h, r.model)
+	}
 	return runtime.Response{Text: strconv.Itoa(int(h.Sum32() % 3)), FinishReason: runtime.FinishStop,
 		PromptTokens: 5, CompletionTokens: 1, Timings: runtime.Timings{DecodeTokPerSec: 1000 + float64(time.Now().UnixNano()%7)}}, nil
 }
@@ -75,17 +80,21 @@ func testFactory() (*Factory, *bytes.Buffer, *bytes.Buffer) {
 
 // testRuntimes are the real runtimes plus "fake", which opens cliRuntime.
 func testRuntimes() []drivers.Driver {
-	return append(drivers.All(), drivers.Driver{Name: "fake", NewFlags: func() drivers.Flags { return fakeFlags{} }})
+	return append(drivers.All(), drivers.Driver{Name: "fake", NewFlags: func() drivers.Flags { return fakeFlags{model: new(string)} }})
 }
 
-// fakeFlags are the "fake" runtime's (empty) flags.
-type fakeFlags struct{}
+// fakeFlags are the "fake" runtime's flags: --fake-model names the model.
+type fakeFlags struct{ model *string }
 
-func (fakeFlags) AddFlags(*pflag.FlagSet)                     {}
-func (fakeFlags) Validate(drivers.Common) error               { return nil }
-func (fakeFlags) Model(drivers.Common) (drivers.Model, error) { return drivers.Model{}, nil }
-func (fakeFlags) Open(context.Context, drivers.Common) (runtime.Runtime, error) {
-	return cliRuntime{}, nil
+func (f fakeFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(f.model, "fake-model", "", "the fake runtime's model (another model answers otherwise)")
+}
+func (fakeFlags) Validate(drivers.Common) error { return nil }
+func (f fakeFlags) Model(drivers.Common) (drivers.Model, error) {
+	return drivers.Model{Path: *f.model}, nil
+}
+func (f fakeFlags) Open(context.Context, drivers.Common) (runtime.Runtime, error) {
+	return cliRuntime{model: *f.model}, nil
 }
 
 func run(t *testing.T, args ...string) (int, string, string) {
@@ -238,7 +247,7 @@ func TestCompareAndGateCommands(t *testing.T) {
 	if code, _, e := run(t, "run", "--runtime", "fake", "--tasks", "alpha,beta", "--out", a); code != 0 {
 		t.Fatal(e)
 	}
-	if code, _, e := run(t, "run", "--runtime", "fake", "--tasks", "alpha,beta", "--out", b, "--max-tokens", "3"); code != 0 {
+	if code, _, e := run(t, "run", "--runtime", "fake", "--tasks", "alpha,beta", "--out", b, "--fake-model", "m3"); code != 0 {
 		t.Fatal(e)
 	}
 	code, out, errOut := run(t, "compare", a, b)
@@ -253,7 +262,10 @@ func TestCompareAndGateCommands(t *testing.T) {
 	// Misaligned runs are refused with exit 2.
 	c := t.TempDir()
 	run(t, "run", "--runtime", "fake", "--tasks", "alpha", "--out", c, "--limit", "10")
-	if code, _, errOut := run(t, "compare", a, c); code != ExitUsage || !strings.Contains(errOut, "do not align") {
+	if code, _, errOut := run(t, "compare", a, c); code != ExitUsage || !strings.Contains(errOut, "differ in what decides scores: limit: 0 (A) vs 10 (B)") {
+		t.Errorf("unlike compare: %d %s", code, errOut)
+	}
+	if code, _, errOut := run(t, "compare", a, c, "--allow-unlike"); code != ExitUsage || !strings.Contains(errOut, "do not align") {
 		t.Errorf("misaligned compare: %d %s", code, errOut)
 	}
 
@@ -274,6 +286,10 @@ func TestCompareAndGateCommands(t *testing.T) {
 	os.WriteFile(policy, []byte("defaults:\n  max_drop: 100\n"), 0o644)
 	if code, _, errOut := run(t, "gate", "--baseline", a, "--candidate", b, "--policy", policy); code != 0 {
 		t.Errorf("lenient gate: %d %s", code, errOut)
+	}
+	os.WriteFile(policy, []byte("defaults:\n  max_drop: 100\ntasks:\n  ifevl: {min_score: 1}\n"), 0o644)
+	if code, _, errOut := run(t, "gate", "--baseline", a, "--candidate", b, "--policy", policy); code != ExitUsage || !strings.Contains(errOut, `gate.yaml:4: field "tasks.ifevl": unknown task "ifevl"`) {
+		t.Errorf("policy naming an unknown task: %d %s", code, errOut)
 	}
 	os.WriteFile(policy, []byte("alpha: 7\n"), 0o644)
 	if code, _, errOut := run(t, "gate", "--baseline", a, "--candidate", b, "--policy", policy); code != ExitUsage || !strings.Contains(errOut, "alpha") {

@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
+
 	"github.com/pocketeval/pocketeval/internal/texttab"
 
 	"github.com/spf13/cobra"
@@ -22,6 +24,9 @@ type CompareOptions struct {
 	Resamples int      // --resamples
 	Seed      uint64   // --seed
 	Tasks     []string // --tasks
+	// AllowUnlike compares runs that differ in what decides scores
+	// (--allow-unlike), marking the output; otherwise they are refused.
+	AllowUnlike bool
 }
 
 // NewCmdCompare compares two result directories.
@@ -38,7 +43,10 @@ is not significant. It refuses, with the reason, when samples do not align.
 
 Exit status: 0 when the runs were compared (whatever the differences), 2
 when they cannot be: an unreadable result directory, no task that both
-runs scored, or samples that do not align.`,
+runs scored, samples that do not align, or runs that differ in what decides
+scores (--limit, --max-tokens, few-shot, template, thinking, seeds, task
+versions; --allow-unlike compares them anyway, marked as unlike). Code
+tasks are tested on pass@k per problem, estimated from the per-sample pass.`,
 		Example: `  $ pocketeval compare runs/pocket-bf16 runs/pocket-q4
   $ pocketeval compare runs/a runs/b --tasks ifeval,gsm8k --json`,
 		Args: cobra.ExactArgs(2),
@@ -59,6 +67,7 @@ runs scored, or samples that do not align.`,
 	fl.IntVar(&opts.Resamples, "resamples", 10000, "paired-bootstrap resamples")
 	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
 	fl.StringSliceVar(&opts.Tasks, "tasks", nil, "compare only these tasks")
+	fl.BoolVar(&opts.AllowUnlike, "allow-unlike", false, "compare runs that differ in what decides scores (limit, max tokens, few-shot, template, thinking, seeds, task versions), marked as unlike")
 	return cmd
 }
 
@@ -71,11 +80,12 @@ func compareRun(opts *CompareOptions) error {
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	c, err := compare.Runs(a, b, compare.Options{Alpha: opts.Alpha, Resamples: opts.Resamples, Seed: opts.Seed, Tasks: opts.Tasks})
+	c, err := compare.Runs(a, b, compare.Options{Alpha: opts.Alpha, Resamples: opts.Resamples, Seed: opts.Seed, Tasks: opts.Tasks, AllowUnlike: opts.AllowUnlike})
 	if err != nil {
 		var ae *compare.AlignmentError
 		var none *compare.NothingToCompareError
-		if errors.As(err, &ae) || errors.As(err, &none) {
+		var ue *compare.UnlikeError
+		if errors.As(err, &ae) || errors.As(err, &none) || errors.As(err, &ue) {
 			return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("cannot compare: %w", err)}
 		}
 		return err
@@ -107,6 +117,20 @@ func compareRun(opts *CompareOptions) error {
 	if atChance {
 		fmt.Fprintln(opts.IO.Out, "° at chance: not significantly above what random answers score (exact one-sided test at 5%)")
 	}
+	for _, t := range c.Tasks {
+		switch {
+		case !t.Tested():
+			fmt.Fprintf(opts.IO.Out, "%s: no paired test (%s)\n", t.Task, t.NoTest)
+		case t.Basis != "":
+			fmt.Fprintf(opts.IO.Out, "%s: paired test on %s\n", t.Task, t.Basis)
+		}
+	}
+	if l := limitMark(c.LimitA, c.LimitB); l != "" {
+		fmt.Fprintln(opts.IO.Out, l)
+	}
+	if len(c.Unlike) > 0 {
+		fmt.Fprintf(opts.IO.Out, "UNLIKE RUNS (--allow-unlike): they differ in what decides scores: %s\n", strings.Join(c.Unlike, "; "))
+	}
 	for _, s := range c.Skipped {
 		fmt.Fprintf(opts.IO.ErrOut, "skipped: %s\n", s)
 	}
@@ -121,6 +145,11 @@ type compareJSON struct {
 	Alpha   float64           `json:"alpha"`
 	Tasks   []taskCompareJSON `json:"tasks"`
 	Skipped []string          `json:"skipped"`
+	// LimitA and LimitB are the runs' --limit (0: every sample), Unlike
+	// the settings deciding scores in which they differ (--allow-unlike).
+	LimitA int      `json:"limit_a,omitempty"`
+	LimitB int      `json:"limit_b,omitempty"`
+	Unlike []string `json:"unlike,omitempty"`
 }
 
 type taskCompareJSON struct {
@@ -141,20 +170,24 @@ type taskCompareJSON struct {
 	// points), when the task knows its baseline.
 	ChanceA *chanceJSON `json:"chance_a,omitempty"`
 	ChanceB *chanceJSON `json:"chance_b,omitempty"`
-	N       int         `json:"n"`
-	OnlyA   int         `json:"only_a"`
-	OnlyB   int         `json:"only_b"`
+	// Basis is what the paired test ran on when not the metric's own
+	// per-sample values; NoTest why no test was run.
+	Basis  string `json:"basis,omitempty"`
+	NoTest string `json:"no_test,omitempty"`
+	N      int    `json:"n"`
+	OnlyA  int    `json:"only_a"`
+	OnlyB  int    `json:"only_b"`
 }
 
 func newCompareJSON(a, b string, c *compare.Comparison) compareJSON {
-	doc := compareJSON{A: a, B: b, Alpha: c.Alpha, Tasks: []taskCompareJSON{}, Skipped: c.Skipped}
+	doc := compareJSON{A: a, B: b, Alpha: c.Alpha, Tasks: []taskCompareJSON{}, Skipped: c.Skipped, LimitA: c.LimitA, LimitB: c.LimitB, Unlike: c.Unlike}
 	if doc.Skipped == nil {
 		doc.Skipped = []string{}
 	}
 	for _, t := range c.Tasks {
 		doc.Tasks = append(doc.Tasks, taskCompareJSON{
 			Task: t.Task, Metric: t.Metric, ScoreA: 100 * t.AggregateA, ScoreB: 100 * t.AggregateB,
-			Diff: 100 * (t.AggregateB - t.AggregateA), CILo: 100 * t.Lo, CIHi: 100 * t.Hi, P: t.P, Test: t.Test, Significant: t.Significant,
+			Diff: 100 * (t.AggregateB - t.AggregateA), CILo: 100 * t.Lo, CIHi: 100 * t.Hi, P: t.P, Test: t.Test, Significant: t.Significant, Basis: t.Basis, NoTest: t.NoTest,
 			N: t.N, OnlyA: t.OnlyA, OnlyB: t.OnlyB, ChanceA: newChanceJSON(t.ChanceA), ChanceB: newChanceJSON(t.ChanceB),
 		})
 	}
@@ -166,4 +199,18 @@ func fmtPValue(p float64) string {
 		return "<0.001"
 	}
 	return fmt.Sprintf("%.3f", p)
+}
+
+// limitMark marks limited runs ("" when neither is).
+func limitMark(a, b int) string {
+	if a == 0 && b == 0 {
+		return ""
+	}
+	side := func(n int) string {
+		if n == 0 {
+			return "none"
+		}
+		return fmt.Sprint(n)
+	}
+	return fmt.Sprintf("Limited run (--limit: A %s, B %s): the first samples of each task only, not comparable with the published numbers", side(a), side(b))
 }

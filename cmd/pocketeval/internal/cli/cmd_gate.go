@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/gate"
 	"github.com/pocketeval/pocketeval/rundir"
 )
@@ -25,11 +26,17 @@ type GateOptions struct {
 	// for the policy's budgets (--bench, repeatable); none means the
 	// candidate directory's bench.json, if any.
 	Bench []string
+	// AllowUnlike gates runs that differ in what decides scores
+	// (--allow-unlike): the gate then fails and says why; otherwise they
+	// are refused (exit 2).
+	AllowUnlike bool
+	// Tasks lists the known tasks (a policy naming another is an error).
+	Tasks func() []evals.Task
 }
 
 // NewCmdGate applies a release policy.
 func NewCmdGate(f *Factory, runF func(*GateOptions) error) *cobra.Command {
-	opts := &GateOptions{IO: f.IO}
+	opts := &GateOptions{IO: f.IO, Tasks: f.Tasks}
 	cmd := &cobra.Command{
 		Use:   "gate --baseline A --candidate B --policy gate.yaml",
 		Short: "Decide whether a candidate model regresses against a baseline",
@@ -41,7 +48,12 @@ size and energy from bench --json reports, see docs/budgets.md) and exits:
   0  pass
   1  regression (a task or the suite average fails the policy)
   2  usage or configuration error (bad flags, unreadable runs or policy,
-     samples that do not align)
+     a policy naming an unknown task, samples that do not align, runs that
+     differ in what decides scores unless --allow-unlike)
+
+A drop beyond max_drop that no paired test can check fails (the gate fails
+closed); with --allow-unlike, runs that differ in what decides scores fail
+the gate, naming the settings.
 
 --junit writes one JUnit test case per task; --markdown writes a table fit for
 a CI step summary. See docs/ci.md for a GitHub Actions example.`,
@@ -66,6 +78,7 @@ a CI step summary. See docs/ci.md for a GitHub Actions example.`,
 	fl.StringVar(&opts.Markdown, "markdown", "", "append a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)")
 	fl.BoolVar(&opts.JSON, "json", false, "print the verdict as JSON")
 	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
+	fl.BoolVar(&opts.AllowUnlike, "allow-unlike", false, "gate runs that differ in what decides scores (limit, max tokens, few-shot, template, thinking, seeds, task versions): the gate fails, naming the settings")
 	fl.StringArrayVar(&opts.Bench, "bench", nil, "bench --json or energy --json `FILE` of the candidate, for the policy's budgets (repeatable; default: the candidate's bench.json)")
 	return cmd
 }
@@ -83,7 +96,10 @@ func gateRun(opts *GateOptions) error {
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	g, err := gate.Gate(a, b, p, opts.Seed)
+	if err := p.CheckTasks(knownTask(opts.Tasks, a, b)); err != nil {
+		return &ExitCodeError{Code: ExitUsage, Err: err}
+	}
+	g, err := gate.Gate(a, b, p, gate.Options{Seed: opts.Seed, AllowUnlike: opts.AllowUnlike})
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
@@ -144,4 +160,21 @@ func appendFile(path, text string) error {
 		werr = cerr
 	}
 	return werr
+}
+
+// knownTask reports whether a task is registered or in either run (a
+// task file's task).
+func knownTask(tasks func() []evals.Task, runs ...*rundir.Run) func(string) bool {
+	known := map[string]bool{}
+	if tasks != nil {
+		for _, t := range tasks() {
+			known[t.Info().Name] = true
+		}
+	}
+	for _, r := range runs {
+		for _, t := range r.Tasks() {
+			known[t] = true
+		}
+	}
+	return func(task string) bool { return known[task] }
 }

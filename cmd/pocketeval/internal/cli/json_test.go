@@ -65,11 +65,11 @@ func TestJSONConvention(t *testing.T) {
 		return out
 	}
 	jsonGolden(t, "run", mustRun("run", 0, "run", "--runtime", "fake", "--tasks", "alpha,beta", "--out", a, "--json"), dirs)
-	mustRun("run b", 0, "run", "--runtime", "fake", "--tasks", "alpha,beta", "--max-tokens", "9", "--out", b)
+	mustRun("run b", 0, "run", "--runtime", "fake", "--tasks", "alpha,beta", "--fake-model", "m9", "--out", b)
 	jsonGolden(t, "tasks", mustRun("tasks", 0, "tasks", "--json"), dirs)
 	jsonGolden(t, "compare", mustRun("compare", 0, "compare", a, b, "--json", "--resamples", "200"), dirs)
 	policy := filepath.Join(tmp, "gate.yaml")
-	if err := os.WriteFile(policy, []byte("defaults: {max_drop: 50}\nrequire_tasks: [alpha, gamma]\n"), 0o644); err != nil {
+	if err := os.WriteFile(policy, []byte("defaults: {max_drop: 5, min_score: 90}\nrequire_tasks: [alpha, beta]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	jsonGolden(t, "gate", mustRun("gate", ExitError, "gate", "--baseline", a, "--candidate", b, "--policy", policy, "--json"), dirs)

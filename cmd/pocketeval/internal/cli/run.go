@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/pocketeval/pocketeval/internal/texttab"
 	"io"
 	"math"
 	"os"
@@ -14,6 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pocketeval/pocketeval/internal/texttab"
+	"github.com/pocketeval/pocketeval/rundir"
 
 	"github.com/spf13/cobra"
 
@@ -514,12 +516,13 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 	}
 }
 
-// interval formats a metric's 95% interval, or "-" when it has none (a
-// task-level aggregate without per-unit values or a standard error): no
-// interval is shown that was not computed.
+// interval formats a metric's 95% interval, or "no CI" when it has none
+// (a task-level aggregate without per-unit values or a standard error), as
+// `suite` and `leaderboard` say it: no interval is shown that was not
+// computed.
 func interval(m stats.Summary) string {
 	if !hasInterval(m) {
-		return "-"
+		return rundir.NoCI
 	}
 	return "[" + pct(m.Lo) + ", " + pct(m.Hi) + "]"
 }
