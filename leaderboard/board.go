@@ -8,9 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/rundir"
 	"github.com/pocketeval/pocketeval/stats"
+	"github.com/pocketeval/pocketeval/suite"
 )
 
 // Board is a runs × tasks leaderboard: each measured run's score on every
@@ -72,7 +73,7 @@ type BoardRow struct {
 	Name string
 	Dir  string
 	// Run is the loaded result directory; nil for a reference row.
-	Run *Run
+	Run *rundir.Run
 	// Reference marks published numbers drawn from the suite file: they
 	// were reported, not measured here. Source says where.
 	Reference bool
@@ -90,14 +91,14 @@ type BoardRow struct {
 
 	Cells map[string]Cell // task → cell; every board task has one
 
-	// Mean is the suite average (SuiteAverage) over the board's tasks; nil
+	// Mean is the suite average (rundir.SuiteAverage) over the board's tasks; nil
 	// unless it is defined. Partial is the mean over the scored tasks
 	// (Present of them), shown only as such.
 	Mean    *float64
 	Partial *float64
 	Present int
 	// Missing says why Mean is nil: each task that is not complete, with
-	// the reason (SuiteAverage's Missing); for a reference row, each task
+	// the reason (rundir.SuiteAverage's Missing); for a reference row, each task
 	// the suite file reports no number for.
 	Missing []string
 	// Rank is the 1-based position among measured rows with a Mean; 0
@@ -178,7 +179,14 @@ type Cell struct {
 	FirstError              string
 	// Reported is the suite's published number for the task, if any.
 	Reported *float64
+	// Chance is the task's primary metric against random answers, when
+	// the task knows its baseline (nil otherwise).
+	Chance *results.Chance
 }
+
+// AtChance reports whether the cell's task scored no better than random
+// answers (the board greys it out).
+func (c Cell) AtChance() bool { return c.Chance != nil && !c.Chance.Above && c.State != CellReported }
 
 // HasCI reports whether the score has an interval: a task-level aggregate
 // without a standard error (a macro average over one group) has none, and
@@ -199,11 +207,11 @@ func (c Cell) HasScore() bool {
 }
 
 // NewBoard builds a board from runs. Each row's cells and average come
-// from SuiteAverage over the board's tasks, the same numbers `suite` and
+// from rundir.SuiteAverage over the board's tasks, the same numbers `suite` and
 // `gate` show. Rows with an average come first, best first; the others
 // follow by the number of tasks they scored: an average over the tasks a
 // run happens to have is never used to rank it.
-func NewBoard(runs []*Run, o BoardOptions) (*Board, error) {
+func NewBoard(rs []*rundir.Run, o BoardOptions) (*Board, error) {
 	b := &Board{Title: o.Title, Notes: map[string]string{}}
 	var entries []suite.Entry
 	if o.Suite != nil {
@@ -216,7 +224,7 @@ func NewBoard(runs []*Run, o BoardOptions) (*Board, error) {
 		}
 	} else {
 		seen := map[string]bool{}
-		for _, r := range runs {
+		for _, r := range rs {
 			for _, t := range r.Tasks() {
 				if !seen[t] {
 					seen[t] = true
@@ -229,7 +237,7 @@ func NewBoard(runs []*Run, o BoardOptions) (*Board, error) {
 	for _, g := range b.Groups {
 		b.Tasks = append(b.Tasks, g.Tasks...)
 	}
-	for _, r := range runs {
+	for _, r := range rs {
 		row, err := runRow(r, entries)
 		if err != nil {
 			return nil, fmt.Errorf("leaderboard: %w", err)
@@ -287,7 +295,7 @@ func group(entries []suite.Entry, caps []Capability) ([]Group, []suite.Entry) {
 }
 
 // runRow builds a measured run's row.
-func runRow(r *Run, entries []suite.Entry) (BoardRow, error) {
+func runRow(r *rundir.Run, entries []suite.Entry) (BoardRow, error) {
 	m := r.Manifest
 	row := BoardRow{
 		Name: r.Name, Dir: r.Dir, Run: r,
@@ -298,7 +306,7 @@ func runRow(r *Run, entries []suite.Entry) (BoardRow, error) {
 	if m.Config.Shard.Active() {
 		row.Shard = m.Config.Shard.String()
 	}
-	scores, avg, err := SuiteAverage(r, entries, AverageOptions{})
+	scores, avg, err := rundir.SuiteAverage(r, entries, rundir.AverageOptions{})
 	if err != nil {
 		return row, err
 	}
@@ -306,6 +314,7 @@ func runRow(r *Run, entries []suite.Entry) (BoardRow, error) {
 		c := Cell{State: CellMissing, Metric: sc.Metric, Reported: sc.Reported}
 		if ts, ok := r.Summary.Tasks[sc.Task]; ok {
 			c.Samples, c.Scored, c.Errors, c.FirstError = ts.Samples, ts.Scored, ts.Errors, ts.FirstError
+			c.Chance = ts.Chance
 			row.Samples += ts.Samples
 			row.Scored += ts.Scored
 			row.Errors += ts.Errors

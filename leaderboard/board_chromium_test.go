@@ -29,8 +29,32 @@ const layoutCheck = `<script>
     var r = c.getBoundingClientRect();
     if (r.width === 0) return;
     if (r.right > de.clientWidth + 0.5 || r.left < -0.5) out.cellsOutside.push(c.textContent.trim().slice(0, 40));
-    if (c.scrollWidth > c.clientWidth + 1) out.cellsSpill.push(c.textContent.trim().slice(0, 40));
+    if (c.scrollWidth > c.clientWidth + 1) out.cellsSpill.push(c.textContent.trim().slice(0, 40) + " (" + c.scrollWidth + " px in " + c.clientWidth + ")");
   });
+  // A header word or a number split over two lines ("humanev" / "al", "241." / "0"): each word's
+  // glyphs must lie on one line box.
+  out.brokenWords = [];
+  t.querySelectorAll("thead th, td.eff, td.avg b, td.score .v").forEach(function (th) {
+    var w = document.createTreeWalker(th, NodeFilter.SHOW_TEXT), n;
+    while ((n = w.nextNode())) {
+      var re = /\S+/g, m;
+      while ((m = re.exec(n.data))) {
+        var rg = document.createRange();
+        rg.setStart(n, m.index); rg.setEnd(n, m.index + m[0].length);
+        var tops = {};
+        Array.prototype.forEach.call(rg.getClientRects(), function (r) { if (r.width > 0) tops[Math.round(r.top)] = 1; });
+        if (Object.keys(tops).length > 1) out.brokenWords.push(m[0]);
+      }
+    }
+  });
+  // The score bar: a track inside the cell, clear of the row's border.
+  out.barsOnBorder = [];
+  t.querySelectorAll("td.score .bar").forEach(function (b) {
+    var r = b.getBoundingClientRect(), c = b.closest("td").getBoundingClientRect();
+    if (r.width === 0) return;
+    if (c.bottom - r.bottom < 2 || r.width < c.width / 2) out.barsOnBorder.push(b.closest("td").getAttribute("data-label"));
+  });
+  out.bars = t.querySelectorAll("td.score .bar").length;
   out.cards = getComputedStyle(t.tBodies[0].rows[0]).display;
   document.querySelectorAll(".figset").forEach(function (f) { f.hidden = false; });
   out.plots = 0; out.labels = 0; out.overlaps = []; out.outside = [];
@@ -78,6 +102,9 @@ type layout struct {
 	TableOverflow float64  `json:"tableOverflow"`
 	CellsOutside  []string `json:"cellsOutside"`
 	CellsSpill    []string `json:"cellsSpill"`
+	BrokenWords   []string `json:"brokenWords"`
+	BarsOnBorder  []string `json:"barsOnBorder"`
+	Bars          int      `json:"bars"`
 	Cards         string   `json:"cards"`
 	Plots         int      `json:"plots"`
 	Labels        int      `json:"labels"`
@@ -105,9 +132,19 @@ func chromium(t *testing.T) string {
 // and returns the page's layout as layoutCheck measured it.
 func renderLayout(t *testing.T, bin string, page []byte, width int) layout {
 	t.Helper()
+	var l layout
+	renderCheck(t, bin, page, width, layoutCheck, &l)
+	return l
+}
+
+// renderCheck loads page with the script check, which posts a JSON report
+// to its parent, in headless Chromium at width, and decodes the report
+// into report.
+func renderCheck(t *testing.T, bin string, page []byte, width int, check string, report any) {
+	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "board.html")
-	withCheck := bytes.Replace(page, []byte("</body>"), []byte(layoutCheck+"</body>"), 1)
+	withCheck := bytes.Replace(page, []byte("</body>"), []byte(check+"</body>"), 1)
 	wrapped := fmt.Sprintf(frame, width, html.EscapeString(string(withCheck)))
 	if err := os.WriteFile(file, []byte(wrapped), 0o644); err != nil {
 		t.Fatal(err)
@@ -140,11 +177,9 @@ func renderLayout(t *testing.T, bin string, page []byte, width int) layout {
 	js := dom[i+len(`<pre id="layout-check">`):]
 	js = js[:strings.Index(js, "</pre>")]
 	js = html.UnescapeString(js)
-	var l layout
-	if err := json.Unmarshal([]byte(js), &l); err != nil {
+	if err := json.Unmarshal([]byte(js), report); err != nil {
 		t.Fatalf("layout check output %q: %v", js, err)
 	}
-	return l
 }
 
 // TestBoardInChromium renders a realistic pocket11 board at a laptop's and
@@ -189,6 +224,12 @@ func TestBoardInChromium(t *testing.T) {
 			if len(l.CellsOutside) > 0 || len(l.CellsSpill) > 0 {
 				t.Errorf("cells outside the window %q, cells whose content spills %q", l.CellsOutside, l.CellsSpill)
 			}
+			if len(l.BrokenWords) > 0 {
+				t.Errorf("words or numbers broken over two lines: %q", l.BrokenWords)
+			}
+			if !c.cards && (l.Bars == 0 || len(l.BarsOnBorder) > 0) {
+				t.Errorf("%d score bars; on the row border or shorter than half the cell: %q", l.Bars, l.BarsOnBorder)
+			}
 			if (l.Cards == "block") != c.cards {
 				t.Errorf("rows display as %q at %d px", l.Cards, c.width)
 			}
@@ -199,5 +240,45 @@ func TestBoardInChromium(t *testing.T) {
 				t.Errorf("plot labels overlap: %q; outside the plot: %q", l.Overlaps, l.Outside)
 			}
 		})
+	}
+}
+
+// decisionCheck opens a decision drill-down and measures its plot: the
+// curve drawn inside the plot, the operating point shown, and the greyed
+// colour of a score at chance.
+const decisionCheck = `<script>
+(function () {
+  var svg = document.querySelector("svg.rc");
+  for (var p = svg; p; p = p.parentElement) if (p.tagName === "DETAILS") p.open = true;
+  var r = svg.getBoundingClientRect(), c = svg.querySelector("polyline.curve").getBBox();
+  var op = svg.querySelector("circle.op").getBoundingClientRect();
+  var grey = getComputedStyle(document.querySelector("#board td.score.chance .v")).color;
+  var plain = getComputedStyle(document.querySelector("#board td.score:not(.chance) .v")).color;
+  parent.postMessage(JSON.stringify({width: r.width, height: r.height, curveWidth: c.width, opWidth: op.width, grey: grey, plain: plain}), "*");
+})();
+</script>`
+
+// TestDecisionCurveInChromium renders a decision task's drill-down and a
+// score at chance as a reader sees them.
+func TestDecisionCurveInChromium(t *testing.T) {
+	bin := chromium(t)
+	b, err := NewBoard(loadAll(t, []string{decisionRun(t)}), BoardOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := b.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Width, Height, CurveWidth, OpWidth float64
+		Grey, Plain                        string
+	}
+	renderCheck(t, bin, page, 1280, decisionCheck, &got)
+	if got.Width < 300 || got.Height < 200 || got.CurveWidth < 100 || got.OpWidth == 0 {
+		t.Errorf("risk–coverage plot not drawn: %+v", got)
+	}
+	if got.Grey == got.Plain || got.Grey == "" {
+		t.Errorf("a score at chance is not greyed: %q vs %q", got.Grey, got.Plain)
 	}
 }

@@ -5,7 +5,8 @@ import (
 	"strconv"
 
 	"github.com/pocketeval/pocketeval/bench"
-	"github.com/pocketeval/pocketeval/evals/suite"
+	"github.com/pocketeval/pocketeval/rundir"
+	"github.com/pocketeval/pocketeval/suite"
 )
 
 // Cost is what a run spent per correct answer over the board's tasks.
@@ -36,7 +37,7 @@ type Cost struct {
 }
 
 // runCostOf computes the row's Cost; nil when there is nothing to show.
-func runCostOf(r *Run, entries []suite.Entry, e *Energy) *Cost {
+func runCostOf(r *rundir.Run, entries []suite.Entry, e *Energy) *Cost {
 	c := &Cost{}
 	var timedMS, timedCorrect float64
 	for _, en := range entries {

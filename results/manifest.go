@@ -110,7 +110,10 @@ type Config struct {
 	Mode           string            `json:"mode,omitempty"` // "gen" or "loglik"
 	SamplesPerTask int               `json:"samples_per_task"`
 	Limit          int               `json:"limit,omitempty"`
-	Shard          Shard             `json:"shard"`
+	// SampleIDs is the --samples selection: per task, the ids run. It is
+	// part of the fingerprint, so a resumed run keeps its selection.
+	SampleIDs map[string][]string `json:"sample_ids,omitempty"`
+	Shard     Shard               `json:"shard"`
 	// SkipBadRecords records --skip-bad-records: malformed dataset
 	// records were skipped (each listed in the summary's warnings) rather
 	// than refused.
@@ -231,6 +234,7 @@ func (c Config) Diff(o Config) []string {
 	add("mode", c.Mode, o.Mode)
 	add("samples_per_task", c.SamplesPerTask, o.SamplesPerTask)
 	add("shard", c.Shard, o.Shard)
+	add("sample_ids", c.SampleIDs, o.SampleIDs)
 	add("chat_template", c.ChatTemplate, o.ChatTemplate)
 	add("runtime_settings", c.RuntimeSettings, o.RuntimeSettings)
 	add("unsafe_no_sandbox", c.UnsafeNoSandbox, o.UnsafeNoSandbox)

@@ -32,6 +32,10 @@ type Record struct {
 	// RenderedPrompt is the exact text the runtime's chat template made of
 	// Messages (what was tokenized), when the runtime renders it.
 	RenderedPrompt string `json:"rendered_prompt,omitempty"`
+	// Gen is the generation settings the request carried — token limit,
+	// temperature, top_p, seed and stop sequences — as the runtime got
+	// them (nil in log-likelihood mode).
+	Gen *runtime.GenConfig `json:"gen,omitempty"`
 	// Loglik holds the log-likelihood requests in log-likelihood mode.
 	Loglik []runtime.LoglikRequest `json:"loglik_requests,omitempty"`
 	// Response is the raw model output; Scored is what the scorer saw

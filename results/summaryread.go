@@ -19,8 +19,9 @@ import (
 // does — the same checks, errors and handling of retried samples — but
 // decodes only what a summary uses: task, id, repeat, index, scores,
 // extraction, details, finish reason, thinking state, token counts, error
-// and timings. The prompt, the response and the log-likelihood requests
-// and results are left empty, so a run's largest fields are never decoded.
+// and timings. The prompt, the generation settings, the response and the
+// log-likelihood requests and results are left empty, so a run's largest
+// fields are never decoded.
 //
 // With sort set it also leaves the file as RewriteSorted would, one line per
 // key in (index, id, repeat) order, by moving the lines as they are (no

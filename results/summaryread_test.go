@@ -19,6 +19,7 @@ func full(id string, index, repeat int, errText string) Record {
 		Task: "task", ID: id, Repeat: repeat, Index: index,
 		Messages:       []runtime.Message{{Role: "user", Content: "question " + id + " \"quoted\"\n"}},
 		RenderedPrompt: "<|im_start|>user\nquestion", Prompt: "raw",
+		Gen:      &runtime.GenConfig{MaxTokens: 9, Temperature: 0.5, TopP: 0.9, Seed: 3, Stop: []string{"\n\n"}},
 		Loglik:   []runtime.LoglikRequest{{Context: "c", Continuation: " x"}},
 		Response: "answer é 😀 \\ " + id, Scored: &scored, Thinking: "closed",
 		LoglikResults: []runtime.LoglikResult{{LogProb: -1.5, IsGreedy: true, Tokens: 2}},
@@ -49,7 +50,7 @@ func TestFullSetsEveryField(t *testing.T) {
 
 // slim is what ReadTaskForSummary keeps of r.
 func slim(r Record) Record {
-	r.Messages, r.Prompt, r.RenderedPrompt, r.Loglik = nil, "", "", nil
+	r.Messages, r.Prompt, r.RenderedPrompt, r.Loglik, r.Gen = nil, "", "", nil, nil
 	r.Response, r.Scored, r.LoglikResults, r.Target = "", nil, nil, ""
 	return r
 }

@@ -40,6 +40,17 @@ func MetricRange(metric string) (lo, hi float64) {
 	return 0, 1
 }
 
+// IsRate reports whether a task-level metric is a proportion reports show
+// ×100; the perplexities and bits per byte of log-likelihood tasks are
+// not (they are task-level only, never per-sample scores).
+func IsRate(metric string) bool {
+	switch metric {
+	case "perplexity", "word_perplexity", "byte_perplexity", "bits_per_byte":
+		return false
+	}
+	return true
+}
+
 // ReadTaskSamples reads task's samples file in dir (ReadSamples) and
 // checks every record against it: each must be a record of task, and each
 // score a finite number within MetricRange. The first violation is a

@@ -68,6 +68,13 @@ type Program struct {
 	// program holds them only while it runs; every isolation layer still
 	// applies.
 	ExtraFiles []*os.File
+	// ReleaseExtraFiles has the executor close ExtraFiles as soon as the
+	// program's side holds its own copies (before the program runs), so
+	// the program is the only holder: the peer of a pipe sees its end as
+	// soon as the program closes or replaces its descriptor. The caller
+	// must not use them once Run has been called (closing them again is
+	// harmless).
+	ReleaseExtraFiles bool
 }
 
 // Limits bound one run. Zero fields take the executor's defaults.
@@ -84,6 +91,13 @@ type Limits struct {
 	// waiting for a CPU on a loaded machine does not count. Zero: equal
 	// to CPUTime.
 	Idle time.Duration
+	// Stopped bounds the time in which every task of the program is
+	// stopped (SIGSTOP, SIGTSTP ...: nothing will continue it); exceeding
+	// it is a timeout. Zero: equal to Idle. (Stopped time is also idle
+	// time; this bound matters where Idle is longer than the program's own
+	// idle limit, as for the isolated mode's candidate process, which
+	// waits for the tests between calls.)
+	Stopped time.Duration
 	// Wall is a hang guard on plain wall-clock time, far above what any
 	// run needs so it never decides a verdict on a loaded machine. Zero:
 	// max(60 s, 20 × CPUTime).

@@ -334,7 +334,7 @@ def list_root():
 attempt("list /root", list_root)
 for k in os.environ:
     if k not in {"PATH", "HOME", "TMPDIR", "LANG", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING",
-                 "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "LC_CTYPE"}:
+                 "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "MALLOC_ARENA_MAX", "LC_CTYPE"}:
         escaped.append("env " + k)
 ` + epilogue},
 		{name: "symlink and hardlink tricks", want: []Verdict{Pass}, src: prelude + `

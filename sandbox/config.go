@@ -78,6 +78,12 @@ func (l Limits) resolve(def Limits) Limits {
 	if l.Idle == 0 {
 		l.Idle = l.CPUTime
 	}
+	if l.Stopped == 0 && !own {
+		l.Stopped = def.Stopped
+	}
+	if l.Stopped == 0 {
+		l.Stopped = l.Idle
+	}
 	if l.Wall == 0 && l.Alarm > 0 {
 		l.Wall = l.Alarm + time.Second
 	}

@@ -15,7 +15,8 @@ import (
 // program leaves everything it can behind — files in every writable place,
 // changed and new modules, changed builtins, environment, System V IPC
 // objects, a daemon — and the next program on the same worker (a pool of
-// one) finds none of it, runs under another uid, and sees only itself.
+// one) finds none of it, runs under another uid, and sees only itself and
+// its PID namespace's init.
 func TestFreshStatePerProgram(t *testing.T) {
 	requireRoot(t)
 	p, err := New(Config{Workers: 1, BaseUID: testBaseUID + 1000, Limits: Limits{CPUTime: 2 * time.Second, MemoryBytes: 256 << 20}})
@@ -62,7 +63,7 @@ for kind in ("shm", "sem", "msg"):
     if lines:
         left.append("sysvipc %s: %s" % (kind, lines))
 pids = sorted(int(n) for n in os.listdir("/proc") if n.isdigit())
-if pids != [1]:
+if pids != [1, 2] or os.getpid() != 2:   # the namespace's init and the program
     left.append("processes %s" % pids)
 assert re.compile("a+").match("aa")
 assert not left, left

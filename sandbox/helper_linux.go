@@ -504,6 +504,13 @@ func pythonEnv() []string {
 		"OMP_NUM_THREADS=1",
 		"OPENBLAS_NUM_THREADS=1",
 		"MKL_NUM_THREADS=1",
+		// glibc gives each thread that allocates its own malloc arena, up
+		// to 8 per CPU, each reserving 64 MiB of address space: under the
+		// address-space limit (RLIMIT_AS = Limits.MemoryBytes) a thread
+		// pool of 40 threads failed to start ("can't start new thread")
+		// after about 14 threads. Two arenas leave room for a program's
+		// full task budget (64 tasks: 8 MiB of stack each).
+		"MALLOC_ARENA_MAX=2",
 	}
 }
 

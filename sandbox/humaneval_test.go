@@ -10,12 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/pocketeval/pocketeval/internal/sharedtest"
 )
@@ -129,81 +126,4 @@ func TestHumanEvalTrailingExitFails(t *testing.T) {
 			t.Errorf("%s with a trailing SystemExit(0): %s (%s), want fail", broken[i].ID, r.Verdict, r.Reason)
 		}
 	}
-}
-
-// naiveRunner runs each program as `python3 -I file.py` with a timeout and
-// nothing else: the baseline the sandbox's overhead is measured against.
-type naiveRunner struct {
-	python string
-	dir    string
-	slots  chan struct{}
-}
-
-func (n *naiveRunner) Run(ctx context.Context, p Program) (Result, error) {
-	n.slots <- struct{}{}
-	defer func() { <-n.slots }()
-	f, err := os.CreateTemp(n.dir, "naive-*.py")
-	if err != nil {
-		return Result{}, err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.WriteString(p.Source); err != nil {
-		return Result{}, err
-	}
-	f.Close()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	start := time.Now()
-	err = exec.CommandContext(ctx, n.python, "-I", f.Name()).Run()
-	r := Result{Verdict: Pass, Duration: time.Since(start)}
-	if err != nil {
-		r.Verdict = Fail
-	}
-	return r, nil
-}
-
-// BenchmarkHumanEval runs the 164 canonical HumanEval programs (one op =
-// all 164) through the sandbox and through the naive runner, side by side:
-// the same interpreter (POCKETEVAL_BENCH_PYTHON, default python3 from PATH)
-// and the same number of workers. Run with -count to interleave them.
-func BenchmarkHumanEval(b *testing.B) {
-	if os.Geteuid() != 0 {
-		b.Skip("needs root")
-	}
-	progs := loadHumanEval(b)
-	p, err := New(Config{Python: os.Getenv("POCKETEVAL_BENCH_PYTHON")})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
-	workers := cap(p.slots)
-	naive := &naiveRunner{python: p.py.Exe, dir: b.TempDir(), slots: make(chan struct{}, workers)}
-	for _, c := range []struct {
-		name string
-		ex   Executor
-	}{{"sandbox", p}, {"naive", naive}} {
-		b.Run(c.name, func(b *testing.B) {
-			b.Logf("%s, %d workers, %s, load average %s", c.name, workers, p.py.Exe, loadAverage())
-			for b.Loop() {
-				res, err := runAll(context.Background(), c.ex, progs, 2*workers)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for i, r := range res {
-					if r.Verdict != Pass {
-						b.Fatalf("%s: %s (%s)", progs[i].ID, r.Verdict, r.Reason)
-					}
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/float64(len(progs)), "ms/program")
-		})
-	}
-}
-
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	return strings.Join(strings.Fields(string(b))[:3], " ")
 }

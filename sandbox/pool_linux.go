@@ -18,8 +18,20 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// programTasks is how many tasks (processes and threads, the program
+// process itself included) every program may have at once. The budgets
+// that count them (the run cgroup's pids.max, RLIMIT_NPROC) also count
+// ownTasks of the sandbox's own: in rootless mode every process of a
+// worker shares one uid, so the zygote and the PID namespace's init count
+// against RLIMIT_NPROC; in the isolated verdict mode the candidate process
+// runs an idle watchdog thread.
 const (
-	pidsMax         = 64
+	programTasks = 64
+	ownTasks     = 3
+	pidsMax      = programTasks + ownTasks
+)
+
+const (
 	zygotePidsMax   = 16
 	zygoteMemory    = 512 << 20
 	memHeadroom     = 128 << 20 // the run cgroup's limit over Limits.MemoryBytes (tmpfs files, children)
@@ -64,6 +76,8 @@ type Pool struct {
 
 	mu      sync.Mutex
 	workers map[*worker]bool
+	// removing counts run cgroups still being removed.
+	removing sync.WaitGroup
 }
 
 // slot is one unit of parallelism; it holds its worker once started.
@@ -132,6 +146,7 @@ func (p *Pool) Close() error {
 		for _, w := range ws {
 			w.close()
 		}
+		p.removing.Wait()
 		if p.cg != nil {
 			err = p.cg.close()
 		}
@@ -277,7 +292,7 @@ func (p *Pool) describe(root bool, failures, plainFailures []string, cgErr, llEr
 		fresh = "a fresh fork of the worker's pre-initialised interpreter per program, in a new session with a fresh scratch directory"
 	}
 	add(Layer{Name: LayerFreshState, Active: true, Detail: fresh})
-	add(nsLayer(LayerPIDNS, unix.CLONE_NEWPID, "per program: the program is pid 1; the tree dies with it"))
+	add(nsLayer(LayerPIDNS, unix.CLONE_NEWPID, "per program: a minimal init is pid 1 (reaps orphans), the program pid 2 with ordinary signal semantics; the tree dies with the program"))
 	add(nsLayer(LayerNetNS, unix.CLONE_NEWNET, "per program: loopback only, down"))
 	add(nsLayer(LayerMountNS, unix.CLONE_NEWNS, "per program: private mounts"))
 	add(nsLayer(LayerIPCNS, unix.CLONE_NEWIPC, "per program: private System V IPC and POSIX queues"))
@@ -302,7 +317,7 @@ func (p *Pool) describe(root bool, failures, plainFailures []string, cgErr, llEr
 	}
 	switch {
 	case p.cg != nil && !m.plain:
-		add(Layer{Name: LayerCgroup, Active: true, Detail: p.cg.detail() + fmt.Sprintf("; one group per program: memory limit + %d MiB, pids.max %d", memHeadroom>>20, pidsMax)})
+		add(Layer{Name: LayerCgroup, Active: true, Detail: p.cg.detail() + fmt.Sprintf("; one group per program: memory limit + %d MiB, pids.max %d (%d tasks for the program)", memHeadroom>>20, pidsMax, programTasks)})
 	case m.plain:
 		add(Layer{Name: LayerCgroup, Detail: "unsafe mode"})
 	default:
@@ -310,7 +325,7 @@ func (p *Pool) describe(root bool, failures, plainFailures []string, cgErr, llEr
 	}
 	rl := fmt.Sprintf("AS = memory limit, CPU (backstop), FSIZE %d MiB, NOFILE %d, CORE 0", fileSizeLimit>>20, noFileLimit)
 	if m.uidDrop || m.userNS {
-		rl += fmt.Sprintf(", NPROC %d", pidsMax)
+		rl += fmt.Sprintf(", NPROC %d (%d tasks for the program)", pidsMax, programTasks)
 	}
 	add(Layer{Name: LayerRlimits, Active: true, Detail: rl})
 	switch {

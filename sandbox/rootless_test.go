@@ -76,8 +76,9 @@ func TestRootlessInner(t *testing.T) {
 	tests := []struct {
 		name, src string
 		want      Verdict
+		lim       Limits
 	}{
-		{"ordinary program", "assert sorted([3, 1, 2]) == [1, 2, 3]\nprint('ok')\n", Pass},
+		{"ordinary program", "assert sorted([3, 1, 2]) == [1, 2, 3]\nprint('ok')\n", Pass, Limits{}},
 		{"contained", `import os, socket
 for p in ["/etc/x", "/usr/x", "/x"]:
     try:
@@ -97,14 +98,21 @@ try:
     os.chown("/scratch", 5, 5); raise SystemExit("chown without CAP_CHOWN")
 except OSError:
     pass
-`, Pass},
-		{"fork bomb", "import os\nwhile True:\n    os.fork()\n", Fail},
-		{"memory bomb (RLIMIT_AS)", "x = bytearray(2 << 30)\n", Fail},
-		{"early exit", "import os\nos._exit(0)\n", Fail},
-		{"cpu spin", "while True: pass\n", Timeout},
+`, Pass, Limits{}},
+		{"fork bomb", "import os\nwhile True:\n    os.fork()\n", Fail, Limits{}},
+		{"memory bomb (RLIMIT_AS)", "x = bytearray(2 << 30)\n", Fail, Limits{}},
+		{"early exit", "import os\nos._exit(0)\n", Fail, Limits{}},
+		{"cpu spin", "while True: pass\n", Timeout, Limits{}},
+		// The zygote and the PID namespace's init share the uid's
+		// RLIMIT_NPROC count here: the program still has its 64 tasks
+		// (under the default memory limit: each thread's stack takes 8 MiB
+		// of the address space).
+		{"64 tasks", "import threading\nb = threading.Barrier(64)\nts = [threading.Thread(target=b.wait) for _ in range(63)]\n" +
+			"for t in ts:\n    t.start()\nb.wait()\nfor t in ts:\n    t.join()\n", Pass, Limits{MemoryBytes: DefaultLimits.MemoryBytes}},
+		{"self SIGKILL", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n", Error, Limits{}},
 	}
 	for _, tt := range tests {
-		r, err := p.Run(context.Background(), Program{Source: tt.src})
+		r, err := p.Run(context.Background(), Program{Source: tt.src, Limits: tt.lim})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}

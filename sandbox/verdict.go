@@ -26,13 +26,14 @@ const (
 type killCause int
 
 const (
-	killNone   killCause = iota
-	killCPU              // the process tree used up its CPU time
-	killIdle             // the program slept or blocked past Limits.Idle
-	killWall             // the wall-clock hang guard (or the harness's join) fired
-	killOutput           // stdout+stderr passed the cap
-	killMemory           // the kernel OOM-killed a process of the tree: the rest goes at once
-	killCancel           // the caller's context ended
+	killNone    killCause = iota
+	killCPU               // the process tree used up its CPU time
+	killIdle              // the program slept or blocked past Limits.Idle
+	killStopped           // every task of the program was stopped past Limits.Stopped
+	killWall              // the wall-clock hang guard (or the harness's join) fired
+	killOutput            // stdout+stderr passed the cap
+	killMemory            // the kernel OOM-killed a process of the tree: the rest goes at once
+	killCancel            // the caller's context ended
 )
 
 // outcome is everything the supervisor observed about one run; classify
@@ -67,7 +68,8 @@ type outcome struct {
 //   - the supervisor killed it for CPU time, or the kernel did (SIGXCPU,
 //     or a SIGKILL nobody else sent with the CPU time at the rlimit):
 //     timeout;
-//   - idle past Limits.Idle, the wall-clock guard, or the harness timer:
+//   - idle past Limits.Idle, stopped past Limits.Stopped, the wall-clock
+//     guard, or the harness timer:
 //     timeout;
 //   - any other killing signal (SIGSEGV, SIGSYS, SIGXFSZ ...): error;
 //   - exit 0 with "ok <nonce>" on the proof pipe: pass;
@@ -93,6 +95,8 @@ func classify(o outcome) (Verdict, string) {
 	switch o.Killed {
 	case killIdle:
 		return Timeout, fmt.Sprintf("idle (sleeping or blocked) for %s", o.Limits.Idle)
+	case killStopped:
+		return Timeout, fmt.Sprintf("stopped (SIGSTOP or the like) for %s", o.Limits.Stopped)
 	case killWall:
 		if o.Limits.Alarm > 0 {
 			return Timeout, fmt.Sprintf("harness timer %s exceeded (still running after %s)", o.Limits.Alarm, o.Limits.Wall)

@@ -9,7 +9,7 @@ import (
 
 func TestClassify(t *testing.T) {
 	const nonce = "0123456789abcdef0123456789abcdef"
-	lim := Limits{CPUTime: 2 * time.Second, Idle: 2 * time.Second, Wall: time.Minute, MemoryBytes: 256 << 20}
+	lim := Limits{CPUTime: 2 * time.Second, Idle: 2 * time.Second, Stopped: 2 * time.Second, Wall: time.Minute, MemoryBytes: 256 << 20}
 	base := outcome{Nonce: nonce, Exited: true, CPULimit: 2 * time.Second, RlimitCPU: 3 * time.Second,
 		Limits: lim, Wall: time.Second, MemLimitB: 384 << 20}
 	with := func(f func(o *outcome)) outcome {
@@ -38,6 +38,7 @@ func TestClassify(t *testing.T) {
 		{"tree cpu time", with(killed(killCPU)), Timeout, "cpu time limit 2s exceeded"},
 		{"cpu time beats the proof", with(func(o *outcome) { killed(killCPU)(o); o.Proof = "ok " + nonce }), Timeout, "cpu time limit 2s exceeded"},
 		{"idle", with(killed(killIdle)), Timeout, "idle (sleeping or blocked) for 2s"},
+		{"stopped", with(func(o *outcome) { killed(killStopped)(o); o.Limits.Stopped = time.Second }), Timeout, "stopped (SIGSTOP or the like) for 1s"},
 		{"wall-clock guard", with(killed(killWall)), Timeout, "wall-clock limit 1m0s exceeded"},
 		{"harness timer inside the program", with(func(o *outcome) { o.Proof = "alarm"; o.ExitCode = 1; o.Limits.Alarm = 3 * time.Second }), Timeout, "harness timer 3s exceeded"},
 		{"harness join after the timer", with(func(o *outcome) {
@@ -99,10 +100,12 @@ func TestLimitsResolve(t *testing.T) {
 		in   Limits
 		want Limits
 	}{
-		{"all defaults: idle = cpu, wall = 20x cpu", Limits{}, Limits{CPUTime: 10 * time.Second, Idle: 10 * time.Second, Wall: 200 * time.Second, MemoryBytes: 1 << 30, OutputBytes: 1 << 20}},
-		{"own cpu: idle and wall follow it, wall at least 60s", Limits{CPUTime: 2 * time.Second}, Limits{CPUTime: 2 * time.Second, Idle: 2 * time.Second, Wall: time.Minute, MemoryBytes: 1 << 30, OutputBytes: 1 << 20}},
-		{"harness timer: wall is alarm + 1s", Limits{CPUTime: 4 * time.Second, Alarm: 3 * time.Second}, Limits{CPUTime: 4 * time.Second, Idle: 4 * time.Second, Wall: 4 * time.Second, Alarm: 3 * time.Second, MemoryBytes: 1 << 30, OutputBytes: 1 << 20}},
-		{"everything set", Limits{CPUTime: time.Second, Idle: 5 * time.Second, Wall: 9 * time.Second, MemoryBytes: 5, OutputBytes: 7}, Limits{CPUTime: time.Second, Idle: 5 * time.Second, Wall: 9 * time.Second, MemoryBytes: 5, OutputBytes: 7}},
+		{"all defaults: idle = cpu, wall = 20x cpu", Limits{}, Limits{CPUTime: 10 * time.Second, Idle: 10 * time.Second, Stopped: 10 * time.Second, Wall: 200 * time.Second, MemoryBytes: 1 << 30, OutputBytes: 1 << 20}},
+		{"own cpu: idle and wall follow it, wall at least 60s", Limits{CPUTime: 2 * time.Second}, Limits{CPUTime: 2 * time.Second, Idle: 2 * time.Second, Stopped: 2 * time.Second, Wall: time.Minute, MemoryBytes: 1 << 30, OutputBytes: 1 << 20}},
+		{"harness timer: wall is alarm + 1s", Limits{CPUTime: 4 * time.Second, Alarm: 3 * time.Second}, Limits{CPUTime: 4 * time.Second, Idle: 4 * time.Second, Stopped: 4 * time.Second, Wall: 4 * time.Second, Alarm: 3 * time.Second, MemoryBytes: 1 << 30, OutputBytes: 1 << 20}},
+		{"everything set", Limits{CPUTime: time.Second, Idle: 5 * time.Second, Stopped: 2 * time.Second, Wall: 9 * time.Second, MemoryBytes: 5, OutputBytes: 7},
+			Limits{CPUTime: time.Second, Idle: 5 * time.Second, Stopped: 2 * time.Second, Wall: 9 * time.Second, MemoryBytes: 5, OutputBytes: 7}},
+		{"stopped follows idle", Limits{CPUTime: time.Second, Idle: 5 * time.Second}, Limits{CPUTime: time.Second, Idle: 5 * time.Second, Stopped: 5 * time.Second, Wall: time.Minute, MemoryBytes: 1 << 30, OutputBytes: 1 << 20}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

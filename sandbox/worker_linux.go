@@ -299,7 +299,15 @@ func (w *worker) run(ctx context.Context, prog Program, lim Limits) (Result, err
 		if err != nil {
 			return setupFailure(start, err)
 		}
-		defer rc.remove()
+		// Removing a cgroup waits for its exiting tasks to leave it: off
+		// the run's path (Close waits for it).
+		defer func() {
+			p.removing.Add(1)
+			go func() {
+				defer p.removing.Done()
+				rc.remove()
+			}()
+		}()
 	}
 	// With the tree's CPU time measured, RLIMIT_CPU is only a backstop.
 	precise := rc != nil && rc.cpuacct != ""
@@ -392,6 +400,9 @@ func (w *worker) run(ctx context.Context, prog Program, lim Limits) (Result, err
 	}
 	_, _, err = w.ctl.WriteMsgUnix([]byte("run"), unix.UnixRights(fds...), nil)
 	closeFiles(send[:nsend])
+	if err == nil && prog.ReleaseExtraFiles {
+		closeFiles(prog.ExtraFiles) // the zygote holds them now
+	}
 	if err != nil {
 		w.dead.Store(true)
 		return setupFailure(start, fmt.Errorf("send to worker: %w%s", err, w.diagnostics()))
@@ -584,6 +595,7 @@ type monitor struct {
 	last    time.Time
 	prev    map[int]int64
 	idle    time.Duration
+	stopped time.Duration // how long every task has been stopped, so far
 }
 
 func newMonitor(rc *group, lim Limits, precise bool) *monitor {
@@ -619,18 +631,29 @@ func (m *monitor) sample(now time.Time) killCause {
 		return killNone // still setting up, or already gone
 	}
 	var active int64
-	running := false
+	running, stopped := false, true
 	next := make(map[int]int64, len(tids))
 	for _, tid := range tids {
-		v, r, ok := schedTime(tid)
+		v, state, ok := schedTime(tid)
 		if !ok {
 			continue
 		}
 		next[tid] = v
 		active += v - m.prev[tid]
-		running = running || r
+		running = running || state == 'R'
+		stopped = stopped && (state == 'T' || state == 't')
 	}
 	m.prev = next
+	// Every task stopped (SIGSTOP, SIGTSTP ...): nothing will continue the
+	// program.
+	if stopped && len(next) > 0 {
+		m.stopped += dt
+	} else {
+		m.stopped = 0
+	}
+	if m.lim.Alarm == 0 && m.stopped >= m.lim.Stopped {
+		return killStopped
+	}
 	// A task waiting for a CPU is accounted only once it gets one, so an
 	// interval with a runnable task is never idle.
 	if gap := dt - time.Duration(active); gap > 0 && !running {
@@ -643,27 +666,28 @@ func (m *monitor) sample(now time.Time) killCause {
 }
 
 // schedTime is a task's time on a CPU plus its time waiting in a run
-// queue, in nanoseconds, and whether it is running or runnable now.
-func schedTime(tid int) (ns int64, runnable, ok bool) {
+// queue, in nanoseconds, and its state letter in /proc/<tid>/stat ('R'
+// running or runnable, 'S' sleeping, 'T' stopped ...).
+func schedTime(tid int) (ns int64, state byte, ok bool) {
 	id := strconv.Itoa(tid)
 	b, err := os.ReadFile("/proc/" + id + "/schedstat")
 	if err != nil {
-		return 0, false, false
+		return 0, 0, false
 	}
 	f := strings.Fields(string(b))
 	if len(f) < 2 {
-		return 0, false, false
+		return 0, 0, false
 	}
 	run, err1 := strconv.ParseInt(f[0], 10, 64)
 	wait, err2 := strconv.ParseInt(f[1], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, false, false
+		return 0, 0, false
 	}
 	// /proc/<tid>/stat: "pid (comm) S ...", comm may hold spaces or ")".
 	if st, err := os.ReadFile("/proc/" + id + "/stat"); err == nil {
 		if i := bytes.LastIndexByte(st, ')'); i >= 0 && i+2 < len(st) {
-			runnable = st[i+2] == 'R'
+			state = st[i+2]
 		}
 	}
-	return run + wait, runnable, true
+	return run + wait, state, true
 }

@@ -9,11 +9,16 @@
 #
 # For each "run" message (whose SCM_RIGHTS carry the run's descriptors:
 # request memfd, stdout, stderr, proof, kill, the run cgroup's
-# cgroup.procs files, extra files) it forks the PROGRAM process as pid 1 of
-# a fresh PID namespace (it points the PID namespace of its next child back
-# at its own, then unshares a new one). The program process reads the
-# request, joins the run's cgroup, unshares fresh mount, IPC, UTS, network
-# and cgroup namespaces, mounts fresh tmpfs /scratch, /tmp, /dev/shm and
+# cgroup.procs files, extra files) it forks the PROGRAM process as pid 2
+# of a fresh PID namespace, whose pid 1 is a minimal init (see below) the
+# zygote started before the request arrived. So the program has ordinary
+# signal semantics (the kernel drops the signals a pid 1 sends itself, and
+# those its children send it, unless it installed a handler), and the
+# zygote waits for the program process itself: the wait status it reports
+# is the program's own; then it kills the init, which takes every process
+# left in the namespace with it. The program process reads the request,
+# joins the run's cgroup, unshares fresh mount, IPC, UTS, network and
+# cgroup namespaces, mounts fresh tmpfs /scratch, /tmp, /dev/shm and
 # /proc, sets rlimits, drops to the run's uid (no capabilities, no groups),
 # sets no_new_privs, enters the Landlock domain and the seccomp filter, and
 # runs the program under the wrapper below, which ends with os._exit. The
@@ -116,10 +121,23 @@ def _pe_zygote():
                     break
                 raise OSError(e, "drop bounding capability %d: %s" % (cap, os.strerror(e)))
 
+    # The zygote empties its own bounding and ambient sets once (they only
+    # limit what an execve can grant, and it never execs); every program
+    # inherits them. Where it cannot (unsafe mode, not root), each program
+    # tries again.
+    bounding_dropped = False
+    if os.geteuid() == 0:
+        try:
+            drop_bounding()
+            bounding_dropped = True
+        except OSError:
+            pass
+
     def drop_caps():
         # SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP and SECBIT_KEEP_CAPS off, all locked.
         prctl(PR_SET_SECUREBITS, 0x1 | 0x2 | 0x4 | 0x8 | 0x20)
-        drop_bounding()
+        if not bounding_dropped:
+            drop_bounding()
         hdr = CapHeader(0x20080522, 0)
         data = (CapData * 2)()
         check(libc.capset(ctypes.byref(hdr), data), "capset")
@@ -163,8 +181,9 @@ def _pe_zygote():
             os.close(fd)
         if cfg.get("unshare"):
             check(libc.unshare(ctypes.c_int(cfg["unshare"])), "unshare")
-        if not cfg.get("pidns"):
-            os.setsid()
+        # Its own session and process group (kill(0, sig) and killpg reach
+        # its own tree only, as for a program started from a shell).
+        os.setsid()
         scratch = req.get("scratch") or "/scratch"
         if cfg.get("mount"):
             size = cfg.get("tmpfs_size", "64m")
@@ -194,7 +213,8 @@ def _pe_zygote():
                 hard = val + 1 if res == resource.RLIMIT_CPU else val
                 resource.setrlimit(res, (val, hard))
         if uid >= 0:
-            drop_bounding()
+            if not bounding_dropped:
+                drop_bounding()
             os.setgroups([])
             os.setresgid(gid, gid, gid)
             os.setresuid(uid, uid, uid)
@@ -213,13 +233,7 @@ def _pe_zygote():
         want = [(1, out_fd), (2, err_fd), (4, proof_fd)] + [(5 + i, fd) for i, fd in enumerate(extra)]
         for t, fd in [(t, fcntl.fcntl(fd, fcntl.F_DUPFD, 64)) for t, fd in want]:
             os.dup2(fd, t)
-        keep = {0, 1, 2, 4} | {5 + i for i in range(len(extra))}
-        for fd in _open_fds():
-            if fd not in keep:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
+        close_all_but(5 + len(extra))
         os.environ.clear()
         for kv in cfg.get("env") or ():
             k, _, v = kv.partition("=")
@@ -229,13 +243,32 @@ def _pe_zygote():
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         run(req, src, path, script)
 
-    def _open_fds():
+    def close_all_but(n):
+        # Closes every descriptor but 0, 1, 2, 4 and 5 .. n-1.
         try:
-            return [int(n) for n in os.listdir("/proc/self/fd")]
+            os.close(3)
         except OSError:
-            return list(range(3, 1024))
+            pass
+        if libc_close_range is not None and libc_close_range(n, 0xFFFFFFFF, 0) == 0:
+            return
+        try:
+            fds = [int(x) for x in os.listdir("/proc/self/fd")]
+        except OSError:
+            fds = range(n, 1024)
+        for fd in fds:
+            if fd >= n:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+    libc_close_range = getattr(libc, "close_range", None)
+    if libc_close_range is not None:
+        libc_close_range.argtypes = [ctypes.c_uint, ctypes.c_uint, ctypes.c_int]
 
     # ---- the wrapper -----------------------------------------------------
+
+    stdlib = (os.path.realpath(os.path.dirname(os.__file__)) + os.sep,)
 
     def run(req, src, path, script):
         _exit, _write = os._exit, os.write
@@ -249,7 +282,6 @@ def _pe_zygote():
             except BaseException:
                 pass
 
-        stdlib = (os.path.realpath(os.path.dirname(os.__file__)) + os.sep,)
         _realpath, _isabs = os.path.realpath, os.path.isabs
         builtin_kinds = (types.WrapperDescriptorType, types.MethodWrapperType,
                          types.BuiltinFunctionType, types.MethodDescriptorType)
@@ -299,22 +331,29 @@ def _pe_zygote():
 
         helper = "_pe_cmp_" + os.urandom(6).hex()
 
-        class Rewrite(ast.NodeTransformer):
-            def visit_Assert(self, node):
-                node.test = Compare().visit(node.test)
-                return node
+        def located(new, old):
+            for a in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+                setattr(new, a, getattr(old, a, None))
+            return new
 
         class Compare(ast.NodeTransformer):
             def visit_Compare(self, node):
                 self.generic_visit(node)
                 if _len(node.ops) == 1 and _isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
-                    call = ast.Call(
-                        func=ast.Name(id=helper, ctx=ast.Load()),
+                    return located(ast.Call(
+                        func=located(ast.Name(id=helper, ctx=ast.Load()), node),
                         args=[node.left, node.comparators[0],
-                              ast.Constant(value=_isinstance(node.ops[0], ast.NotEq))],
-                        keywords=[])
-                    return ast.copy_location(call, node)
+                              located(ast.Constant(value=_isinstance(node.ops[0], ast.NotEq)), node)],
+                        keywords=[]), node)
                 return node
+
+        def rewrite(tree):
+            # Every assert, at any depth; the new nodes carry the location
+            # of the comparison they replace.
+            for node in ast.walk(tree):
+                if _isinstance(node, ast.Assert):
+                    node.test = Compare().visit(node.test)
+            return tree
 
         class TimeoutException(Exception):
             pass
@@ -333,7 +372,7 @@ def _pe_zygote():
                 text = src.decode("utf-8", "surrogateescape")
                 linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
             tree = ast.parse(src, filename=filename)
-            tree = ast.fix_missing_locations(Rewrite().visit(tree))
+            tree = rewrite(tree)
             code = compile(tree, filename, "exec", dont_inherit=True)
             del tree
             main = types.ModuleType("__main__")
@@ -459,9 +498,60 @@ def _pe_zygote():
             sys.stdout, sys.stderr, sys.stdin = saved
         return restore
 
+    # ---- the PID namespace's init ------------------------------------------
+    #
+    # pid 1 of a run's PID namespace is a task that shares the zygote's
+    # memory (CLONE_VM: no copy of the interpreter, nothing to tear down)
+    # and does nothing but pause(): it runs no Python code and never
+    # returns. It is created before the run's request and descriptors
+    # arrive, so it holds none of them. It ignores SIGCHLD, so the kernel
+    # reaps the orphans re-parented to it; every other signal keeps its
+    # default action, and the kernel drops those the program's tree sends
+    # an init without handlers (a SIGKILL from outside ends it, and with it
+    # the namespace). Nothing needs passing on: the supervisor signals the
+    # program process itself. The zygote kills the init once the program
+    # process (pid 2) has ended; if the zygote dies, its own PID namespace
+    # takes the init with it.
+
+    CLONE_NEWPID, CLONE_VM = 0x20000000, 0x100
+    init_stack = ctypes.create_string_buffer(1 << 16)
+    init_sp = (ctypes.addressof(init_stack) + (1 << 16) - 256) & ~15
+    libc.clone.restype = ctypes.c_int
+    libc.clone.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
+    pause_fn = ctypes.cast(libc.pause, ctypes.c_void_p)
+
+    def new_namespace(pidns):
+        # The next children are pid 1 (the init, started here) and pid 2
+        # (the program) of a new PID namespace.
+        check(libc.setns(ctypes.c_int(pidns), ctypes.c_int(CLONE_NEWPID)), "setns")
+        check(libc.unshare(ctypes.c_int(CLONE_NEWPID)), "unshare")
+        # The init copies the signal dispositions: SIGCHLD ignored (orphans
+        # reaped by the kernel), SIGINT ignored (Python's handler would run
+        # in the shared memory). No child of the zygote is alive here.
+        old_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+        try:
+            pid = libc.clone(pause_fn, ctypes.c_void_p(init_sp), CLONE_VM | signal.SIGCHLD, None)
+            if pid < 0:
+                e = ctypes.get_errno()
+                raise OSError(e, "clone init: %s" % os.strerror(e))
+        finally:
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, old_int)
+        return pid
+
+    def end_init(init_pid):
+        try:
+            os.kill(init_pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            os.waitpid(init_pid, 0)
+        except ChildProcessError:
+            pass
+
     # ---- the zygote loop ---------------------------------------------------
 
-    CLONE_NEWPID = 0x20000000
     ctl = socket.socket(fileno=3)
     pidns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC) if cfg.get("pidns") else -1
     gc.collect()
@@ -469,20 +559,28 @@ def _pe_zygote():
         gc.freeze()
     ctl.send(b"ready")
     while True:
+        init_pid, init_err = None, None
+        if pidns >= 0:
+            try:
+                init_pid = new_namespace(pidns)
+            except OSError as e:
+                init_err = e
         msg, fds = recv_fds(ctl)
         if not msg:
+            if init_pid:
+                end_init(init_pid)
             os._exit(0)
         proof_fd, kill_fd = fds[3], fds[4]
         try:
-            if pidns >= 0:
-                # The next child is pid 1 of a new PID namespace.
-                check(libc.setns(ctypes.c_int(pidns), ctypes.c_int(CLONE_NEWPID)), "setns")
-                check(libc.unshare(ctypes.c_int(CLONE_NEWPID)), "unshare")
+            if init_err is not None:
+                raise init_err
             pid = os.fork()
         except BaseException as e:
             write_line(proof_fd, "setup-error: %s" % (e,))
             for fd in fds:
                 os.close(fd)
+            if init_pid:
+                end_init(init_pid)
             ctl.send(b"done %d 0 0 0" % (120 << 8))
             continue
         if pid == 0:
@@ -518,7 +616,9 @@ def _pe_zygote():
                 except OSError:
                     pass
         _, st, ru = os.wait4(pid, 0)
-        if pidns < 0:
+        if init_pid:
+            end_init(init_pid)  # and with it the rest of the namespace
+        else:
             try:
                 os.killpg(pid, signal.SIGKILL)  # what is left of its session
             except OSError:

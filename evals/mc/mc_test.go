@@ -344,7 +344,11 @@ func TestInfoByMode(t *testing.T) {
 		if gen.Name != ll.Name || gen.Version == ll.Version {
 			t.Errorf("%s: versions %q and %q must differ by mode", gen.Name, gen.Version, ll.Version)
 		}
-		if gen.PrimaryMetric != MetricFlexible || ll.PrimaryMetric != MetricAcc {
+		wantGen := MetricFlexible
+		if gen.Name == "ceval" || gen.Name == "cmmlu" {
+			wantGen = MetricOfficial // OpenCompass's first_capital_postprocess
+		}
+		if gen.PrimaryMetric != wantGen || ll.PrimaryMetric != MetricAcc {
 			t.Errorf("%s: primary metrics %s / %s", gen.Name, gen.PrimaryMetric, ll.PrimaryMetric)
 		}
 	}
@@ -454,5 +458,40 @@ func TestLoglikWithoutWithMode(t *testing.T) {
 	agg := task.Aggregate([]evals.SampleResult{{Sample: s, Score: sc}})
 	if agg.Metrics["acc_micro"] != 1 || !strings.HasPrefix(agg.Notes[0], "scoring mode: loglik") {
 		t.Errorf("aggregate = %+v", agg)
+	}
+}
+
+// TestOfficialRule: C-Eval and CMMLU report OpenCompass's
+// first_capital_postprocess beside pocketeval's extraction; it takes the
+// first capital even when it is not the answer pocketeval reads.
+func TestOfficialRule(t *testing.T) {
+	t.Parallel()
+	s := evals.Sample{ID: "x/0", Choices: []string{"甲", "乙", "丙", "丁"}, Target: "B"}
+	for _, c := range []struct {
+		task     *Task
+		text     string
+		official float64
+		flexible float64
+	}{
+		{CEval(), "B", 1, 1},
+		{CEval(), "根据题意，答案是B", 1, 1},
+		{CEval(), "The answer is B", 0, 1},
+		{CMMLU(), "答案是：B。A项错误", 1, 1},
+		{MMLU(), "The answer is B", -1, 1},
+	} {
+		sc, err := c.task.Score(context.Background(), s, evals.Output{Text: c.text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := sc.Values[MetricOfficial]
+		if c.official < 0 {
+			if ok {
+				t.Errorf("%s has no official generative rule, got %s", c.task.Info().Name, MetricOfficial)
+			}
+			continue
+		}
+		if got != c.official || sc.Values[MetricFlexible] != c.flexible {
+			t.Errorf("%s %q: official %v flexible %v, want %v %v", c.task.Info().Name, c.text, got, sc.Values[MetricFlexible], c.official, c.flexible)
+		}
 	}
 }

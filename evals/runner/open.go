@@ -23,6 +23,7 @@ func (o *Options) config(preps preparedTasks) results.Config {
 		Mode:            o.Mode,
 		SamplesPerTask:  o.SamplesPerTask,
 		Limit:           o.Limit,
+		SampleIDs:       o.SampleIDs,
 		Shard:           o.Shard,
 		SkipBadRecords:  o.SkipBadRecords,
 		RuntimeSettings: o.RuntimeSettings,

@@ -24,6 +24,7 @@ type settings struct {
 	numFewshot  int
 	seed        int64
 	limit       int
+	sampleIDs   map[string][]string // --samples; nil: all
 	shard       results.Shard
 	mode        string // "gen" or "loglik"
 	repeats     int    // samples per task (n for pass@k)
@@ -35,7 +36,7 @@ type settings struct {
 // (without its shard: Merge prepares the whole selection).
 func configSettings(c results.Config, dataDir string) settings {
 	return settings{
-		dataDir: dataDir, numFewshot: c.NumFewshot, seed: c.Seed, limit: c.Limit, mode: c.Mode,
+		dataDir: dataDir, numFewshot: c.NumFewshot, seed: c.Seed, limit: c.Limit, sampleIDs: c.SampleIDs, mode: c.Mode,
 		repeats: max(c.SamplesPerTask, 1), skipBad: c.SkipBadRecords,
 		prompt: evals.PromptConfig{Gen: c.Generation, NumFewshot: c.NumFewshot, Chat: c.Chat},
 	}
@@ -98,7 +99,11 @@ func prepareTasks(ctx context.Context, o Options, env *environment) (preparedTas
 func checkRuntime(ctx context.Context, o Options, preps preparedTasks) error {
 	pc := o.settings().prompt
 	for _, p := range preps {
-		if p.loglik {
+		if p.loglik && rolling(p.task) {
+			if _, ok := o.Runtime.(runtime.RollingLoglikelihooder); !ok {
+				return fmt.Errorf("task %s: loglikelihood_rolling needs a runtime that scores whole texts in windows (llamacpp): %w", p.info.Name, runtime.ErrNotSupported)
+			}
+		} else if p.loglik {
 			if err := checkLoglik(ctx, o.Runtime, p.info.Name); err != nil {
 				return err
 			}
@@ -144,6 +149,11 @@ func prepare(ctx context.Context, t evals.Task, s settings, warn func(string, ..
 	p.data = data
 	if p.selected, err = selectSamples(p.info.Name, data.Samples, s.limit, s.shard); err != nil {
 		return p, err
+	}
+	if s.sampleIDs != nil {
+		if p.selected, err = selectIDs(p.info.Name, data.Samples, p.selected, s.sampleIDs[p.info.Name]); err != nil {
+			return p, err
+		}
 	}
 	if taskMode(t, s.mode) == "loglik" {
 		if err := p.useLoglik(warn); err != nil {

@@ -64,6 +64,10 @@ type Options struct {
 	DatasetFile string
 	// Limit keeps the first Limit samples of each task (0: all).
 	Limit int
+	// SampleIDs keeps, per task, only the samples with these ids
+	// (--samples); every task of the run must be named. Nil: all samples.
+	// It excludes Limit.
+	SampleIDs map[string][]string
 	// Concurrency bounds requests in flight (0: 1).
 	Concurrency int
 	Gen         runtime.GenConfig
@@ -277,6 +281,9 @@ func (o *Options) validate() error {
 	if len(o.Tasks) == 0 {
 		return errors.New("no tasks selected")
 	}
+	if err := validateSampleIDs(o); err != nil {
+		return err
+	}
 	if o.Shard.Active() && (o.Shard.Index < 0 || o.Shard.Index >= o.Shard.Count) {
 		return fmt.Errorf("shard %d/%d: index must be in [0,%d)", o.Shard.Index, o.Shard.Count, o.Shard.Count)
 	}
@@ -292,7 +299,7 @@ func (o *Options) validate() error {
 func (o *Options) settings() settings {
 	return settings{
 		dataDir: o.DataDir, datasetFile: o.DatasetFile, numFewshot: o.NumFewshot, seed: o.Gen.Seed,
-		limit: o.Limit, shard: o.Shard, mode: o.Mode, repeats: o.SamplesPerTask, skipBad: o.SkipBadRecords,
+		limit: o.Limit, sampleIDs: o.SampleIDs, shard: o.Shard, mode: o.Mode, repeats: o.SamplesPerTask, skipBad: o.SkipBadRecords,
 		prompt: evals.PromptConfig{Gen: o.Gen, NumFewshot: o.NumFewshot, Chat: o.Chat},
 	}
 }

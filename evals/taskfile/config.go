@@ -13,6 +13,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/lmtemplate"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
+	"github.com/pocketeval/pocketeval/scorers/choice"
 )
 
 // keyKind says what pocketeval does with a top-level key.
@@ -41,7 +42,7 @@ var keys = map[string]keyRule{
 	"output_type": {}, "generation_kwargs": {}, "filter_list": {}, "metric_list": {},
 	"repeats": {}, "metadata": {},
 	// pocketeval's own keys.
-	"dataset_sha256": {},
+	"dataset_sha256": {}, "answer_rule": {}, "decision": {},
 	// lm-eval keys without effect here.
 	"should_decontaminate":         {keyIgnored, "decontamination is not run"},
 	"doc_to_decontamination_query": {keyIgnored, "decontamination is not run"},
@@ -84,8 +85,10 @@ func keysOf(k keyKind) []string {
 
 // Output types.
 const (
-	GenerateUntil  = "generate_until"
-	MultipleChoice = "multiple_choice"
+	GenerateUntil        = "generate_until"
+	MultipleChoice       = "multiple_choice"
+	Loglikelihood        = "loglikelihood"         // loglik.go
+	LoglikelihoodRolling = "loglikelihood_rolling" // loglik.go
 )
 
 // Config is a decoded task file.
@@ -112,7 +115,13 @@ type Config struct {
 	Gen              GenConfig
 	Filters          []FilterSet
 	Metrics          []MetricSpec
-	Ignored          []string // ignored keys present in the file
+	// AnswerRule extracts the option of a multiple_choice response in gen
+	// mode (answer_rule; pocketeval's rule when the file names none).
+	AnswerRule choice.Rule
+	Ignored    []string // ignored keys present in the file
+	// Decision is the decision block (nil for none): a multiple_choice
+	// task evaluated for selective prediction (decision.go).
+	Decision *DecisionConfig
 
 	descTmpl *lmtemplate.Template
 }
@@ -219,13 +228,10 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 		return nil, &Error{File: file, Field: "dataset_path", Err: errors.New("missing")}
 	}
 	switch c.OutputType {
-	case GenerateUntil, MultipleChoice:
-	case "loglikelihood", "loglikelihood_rolling":
-		v := raw["output_type"]
-		return nil, v.errorf("output_type", "%s: %w (generate_until and multiple_choice are)", c.OutputType, ErrUnsupported)
+	case GenerateUntil, MultipleChoice, Loglikelihood, LoglikelihoodRolling:
 	default:
 		v := raw["output_type"]
-		return nil, v.errorf("output_type", "unknown output type %q (want generate_until or multiple_choice)", c.OutputType)
+		return nil, v.errorf("output_type", "unknown output type %q (want generate_until, multiple_choice, loglikelihood or loglikelihood_rolling)", c.OutputType)
 	}
 	for _, key := range []string{"tag", "group"} {
 		if v, ok := raw[key]; ok {
@@ -288,6 +294,9 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 	if err := decodeData(c, raw); err != nil {
 		return nil, err
 	}
+	if err := decodeDecision(c, raw); err != nil {
+		return nil, err
+	}
 	if err := decodeFewshot(c, raw); err != nil {
 		return nil, err
 	}
@@ -295,6 +304,9 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 		return nil, err
 	}
 	if c.Filters, err = decodeFilters(raw); err != nil {
+		return nil, err
+	}
+	if c.AnswerRule, err = decodeAnswerRule(c, raw); err != nil {
 		return nil, err
 	}
 	if c.Metrics, err = decodeMetrics(c, raw); err != nil {

@@ -2,7 +2,6 @@ package taskfile
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
+	"github.com/pocketeval/pocketeval/scorers/pyre"
 )
 
 // FilterSet is one entry of filter_list: a named pipeline applied to the
@@ -21,7 +21,7 @@ type FilterSet struct {
 
 type filterStep struct {
 	function string
-	re       *regexp.Regexp
+	re       *pyre.Regexp
 	group    int
 	fallback string
 	mapping  map[string]string
@@ -116,9 +116,9 @@ func decodeFilterStep(v value, field string) (filterStep, error) {
 			}
 		}
 		allowed["regex_pattern"], allowed["group_select"], allowed["fallback"] = true, true, true
-		re, err := regexp.Compile(pattern)
+		re, err := pyre.Compile(pattern, 0)
 		if err != nil {
-			return s, v.errorf(field+".regex_pattern", "%v (patterns are Go RE2: no lookaround or backreferences)", err)
+			return s, v.errorf(field+".regex_pattern", "%v", err)
 		}
 		s.re = re
 	case "map":
@@ -151,8 +151,11 @@ func decodeFilterStep(v value, field string) (filterStep, error) {
 }
 
 // Apply runs the pipeline on one response. fallback reports that a regex
-// step found nothing and returned its fallback.
-func (fs FilterSet) Apply(resp string) (out string, fallback bool) {
+// step found nothing and returned its fallback. err is a regex step that
+// exceeded its time bound (pyre.ErrTimeout); the step then returns its
+// fallback, so the sample scores as unanswered, and the caller records
+// the error.
+func (fs FilterSet) Apply(resp string) (out string, fallback bool, err error) {
 	out = resp
 	for _, s := range fs.Steps {
 		switch s.function {
@@ -168,8 +171,12 @@ func (fs FilterSet) Apply(resp string) (out string, fallback bool) {
 			out = evals.StripThinking(out)
 		case "regex":
 			var ok bool
-			out, ok = s.findall(out)
+			var ferr error
+			out, ok, ferr = s.findall(out)
 			fallback = fallback || !ok
+			if ferr != nil && err == nil {
+				err = ferr
+			}
 		case "map":
 			if m, ok := s.mapping[out]; ok {
 				out = m
@@ -180,45 +187,43 @@ func (fs FilterSet) Apply(resp string) (out string, fallback bool) {
 			}
 		}
 	}
-	return out, fallback
+	return out, fallback, err
 }
 
 // findall is lm-eval's RegexFilter: re.findall, the group_select-th match
 // (negative counts from the end), the first non-empty group of a
 // multi-group match, stripped; the fallback when nothing (or no such
 // match) is found.
-func (s filterStep) findall(resp string) (string, bool) {
-	all := s.re.FindAllStringSubmatch(resp, -1)
+func (s filterStep) findall(resp string) (string, bool, error) {
+	all, err := s.re.FindAllStrings(resp)
+	if err != nil {
+		return s.fallback, false, err
+	}
 	if len(all) == 0 {
-		return s.fallback, false
+		return s.fallback, false, nil
 	}
 	i := s.group
 	if i < 0 {
 		i += len(all)
 	}
 	if i < 0 || i >= len(all) {
-		return s.fallback, false
+		return s.fallback, false, nil
 	}
 	m := all[i]
-	var got string
-	switch s.re.NumSubexp() {
-	case 0:
-		got = m[0]
-	case 1:
-		got = m[1]
-	default:
+	got := m[0]
+	if len(m) > 1 {
 		found := false
-		for _, g := range m[1:] {
+		for _, g := range m {
 			if g != "" {
 				got, found = g, true
 				break
 			}
 		}
 		if !found {
-			return s.fallback, false
+			return s.fallback, false, nil
 		}
 	}
-	return strings.TrimFunc(got, isPySpace), true
+	return strings.TrimFunc(got, isPySpace), true, nil
 }
 
 // isPySpace is Python's str.isspace for one character.

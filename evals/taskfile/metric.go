@@ -64,6 +64,9 @@ func decodeMetrics(c *Config, raw map[string]value) ([]MetricSpec, error) {
 		if c.OutputType == MultipleChoice {
 			return []MetricSpec{{Name: "acc"}, {Name: "acc_norm"}}, nil
 		}
+		if d, ok := loglikDefaultMetrics[c.OutputType]; ok {
+			return d, nil
+		}
 		return []MetricSpec{{Name: "exact_match"}}, nil
 	}
 	if v.node.Kind != yaml.SequenceNode || len(v.node.Content) == 0 {
@@ -86,7 +89,7 @@ func decodeMetrics(c *Config, raw map[string]value) ([]MetricSpec, error) {
 			return nil, ev.errorf(field+".metric", "missing")
 		}
 		m := MetricSpec{Name: mn.Value}
-		info, known := metricTable[m.Name]
+		info, known := metricOf(c.OutputType, m.Name)
 		if !known {
 			return nil, ev.errorf(field+".metric", "%q: %w (known: %s)", m.Name, ErrUnsupported, strings.Join(MetricNames(), ", "))
 		}
@@ -103,7 +106,11 @@ func decodeMetrics(c *Config, raw map[string]value) ([]MetricSpec, error) {
 			switch {
 			case k == "metric", k == "higher_is_better":
 			case k == "aggregation":
-				if n.Value != "mean" && !(m.Name == "brier_score" && n.Value == "brier_score") {
+				if isLoglikType(c.OutputType) {
+					if !loglikAggregation(c.OutputType, m.Name, n.Value) {
+						return nil, av.errorf(af, "%q: %w (%s takes %s)", n.Value, ErrUnsupported, m.Name, loglikAggregationOf(c.OutputType, m.Name))
+					}
+				} else if n.Value != "mean" && !(m.Name == "brier_score" && n.Value == "brier_score") {
 					return nil, av.errorf(af, "%q: %w (mean is)", n.Value, ErrUnsupported)
 				}
 			case m.Name == "exact_match" && (k == "ignore_case" || k == "ignore_punctuation" || k == "ignore_numbers"):

@@ -107,6 +107,13 @@ func (t *Task) scoreLoglik(s evals.Sample, out evals.Output, gold []int) (evals.
 	if len(out.Loglik) == 0 {
 		return evals.Score{}, fmt.Errorf("score %s %s: log-likelihood mode but the output has no log-likelihoods", c.Name, s.ID)
 	}
+	if c.Decision != nil {
+		tokens := make([]int, len(out.Loglik))
+		for i, r := range out.Loglik {
+			tokens[i] = r.Tokens
+		}
+		return t.scoreDecision(s, out.LogProbs(), tokens, gold)
+	}
 	p, err := choice.PickLoglik(out.LogProbs(), s.Choices)
 	if err != nil {
 		return evals.Score{}, fmt.Errorf("score %s %s: %w", c.Name, s.ID, err)
@@ -154,8 +161,9 @@ func (t *Task) scoreLoglik(s evals.Sample, out evals.Output, gold []int) (evals.
 }
 
 // scoreChoiceGen is the generative variant of multiple_choice: the option
-// is extracted from the response, by its letter when the choices are
-// letters, else by its letter or text (scorers/choice).
+// is extracted from the response by the task's answer_rule — pocketeval's
+// rule by default (scorers/choice: by letter when the choices are
+// letters, else by letter or text), or an official extractor.
 func (t *Task) scoreChoiceGen(s evals.Sample, out evals.Output, gold []int) evals.Score {
 	n := len(s.Choices)
 	strictText := out.Text
@@ -166,39 +174,31 @@ func (t *Task) scoreChoiceGen(s evals.Sample, out evals.Output, gold []int) eval
 		}
 	}
 	strict := choice.ExtractStrict(strictText, n)
+	rule := t.cfg.AnswerRule
 	flex := strict
-	if !flex.Found() {
-		if lettered(s.Choices) {
-			flex = choice.ExtractN(out.Text, n, nil)
-		} else {
-			flex = choice.Extract(out.Text, s.Choices)
-		}
+	if rule.Name != choice.RulePocketeval {
+		flex = rule.Extract(out.Text, s.Choices)
+	} else if !flex.Found() && flex.Method == "" {
+		flex = rule.Extract(out.Text, s.Choices)
 	}
 	extracted := ""
 	if flex.Found() {
 		extracted = s.Choices[flex.Index]
 	}
+	details := map[string]any{"mode": ModeGen, "method": flex.Method, "strict": strict.Letter, "answer_rule": rule.Name}
+	if !flex.Found() && flex.Letter != "" {
+		details["letter"] = flex.Letter // an official rule's letter that is no option
+	}
 	return evals.Score{
 		Values: map[string]float64{
 			"acc":               b2f(flex.Found() && slices.Contains(gold, flex.Index)),
 			"acc_strict":        b2f(strict.Found() && slices.Contains(gold, strict.Index)),
-			"extraction_failed": b2f(!flex.Found()),
+			"extraction_failed": b2f(!flex.Found() && flex.Letter == ""),
 		},
 		Extracted:        extracted,
-		ExtractionFailed: !flex.Found(),
-		Details:          map[string]any{"mode": ModeGen, "method": flex.Method, "strict": strict.Letter},
+		ExtractionFailed: !flex.Found() && flex.Letter == "",
+		Details:          details,
 	}
-}
-
-// lettered reports whether the choices are the letters A, B, C, ... in
-// order.
-func lettered(choices []string) bool {
-	for i, c := range choices {
-		if c != choice.Letter(i) {
-			return false
-		}
-	}
-	return len(choices) > 0
 }
 
 func (t *Task) scoreGen(s evals.Sample, out evals.Output) (evals.Score, error) {
@@ -209,8 +209,12 @@ func (t *Task) scoreGen(s evals.Sample, out evals.Output) (evals.Score, error) {
 	if c.DocToChoice.set {
 		labels = s.Choices
 	}
+	var regexErrs []string
 	for fi, f := range c.Filters {
-		resp, fallback := f.Apply(out.Text)
+		resp, fallback, ferr := f.Apply(out.Text)
+		if ferr != nil {
+			regexErrs = append(regexErrs, f.Name+": "+ferr.Error())
+		}
 		if fi == 0 {
 			sc.Extracted = resp
 			sc.ExtractionFailed = fallback
@@ -222,7 +226,13 @@ func (t *Task) scoreGen(s evals.Sample, out evals.Output) (evals.Score, error) {
 			key := func(n string) string { return metricName(n, f.Name) }
 			switch m.Name {
 			case "exact_match":
-				sc.Values[key("exact_match")] = anyTarget(targets, func(tg string) bool { return m.Exact.Exact(resp, tg) })
+				sc.Values[key("exact_match")] = anyTarget(targets, func(tg string) bool {
+					ok, err := m.Exact.Exact(resp, tg)
+					if err != nil {
+						regexErrs = append(regexErrs, "exact_match regexes_to_ignore: "+err.Error())
+					}
+					return ok
+				})
 			case "normalized_match":
 				sc.Values[key("normalized_match")] = anyTarget(targets, func(tg string) bool { return match.Normalized(resp, tg) })
 			case "prefix_match":
@@ -246,6 +256,12 @@ func (t *Task) scoreGen(s evals.Sample, out evals.Output) (evals.Score, error) {
 			case "label_accuracy", "macro_f1":
 				pred := classify.MatchLabel(resp, labels)
 				sc.Details[key("label")] = pred
+				if fi == 0 {
+					// The answer is the label; a response that names
+					// none (or several) is an extraction failure.
+					sc.Extracted = pred
+					sc.ExtractionFailed = sc.ExtractionFailed || pred == classify.NoLabel
+				}
 				if m.Name == "label_accuracy" {
 					sc.Values[key("label_accuracy")] = b2f(len(targets) > 0 && pred == targets[0])
 				}
@@ -273,6 +289,12 @@ func (t *Task) scoreGen(s evals.Sample, out evals.Output) (evals.Score, error) {
 				sc.Details[key("json_fields")] = fields
 			}
 		}
+	}
+	if len(regexErrs) > 0 {
+		// A regular expression ran out of time: the sample keeps the
+		// fallback (unanswered) and says why; the run goes on.
+		sc.ExtractionFailed = true
+		sc.Details["regex_error"] = regexErrs
 	}
 	return sc, nil
 }

@@ -57,8 +57,9 @@ func TestErrorsNameFileLineAndField(t *testing.T) {
 		{"process_docs", "task: x\ndataset_path: ./d.jsonl\ntest_split: test\ndoc_to_text: q\ndoc_to_target: a\nprocess_docs: !function utils.process_docs\n", 6, "process_docs", "Python hook", true},
 		{"unknown key", "task: x\ndataset_path: ./d.jsonl\ntest_split: test\ndoc_to_text: q\ndoc_to_target: a\nprompt_style: fancy\n", 6, "prompt_style", "unknown key", true},
 		{"function in a filter", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\nfilter_list:\n  - name: f\n    filter:\n      - function: !function my.filter\n", 8, "filter_list.", "!function", true},
-		{"loglikelihood", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\noutput_type: loglikelihood\n", 5, "output_type", "loglikelihood", true},
-		{"bad regex", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\nfilter_list:\n  - name: f\n    filter:\n      - function: regex\n        regex_pattern: \"(?<=x)y\"\n", 8, "filter_list[0].filter[0].regex_pattern", "RE2", false},
+		{"loglikelihood metric", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\noutput_type: loglikelihood\nmetric_list:\n  - metric: exact_match\n", 7, "metric_list[0].metric", "exact_match", true},
+		{"loglikelihood aggregation", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\noutput_type: loglikelihood\nmetric_list:\n  - metric: perplexity\n    aggregation: mean\n", 8, "metric_list[0].aggregation", "mean", true},
+		{"bad regex", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\nfilter_list:\n  - name: f\n    filter:\n      - function: regex\n        regex_pattern: \"(?P<x\"\n", 8, "filter_list[0].filter[0].regex_pattern", "unterminated name", false},
 		{"unknown filter", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\nfilter_list:\n  - name: f\n    filter:\n      - function: majority_vote\n", 8, "filter_list[0].filter[0].function", "majority_vote", true},
 		{"unknown metric", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\nmetric_list:\n  - metric: bleu\n", 6, "metric_list[0].metric", "bleu", true},
 		{"metric of the other type", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\nmetric_list:\n  - metric: acc_norm\n", 6, "metric_list[0].metric", "multiple_choice", false},
@@ -172,7 +173,7 @@ func TestFiltersMatchLMEval(t *testing.T) {
 			fs = taskOf(task).cfg.Filters[0]
 			built[c.Pipeline] = fs
 		}
-		if got, _ := fs.Apply(c.Response); got != c.Filtered {
+		if got, _, _ := fs.Apply(c.Response); got != c.Filtered {
 			t.Errorf("%s(%q) = %q, lm-eval %q", c.Pipeline, c.Response, got, c.Filtered)
 		}
 	}
@@ -320,6 +321,11 @@ metric_list:
 	}
 	if res[0].Score.Values["label_accuracy"] != 1 || res[1].Score.Values["label_accuracy"] != 0 || res[0].Score.Values["exact_match"] != 0 {
 		t.Errorf("scores %v, %v", res[0].Score.Values, res[1].Score.Values)
+	}
+	// "Maybe" names no label: an extraction failure, as the run's
+	// extraction-failure rate counts it; "True." names one.
+	if res[0].Score.ExtractionFailed || res[0].Score.Extracted != "True" || !res[1].Score.ExtractionFailed || res[1].Score.Extracted != "" {
+		t.Errorf("extraction: %q failed=%v, %q failed=%v", res[0].Score.Extracted, res[0].Score.ExtractionFailed, res[1].Score.Extracted, res[1].Score.ExtractionFailed)
 	}
 	agg := task.(evals.Aggregator).Aggregate(res)
 	// Gold True, False; predicted True, none: F1(True) = 2/3·... precision

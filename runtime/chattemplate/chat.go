@@ -1,10 +1,11 @@
 package chattemplate
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
-	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/chat"
 )
 
 // Thinking selects a reasoning mode for templates that support one
@@ -58,6 +59,9 @@ type ChatOptions struct {
 	Thinking Thinking
 	// Now is what strftime_now formats; the zero value means time.Now().
 	Now time.Time
+	// Tools is an OpenAI tools array (JSON), rendered as tools with its
+	// key order and number types kept; nil renders tools as None.
+	Tools json.RawMessage
 	// Extra holds further template keyword arguments; they override the
 	// variables above.
 	Extra map[string]any
@@ -66,12 +70,15 @@ type ChatOptions struct {
 // Chat renders a conversation with transformers' apply_chat_template
 // variables: messages, add_generation_prompt, tools and documents (None),
 // bos_token/eos_token, enable_thinking per o.Thinking, and o.Extra.
-func (t *Template) Chat(msgs []runtime.Message, o ChatOptions) (string, error) {
+func (t *Template) Chat(msgs []chat.Message, o ChatOptions) (string, error) {
 	vars := map[string]any{
 		"messages":              msgs,
 		"add_generation_prompt": o.AddGenerationPrompt,
 		"tools":                 nil,
 		"documents":             nil,
+	}
+	if len(o.Tools) > 0 && string(o.Tools) != "null" {
+		vars["tools"] = o.Tools
 	}
 	if o.BOS != "" {
 		vars["bos_token"] = o.BOS

@@ -45,6 +45,8 @@ type Runtime struct {
 	spec *speculation
 
 	info map[string]any // Describe's settings, fixed at Open
+	// vocabInfo is Vocab's answer, computed on first use (logits.go).
+	vocabInfo vocabOnce
 
 	closeOnce    sync.Once
 	loadReported atomic.Bool

@@ -251,6 +251,10 @@ func (e *Executor) limits(l sandbox.Limits) (tests, cand sandbox.Limits, callIdl
 	if l.Alarm == 0 {
 		// With the harness timer the official mode has no idle limit.
 		callIdle = idle
+		// A candidate process that stops itself stops its watchdog too:
+		// the sandbox ends it at the program's idle limit, as it would the
+		// one-process program.
+		cand.Stopped = idle
 	}
 	return tests, cand, callIdle
 }
@@ -305,15 +309,17 @@ func (e *Executor) RunIsolated(ctx context.Context, p Program) (sandbox.Result, 
 	cdone := make(chan struct{})
 	go func() {
 		defer close(cdone)
-		r, err := e.ex.Run(cctx, sandbox.Program{Source: candSrc, Exec: p.Exec, Limits: candLim, ExtraFiles: []*os.File{reqR, repW}})
-		// The tests see the end of the replies once the process and this
-		// side have both closed their copies.
+		r, err := e.ex.Run(cctx, sandbox.Program{Source: candSrc, Exec: p.Exec, Limits: candLim, ExtraFiles: []*os.File{reqR, repW}, ReleaseExtraFiles: true})
+		// The sandbox released this side's copies once the process held
+		// its own (so the tests see the end of the replies as soon as the
+		// process closes or replaces its descriptor); close them here when
+		// it never got that far.
 		candFiles()
 		mu.Lock()
 		cres, cerr = r, err
 		mu.Unlock()
 	}()
-	tres, terr := e.ex.Run(ctx, sandbox.Program{Source: testSrc, Exec: p.Exec, Limits: testLim, ExtraFiles: []*os.File{repR, reqW}})
+	tres, terr := e.ex.Run(ctx, sandbox.Program{Source: testSrc, Exec: p.Exec, Limits: testLim, ExtraFiles: []*os.File{repR, reqW}, ReleaseExtraFiles: true})
 	testFiles() // the candidate process sees the end of the requests
 	if terr != nil || tres.Verdict == sandbox.Timeout || tres.Verdict == sandbox.Error {
 		// The tests' own limit (or set-up) decided; the candidate may be

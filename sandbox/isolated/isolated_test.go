@@ -45,6 +45,23 @@ import math
 assert math.isnan(f(float('nan')))
 assert str(f(-0.0)) == '-0.0'
 `}},
+		{name: "floats, bools and big ints keep their meaning", want: sandbox.Pass, p: Program{
+			Candidate: "def f(x):\n    return x\ndef nan():\n    return float('nan')\ndef big(n):\n    return 10 ** n\n",
+			Tests: `import math
+r = f(float('nan'))
+assert type(r) is float and r != r
+n = nan()
+assert [n] != [float('nan')] and not (n == n)
+assert math.copysign(1.0, f(-0.0)) == -1.0 and f(-0.0) == 0.0
+assert f(float('inf')) == float('inf') and f(float('-inf')) < -1e308
+assert f(True) is True and f(1) is not True and type(f(1)) is int and type(f(True)) is bool
+assert f([1, True, 1.0]) == [1, 1, 1] and [type(v) for v in f([1, True, 1.0])] == [int, bool, float]
+assert type(f((1, 2))) is tuple and f((1, 2)) != [1, 2] and type(f([1, 2])) is list
+assert big(5000) == 10 ** 5000 and big(5000) % 7 == pow(10, 5000, 7)
+assert f(2 ** 64 + 1) == 18446744073709551617 and f(-(2 ** 100)) == -(2 ** 100)
+`}},
+		{name: "an int too big to cross", want: sandbox.Fail, wantReason: "CandidateProtocolError", p: Program{
+			Candidate: "def big():\n    return 1 << (1 << 21)\n", Tests: "assert big() > 0\n"}},
 		{name: "standard library value types", want: sandbox.Pass, p: Program{
 			Candidate: "def f(x):\n    return x\n",
 			Tests: `import collections, fractions, decimal

@@ -47,7 +47,9 @@ func (e Extraction) Found() bool { return e.Index >= 0 }
 
 // Strict reports whether the extraction came from an explicit answer
 // statement.
-func (e Extraction) Strict() bool { return e.Method == MethodAnswerStatement }
+func (e Extraction) Strict() bool {
+	return e.Method == MethodAnswerStatement || e.Method == MethodFinalAnswer
+}
 
 var none = Extraction{Index: -1}
 
@@ -110,10 +112,15 @@ func normalize(s string) string {
 }
 
 // ExtractStrict finds an explicit answer statement for an n-option
-// question. The first statement naming a valid letter wins, as in the
-// official extractors (a runaway continuation's later answers are ignored).
+// question. A final 【答案】 section decides first (finalAnswer: one
+// letter, or no answer when it names several or none); otherwise the
+// first statement naming a valid letter wins, as in the official
+// extractors (a runaway continuation's later answers are ignored).
 func ExtractStrict(text string, n int) Extraction {
 	text = normalize(text)
+	if e, ok := finalAnswer(text, n); ok {
+		return e
+	}
 	type hit struct {
 		pos int
 		idx int
@@ -152,10 +159,11 @@ func Extract(text string, choices []string) Extraction {
 
 // ExtractN is Extract for an n-option question whose texts may be unknown.
 func ExtractN(text string, n int, choices []string) Extraction {
-	if e := ExtractStrict(text, n); e.Found() {
+	if e := ExtractStrict(text, n); e.Found() || e.Method != "" {
 		return e
 	}
 	text = normalize(text)
+	math := maskMath(text)
 	found := func(idx int, method string) Extraction {
 		return Extraction{Index: idx, Letter: Letter(idx), Method: method}
 	}
@@ -165,13 +173,13 @@ func ExtractN(text string, n int, choices []string) Extraction {
 	if idx := leadingLetter(text, n); idx >= 0 {
 		return found(idx, MethodLeadingLetter)
 	}
-	if idx := uniqueLetter(reMention, text, n, false); idx >= 0 {
+	if idx := uniqueLetter(reMention, math, n, false); idx >= 0 {
 		return found(idx, MethodMention)
 	}
 	if idx := optionText(text, choices); idx >= 0 {
 		return found(idx, MethodOptionText)
 	}
-	if idx := uniqueLoneLetter(text, n); idx >= 0 {
+	if idx := uniqueLoneLetter(math, n); idx >= 0 {
 		return found(idx, MethodLoneLetter)
 	}
 	return none
@@ -344,7 +352,7 @@ func uniqueLoneLetter(text string, n int) int {
 	got := -1
 	for _, pos := range loneLetters(text) {
 		l := text[pos : pos+1]
-		if isProseWord(l, text[pos+1:]) {
+		if isProseWord(l, text[pos+1:]) || inFormula(text, pos) {
 			continue
 		}
 		idx := LetterIndex(l)

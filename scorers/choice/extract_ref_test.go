@@ -37,8 +37,31 @@ func refUniqueLetter(re *regexp.Regexp, text string, n int, prose bool) int {
 	return got
 }
 
+// refUniqueLone is refUniqueLetter over refLone with the formula rule.
+func refUniqueLone(text string, n int) int {
+	got := -1
+	for _, m := range refLone.FindAllStringSubmatchIndex(text, -1) {
+		l := text[m[2]:m[3]]
+		if isProseWord(l, text[m[3]:]) || inFormula(text, m[2]) {
+			continue
+		}
+		idx := LetterIndex(l)
+		if idx < 0 || idx >= n {
+			continue
+		}
+		if got >= 0 && got != idx {
+			return -1
+		}
+		got = idx
+	}
+	return got
+}
+
 func refExtractStrict(text string, n int) Extraction {
 	text = normalize(text)
+	if e, ok := finalAnswer(text, n); ok {
+		return e
+	}
 	pos, best := -1, -1
 	for _, re := range []*regexp.Regexp{reAnswerEN, reAnswerZH} {
 		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
@@ -59,10 +82,11 @@ func refExtractStrict(text string, n int) Extraction {
 }
 
 func refExtractN(text string, n int, choices []string) Extraction {
-	if e := refExtractStrict(text, n); e.Found() {
+	if e := refExtractStrict(text, n); e.Found() || e.Method != "" {
 		return e
 	}
 	text = normalize(text)
+	math := maskMath(text)
 	found := func(idx int, method string) Extraction {
 		return Extraction{Index: idx, Letter: Letter(idx), Method: method}
 	}
@@ -72,13 +96,13 @@ func refExtractN(text string, n int, choices []string) Extraction {
 	if idx := leadingLetter(text, n); idx >= 0 {
 		return found(idx, MethodLeadingLetter)
 	}
-	if idx := refUniqueLetter(reMention, text, n, false); idx >= 0 {
+	if idx := refUniqueLetter(reMention, math, n, false); idx >= 0 {
 		return found(idx, MethodMention)
 	}
 	if idx := optionText(text, choices); idx >= 0 {
 		return found(idx, MethodOptionText)
 	}
-	if idx := refUniqueLetter(refLone, text, n, true); idx >= 0 {
+	if idx := refUniqueLone(math, n); idx >= 0 {
 		return found(idx, MethodLoneLetter)
 	}
 	return none

@@ -10,15 +10,17 @@
 //   - Prefix is the keyword-completion check: does the normalised
 //     prediction start with the normalised target?
 //
-// Patterns are Go regular expressions (RE2): Python's lookarounds and
-// backreferences do not compile, and \d, \w, \s are ASCII-only.
+// regexes_to_ignore are Python regular expressions with Python's re
+// semantics (scorers/pyre: lookaround, backreferences, Unicode \w),
+// each deletion bounded in time.
 package match
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/pocketeval/pocketeval/scorers/pyre"
 )
 
 // ExactOptions are lm-eval's exact_match keyword arguments. The zero value
@@ -28,14 +30,15 @@ type ExactOptions struct {
 	IgnorePunctuation bool
 	IgnoreNumbers     bool
 	// RegexesToIgnore are deleted from prediction and reference, in order.
-	RegexesToIgnore []*regexp.Regexp
+	RegexesToIgnore []*pyre.Regexp
 }
 
-// CompileRegexes compiles lm-eval regexes_to_ignore patterns.
-func CompileRegexes(patterns []string) ([]*regexp.Regexp, error) {
-	out := make([]*regexp.Regexp, len(patterns))
+// CompileRegexes compiles lm-eval regexes_to_ignore patterns (Python re
+// syntax).
+func CompileRegexes(patterns []string) ([]*pyre.Regexp, error) {
+	out := make([]*pyre.Regexp, len(patterns))
 	for i, p := range patterns {
-		re, err := regexp.Compile(p)
+		re, err := pyre.Compile(p, 0)
 		if err != nil {
 			return nil, fmt.Errorf("regexes_to_ignore[%d] %q: %w", i, p, err)
 		}
@@ -45,13 +48,26 @@ func CompileRegexes(patterns []string) ([]*regexp.Regexp, error) {
 }
 
 // Exact reports whether prediction equals reference under the options.
-func (o ExactOptions) Exact(prediction, reference string) bool {
-	return o.apply(prediction) == o.apply(reference)
+// The error is a regexes_to_ignore deletion that exceeded its time bound
+// (pyre.ErrTimeout).
+func (o ExactOptions) Exact(prediction, reference string) (bool, error) {
+	p, err := o.apply(prediction)
+	if err != nil {
+		return false, err
+	}
+	r, err := o.apply(reference)
+	if err != nil {
+		return false, err
+	}
+	return p == r, nil
 }
 
-func (o ExactOptions) apply(s string) string {
+func (o ExactOptions) apply(s string) (string, error) {
 	for _, re := range o.RegexesToIgnore {
-		s = re.ReplaceAllString(s, "")
+		var err error
+		if s, err = re.RemoveAll(s); err != nil {
+			return "", err
+		}
 	}
 	if o.IgnoreCase {
 		s = strings.ToLower(s)
@@ -72,7 +88,7 @@ func (o ExactOptions) apply(s string) string {
 			return r
 		}, s)
 	}
-	return s
+	return s, nil
 }
 
 // asciiPunctuation is Python's string.punctuation.

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/pocketeval/pocketeval/bench"
-	"github.com/pocketeval/pocketeval/datasets"
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/evals/runner"
@@ -136,7 +135,7 @@ func (d *DeviceFlags) prompts(ctx context.Context, all func() []evals.Task) (*be
 		var de *evals.DataError
 		var se *results.SampleError
 		if errors.As(err, &missing) {
-			err = fmt.Errorf("%w\n%s", err, datasets.MissingHint(missing.Task, d.DataDir, "--data-dir"))
+			err = fmt.Errorf("%w\n%s", err, missingDataHint(missing.Task, d.DataDir, "--data-dir"))
 		}
 		if errors.As(err, &missing) || errors.As(err, &de) || errors.As(err, &se) {
 			return nil, &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("--prompts-from %s: %w", d.PromptsFrom, err)}

@@ -3,11 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"text/tabwriter"
+	"github.com/pocketeval/pocketeval/internal/texttab"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pocketeval/pocketeval/leaderboard"
+	"github.com/pocketeval/pocketeval/compare"
+	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/rundir"
 )
 
 // CompareOptions are the options of `pocketeval compare`.
@@ -61,18 +63,18 @@ runs scored, or samples that do not align.`,
 }
 
 func compareRun(opts *CompareOptions) error {
-	a, err := leaderboard.Load(opts.A)
+	a, err := rundir.Load(opts.A)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	b, err := leaderboard.Load(opts.B)
+	b, err := rundir.Load(opts.B)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	c, err := leaderboard.Compare(a, b, leaderboard.CompareOptions{Alpha: opts.Alpha, Resamples: opts.Resamples, Seed: opts.Seed, Tasks: opts.Tasks})
+	c, err := compare.Runs(a, b, compare.Options{Alpha: opts.Alpha, Resamples: opts.Resamples, Seed: opts.Seed, Tasks: opts.Tasks})
 	if err != nil {
-		var ae *leaderboard.AlignmentError
-		var none *leaderboard.NothingToCompareError
+		var ae *compare.AlignmentError
+		var none *compare.NothingToCompareError
 		if errors.As(err, &ae) || errors.As(err, &none) {
 			return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("cannot compare: %w", err)}
 		}
@@ -81,18 +83,30 @@ func compareRun(opts *CompareOptions) error {
 	if opts.JSON {
 		return writeJSON(opts.IO, newCompareJSON(opts.A, opts.B, c))
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	tw := texttab.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "TASK\tMETRIC\tA\tB\tB−A\t95%% CI\tp\tTEST\t\n")
+	atChance := false
+	score := func(v float64, ch *results.Chance) string {
+		s := fmt.Sprintf("%.2f", 100*v)
+		if ch != nil && !ch.Above {
+			atChance = true
+			s += "°"
+		}
+		return s
+	}
 	for _, t := range c.Tasks {
 		mark := "~"
 		if t.Significant {
 			mark = "*"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%+.2f\t[%+.2f, %+.2f]\t%s\t%s\t%s\n", t.Task, t.Metric,
-			100*t.AggregateA, 100*t.AggregateB, 100*(t.AggregateB-t.AggregateA), 100*t.Lo, 100*t.Hi, fmtPValue(t.P), t.Test, mark)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%+.2f\t[%+.2f, %+.2f]\t%s\t%s\t%s\n", t.Task, t.Metric,
+			score(t.AggregateA, t.ChanceA), score(t.AggregateB, t.ChanceB), 100*(t.AggregateB-t.AggregateA), 100*t.Lo, 100*t.Hi, fmtPValue(t.P), t.Test, mark)
 	}
 	tw.Flush()
 	fmt.Fprintf(opts.IO.Out, "A = %s\nB = %s\n* significant at alpha=%g, ~ not significant\n", opts.A, opts.B, c.Alpha)
+	if atChance {
+		fmt.Fprintln(opts.IO.Out, "° at chance: not significantly above what random answers score (exact one-sided test at 5%)")
+	}
 	for _, s := range c.Skipped {
 		fmt.Fprintf(opts.IO.ErrOut, "skipped: %s\n", s)
 	}
@@ -123,12 +137,16 @@ type taskCompareJSON struct {
 	P           float64 `json:"p"`
 	Test        string  `json:"test"`
 	Significant bool    `json:"significant"`
-	N           int     `json:"n"`
-	OnlyA       int     `json:"only_a"`
-	OnlyB       int     `json:"only_b"`
+	// ChanceA/B are each run's score against random answers (baseline in
+	// points), when the task knows its baseline.
+	ChanceA *chanceJSON `json:"chance_a,omitempty"`
+	ChanceB *chanceJSON `json:"chance_b,omitempty"`
+	N       int         `json:"n"`
+	OnlyA   int         `json:"only_a"`
+	OnlyB   int         `json:"only_b"`
 }
 
-func newCompareJSON(a, b string, c *leaderboard.Comparison) compareJSON {
+func newCompareJSON(a, b string, c *compare.Comparison) compareJSON {
 	doc := compareJSON{A: a, B: b, Alpha: c.Alpha, Tasks: []taskCompareJSON{}, Skipped: c.Skipped}
 	if doc.Skipped == nil {
 		doc.Skipped = []string{}
@@ -137,7 +155,7 @@ func newCompareJSON(a, b string, c *leaderboard.Comparison) compareJSON {
 		doc.Tasks = append(doc.Tasks, taskCompareJSON{
 			Task: t.Task, Metric: t.Metric, ScoreA: 100 * t.AggregateA, ScoreB: 100 * t.AggregateB,
 			Diff: 100 * (t.AggregateB - t.AggregateA), CILo: 100 * t.Lo, CIHi: 100 * t.Hi, P: t.P, Test: t.Test, Significant: t.Significant,
-			N: t.N, OnlyA: t.OnlyA, OnlyB: t.OnlyB,
+			N: t.N, OnlyA: t.OnlyA, OnlyB: t.OnlyB, ChanceA: newChanceJSON(t.ChanceA), ChanceB: newChanceJSON(t.ChanceB),
 		})
 	}
 	return doc

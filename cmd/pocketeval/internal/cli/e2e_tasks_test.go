@@ -380,8 +380,13 @@ func e2eKnowledgeCases() []e2eTaskCase {
 		// each to prefill here, and C-Eval's do not fit the context (a
 		// generation prompt is never truncated). The loglik runs keep the
 		// default shots where they fit, so few-shot rendering is covered.
-		out = append(out, e2eTaskCase{task: k.task, mode: "gen", limit: 5, primary: "acc_flexible", extra: zeroShot,
-			metrics: []string{"acc_flexible", "acc_strict", "extraction_failed"},
+		primary, metrics := "acc_flexible", []string{"acc_flexible", "acc_strict", "extraction_failed"}
+		if k.task == "ceval" || k.task == "cmmlu" {
+			// OpenCompass's rule is the official generative score.
+			primary, metrics = "acc_official", append(metrics, "acc_official")
+		}
+		out = append(out, e2eTaskCase{task: k.task, mode: "gen", limit: 5, primary: primary, extra: zeroShot,
+			metrics: metrics,
 			check: func(t *testing.T, ts *results.TaskSummary, lines []e2eSampleLine) {
 				e2eCheckRates(t, ts, lines, true)
 				check(t, ts, len(lines))

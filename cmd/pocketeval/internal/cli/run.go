@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pocketeval/pocketeval/internal/texttab"
 	"io"
 	"math"
 	"os"
@@ -12,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -39,9 +39,11 @@ type RunOptions struct {
 	Args     []string
 	Now      func() time.Time
 
-	Tasks           []string
-	Suite           string
-	Limit           int
+	Tasks []string
+	Suite string
+	Limit int
+	// Samples is --samples: TASK:ID items or @FILE (samplesel.go).
+	Samples         []string
 	Out             string
 	DataDir         string
 	DatasetFile     string
@@ -79,6 +81,8 @@ type RunOptions struct {
 	groups []results.Group
 	// DryRun plans the run instead (run_dryrun.go).
 	DryRun bool
+	// sampleIDs is Samples parsed (set in RunE).
+	sampleIDs map[string][]string
 }
 
 // NewCmdRun evaluates a model on tasks.
@@ -103,6 +107,9 @@ silently — a missing dataset fails with the command that fetches it.`,
   # Any OpenAI-compatible server (key read from $OPENAI_API_KEY)
   $ pocketeval run --runtime openai --base-url http://127.0.0.1:8080/v1 --model pocket --tasks ifeval --out runs/srv
 
+  # Rerun one sample to debug it (ids as in samples/<task>.jsonl)
+  $ pocketeval run --runtime llamacpp --model m.gguf --tasks gsm8k --samples gsm8k:17 --out runs/one
+
   # Score predictions made elsewhere
   $ pocketeval run --runtime replay --predictions preds.jsonl --tasks ifeval --out runs/replay
 
@@ -119,6 +126,11 @@ silently — a missing dataset fails with the command that fetches it.`,
 			if err := opts.validateNumbers(); err != nil {
 				return err
 			}
+			ids, err := parseSampleSelection(opts.Samples)
+			if err != nil {
+				return err
+			}
+			opts.sampleIDs = ids
 			if !cmd.Flags().Changed("concurrency") && opts.Runtime.Caps().Instant && opts.SamplesPerTask == 1 {
 				// Nothing to wait for but scoring: one request per core.
 				// (Not with repeats: saved samples of one problem are
@@ -150,9 +162,10 @@ silently — a missing dataset fails with the command that fetches it.`,
 	}
 	fl := cmd.Flags()
 	opts.Runtime.AddFlags(fl)
-	fl.StringSliceVar(&opts.Tasks, "tasks", nil, "comma-separated task names (see `pocketeval tasks`)")
+	fl.StringSliceVar(&opts.Tasks, "tasks", nil, "comma-separated task `NAMES` (pocketeval tasks lists them)")
 	fl.StringVar(&opts.Suite, "suite", "", "run a named suite of tasks (e.g. pocket11)")
-	fl.IntVar(&opts.Limit, "limit", 0, "evaluate only the first N samples of each task (0 = all)")
+	fl.Var((*limitValue)(&opts.Limit), "limit", "evaluate only the first N samples of each task (0 = all)")
+	fl.StringSliceVar(&opts.Samples, "samples", nil, "evaluate only these samples: TASK:ID[,TASK:ID...], or @FILE with one TASK:ID per line or a JSON object {\"task\": [\"id\", ...]}; ids are those of samples/<task>.jsonl")
 	fl.StringVar(&opts.Out, "out", "", "result directory (resumed if it exists)")
 	fl.StringVar(&opts.DataDir, "data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory (default $POCKETEVAL_DATA, else the pocketeval cache)")
 	fl.StringVar(&opts.DatasetFile, "dataset-file", "", "replace the task's dataset file (one task only), e.g. a private IFEval-zh in the public schema")
@@ -333,7 +346,7 @@ func (opts *RunOptions) runnerOptions(tasks []evals.Task) runner.Options {
 	shard, _ := ParseShard(opts.Shard)
 	return runner.Options{
 		Tasks: tasks, OutDir: opts.Out,
-		DataDir: opts.DataDir, DatasetFile: opts.DatasetFile, Limit: opts.Limit,
+		DataDir: opts.DataDir, DatasetFile: opts.DatasetFile, Limit: opts.Limit, SampleIDs: opts.sampleIDs,
 		Concurrency: opts.Concurrency,
 		Groups:      opts.groups,
 		Gen:         runtime.GenConfig{MaxTokens: opts.MaxTokens, Temperature: opts.Temperature, TopP: opts.TopP, Seed: opts.Seed},
@@ -351,14 +364,15 @@ func (opts *RunOptions) runnerOptions(tasks []evals.Task) runner.Options {
 func (opts *RunOptions) runError(ctx context.Context, res *runner.Result, err error) error {
 	var missing *evals.MissingDataError
 	if errors.As(err, &missing) {
-		return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("%w\n%s", err, datasets.MissingHint(missing.Task, opts.DataDir, opts.DataDirSource))}
+		return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("%w\n%s", err, missingDataHint(missing.Task, opts.DataDir, opts.DataDirSource))}
 	}
 	var mm *runner.ConfigMismatchError
 	var de *evals.DataError
 	var se *results.SampleError
 	var le *results.LockedError
 	var ne *results.NotRegularError
-	if errors.As(err, &mm) || errors.As(err, &se) || errors.As(err, &le) || errors.As(err, &ne) {
+	var sel *runner.SelectionError
+	if errors.As(err, &mm) || errors.As(err, &se) || errors.As(err, &le) || errors.As(err, &ne) || errors.As(err, &sel) {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
 	if errors.As(err, &de) {
@@ -451,7 +465,7 @@ func (opts *RunOptions) report(res *runner.Result) error {
 // headline metric first (the number suites, gates and leaderboards report),
 // then the other metrics.
 func PrintSummary(w io.Writer, s *results.Summary) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := texttab.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TASK\tMETRIC\tVALUE\t95% CI\tN\tEXTRACT FAIL\tTRUNCATED\tDECODE TOK/S")
 	for _, name := range s.Order {
 		ts := s.Tasks[name]
@@ -466,7 +480,7 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, head,
-			pct(m.Mean), interval(m), m.N, optPct(ts.ExtractionFailureRate),
+			metricValue(head, m.Mean), interval(m), m.N, optPct(ts.ExtractionFailureRate),
 			optPct(ts.TruncationRate), decodeTPS(ts.Timing))
 		others := make([]string, 0, len(ts.Metrics))
 		for k := range ts.Metrics {
@@ -477,11 +491,12 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 		sort.Strings(others)
 		for _, k := range others {
 			m := ts.Metrics[k]
-			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t\t\t\n", k, pct(m.Mean), interval(m), m.N)
+			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t\t\t\n", k, metricValue(k, m.Mean), interval(m), m.N)
 		}
 	}
 	tw.Flush()
 	printGroups(w, s)
+	printChance(w, s)
 	for _, name := range s.Order {
 		if r := s.Tasks[name].ThinkingTruncatedRate; r != nil && *r > 0 {
 			fmt.Fprintf(w, "%s: %s%% of responses were cut off by the token limit while still reasoning (no answer to score)\n", name, pct(*r))
@@ -517,6 +532,15 @@ func pct(x float64) string {
 		return "?"
 	}
 	return strconv.FormatFloat(100*x, 'f', 2, 64)
+}
+
+// metricValue shows a metric: a proportion ×100, a perplexity or bits per
+// byte as it is (results.IsRate).
+func metricValue(metric string, x float64) string {
+	if !results.IsRate(metric) && !math.IsNaN(x) {
+		return strconv.FormatFloat(x, 'f', 4, 64)
+	}
+	return pct(x)
 }
 
 func optPct(x *float64) string {

@@ -235,7 +235,7 @@ func TestSandboxConformance(t *testing.T) {
 		t.Errorf("the loaded pass started %d hogs", hogs)
 	}
 	for _, want := range []string{"idle pass", "loaded pass", "humaneval-canonical      3  3/3", "MISMATCH humaneval-gpt-3.5-turbo",
-		"limit 4 GiB bytearray", "WRONG", "conformance: FAILED"} {
+		"limit 4 GiB bytearray", "limit rule: self SIGKILL", "WRONG", "conformance: FAILED"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -18,6 +18,13 @@ PIPELINES = {
     "lower-strip": [["lowercase", None], ["remove_whitespace", None], ["take_first", None]],
     "upper": [["uppercase", None]],
     "map": [["remove_whitespace", None], ["map", {"mapping_dict": {"yes": "1", "no": "0"}, "default_value": "-1"}]],
+    # Python-only regular expressions (lookaround): bbh/cot_fewshot's
+    # get-answer, mmlu/generative's get_response, bbh/cot_zeroshot's
+    # flexible alternation, dyck_languages' lookbehind.
+    "bbh-cot-fewshot": [["regex", {"regex_pattern": "(?<=the answer is )(.*)(?=.)"}], ["take_first", None]],
+    "mmlu-generative": [["regex", {"regex_pattern": "^(.*?)(?=\\n|$)"}], ["remove_whitespace", None], ["regex", {"regex_pattern": "^(.*?)\\s*$"}], ["take_first", None]],
+    "bbh-cot-zeroshot": [["regex", {"regex_pattern": "((?<=The answer is )(.*)(?=.)|(?<=the answer is )(.*)(?=.)|(?<=The answer: )(.*)(?=.)|(?<=The final answer: )(.*)(?=.))"}], ["take_first", None]],
+    "dyck": [["regex", {"group_select": -1, "regex_pattern": "(?<= )([\" \\[\\(<{}>\\)\\]]+)|([\" \\[\\(<{}>\\)\\]]+)"}], ["take_first", None]],
 }
 RESPONSES = [
     "Janet sells 16 - 3 - 4 = 9 eggs.\n#### 18",
@@ -29,6 +36,14 @@ RESPONSES = [
     " YES ",
     "-5 and -6.5 are negative",
     "",
+    "Let's think step by step. So the answer is (B).",
+    "the answer is True.\nthe answer is False.",
+    " B. Because it is.\nNext question",
+    "\n\nC",
+    "the answer is ",
+    "The answer: valid. The final answer: invalid.",
+    "答案 the answer is 日本。",
+    "So the answer is ) ] >.",
 ]
 
 out = []
