@@ -98,7 +98,11 @@ func Merge(ctx context.Context, o MergeOptions) (*results.Summary, error) {
 	if err := results.WriteSummary(o.Out, sum); err != nil {
 		return nil, err
 	}
-	if err := results.WriteManifest(o.Out, mergedManifest(o, mans, cfg)); err != nil {
+	mm := mergedManifest(o, mans, cfg)
+	if mm.SamplesSHA256, err = results.Digests(o.Out, sum.Order); err != nil {
+		return nil, err
+	}
+	if err := results.WriteManifest(o.Out, mm); err != nil {
 		return nil, err
 	}
 	return sum, nil
@@ -243,8 +247,20 @@ func mergedManifest(o MergeOptions, mans []*results.Manifest, cfg results.Config
 		resumes += m.Resumes
 	}
 	sort.SliceStable(segs, func(i, j int) bool { return segs[i].Start.Before(segs[j].Start) })
+	var rep *results.Reproducibility
+	for _, m := range mans {
+		why := ""
+		switch {
+		case m.Reproducible == nil:
+			why = "a shard did not record whether its responses are reproducible"
+		case !m.Reproducible.Exact:
+			why = m.Reproducible.Why
+		}
+		rep = rep.Combine(why)
+	}
 	return &results.Manifest{
-		Pocketeval: o.Build, Command: o.Command, Config: cfg, Runtime: mans[0].Runtime,
+		Reproducible: rep,
+		Pocketeval:   o.Build, Command: o.Command, Config: cfg, Runtime: mans[0].Runtime,
 		Host: mans[0].Host, Environment: map[string]any{"merged_from": dirs},
 		Status: results.StatusComplete, Start: start, End: &end, Resumes: resumes, Segments: segs,
 	}

@@ -312,6 +312,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	po := prep.Options()
 	po.RuntimeName, po.Model, po.InProcess, po.BaselineRSS = ro.Name, model, ro.Caps().InProcess, baseline
 	po.RuntimeSettings = ro.OutputSettings()
+	if po.Nondeterminism = ro.Nondeterminism(); po.Nondeterminism != "" && ro.Caps().InProcess {
+		fmt.Fprintf(opts.IO.ErrOut, "note: not reproducible bit for bit: %s\n", po.Nondeterminism)
+	}
 	if ro.Caps().InProcess {
 		po.Threads = max(ro.Threads, 1)
 	}

@@ -263,6 +263,24 @@ func (o *RuntimeOptions) OutputSettings() map[string]any {
 	return nil
 }
 
+// Nondeterminism is what may make the selected runtime's responses differ
+// between two runs of the same command (drivers.Reproducer); "" when they
+// are reproducible bit for bit.
+func (o *RuntimeOptions) Nondeterminism() string {
+	_, f, err := o.driver()
+	if err != nil {
+		return ""
+	}
+	c, err := o.common()
+	if err != nil {
+		return ""
+	}
+	if r, ok := f.(drivers.Reproducer); ok {
+		return r.Nondeterminism(c)
+	}
+	return ""
+}
+
 // RawPrompts reports why every request to the open runtime rt must be a raw
 // prompt, or "".
 func (o *RuntimeOptions) RawPrompts(rt runtime.Runtime) string {

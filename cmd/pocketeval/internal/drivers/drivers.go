@@ -250,3 +250,13 @@ func hashFile(path string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// Reproducer is implemented by Flags whose settings decide whether the
+// runtime's outputs are reproducible bit for bit: the same request giving
+// the same tokens whatever runs beside it, at any concurrency, in any
+// order and after a resume. Nondeterminism returns "" when they are, else
+// what makes them vary (it is printed by run and recorded in the manifest).
+// A runtime whose Flags do not implement it is taken as reproducible.
+type Reproducer interface {
+	Nondeterminism(c Common) string
+}

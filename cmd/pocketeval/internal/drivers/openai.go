@@ -88,6 +88,12 @@ func (f *openaiFlags) Open(ctx context.Context, c Common) (runtime.Runtime, erro
 	return cl.Runtime(), nil
 }
 
+// Nondeterminism: whether a server's responses are reproducible is the
+// server's affair, which pocketeval cannot see.
+func (f *openaiFlags) Nondeterminism(c Common) string {
+	return "the server decides whether its responses are reproducible (pocketeval serve with its defaults is; a server that batches concurrent requests, such as llama-server with several slots, is not)"
+}
+
 // Settings: the endpoint decides whether the server or pocketeval
 // renders the prompt.
 func (f *openaiFlags) Settings() map[string]any {
