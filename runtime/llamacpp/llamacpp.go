@@ -208,7 +208,7 @@ func (r *Runtime) newDecoder(nSeq int, exact, prefixCache bool) (*decoder, error
 		// Exact reuse keeps whole grid chunks (grid.go); a draft model's
 		// own cache is not cut on the grid.
 		gridReuse: prefixCache && exact && r.spec == nil,
-		piece:       make([]byte, 64),
+		piece:     make([]byte, 64),
 	}
 	if r.spec != nil {
 		if d.draft, err = r.newDrafter(nSeq); err != nil {

@@ -70,8 +70,8 @@ type slot struct {
 	// grid chunks (exact mode: nBatch prompt tokens starting at a multiple
 	// of nBatch, in one decode); a multiple of nBatch.
 	gridded int
-	job   job
-	used  uint64 // step of last use, to evict the least recently used cache
+	job     job
+	used    uint64 // step of last use, to evict the least recently used cache
 	// want is what the job wanted reused; fresh means it has evaluated
 	// nothing yet, so it can still adopt a longer cached prefix; waiting
 	// means it holds back this step for another job to compute a prefix
@@ -98,10 +98,10 @@ type decoder struct {
 	// whole grid chunks it shares with what its sequence holds; see
 	// grid.go.
 	gridReuse bool
-	piece       []byte
-	step        uint64
-	parts       []part
-	running     bool // guarded by sched.mu
+	piece     []byte
+	step      uint64
+	parts     []part
+	running   bool // guarded by sched.mu
 	// draft runs the draft model for speculative jobs (nil without
 	// Options.DraftModel; speculative.go).
 	draft *drafter
