@@ -238,6 +238,9 @@ func (p *Prepared) Run(ctx context.Context, rt runtime.Runtime) (*Result, error)
 		return nil, err
 	}
 	defer lock.Unlock()
+	if err := checkResume(ctx, o, p.preps); err != nil {
+		return nil, err
+	}
 	man, resumed, err := openDir(o, p.preps, p.env)
 	if err != nil {
 		return nil, err

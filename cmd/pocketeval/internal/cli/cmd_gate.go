@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/leaderboard"
 )
 
@@ -24,6 +26,13 @@ type GateOptions struct {
 	// for the policy's budgets (--bench, repeatable); none means the
 	// candidate directory's bench.json, if any.
 	Bench []string
+	// NoVerify is --no-verify: trust the runs' stored scores; by default
+	// both runs are re-scored (pocketeval verify) on DataDir, with the
+	// task files TaskFiles (--tasks) and the known Tasks.
+	NoVerify  bool
+	DataDir   string
+	TaskFiles []string
+	Tasks     []evals.Task
 }
 
 // NewCmdGate applies a release policy.
@@ -51,10 +60,16 @@ a CI step summary. See docs/ci.md for a GitHub Actions example.`,
 			if opts.Baseline == "" || opts.Candidate == "" || opts.Policy == "" {
 				return FlagErrorf("--baseline, --candidate and --policy are required")
 			}
+			if opts.DataDir == "" {
+				opts.DataDir = DefaultDataDir()
+			}
+			if f.Tasks != nil {
+				opts.Tasks = f.Tasks()
+			}
 			if runF != nil {
 				return runF(opts)
 			}
-			return gateRun(opts)
+			return gateRun(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -65,14 +80,22 @@ a CI step summary. See docs/ci.md for a GitHub Actions example.`,
 	fl.StringVar(&opts.Markdown, "markdown", "", "append a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)")
 	fl.BoolVar(&opts.JSON, "json", false, "print the verdict as JSON")
 	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
+	fl.BoolVar(&opts.NoVerify, "no-verify", false, "do not re-score the runs' responses (by default a run whose stored scores are not what its responses score is refused, exit 2)")
+	fl.StringVar(&opts.DataDir, "data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory, for re-scoring the runs")
+	fl.StringSliceVar(&opts.TaskFiles, "tasks", nil, "the task files or directories the runs ran, when they ran task files (for re-scoring)")
 	fl.StringArrayVar(&opts.Bench, "bench", nil, "bench --json or energy --json `FILE` of the candidate, for the policy's budgets (repeatable; default: the candidate's bench.json)")
 	return cmd
 }
 
-func gateRun(opts *GateOptions) error {
+func gateRun(ctx context.Context, opts *GateOptions) error {
 	p, err := leaderboard.ReadPolicy(opts.Policy)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
+	}
+	if !opts.NoVerify {
+		if err := rescoreRuns(ctx, opts.IO, opts.DataDir, opts.Tasks, opts.TaskFiles, opts.Baseline, opts.Candidate); err != nil {
+			return err
+		}
 	}
 	a, err := leaderboard.Load(opts.Baseline)
 	if err != nil {

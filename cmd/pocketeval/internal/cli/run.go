@@ -361,7 +361,9 @@ func (opts *RunOptions) runError(ctx context.Context, res *runner.Result, err er
 	var se *results.SampleError
 	var le *results.LockedError
 	var ne *results.NotRegularError
-	if errors.As(err, &mm) || errors.As(err, &se) || errors.As(err, &le) || errors.As(err, &ne) {
+	var fe *runner.MismatchError
+	var dge *results.DigestError
+	if errors.As(err, &mm) || errors.As(err, &se) || errors.As(err, &le) || errors.As(err, &ne) || errors.As(err, &fe) || errors.As(err, &dge) {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
 	if errors.As(err, &de) {
