@@ -269,6 +269,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	o := opts.runnerOptions(tasks)
 	o.Progress = progress
 	o.Warn = func(format string, args ...any) { progress.Warn(fmt.Sprintf(format, args...)) }
+	ro.Warn = progress.Warn
 	prep, err := runner.Prepare(ctx, o)
 	if err != nil {
 		return opts.runError(ctx, nil, err)

@@ -32,6 +32,9 @@ type RuntimeOptions struct {
 	Workers int
 	// Drivers are the runtimes to choose from; nil means drivers.All().
 	Drivers []drivers.Driver
+	// Warn prints a line while the runtime works (drivers.Common.Warn),
+	// set by the command; nil prints nothing.
+	Warn func(msg string)
 
 	// Chat templates, for runtimes that render them
 	// (drivers.Caps.ChatTemplates): --chat-template FILE overrides the
@@ -148,7 +151,7 @@ func (o *RuntimeOptions) driver() (drivers.Driver, drivers.Flags, error) {
 // mode.
 func (o *RuntimeOptions) common() (drivers.Common, error) {
 	c := drivers.Common{Model: o.Model, Threads: max(o.Threads, 1), Workers: max(o.Workers, 1), TemplateNow: o.TemplateNow, IgnoreLimits: o.IgnoreLimits,
-		Speculative: o.Speculative, SpeculativeVerify: o.SpeculativeVerify}
+		Speculative: o.Speculative, SpeculativeVerify: o.SpeculativeVerify, Warn: o.Warn}
 	if o.Machine != nil {
 		c.Machine = *o.Machine
 	} else {

@@ -99,6 +99,9 @@ type Common struct {
 	// nothing. IgnoreLimits (--ignore-limits) skips those checks.
 	Machine      Machine
 	IgnoreLimits bool
+	// Warn prints a line to the user while a command runs (a retry and
+	// what it waits for); nil prints nothing.
+	Warn func(msg string)
 	// Contexts is how many engine contexts of Threads threads serve the
 	// Workers requests, when not one each (0: Workers); set from the
 	// runtime's flags when they implement ContextCounter.

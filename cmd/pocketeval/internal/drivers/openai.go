@@ -75,6 +75,7 @@ func (f *openaiFlags) Open(ctx context.Context, c Common) (runtime.Runtime, erro
 	cl, err := openai.New(openai.Options{
 		BaseURL: f.BaseURL, Model: c.Model, APIKey: key, Endpoint: f.Endpoint,
 		RequestTimeout: f.RequestTimeout, MaxRetries: f.MaxRetries, Thinking: c.Thinking,
+		OnRetry: c.Warn,
 	})
 	if err != nil {
 		return nil, err
