@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -11,9 +12,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
+	"github.com/pocketeval/pocketeval/internal/regfile"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/mnn"
+	"github.com/pocketeval/pocketeval/runtime/replay"
 )
 
 // RuntimeOptions select and configure a runtime for the commands that open
@@ -314,7 +317,11 @@ func (o RuntimeOptions) open(ctx context.Context) (runtime.Runtime, error) {
 	}
 	rt, err := f.Open(ctx, c)
 	if err != nil {
-		return nil, fmt.Errorf("open runtime %s: %w", o.Name, err)
+		err = fmt.Errorf("open runtime %s: %w", o.Name, err)
+		if inputError(err) {
+			return nil, &ExitCodeError{Code: ExitUsage, Err: err}
+		}
+		return nil, err
 	}
 	return rt, nil
 }
@@ -330,4 +337,13 @@ func mnnOptions(o RuntimeOptions, extra map[string]any) mnn.Options {
 	// false); bench requests start from an empty cache either way.
 	opts.PrefixCache = "off"
 	return opts
+}
+
+// inputError reports errors that name a bad input file (a malformed
+// predictions line, a file that is not a regular file): refused before
+// anything runs, exit 2.
+func inputError(err error) bool {
+	var pe *replay.ParseError
+	var re *regfile.Error
+	return errors.As(err, &pe) || errors.As(err, &re)
 }

@@ -13,6 +13,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/pocketeval/pocketeval/internal/regfile"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/chattemplate"
@@ -242,7 +244,8 @@ func LocalModel(path string) (results.Model, error) {
 }
 
 func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
+	// A named pipe or device would block or never end: refused unread.
+	f, err := regfile.Open(path, os.O_RDONLY, 0, false)
 	if err != nil {
 		return "", fmt.Errorf("hash %s: %w", path, err)
 	}
@@ -262,4 +265,20 @@ func hashFile(path string) (string, error) {
 // A runtime whose Flags do not implement it is taken as reproducible.
 type Reproducer interface {
 	Nondeterminism(c Common) string
+}
+
+// checkInputFile refuses, before anything opens it, a file flag whose
+// path is missing or is not a regular file (a directory, a named pipe
+// that would block the read, a device).
+func checkInputFile(flag, path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s %s: no such file", flag, path)
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", flag, path, err)
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s %s is %s, not a regular file: refused, nothing read", flag, path, regfile.Kind(st.Mode()))
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 
 	"github.com/spf13/pflag"
 
@@ -74,6 +75,11 @@ func (f *llamacppFlags) Contexts(c Common) int {
 func (f *llamacppFlags) Validate(c Common) error {
 	if c.Model == "" {
 		return errors.New("--model is required for --runtime llamacpp (a GGUF file)")
+	}
+	// A missing path may be a model name still to resolve; a directory
+	// is never a GGUF file.
+	if st, err := os.Stat(c.Model); err == nil && st.IsDir() {
+		return fmt.Errorf("--model %s is a directory: --runtime llamacpp loads a GGUF file (an MNN package directory is --runtime mnn)", c.Model)
 	}
 	if f.ContextSize < 0 {
 		return fmt.Errorf("--ctx-size must not be negative, got %d", f.ContextSize)
