@@ -6,6 +6,9 @@
 //
 // The package never downloads on its own initiative: `pocketeval run` fails
 // on a missing file with the exact `pocketeval datasets download` command.
+// It knows datasets only, not the tasks that read them: tasks declare
+// their files (evals.TaskInfo.DatasetFiles), and the `datasets` command
+// joins the two.
 //
 // Files whose checksum is not known in advance (e.g. GSM8K's train split,
 // used only for few-shot exemplars) are pinned on first verified download in
@@ -17,12 +20,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
-
-	"github.com/pocketeval/pocketeval/evals"
-	mathtasks "github.com/pocketeval/pocketeval/evals/math"
-	"github.com/pocketeval/pocketeval/evals/registry"
 )
 
 // Dataset is one benchmark's data.
@@ -30,7 +30,8 @@ type Dataset struct {
 	Name    string `json:"name"` // directory under the data dir, e.g. "gsm8k"
 	Title   string `json:"title"`
 	License string `json:"license"`
-	// Tasks are the pocketeval tasks that read this dataset.
+	// Tasks are the pocketeval tasks that read this dataset. Registry
+	// leaves it empty: the caller that knows the tasks fills it.
 	Tasks []string `json:"tasks"`
 	Files []File   `json:"files"`
 }
@@ -65,16 +66,20 @@ var extras = map[string][]File{
 // mgsmBase is the official MGSM commit the copies come from.
 const mgsmBase = "https://raw.githubusercontent.com/google-research/url-nlp/452a21ad3dae5668c06ceeac21ff073e1e40f9be/mgsm/"
 
-// mgsmExtras are the MGSM languages (one task each, evals/math) whose files
-// are not among the verified copies: fetched from the same official
-// commit, their digests pinned on first download.
+// mgsmLanguages are the languages of the official MGSM release, one file
+// (and one pocketeval task, mgsm_<lang>) each.
+var mgsmLanguages = []string{"bn", "de", "en", "es", "fr", "ja", "ru", "sw", "te", "th", "zh"}
+
+// mgsmExtras are the MGSM languages whose files are not among the verified
+// copies: fetched from the same official commit, their digests pinned on
+// first download.
 func mgsmExtras(verified []File) []File {
 	have := map[string]bool{}
 	for _, f := range verified {
 		have[f.Path] = true
 	}
 	var out []File
-	for _, lang := range mathtasks.MGSMLanguages() {
+	for _, lang := range mgsmLanguages {
 		name := "mgsm_" + lang + ".tsv"
 		if !have["mgsm/"+name] {
 			out = append(out, File{Path: "mgsm/" + name, URL: mgsmBase + name, Optional: true,
@@ -84,28 +89,10 @@ func mgsmExtras(verified []File) []File {
 	return out
 }
 
-// datasetOf names the dataset a task reads: the directory of its primary
-// file under the data directory ("mgsm" for "mgsm/mgsm_zh.tsv").
-func datasetOf(info evals.TaskInfo) string {
-	if len(info.DatasetFiles) == 0 {
-		return ""
-	}
-	dir, _, _ := strings.Cut(info.DatasetFiles[0], "/")
-	return dir
-}
-
-// Registry returns every known dataset, sorted by name. Each dataset's
-// Tasks are the registered tasks (evals/registry) whose primary file lies
-// in its directory, so a new task needs no entry here.
+// Registry returns every known dataset, sorted by name, without Tasks.
 func Registry() []Dataset {
-	tasks := map[string][]string{}
-	for _, t := range registry.All() {
-		info := t.Info()
-		tasks[datasetOf(info)] = append(tasks[datasetOf(info)], info.Name)
-	}
 	out := make([]Dataset, 0, len(builtin))
 	for _, d := range builtin {
-		d.Tasks = tasks[d.Name]
 		d.Files = append(append([]File(nil), d.Files...), extras[d.Name]...)
 		if d.Name == "mgsm" {
 			d.Files = append(d.Files, mgsmExtras(d.Files)...)
@@ -116,67 +103,41 @@ func Registry() []Dataset {
 	return out
 }
 
-// Lookup returns the datasets named (dataset names or task names). An
-// empty list means all.
-func Lookup(names []string) ([]Dataset, error) {
-	all := Registry()
+// UnknownError is a name Lookup does not know; Known lists the datasets.
+type UnknownError struct {
+	Name  string
+	Known []string
+}
+
+func (e *UnknownError) Error() string {
+	return fmt.Sprintf("unknown dataset %q (datasets: %s)", e.Name, strings.Join(e.Known, ", "))
+}
+
+// Lookup returns the datasets of reg (Registry, perhaps with Tasks)
+// named, in the order named and without repeats: a name is a dataset's, or
+// one of its Tasks. An empty list means all; an unknown name is an
+// *UnknownError.
+func Lookup(reg []Dataset, names []string) ([]Dataset, error) {
 	if len(names) == 0 {
-		return all, nil
+		return reg, nil
 	}
 	var out []Dataset
 	seen := map[string]bool{}
 	for _, n := range names {
-		found := false
-		for _, d := range all {
-			if d.Name == n || contains(d.Tasks, n) {
-				if !seen[d.Name] {
-					out = append(out, d)
-					seen[d.Name] = true
-				}
-				found = true
-				break
+		i := slices.IndexFunc(reg, func(d Dataset) bool { return d.Name == n || slices.Contains(d.Tasks, n) })
+		if i < 0 {
+			known := make([]string, len(reg))
+			for k, d := range reg {
+				known[k] = d.Name
 			}
+			return nil, &UnknownError{Name: n, Known: known}
 		}
-		if !found {
-			var known []string
-			for _, d := range all {
-				known = append(known, d.Name)
-			}
-			return nil, fmt.Errorf("unknown dataset or task %q (datasets: %s)", n, strings.Join(known, ", "))
+		if d := reg[i]; !seen[d.Name] {
+			out = append(out, d)
+			seen[d.Name] = true
 		}
 	}
 	return out, nil
-}
-
-// ForTask returns the dataset a task reads, if registered.
-func ForTask(task string) (Dataset, bool) {
-	for _, d := range Registry() {
-		if contains(d.Tasks, task) {
-			return d, true
-		}
-	}
-	return Dataset{}, false
-}
-
-// MissingHint says how to make a task's missing data available, for error
-// messages: point pocketeval at the data where it already is, or fetch it.
-// dataDir is where pocketeval looked and source where that came from
-// ("--data-dir", "$POCKETEVAL_DATA" or "default").
-func MissingHint(task, dataDir, source string) string {
-	where := "the data directory " + dataDir
-	switch source {
-	case "default":
-		where = "the default data directory " + dataDir + " (neither --data-dir nor $POCKETEVAL_DATA is set)"
-	case "--data-dir", "$POCKETEVAL_DATA":
-		where = dataDir + " (from " + source + ")"
-	}
-	if _, ok := ForTask(task); !ok {
-		return fmt.Sprintf("fix: pocketeval looked in %s; point --data-dir (or $POCKETEVAL_DATA) at the directory the task's data paths are relative to", where)
-	}
-	return fmt.Sprintf("fix: pocketeval looked in %s.\n"+
-		"     If the data is elsewhere, point pocketeval at it: --data-dir DIR or export POCKETEVAL_DATA=DIR.\n"+
-		"     Otherwise fetch it from its official source (needs network; --mirror URL fetches from an internal mirror):\n"+
-		"       pocketeval datasets download %s --data-dir %s", where, task, dataDir)
 }
 
 // DefaultDir is $POCKETEVAL_DATA, else $XDG_CACHE_HOME/pocketeval/datasets
@@ -189,13 +150,4 @@ func DefaultDir() string {
 		return filepath.Join(d, "pocketeval", "datasets")
 	}
 	return "datasets"
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

@@ -8,9 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/rundir"
 	"github.com/pocketeval/pocketeval/stats"
+	"github.com/pocketeval/pocketeval/suite"
 )
 
 // Board is a runs × tasks leaderboard: each measured run's score on every
@@ -72,7 +73,7 @@ type BoardRow struct {
 	Name string
 	Dir  string
 	// Run is the loaded result directory; nil for a reference row.
-	Run *Run
+	Run *rundir.Run
 	// Reference marks published numbers drawn from the suite file: they
 	// were reported, not measured here. Source says where.
 	Reference bool
@@ -90,14 +91,14 @@ type BoardRow struct {
 
 	Cells map[string]Cell // task → cell; every board task has one
 
-	// Mean is the suite average (SuiteAverage) over the board's tasks; nil
+	// Mean is the suite average (rundir.SuiteAverage) over the board's tasks; nil
 	// unless it is defined. Partial is the mean over the scored tasks
 	// (Present of them), shown only as such.
 	Mean    *float64
 	Partial *float64
 	Present int
 	// Missing says why Mean is nil: each task that is not complete, with
-	// the reason (SuiteAverage's Missing); for a reference row, each task
+	// the reason (rundir.SuiteAverage's Missing); for a reference row, each task
 	// the suite file reports no number for.
 	Missing []string
 	// Rank is the 1-based position among measured rows with a Mean; 0
@@ -196,11 +197,11 @@ func (c Cell) HasScore() bool {
 }
 
 // NewBoard builds a board from runs. Each row's cells and average come
-// from SuiteAverage over the board's tasks, the same numbers `suite` and
+// from rundir.SuiteAverage over the board's tasks, the same numbers `suite` and
 // `gate` show. Rows with an average come first, best first; the others
 // follow by the number of tasks they scored: an average over the tasks a
 // run happens to have is never used to rank it.
-func NewBoard(runs []*Run, o BoardOptions) (*Board, error) {
+func NewBoard(rs []*rundir.Run, o BoardOptions) (*Board, error) {
 	b := &Board{Title: o.Title, Notes: map[string]string{}}
 	var entries []suite.Entry
 	if o.Suite != nil {
@@ -213,7 +214,7 @@ func NewBoard(runs []*Run, o BoardOptions) (*Board, error) {
 		}
 	} else {
 		seen := map[string]bool{}
-		for _, r := range runs {
+		for _, r := range rs {
 			for _, t := range r.Tasks() {
 				if !seen[t] {
 					seen[t] = true
@@ -226,7 +227,7 @@ func NewBoard(runs []*Run, o BoardOptions) (*Board, error) {
 	for _, g := range b.Groups {
 		b.Tasks = append(b.Tasks, g.Tasks...)
 	}
-	for _, r := range runs {
+	for _, r := range rs {
 		row, err := runRow(r, entries)
 		if err != nil {
 			return nil, fmt.Errorf("leaderboard: %w", err)
@@ -284,7 +285,7 @@ func group(entries []suite.Entry, caps []Capability) ([]Group, []suite.Entry) {
 }
 
 // runRow builds a measured run's row.
-func runRow(r *Run, entries []suite.Entry) (BoardRow, error) {
+func runRow(r *rundir.Run, entries []suite.Entry) (BoardRow, error) {
 	m := r.Manifest
 	row := BoardRow{
 		Name: r.Name, Dir: r.Dir, Run: r,
@@ -295,7 +296,7 @@ func runRow(r *Run, entries []suite.Entry) (BoardRow, error) {
 	if m.Config.Shard.Active() {
 		row.Shard = m.Config.Shard.String()
 	}
-	scores, avg, err := SuiteAverage(r, entries, AverageOptions{})
+	scores, avg, err := rundir.SuiteAverage(r, entries, rundir.AverageOptions{})
 	if err != nil {
 		return row, err
 	}

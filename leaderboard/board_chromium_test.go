@@ -29,8 +29,32 @@ const layoutCheck = `<script>
     var r = c.getBoundingClientRect();
     if (r.width === 0) return;
     if (r.right > de.clientWidth + 0.5 || r.left < -0.5) out.cellsOutside.push(c.textContent.trim().slice(0, 40));
-    if (c.scrollWidth > c.clientWidth + 1) out.cellsSpill.push(c.textContent.trim().slice(0, 40));
+    if (c.scrollWidth > c.clientWidth + 1) out.cellsSpill.push(c.textContent.trim().slice(0, 40) + " (" + c.scrollWidth + " px in " + c.clientWidth + ")");
   });
+  // A header word or a number split over two lines ("humanev" / "al", "241." / "0"): each word's
+  // glyphs must lie on one line box.
+  out.brokenWords = [];
+  t.querySelectorAll("thead th, td.eff, td.avg b, td.score .v").forEach(function (th) {
+    var w = document.createTreeWalker(th, NodeFilter.SHOW_TEXT), n;
+    while ((n = w.nextNode())) {
+      var re = /\S+/g, m;
+      while ((m = re.exec(n.data))) {
+        var rg = document.createRange();
+        rg.setStart(n, m.index); rg.setEnd(n, m.index + m[0].length);
+        var tops = {};
+        Array.prototype.forEach.call(rg.getClientRects(), function (r) { if (r.width > 0) tops[Math.round(r.top)] = 1; });
+        if (Object.keys(tops).length > 1) out.brokenWords.push(m[0]);
+      }
+    }
+  });
+  // The score bar: a track inside the cell, clear of the row's border.
+  out.barsOnBorder = [];
+  t.querySelectorAll("td.score .bar").forEach(function (b) {
+    var r = b.getBoundingClientRect(), c = b.closest("td").getBoundingClientRect();
+    if (r.width === 0) return;
+    if (c.bottom - r.bottom < 2 || r.width < c.width / 2) out.barsOnBorder.push(b.closest("td").getAttribute("data-label"));
+  });
+  out.bars = t.querySelectorAll("td.score .bar").length;
   out.cards = getComputedStyle(t.tBodies[0].rows[0]).display;
   document.querySelectorAll(".figset").forEach(function (f) { f.hidden = false; });
   out.plots = 0; out.labels = 0; out.overlaps = []; out.outside = [];
@@ -78,6 +102,9 @@ type layout struct {
 	TableOverflow float64  `json:"tableOverflow"`
 	CellsOutside  []string `json:"cellsOutside"`
 	CellsSpill    []string `json:"cellsSpill"`
+	BrokenWords   []string `json:"brokenWords"`
+	BarsOnBorder  []string `json:"barsOnBorder"`
+	Bars          int      `json:"bars"`
 	Cards         string   `json:"cards"`
 	Plots         int      `json:"plots"`
 	Labels        int      `json:"labels"`
@@ -188,6 +215,12 @@ func TestBoardInChromium(t *testing.T) {
 			}
 			if len(l.CellsOutside) > 0 || len(l.CellsSpill) > 0 {
 				t.Errorf("cells outside the window %q, cells whose content spills %q", l.CellsOutside, l.CellsSpill)
+			}
+			if len(l.BrokenWords) > 0 {
+				t.Errorf("words or numbers broken over two lines: %q", l.BrokenWords)
+			}
+			if !c.cards && (l.Bars == 0 || len(l.BarsOnBorder) > 0) {
+				t.Errorf("%d score bars; on the row border or shorter than half the cell: %q", l.Bars, l.BarsOnBorder)
 			}
 			if (l.Cards == "block") != c.cards {
 				t.Errorf("rows display as %q at %d px", l.Cards, c.width)

@@ -1,9 +1,8 @@
 package leaderboard
 
 import (
-	"path/filepath"
-
 	"github.com/pocketeval/pocketeval/bench"
+	"github.com/pocketeval/pocketeval/rundir"
 )
 
 // Energy is the incremental energy of one inference, from the bench
@@ -22,11 +21,11 @@ type Energy struct {
 // runEnergyOf is the energy of the only test with an energy measurement in
 // the run's bench.json; nil when there is none (or several: the board
 // cannot tell which one the run's workload matches).
-func runEnergyOf(r *Run) *Energy {
+func runEnergyOf(r *rundir.Run) *Energy {
 	if r.Bench == nil {
 		return nil
 	}
-	row, rep, _ := pick([]BenchReport{*r.Bench}, "", func(row bench.Row) bool { return row.Energy != nil })
+	row, rep, _ := rundir.PickBenchRow([]rundir.BenchReport{*r.Bench}, "", func(row bench.Row) bool { return row.Energy != nil })
 	e := row.Energy
 	if e == nil {
 		return nil
@@ -38,14 +37,4 @@ func runEnergyOf(r *Run) *Energy {
 		out.BatteryPctPer100 = &v
 	}
 	return out
-}
-
-// modelKey normalises a model path: an MNN package's config.json stands for
-// its directory.
-func modelKey(p string) string {
-	p = filepath.Clean(p)
-	if filepath.Base(p) == "config.json" {
-		p = filepath.Dir(p)
-	}
-	return p
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/bench"
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/rundir/rundirtest"
 	"github.com/pocketeval/pocketeval/stats"
 )
 
@@ -131,7 +132,7 @@ func writeRun(t testing.TB, parent, name string, s fakeSpec) string {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		rep := pocketBench(250, 800, int64(s.peakMB), 173, s.energyJ, true)
+		rep := rundirtest.PocketBench(250, 800, int64(s.peakMB), 173, s.energyJ, true)
 		rep.Model = s.model
 		if err := bench.WriteJSON(f, rep); err != nil {
 			t.Fatal(err)

@@ -76,7 +76,7 @@ type RowReport struct {
 	Date   *string `json:"date"`
 	Status *string `json:"status"`
 
-	// Average is the suite average (SuiteAverage, the rule and number of
+	// Average is the suite average (rundir.SuiteAverage, the rule and number of
 	// suite and gate; the published one on a reference row), null unless
 	// every task is present and complete; Missing then says why.
 	// PartialAverage is the mean over the tasks with a score (TasksScored

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/suite"
 )
 
 // testdataBoard is the committed board of testdata/board: result
@@ -93,7 +93,7 @@ func TestBoardTestdata(t *testing.T) {
 // loadTestdataBoard is the board of the committed runs with their suite.
 func loadTestdataBoard(t testing.TB) *Board {
 	t.Helper()
-	s, err := suite.Get(filepath.Join(testdataBoard, "suite.yaml"))
+	s, err := suite.Get(filepath.Join(testdataBoard, "suite.yaml"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

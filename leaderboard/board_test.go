@@ -14,11 +14,13 @@ import (
 	"testing"
 
 	"github.com/pocketeval/pocketeval/bench"
-	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/internal/gguf"
 	"github.com/pocketeval/pocketeval/internal/sharedtest"
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/rundir"
+	"github.com/pocketeval/pocketeval/rundir/rundirtest"
 	"github.com/pocketeval/pocketeval/stats"
+	"github.com/pocketeval/pocketeval/suite"
 )
 
 // pocketCaps mirrors the built-in families for the tests (the CLI passes
@@ -30,23 +32,23 @@ var pocketCaps = []Capability{
 	{"knowledge", []string{"mmlu", "ceval", "cmmlu", "bbh"}},
 }
 
-func loadAll(t testing.TB, dirs []string) []*Run {
+func loadAll(t testing.TB, dirs []string) []*rundir.Run {
 	t.Helper()
-	var runs []*Run
+	var out []*rundir.Run
 	for _, d := range dirs {
-		r, err := Load(d)
+		r, err := rundir.Load(d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		runs = append(runs, r)
+		out = append(out, r)
 	}
-	return runs
+	return out
 }
 
 // realisticBoard is the pocket11 board of realisticRuns.
 func realisticBoard(t testing.TB) *Board {
 	t.Helper()
-	s, err := suite.Get("pocket11")
+	s, err := suite.Get("pocket11", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +431,7 @@ func TestBoardIdentifiesRuns(t *testing.T) {
 // reported, ranked by nothing and plotted nowhere.
 func TestBoardReferenceRow(t *testing.T) {
 	t.Parallel()
-	s, err := suite.Get("pocket11")
+	s, err := suite.Get("pocket11", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -498,7 +500,7 @@ func TestBoardEnergy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := pocketBench(251, 800, 228, 173, 2.7, true)
+	rep := rundirtest.PocketBench(251, 800, 228, 173, 2.7, true)
 	rep.Rows[0].Energy.JoulesPerInference.SD = 0.1
 	if err := bench.WriteJSON(f, rep); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/pocketeval/pocketeval/runtime/chat"
 )
 
 // Runtime generates text. Implementations must be safe for concurrent use by
@@ -65,11 +67,9 @@ type LoglikResult struct {
 	Tokens int `json:"tokens"`
 }
 
-// Message is one chat turn.
-type Message struct {
-	Role    string `json:"role"` // "system", "user", "assistant"
-	Content string `json:"content"`
-}
+// Message is one chat message (package chat, which the chat template
+// engine shares).
+type Message = chat.Message
 
 // Request is one generation request. Exactly one of Messages (chat: the
 // runtime applies the model's chat template) and Prompt (raw text, no

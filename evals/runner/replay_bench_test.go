@@ -10,11 +10,11 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
-	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/internal/sharedtest"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime/replay"
 	"github.com/pocketeval/pocketeval/runtime/runtimetest"
+	"github.com/pocketeval/pocketeval/suite"
 )
 
 // BenchmarkReplay re-scores saved predictions for every sample of each
@@ -25,7 +25,7 @@ import (
 // have realistic sizes. Needs the shared datasets.
 func BenchmarkReplay(b *testing.B) {
 	data := sharedtest.Datasets(b)
-	s, err := suite.Get("pocket11")
+	s, err := suite.Get("pocket11", nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -246,6 +246,12 @@ func (t *Task) scoreGen(s evals.Sample, out evals.Output) (evals.Score, error) {
 			case "label_accuracy", "macro_f1":
 				pred := classify.MatchLabel(resp, labels)
 				sc.Details[key("label")] = pred
+				if fi == 0 {
+					// The answer is the label; a response that names
+					// none (or several) is an extraction failure.
+					sc.Extracted = pred
+					sc.ExtractionFailed = sc.ExtractionFailed || pred == classify.NoLabel
+				}
 				if m.Name == "label_accuracy" {
 					sc.Values[key("label_accuracy")] = b2f(len(targets) > 0 && pred == targets[0])
 				}

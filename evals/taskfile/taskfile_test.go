@@ -321,6 +321,11 @@ metric_list:
 	if res[0].Score.Values["label_accuracy"] != 1 || res[1].Score.Values["label_accuracy"] != 0 || res[0].Score.Values["exact_match"] != 0 {
 		t.Errorf("scores %v, %v", res[0].Score.Values, res[1].Score.Values)
 	}
+	// "Maybe" names no label: an extraction failure, as the run's
+	// extraction-failure rate counts it; "True." names one.
+	if res[0].Score.ExtractionFailed || res[0].Score.Extracted != "True" || !res[1].Score.ExtractionFailed || res[1].Score.Extracted != "" {
+		t.Errorf("extraction: %q failed=%v, %q failed=%v", res[0].Score.Extracted, res[0].Score.ExtractionFailed, res[1].Score.Extracted, res[1].Score.ExtractionFailed)
+	}
 	agg := task.(evals.Aggregator).Aggregate(res)
 	// Gold True, False; predicted True, none: F1(True) = 2/3·... precision
 	// 1, recall 1 → 1; F1(False) = 0 → macro 0.5.

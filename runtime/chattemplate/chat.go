@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/chat"
 )
 
 // Thinking selects a reasoning mode for templates that support one
@@ -66,7 +66,7 @@ type ChatOptions struct {
 // Chat renders a conversation with transformers' apply_chat_template
 // variables: messages, add_generation_prompt, tools and documents (None),
 // bos_token/eos_token, enable_thinking per o.Thinking, and o.Extra.
-func (t *Template) Chat(msgs []runtime.Message, o ChatOptions) (string, error) {
+func (t *Template) Chat(msgs []chat.Message, o ChatOptions) (string, error) {
 	vars := map[string]any{
 		"messages":              msgs,
 		"add_generation_prompt": o.AddGenerationPrompt,

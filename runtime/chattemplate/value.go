@@ -6,11 +6,11 @@ import (
 
 	"github.com/ardanlabs/jinja"
 
-	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/chat"
 )
 
 // toValue converts a Go value to a Jinja value. Maps become dicts with
-// sorted keys; runtime.Message becomes {"role", "content"} in that order,
+// sorted keys; chat.Message becomes {"role", "content"} in that order,
 // as a Python dict literal would be.
 func toValue(v any) jinja.Value {
 	switch x := v.(type) {
@@ -22,9 +22,9 @@ func toValue(v any) jinja.Value {
 		return jinja.NewString(x)
 	case bool:
 		return jinja.NewBool(x)
-	case runtime.Message:
+	case chat.Message:
 		return messageValue(x)
-	case []runtime.Message:
+	case []chat.Message:
 		items := make([]jinja.Value, len(x))
 		for i, m := range x {
 			items[i] = messageValue(m)
@@ -89,7 +89,7 @@ func toValue(v any) jinja.Value {
 	return jinja.Undefined()
 }
 
-func messageValue(m runtime.Message) jinja.Value {
+func messageValue(m chat.Message) jinja.Value {
 	d := jinja.NewDict()
 	d.AsDict().Set("role", jinja.NewString(m.Role))
 	d.AsDict().Set("content", jinja.NewString(m.Content))

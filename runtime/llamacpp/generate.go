@@ -15,6 +15,12 @@ import (
 // Generate runs one request to completion. See the package documentation
 // for templates, sampling, stop conditions and timings.
 func (r *Runtime) Generate(ctx context.Context, req runtime.Request) (runtime.Response, error) {
+	return r.generate(ctx, req, nil)
+}
+
+// generate is Generate, reporting text as it is decoded to text (nil:
+// not streamed).
+func (r *Runtime) generate(ctx context.Context, req runtime.Request, text *runtime.TextStream) (runtime.Response, error) {
 	if err := checkGen(req.Gen); err != nil {
 		return runtime.Response{}, fmt.Errorf("generate: %w", err)
 	}
@@ -29,7 +35,7 @@ func (r *Runtime) Generate(ctx context.Context, req runtime.Request) (runtime.Re
 	j := &genJob{
 		r: r, ctx: ctx, prompt: prompt, rendered: rendered, maxTokens: req.Gen.MaxTokens,
 		smpl: newSampler(req.Gen), done: make(chan struct{}),
-		speculative: r.spec != nil && req.Gen.Temperature == 0,
+		speculative: r.spec != nil && req.Gen.Temperature == 0, text: text,
 	}
 	if j.maxTokens == 0 {
 		j.maxTokens = r.opts.DefaultMaxTokens
@@ -79,6 +85,8 @@ type genJob struct {
 	// drafted tokens (speculative.go).
 	speculative bool
 	counts      draftCounts
+	// text, when streaming, is told the output as it grows.
+	text *runtime.TextStream
 
 	prefilled  bool
 	cached     int         // prompt tokens found in the cache
@@ -172,6 +180,7 @@ func (j *genJob) take(d *decoder, tok llama.Token, held int) bool {
 		j.result(runtime.FinishStop)
 		return true
 	}
+	j.text.Update(j.out)
 	if j.completion >= j.maxTokens || held >= j.r.nCtx {
 		j.result(runtime.FinishLength)
 		return true
@@ -198,6 +207,7 @@ func (j *genJob) result(finish string) {
 		CompletionTokens: j.completion,
 		Timings:          t,
 	}
+	j.text.Final(j.resp.Text)
 }
 
 func (j *genJob) finish(err error) {

@@ -136,6 +136,21 @@ var errClosed = errors.New("mnn runtime is closed")
 // one holding the longest prefix of its prompt — greedily with MNN's
 // decode loop at temperature 0, otherwise sampling in Go (see sample).
 func (r *Runtime) Generate(ctx context.Context, req runtime.Request) (runtime.Response, error) {
+	return r.generateText(ctx, req, nil)
+}
+
+// GenerateStream is Generate that calls emit with the text as it is
+// decoded (held back where a stop sequence or a character may still be
+// incomplete), so `pocketeval serve` streams tokens as they come.
+func (r *Runtime) GenerateStream(ctx context.Context, req runtime.Request, emit func(string) error) (runtime.Response, error) {
+	return runtime.Stream(ctx, emit, func(ctx context.Context, onText func(string)) (runtime.Response, error) {
+		return r.generateText(ctx, req, runtime.NewTextStream(onText, req.Gen.Stop))
+	})
+}
+
+// generateText is Generate, telling text (nil: not streamed) the output
+// as it grows.
+func (r *Runtime) generateText(ctx context.Context, req runtime.Request, text *runtime.TextStream) (runtime.Response, error) {
 	if err := checkRequest(req); err != nil {
 		return runtime.Response{}, fmt.Errorf("mnn generate: %w", err)
 	}
@@ -150,7 +165,10 @@ func (r *Runtime) Generate(ctx context.Context, req runtime.Request) (runtime.Re
 	var resp runtime.Response
 	if err == nil {
 		s = r.pool.route(s, ids)
-		resp, err = r.generate(ctx, s, req, ids, rendered)
+		resp, err = r.generate(ctx, s, req, ids, rendered, text)
+		if err == nil {
+			text.Final(resp.Text)
+		}
 	}
 	if err != nil {
 		r.pool.record(s, nil) // the cache's content is unknown
@@ -199,7 +217,7 @@ func (r *Runtime) promptTokens(e engine, req runtime.Request) (ids []int, render
 // generate runs the request whose prompt is ids on s. With the prefix
 // cache it runs only what s's cache does not hold; afterwards the cache
 // holds the prompt (and what was decoded after it).
-func (r *Runtime) generate(ctx context.Context, s *slot, req runtime.Request, ids []int, rendered string) (runtime.Response, error) {
+func (r *Runtime) generate(ctx context.Context, s *slot, req runtime.Request, ids []int, rendered string, text *runtime.TextStream) (runtime.Response, error) {
 	start := time.Now()
 	if err := ctx.Err(); err != nil {
 		return runtime.Response{}, err
@@ -211,7 +229,7 @@ func (r *Runtime) generate(ctx context.Context, s *slot, req runtime.Request, id
 	keep := r.pool.keep(s, ids, len(ids)-1)
 	r.pool.ran(len(ids), len(ids)-keep)
 	if req.Gen.Temperature > 0 {
-		resp, err := r.sample(ctx, s, req, ids, keep, maxTokens, start)
+		resp, err := r.sample(ctx, s, req, ids, keep, maxTokens, start, text)
 		resp.RenderedPrompt = rendered
 		return resp, err
 	}
@@ -253,6 +271,7 @@ decode:
 				finish = runtime.FinishStop
 				break decode
 			}
+			text.Update(out)
 			if tokens == maxTokens {
 				break decode
 			}

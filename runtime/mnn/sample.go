@@ -22,7 +22,7 @@ import (
 // Timings follow MNN's conventions: prefill is the forward pass over the
 // prompt, decode time covers the forward pass of each sampled non-stop
 // token (sampling itself is not included).
-func (r *Runtime) sample(ctx context.Context, sl *slot, req runtime.Request, ids []int, keep, maxTokens int, start time.Time) (runtime.Response, error) {
+func (r *Runtime) sample(ctx context.Context, sl *slot, req runtime.Request, ids []int, keep, maxTokens int, start time.Time, text *runtime.TextStream) (runtime.Response, error) {
 	rng := rand.New(rand.NewPCG(uint64(req.Gen.Seed), 0x706f636b65746576)) // "pocketev"
 	s := sampler{temperature: req.Gen.Temperature, topP: req.Gen.TopP}
 	e := sl.e
@@ -65,6 +65,7 @@ func (r *Runtime) sample(ctx context.Context, sl *slot, req runtime.Request, ids
 			finish = runtime.FinishStop
 			break
 		}
+		text.Update(out)
 		if tokens == maxTokens {
 			break // no forward pass for a token nobody will sample from
 		}

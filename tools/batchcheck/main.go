@@ -42,11 +42,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/pocketeval/pocketeval/compare"
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/evals/runner"
-	"github.com/pocketeval/pocketeval/leaderboard"
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/rundir"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/llamacpp"
 	"github.com/pocketeval/pocketeval/runtime/mnn"
@@ -228,7 +229,7 @@ func report(w io.Writer, tasks []evals.Task, chosen []config, res map[string]map
 	pooledA, pooledB := map[string][]float64{}, map[string][]float64{}
 	for _, t := range tasks {
 		name := t.Info().Name
-		a, err := leaderboard.Load(ref[name].dir)
+		a, err := rundir.Load(ref[name].dir)
 		if err != nil {
 			return err
 		}
@@ -243,7 +244,7 @@ func report(w io.Writer, tasks []evals.Task, chosen []config, res map[string]map
 		metric := sum.Tasks[name].PrimaryMetric
 		for _, c := range chosen[1:] {
 			dir := res[c.name][name].dir
-			b, err := leaderboard.Load(dir)
+			b, err := rundir.Load(dir)
 			if err != nil {
 				return err
 			}
@@ -267,7 +268,7 @@ func report(w io.Writer, tasks []evals.Task, chosen []config, res map[string]map
 				pooledA[c.name] = append(pooledA[c.name], ra.Scores[metric])
 				pooledB[c.name] = append(pooledB[c.name], rb.Scores[metric])
 			}
-			cmp, err := leaderboard.Compare(a, b, leaderboard.CompareOptions{Alpha: 0.05, Resamples: 10000, Seed: 1})
+			cmp, err := compare.Runs(a, b, compare.Options{Alpha: 0.05, Resamples: 10000, Seed: 1})
 			if err != nil {
 				return err
 			}

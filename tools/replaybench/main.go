@@ -29,12 +29,12 @@ import (
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/evals/runner"
-	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/internal/procfs"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/replay"
 	"github.com/pocketeval/pocketeval/runtime/runtimetest"
+	"github.com/pocketeval/pocketeval/suite"
 )
 
 func main() {
@@ -64,7 +64,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	names := strings.Split(*tasksFlag, ",")
 	if *tasksFlag == "" {
-		s, err := suite.Get(*suiteName)
+		s, err := suite.Get(*suiteName, nil)
 		if err != nil {
 			return err
 		}

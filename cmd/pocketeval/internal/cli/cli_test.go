@@ -83,7 +83,7 @@ type fakeFlags struct{}
 
 func (fakeFlags) AddFlags(*pflag.FlagSet)                     {}
 func (fakeFlags) Validate(drivers.Common) error               { return nil }
-func (fakeFlags) Model(drivers.Common) (results.Model, error) { return results.Model{}, nil }
+func (fakeFlags) Model(drivers.Common) (drivers.Model, error) { return drivers.Model{}, nil }
 func (fakeFlags) Open(context.Context, drivers.Common) (runtime.Runtime, error) {
 	return cliRuntime{}, nil
 }

@@ -3,11 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"text/tabwriter"
+	"github.com/pocketeval/pocketeval/internal/texttab"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pocketeval/pocketeval/leaderboard"
+	"github.com/pocketeval/pocketeval/compare"
+	"github.com/pocketeval/pocketeval/rundir"
 )
 
 // CompareOptions are the options of `pocketeval compare`.
@@ -61,18 +62,18 @@ runs scored, or samples that do not align.`,
 }
 
 func compareRun(opts *CompareOptions) error {
-	a, err := leaderboard.Load(opts.A)
+	a, err := rundir.Load(opts.A)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	b, err := leaderboard.Load(opts.B)
+	b, err := rundir.Load(opts.B)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	c, err := leaderboard.Compare(a, b, leaderboard.CompareOptions{Alpha: opts.Alpha, Resamples: opts.Resamples, Seed: opts.Seed, Tasks: opts.Tasks})
+	c, err := compare.Runs(a, b, compare.Options{Alpha: opts.Alpha, Resamples: opts.Resamples, Seed: opts.Seed, Tasks: opts.Tasks})
 	if err != nil {
-		var ae *leaderboard.AlignmentError
-		var none *leaderboard.NothingToCompareError
+		var ae *compare.AlignmentError
+		var none *compare.NothingToCompareError
 		if errors.As(err, &ae) || errors.As(err, &none) {
 			return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("cannot compare: %w", err)}
 		}
@@ -81,7 +82,7 @@ func compareRun(opts *CompareOptions) error {
 	if opts.JSON {
 		return writeJSON(opts.IO, newCompareJSON(opts.A, opts.B, c))
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	tw := texttab.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "TASK\tMETRIC\tA\tB\tB−A\t95%% CI\tp\tTEST\t\n")
 	for _, t := range c.Tasks {
 		mark := "~"
@@ -128,7 +129,7 @@ type taskCompareJSON struct {
 	OnlyB       int     `json:"only_b"`
 }
 
-func newCompareJSON(a, b string, c *leaderboard.Comparison) compareJSON {
+func newCompareJSON(a, b string, c *compare.Comparison) compareJSON {
 	doc := compareJSON{A: a, B: b, Alpha: c.Alpha, Tasks: []taskCompareJSON{}, Skipped: c.Skipped}
 	if doc.Skipped == nil {
 		doc.Skipped = []string{}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pocketeval/pocketeval/internal/texttab"
 	"net"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -79,13 +79,13 @@ func NewCmdDatasetsList(f *Factory, shared *DatasetsOptions, runF func(*Datasets
 }
 
 func datasetsListRun(opts *DatasetsListOptions) error {
-	reg := datasets.Registry()
+	reg := datasetRegistry()
 	if opts.JSON {
 		return writeJSON(opts.IO, struct {
 			Datasets []datasets.Dataset `json:"datasets"`
 		}{reg})
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	tw := texttab.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DATASET\tTASKS\tFILES\tLICENSE")
 	for _, d := range reg {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", d.Name, strings.Join(d.Tasks, ","), len(d.Files), truncate(d.License, 60))
@@ -131,7 +131,7 @@ func datasetsVerifyRun(opts *DatasetsVerifyOptions) error {
 			return err
 		}
 	} else {
-		tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+		tw := texttab.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 		for _, f := range doc.Files {
 			if f.Status != string(datasets.OK) {
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Status, f.Path, f.Why)
@@ -315,16 +315,6 @@ func withTaskFiles(ds []datasets.Dataset, args []string, tasks []evals.Task) []d
 		out[i] = d
 	}
 	return out
-}
-
-// lookupDatasets resolves dataset or task names (none: all datasets); an
-// unknown name is a usage error.
-func lookupDatasets(names []string) ([]datasets.Dataset, error) {
-	ds, err := datasets.Lookup(names)
-	if err != nil {
-		return nil, &FlagError{err: err}
-	}
-	return ds, nil
 }
 
 func truncate(s string, n int) string {

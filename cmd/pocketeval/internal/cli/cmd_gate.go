@@ -8,7 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pocketeval/pocketeval/evals"
-	"github.com/pocketeval/pocketeval/leaderboard"
+	"github.com/pocketeval/pocketeval/gate"
+	"github.com/pocketeval/pocketeval/rundir"
 )
 
 // GateOptions are the options of `pocketeval gate`.
@@ -88,7 +89,7 @@ a CI step summary. See docs/ci.md for a GitHub Actions example.`,
 }
 
 func gateRun(ctx context.Context, opts *GateOptions) error {
-	p, err := leaderboard.ReadPolicy(opts.Policy)
+	p, err := gate.ReadPolicy(opts.Policy, taskFileName)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
@@ -97,21 +98,21 @@ func gateRun(ctx context.Context, opts *GateOptions) error {
 			return err
 		}
 	}
-	a, err := leaderboard.Load(opts.Baseline)
+	a, err := rundir.Load(opts.Baseline)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	b, err := leaderboard.Load(opts.Candidate)
+	b, err := rundir.Load(opts.Candidate)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	g, err := leaderboard.Gate(a, b, p, opts.Seed)
+	g, err := gate.Gate(a, b, p, opts.Seed)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	var reports []leaderboard.BenchReport
+	var reports []rundir.BenchReport
 	for _, path := range opts.Bench {
-		r, err := leaderboard.ReadBenchReport(path)
+		r, err := rundir.ReadBenchReport(path)
 		if err != nil {
 			return &ExitCodeError{Code: ExitUsage, Err: err}
 		}
@@ -120,7 +121,7 @@ func gateRun(ctx context.Context, opts *GateOptions) error {
 	if len(reports) == 0 && b.Bench != nil {
 		reports = append(reports, *b.Bench)
 	}
-	g.AddBudgets(leaderboard.CheckBudgets(p, reports, b))
+	g.AddBudgets(gate.CheckBudgets(p, reports, b))
 	if opts.JUnit != "" {
 		x, err := g.JUnit()
 		if err != nil {

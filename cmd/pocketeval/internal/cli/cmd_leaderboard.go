@@ -3,12 +3,13 @@ package cli
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pocketeval/pocketeval/evals/registry"
-	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/leaderboard"
+	"github.com/pocketeval/pocketeval/rundir"
 )
 
 // leaderboardCommands returns compare, gate, leaderboard and suite.
@@ -90,21 +91,21 @@ func capabilities() []leaderboard.Capability {
 func leaderboardRun(opts *LeaderboardOptions) error {
 	bo := leaderboard.BoardOptions{Title: opts.Title, Capabilities: capabilities()}
 	if opts.Suite != "" {
-		s, err := suite.Get(opts.Suite)
+		s, err := getSuite(opts.Suite)
 		if err != nil {
 			return &FlagError{err: fmt.Errorf("--suite: %w", err)}
 		}
 		bo.Suite = s
 	}
-	var runs []*leaderboard.Run
-	for _, d := range opts.Dirs {
-		r, err := leaderboard.Load(d)
+	var loaded []*rundir.Run
+	for _, d := range uniqueDirs(opts.IO, opts.Dirs) {
+		r, err := rundir.Load(d)
 		if err != nil {
 			return &ExitCodeError{Code: ExitUsage, Err: err}
 		}
-		runs = append(runs, r)
+		loaded = append(loaded, r)
 	}
-	b, err := leaderboard.NewBoard(runs, bo)
+	b, err := leaderboard.NewBoard(loaded, bo)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
@@ -130,4 +131,28 @@ func leaderboardRun(opts *LeaderboardOptions) error {
 		fmt.Fprint(opts.IO.Out, md)
 	}
 	return nil
+}
+
+// uniqueDirs drops a result directory named more than once (as another
+// path to the same directory, a symlink or a trailing slash included), so
+// one run is not ranked twice, and says so on stderr.
+func uniqueDirs(io *IOStreams, dirs []string) []string {
+	seen := map[string]string{}
+	var out []string
+	for _, d := range dirs {
+		key := filepath.Clean(d)
+		if abs, err := filepath.Abs(d); err == nil {
+			key = abs
+			if real, err := filepath.EvalSymlinks(abs); err == nil {
+				key = real
+			}
+		}
+		if first, ok := seen[key]; ok {
+			fmt.Fprintf(io.ErrOut, "note: %s is the same run directory as %s: listed once\n", d, first)
+			continue
+		}
+		seen[key] = d
+		out = append(out, d)
+	}
+	return out
 }

@@ -3,8 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/pocketeval/pocketeval/internal/texttab"
 	"os"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -72,7 +72,7 @@ func modelsListRun(opts *ModelsListOptions) error {
 			Models []modelJSON `json:"models"`
 		}{list})
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	tw := texttab.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tRUNTIME\tSOURCE\tDESCRIPTION")
 	for _, n := range reg.Names() {
 		m := reg[n]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pocketeval/pocketeval/internal/texttab"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -595,7 +595,7 @@ func writeConformance(w io.Writer, rep conformanceReport) {
 	fmt.Fprintf(w, "sandbox: mode %s, %s\n", rep.Sandbox.Mode, rep.Sandbox.Python)
 	for _, p := range rep.Passes {
 		fmt.Fprintf(w, "\n%s pass, %s verdicts: %s (load average at the end %s)\n", p.Name, p.VerdictMode, p.Sweep.Elapsed.Round(time.Millisecond), p.LoadAvg)
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		tw := texttab.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "SET\tN\tEXPECTED VERDICT\tPASSED\tPASS@1\tEXPECTED PASS@1")
 		for _, s := range p.Sweep.Sets {
 			if s.Skipped != "" {

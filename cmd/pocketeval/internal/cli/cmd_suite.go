@@ -8,8 +8,9 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
-	"github.com/pocketeval/pocketeval/evals/suite"
-	"github.com/pocketeval/pocketeval/leaderboard"
+	"github.com/pocketeval/pocketeval/evals/taskfile"
+	"github.com/pocketeval/pocketeval/rundir"
+	"github.com/pocketeval/pocketeval/suite"
 )
 
 // SuiteOptions are the options of `pocketeval suite`.
@@ -58,7 +59,7 @@ func suiteRun(opts *SuiteOptions) error {
 	if opts.List {
 		var all []*suite.Suite
 		for _, n := range suite.Names() {
-			s, err := suite.Get(n)
+			s, err := getSuite(n)
 			if err != nil {
 				return err
 			}
@@ -78,11 +79,11 @@ func suiteRun(opts *SuiteOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := leaderboard.Load(opts.Dir)
+	r, err := rundir.Load(opts.Dir)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	rep, err := leaderboard.SuiteOf(r, s, 0, 1)
+	rep, err := rundir.SuiteOf(r, s, 0, 1)
 	if err != nil {
 		return err
 	}
@@ -98,16 +99,17 @@ func suiteRun(opts *SuiteOptions) error {
 // metric overrides a task does not report). Its errors are usage errors
 // naming the file, line and field.
 func loadSuite(name string, all []evals.Task) (*suite.Suite, error) {
-	s, err := suite.Get(name)
+	s, err := getSuite(name)
 	if err != nil {
 		return nil, &FlagError{err: err}
 	}
-	info := func(task string) (evals.TaskInfo, error) {
+	info := func(task string) (suite.TaskMetrics, error) {
 		ts, err := registry.Lookup(all, []string{task})
 		if err != nil {
-			return evals.TaskInfo{}, err
+			return suite.TaskMetrics{}, err
 		}
-		return ts[0].Info(), nil
+		in := ts[0].Info()
+		return suite.TaskMetrics{Name: in.Name, PrimaryMetric: in.PrimaryMetric, Metrics: in.Metrics}, nil
 	}
 	if err := s.Check(info); err != nil {
 		return nil, &FlagError{err: err}
@@ -117,19 +119,34 @@ func loadSuite(name string, all []evals.Task) (*suite.Suite, error) {
 
 // printSuite prints the suite table of a finished run.
 func printSuite(w io.Writer, name, dir string) error {
-	s, err := suite.Get(name)
+	s, err := getSuite(name)
 	if err != nil {
 		return err
 	}
-	r, err := leaderboard.Load(dir)
+	r, err := rundir.Load(dir)
 	if err != nil {
 		return err
 	}
-	rep, err := leaderboard.SuiteOf(r, s, 0, 1)
+	rep, err := rundir.SuiteOf(r, s, 0, 1)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
 	rep.Print(w)
 	return nil
+}
+
+// getSuite reads the embedded suite called name, or the suite file name,
+// whose task-file entries are named by the task each file defines.
+func getSuite(name string) (*suite.Suite, error) {
+	return suite.Get(name, taskFileName)
+}
+
+// taskFileName is the name of the task a task file defines.
+func taskFileName(path string) (string, error) {
+	t, err := taskfile.Parse(path)
+	if err != nil {
+		return "", err
+	}
+	return t.Info().Name, nil
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/evals/runner"
-	"github.com/pocketeval/pocketeval/leaderboard"
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/rundir"
 )
 
 // VerifyOptions are the options of `pocketeval verify`.
@@ -123,8 +123,8 @@ func verifyDir(ctx context.Context, dir, dataDir string, known []evals.Task, tas
 		return verifiedRun{}, &ExitCodeError{Code: ExitUsage, Err: err}
 	}
 	r := verifiedRun{VerifyReport: rep, Problems: []string{}}
-	if _, err := leaderboard.Load(dir); err != nil {
-		var ie *leaderboard.InconsistentError
+	if _, err := rundir.Load(dir); err != nil {
+		var ie *rundir.InconsistentError
 		var de *results.DigestError
 		if !errors.As(err, &ie) && !errors.As(err, &de) {
 			return verifiedRun{}, &ExitCodeError{Code: ExitUsage, Err: err}

@@ -2,10 +2,10 @@ package cli
 
 import (
 	"fmt"
+	"github.com/pocketeval/pocketeval/internal/texttab"
 	"io"
 	"sort"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/pocketeval/pocketeval/results"
 )
@@ -27,7 +27,7 @@ func printGroups(w io.Writer, s *results.Summary) {
 		}
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := texttab.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "GROUP\tMETRIC\tVALUE\t95% CI\tN\tTASKS")
 	for _, name := range s.GroupOrder {
 		g := s.Groups[name]

@@ -122,3 +122,31 @@ func TestLeaderboardUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestLeaderboardSameRunTwice: a directory named twice (again with a
+// trailing slash, as ./dir, or through a symlink) is ranked once.
+func TestLeaderboardSameRunTwice(t *testing.T) {
+	t.Parallel()
+	args := boardArgs(t)
+	_, once, _ := run(t, append(args, "--json")...)
+	dir := args[1]
+	link := filepath.Join(t.TempDir(), "link")
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(abs, link); err != nil {
+		t.Fatal(err)
+	}
+	twice := append([]string{"leaderboard", dir, dir + "/", "./" + dir, link}, args[2:]...)
+	code, doc, errOut := run(t, append(twice, "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Count(errOut, "same run directory") != 3 {
+		t.Errorf("stderr should name the 3 repeats:\n%s", errOut)
+	}
+	if doc != once {
+		t.Errorf("a repeated directory changed the board:\n%s", doc)
+	}
+}

@@ -9,36 +9,48 @@ import (
 )
 
 // progress shows a progress bar on a terminal; otherwise it prints a line
-// every few seconds so logs show the run is alive.
+// every few seconds so logs show the run is alive. Rate and time left are
+// those of the work this process does: samples a resumed run found done
+// are not counted as done in no time.
 type progress struct {
-	io *IOStreams
+	io  *IOStreams
+	now func() time.Time
 
-	mu      sync.Mutex
-	bar     *progressbar.ProgressBar
-	total   int
-	done    int
-	lastLog time.Time
+	mu        sync.Mutex
+	bar       *progressbar.ProgressBar
+	total     int
+	done      int
+	resumed   int // samples done before this process started
+	started   time.Time
+	lastLog   time.Time
+	logPeriod time.Duration
 }
 
-func newProgress(io *IOStreams) *progress { return &progress{io: io} }
+func newProgress(io *IOStreams) *progress {
+	return &progress{io: io, now: time.Now, logPeriod: 10 * time.Second}
+}
 
 func (p *progress) Start(total, done int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.total, p.done = total, done
+	p.total, p.done, p.resumed = total, done, done
+	p.started = p.now()
 	if p.io.StderrTTY && total > done {
-		p.bar = progressbar.NewOptions(total,
+		desc := "evaluating"
+		if done > 0 {
+			desc = fmt.Sprintf("evaluating (resumed: %d of %d were done)", done, total)
+		}
+		p.bar = progressbar.NewOptions(total-done,
 			progressbar.OptionSetWriter(p.io.ErrOut),
-			progressbar.OptionSetDescription("evaluating"),
+			progressbar.OptionSetDescription(desc),
 			progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(),
 			progressbar.OptionSetItsString("samples"),
 			progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionClearOnFinish(),
 		)
-		p.bar.Set(done)
 	}
-	p.lastLog = time.Now()
+	p.lastLog = p.started
 }
 
 func (p *progress) Done(task string) {
@@ -49,10 +61,21 @@ func (p *progress) Done(task string) {
 		p.bar.Add(1)
 		return
 	}
-	if time.Since(p.lastLog) > 10*time.Second {
-		fmt.Fprintf(p.io.ErrOut, "progress: %d/%d samples (%s)\n", p.done, p.total, task)
-		p.lastLog = time.Now()
+	if now := p.now(); now.Sub(p.lastLog) >= p.logPeriod {
+		fmt.Fprintf(p.io.ErrOut, "progress: %d/%d samples (%s)%s\n", p.done, p.total, task, p.rate(now))
+		p.lastLog = now
 	}
+}
+
+// rate is ", R samples/s, T left" over the samples this process has done.
+func (p *progress) rate(now time.Time) string {
+	n, el := p.done-p.resumed, now.Sub(p.started).Seconds()
+	if n <= 0 || el <= 0 {
+		return ""
+	}
+	r := float64(n) / el
+	left := time.Duration(float64(p.total-p.done) / r * float64(time.Second)).Round(time.Second)
+	return fmt.Sprintf(", %.2f samples/s, %s left", r, left)
 }
 
 func (p *progress) Finish() {

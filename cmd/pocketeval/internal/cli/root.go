@@ -119,7 +119,7 @@ predictions) on standard benchmarks with conformant scoring.`,
 	// --version prints what `pocketeval version` does; the engines are
 	// looked for only when it is asked.
 	root.SetVersionTemplate("{{pocketevalVersion}}")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{err: err} })
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(NewCmdRun(f, nil), NewCmdTasks(f, nil), NewCmdVersion(f, nil))
 	for _, add := range []func(*Factory) []*cobra.Command{
 		serveCommands, benchCommands, sandboxCommands, leaderboardCommands, datasetCommands,

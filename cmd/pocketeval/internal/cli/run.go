@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pocketeval/pocketeval/internal/texttab"
 	"io"
 	"math"
 	"os"
@@ -12,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -150,9 +150,9 @@ silently — a missing dataset fails with the command that fetches it.`,
 	}
 	fl := cmd.Flags()
 	opts.Runtime.AddFlags(fl)
-	fl.StringSliceVar(&opts.Tasks, "tasks", nil, "comma-separated task names (see `pocketeval tasks`)")
+	fl.StringSliceVar(&opts.Tasks, "tasks", nil, "comma-separated task `NAMES` (pocketeval tasks lists them)")
 	fl.StringVar(&opts.Suite, "suite", "", "run a named suite of tasks (e.g. pocket11)")
-	fl.IntVar(&opts.Limit, "limit", 0, "evaluate only the first N samples of each task (0 = all)")
+	fl.Var((*limitValue)(&opts.Limit), "limit", "evaluate only the first N samples of each task (0 = all)")
 	fl.StringVar(&opts.Out, "out", "", "result directory (resumed if it exists)")
 	fl.StringVar(&opts.DataDir, "data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory (default $POCKETEVAL_DATA, else the pocketeval cache)")
 	fl.StringVar(&opts.DatasetFile, "dataset-file", "", "replace the task's dataset file (one task only), e.g. a private IFEval-zh in the public schema")
@@ -355,7 +355,7 @@ func (opts *RunOptions) runnerOptions(tasks []evals.Task) runner.Options {
 func (opts *RunOptions) runError(ctx context.Context, res *runner.Result, err error) error {
 	var missing *evals.MissingDataError
 	if errors.As(err, &missing) {
-		return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("%w\n%s", err, datasets.MissingHint(missing.Task, opts.DataDir, opts.DataDirSource))}
+		return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("%w\n%s", err, missingDataHint(missing.Task, opts.DataDir, opts.DataDirSource))}
 	}
 	var mm *runner.ConfigMismatchError
 	var de *evals.DataError
@@ -457,7 +457,7 @@ func (opts *RunOptions) report(res *runner.Result) error {
 // headline metric first (the number suites, gates and leaderboards report),
 // then the other metrics.
 func PrintSummary(w io.Writer, s *results.Summary) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := texttab.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TASK\tMETRIC\tVALUE\t95% CI\tN\tEXTRACT FAIL\tTRUNCATED\tDECODE TOK/S")
 	for _, name := range s.Order {
 		ts := s.Tasks[name]

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pocketeval/pocketeval/internal/texttab"
 	"io"
 	"strconv"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/pocketeval/pocketeval/evals/runner"
@@ -117,7 +117,7 @@ func calibrate(ctx context.Context, b runtime.Bencher, conc, nPrompt int) (*cali
 }
 
 func printPlan(w io.Writer, plan *dryRunPlan, counted bool) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	tw := texttab.NewWriter(w, 0, 4, 2, ' ', texttab.AlignRight)
 	fmt.Fprintln(tw, "TASK\tSAMPLES\tPROMPT TOKENS\tPER SAMPLE\tCACHED\tNEW TOKENS ≤\tETA\t")
 	var total dryRunTotals
 	c := plan.Calibration

@@ -252,7 +252,8 @@ func (o *RuntimeOptions) DescribeModel() (results.Model, error) {
 	if err != nil {
 		return results.Model{}, err
 	}
-	return f.Model(c)
+	m, err := f.Model(c)
+	return results.Model{Path: m.Path, Files: m.Files}, err
 }
 
 // OutputSettings are the selected runtime's settings that change its

@@ -2,9 +2,13 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,6 +84,45 @@ func TestServeLlamacppEndToEnd(t *testing.T) {
 			t.Errorf("timings through serve = %+v, want engine speeds and TTFT", got.Timings)
 		}
 	}
+	// "stream": true sends the text as it is decoded: many chunks, which
+	// join to the in-process text.
+	{
+		want, err := served.Generate(context.Background(), runtime.Request{Prompt: "Once upon a time", Gen: runtime.GenConfig{MaxTokens: 60}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := `{"model":"m","prompt":"Once upon a time","max_tokens":60,"temperature":0,"stream":true}`
+		resp, err := http.Post("http://"+addr.String()+"/v1/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var text strings.Builder
+		chunks := 0
+		for _, line := range strings.Split(string(raw), "\n") {
+			data, ok := strings.CutPrefix(line, "data: ")
+			if !ok || data == "[DONE]" {
+				continue
+			}
+			var ch struct {
+				Choices []struct {
+					Text string `json:"text"`
+				} `json:"choices"`
+			}
+			if err := json.Unmarshal([]byte(data), &ch); err != nil {
+				t.Fatalf("chunk %q: %v", data, err)
+			}
+			if len(ch.Choices) > 0 && ch.Choices[0].Text != "" {
+				chunks++
+				text.WriteString(ch.Choices[0].Text)
+			}
+		}
+		if text.String() != want.Text || chunks < 10 {
+			t.Errorf("streamed %d chunks joining to %q; in process %q (%d tokens)", chunks, text.String(), want.Text, want.CompletionTokens)
+		}
+	}
+
 	ll := []runtime.LoglikRequest{{Context: "Once upon a time", Continuation: " there was"}}
 	want, err := served.(runtime.LogLikelihooder).LogLikelihood(context.Background(), ll)
 	if err != nil && !errors.Is(err, runtime.ErrNotSupported) {

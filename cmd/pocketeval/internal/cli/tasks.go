@@ -2,8 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"github.com/pocketeval/pocketeval/internal/texttab"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -49,7 +49,7 @@ func tasksRun(opts *TasksOptions) error {
 			Tasks []evals.TaskInfo `json:"tasks"`
 		}{infos})
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	tw := texttab.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tDATASET\tVERSION\tPRIMARY METRIC")
 	for _, in := range infos {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", in.Name, strings.Join(in.DatasetFiles, ","), in.Version, in.PrimaryMetric)

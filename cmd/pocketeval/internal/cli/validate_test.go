@@ -13,10 +13,10 @@ import (
 
 	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 	"github.com/pocketeval/pocketeval/evals/registry"
-	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/llamacpp"
+	"github.com/pocketeval/pocketeval/suite"
 )
 
 // ctxDriver is a runtime with a context: prompts longer than --fake-ctx
@@ -32,7 +32,7 @@ func (f *ctxFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.Ctx, "fake-ctx", f.Ctx, "context of the fakectx runtime, in characters")
 }
 func (f *ctxFlags) Validate(drivers.Common) error               { return nil }
-func (f *ctxFlags) Model(drivers.Common) (results.Model, error) { return results.Model{}, nil }
+func (f *ctxFlags) Model(drivers.Common) (drivers.Model, error) { return drivers.Model{}, nil }
 func (f *ctxFlags) Settings() map[string]any                    { return map[string]any{"ctx": f.Ctx} }
 func (f *ctxFlags) Open(context.Context, drivers.Common) (runtime.Runtime, error) {
 	return ctxRuntime{ctx: f.Ctx}, nil

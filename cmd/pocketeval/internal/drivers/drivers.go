@@ -27,7 +27,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/pocketeval/pocketeval/internal/regfile"
-	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 )
@@ -154,7 +153,7 @@ type Flags interface {
 	// Open opens the runtime; Validate has passed.
 	Open(ctx context.Context, c Common) (runtime.Runtime, error)
 	// Model identifies what is evaluated, for the manifest.
-	Model(c Common) (results.Model, error)
+	Model(c Common) (Model, error)
 }
 
 // OutputSettings is implemented by Flags with settings that change what
@@ -207,11 +206,20 @@ func Lookup(list []Driver, name string) (Driver, error) {
 	return Driver{}, &UnknownError{Name: name, Known: known}
 }
 
+// Model identifies what a run evaluates: a path or a served model's name,
+// and the sha256 of each model file (relative to Path when it is a
+// directory, else the base name). The command records it in the manifest
+// (results.Model); the drivers do not know the result format.
+type Model struct {
+	Path  string
+	Files map[string]string
+}
+
 // LocalModel describes a model on disk for the manifest: its path and the
 // sha256 of each file (relative to path when it is a directory, else the
 // base name).
-func LocalModel(path string) (results.Model, error) {
-	m := results.Model{Path: path}
+func LocalModel(path string) (Model, error) {
+	m := Model{Path: path}
 	if path == "" {
 		return m, nil
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/llamacpp"
 	"github.com/pocketeval/pocketeval/runtime/speculative"
@@ -169,4 +168,4 @@ func (f *llamacppFlags) Settings() map[string]any {
 	return map[string]any{"ctx_size": f.ContextSize}
 }
 
-func (f *llamacppFlags) Model(c Common) (results.Model, error) { return LocalModel(c.Model) }
+func (f *llamacppFlags) Model(c Common) (Model, error) { return LocalModel(c.Model) }

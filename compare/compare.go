@@ -1,15 +1,19 @@
-package leaderboard
+// Package compare pairs the samples of two runs, task by task, and tests
+// the difference: exact McNemar for pass/fail metrics, paired bootstrap
+// otherwise. The gate (package gate) decides on its comparisons.
+package compare
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/pocketeval/pocketeval/rundir"
 	"github.com/pocketeval/pocketeval/stats"
 )
 
-// CompareOptions configure a comparison.
-type CompareOptions struct {
+// Options configure a comparison.
+type Options struct {
 	// Alpha is the significance level (0: 0.05).
 	Alpha float64
 	// Resamples for the paired bootstrap (0: 10000).
@@ -52,10 +56,10 @@ func (e *AlignmentError) Error() string {
 	return fmt.Sprintf("task %s: samples do not align: %s", e.Task, e.Reason)
 }
 
-// Compare compares b against a, task by task, on each task's primary
+// Runs compares b against a, task by task, on each task's primary
 // metric, pairing samples by (id, repeat). It refuses (AlignmentError) when
 // a task's dataset differs or the sample ids differ.
-func Compare(a, b *Run, o CompareOptions) (*Comparison, error) {
+func Runs(a, b *rundir.Run, o Options) (*Comparison, error) {
 	if o.Alpha == 0 {
 		o.Alpha = 0.05
 	}
@@ -111,11 +115,11 @@ func (e *NothingToCompareError) Error() string {
 
 // unscored says why task cannot be compared because one run measured
 // nothing of it ("" when both scored samples).
-func unscored(a, b *Run, task string) string {
+func unscored(a, b *rundir.Run, task string) string {
 	var why []string
 	for _, side := range []struct {
 		name string
-		r    *Run
+		r    *rundir.Run
 	}{{"A", a}, {"B", b}} {
 		if ts := side.r.Summary.Tasks[task]; ts.Scored == 0 {
 			why = append(why, fmt.Sprintf("%s in %s: no scored samples", ts.Status(), side.name))
@@ -124,7 +128,7 @@ func unscored(a, b *Run, task string) string {
 	return strings.Join(why, "; ")
 }
 
-func compareTask(a, b *Run, task string, o CompareOptions) (*TaskComparison, error) {
+func compareTask(a, b *rundir.Run, task string, o Options) (*TaskComparison, error) {
 	ca, _ := a.TaskConfig(task)
 	cb, _ := b.TaskConfig(task)
 	if diff := diffFiles(ca.DatasetFiles, cb.DatasetFiles); diff != "" {
@@ -135,11 +139,11 @@ func compareTask(a, b *Run, task string, o CompareOptions) (*TaskComparison, err
 	if sb.PrimaryMetric != metric {
 		return nil, &AlignmentError{Task: task, Reason: fmt.Sprintf("different primary metrics %q and %q (task versions %s and %s)", metric, sb.PrimaryMetric, sa.Version, sb.Version)}
 	}
-	va, err := a.perSample(task, metric)
+	va, err := a.PerSample(task, metric)
 	if err != nil {
 		return nil, err
 	}
-	vb, err := b.perSample(task, metric)
+	vb, err := b.PerSample(task, metric)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +171,7 @@ func compareTask(a, b *Run, task string, o CompareOptions) (*TaskComparison, err
 		tc.PairedResult = stats.PairedResult{MeanA: tc.AggregateA, MeanB: tc.AggregateB, Diff: tc.AggregateB - tc.AggregateA, P: 1, Test: "none (no per-sample values)"}
 		return tc, nil
 	}
-	keys := sortedKeys(va)
+	keys := rundir.SortedKeys(va)
 	xa := make([]float64, len(keys))
 	xb := make([]float64, len(keys))
 	for i, k := range keys {

@@ -1,13 +1,13 @@
-package leaderboard
+package rundir
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/pocketeval/pocketeval/internal/texttab"
 	"io"
 	"strings"
-	"text/tabwriter"
 
-	"github.com/pocketeval/pocketeval/evals/suite"
+	"github.com/pocketeval/pocketeval/suite"
 )
 
 // SuiteRow is one task of a suite report (scores ×100).
@@ -112,7 +112,7 @@ func SuiteOf(r *Run, s *suite.Suite, resamples int, seed uint64) (*SuiteReport, 
 // its status (missing, failed) instead of a number; an incomplete task's
 // score is marked. The average is n/a unless every task is complete.
 func (rep *SuiteReport) Print(w io.Writer) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := texttab.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "SUITE %s\tMETRIC\tSCORE\t95%% CI\tREPORTED\tDELTA\tN\n", rep.Suite)
 	var partial []string
 	for _, r := range rep.Rows {

@@ -1,4 +1,4 @@
-package leaderboard
+package gate
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ func FuzzParsePolicy(f *testing.F) {
 	f.Add([]byte("tasks:\n  gsm8k:\n    min_score: 101\n"))
 	f.Add([]byte("alpha: 0\nunknown: 1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := ParsePolicy("gate.yaml", data)
+		p, err := ParsePolicy("gate.yaml", data, nil)
 		if err != nil {
 			if !strings.Contains(err.Error(), "gate.yaml") {
 				t.Errorf("error does not name the file: %v", err)

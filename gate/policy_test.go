@@ -1,4 +1,4 @@
-package leaderboard
+package gate
 
 import (
 	"strings"
@@ -28,7 +28,7 @@ func TestPolicyFileLineField(t *testing.T) {
 		{"require_tasks: {a: 1}\n", `field "require_tasks": must be a list of task names`},
 		{"- 1\n", `gate.yaml:1: a policy is a mapping of fields`},
 	} {
-		if _, err := ParsePolicy("gate.yaml", []byte(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := ParsePolicy("gate.yaml", []byte(c.text), nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("ParsePolicy(%q) = %v, want %q", c.text, err, c.want)
 		}
 	}
@@ -37,7 +37,7 @@ func TestPolicyFileLineField(t *testing.T) {
 // TestPolicyValues: what a valid policy says, with aliases and defaults.
 func TestPolicyValues(t *testing.T) {
 	t.Parallel()
-	p, err := ParsePolicy("gate.yaml", []byte("defaults: &d {max_drop: 2, require_significance: true}\ntasks:\n  a: *d\n  b: {min_score: 40}\n  c:\nsuite_average_floor: 48\nfail_on_errors: false\nrequire_tasks: [a, b]\n"))
+	p, err := ParsePolicy("gate.yaml", []byte("defaults: &d {max_drop: 2, require_significance: true}\ntasks:\n  a: *d\n  b: {min_score: 40}\n  c:\nsuite_average_floor: 48\nfail_on_errors: false\nrequire_tasks: [a, b]\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestPolicyValues(t *testing.T) {
 		t.Errorf("policy = %+v", p)
 	}
 	for _, empty := range []string{"", "# nothing\n", "tasks:\n"} {
-		if p, err := ParsePolicy("gate.yaml", []byte(empty)); err != nil || p.Alpha != 0.05 {
+		if p, err := ParsePolicy("gate.yaml", []byte(empty), nil); err != nil || p.Alpha != 0.05 {
 			t.Errorf("%q: %+v, %v", empty, p, err)
 		}
 	}

@@ -4,13 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/pocketeval/pocketeval/evals"
 )
 
 func TestPocket11(t *testing.T) {
 	t.Parallel()
-	s, err := Get("pocket11")
+	s, err := Get("pocket11", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +53,7 @@ func TestParseErrors(t *testing.T) {
 			t.Errorf("Parse(%q) = %v, want %q", c.text, err, c.want)
 		}
 	}
-	if _, err := Get("nope"); err == nil || !strings.Contains(err.Error(), "pocket11") {
+	if _, err := Get("nope", nil); err == nil || !strings.Contains(err.Error(), "pocket11") {
 		t.Errorf("Get(nope) = %v", err)
 	}
 }
@@ -64,11 +62,11 @@ func TestParseErrors(t *testing.T) {
 // errors name the file, the entry's line and the field.
 func TestCheck(t *testing.T) {
 	t.Parallel()
-	info := func(task string) (evals.TaskInfo, error) {
+	info := func(task string) (TaskMetrics, error) {
 		if task != "gsm8k" {
-			return evals.TaskInfo{}, fmt.Errorf("unknown task %q", task)
+			return TaskMetrics{}, fmt.Errorf("unknown task %q", task)
 		}
-		return evals.TaskInfo{Name: "gsm8k", PrimaryMetric: "exact_match_flexible", Metrics: []string{"exact_match_flexible", "exact_match_strict"}}, nil
+		return TaskMetrics{Name: "gsm8k", PrimaryMetric: "exact_match_flexible", Metrics: []string{"exact_match_flexible", "exact_match_strict"}}, nil
 	}
 	for _, c := range []struct{ text, want string }{
 		{"name: x\ntasks:\n  - {task: gsm8k, metric: exact_match_strict, reported: 12.5}\n", ""},

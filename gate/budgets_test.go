@@ -1,4 +1,4 @@
-package leaderboard
+package gate
 
 import (
 	"encoding/xml"
@@ -8,26 +8,9 @@ import (
 	"testing"
 
 	"github.com/pocketeval/pocketeval/bench"
-	"github.com/pocketeval/pocketeval/energy"
+	"github.com/pocketeval/pocketeval/rundir"
+	"github.com/pocketeval/pocketeval/rundir/rundirtest"
 )
-
-// pocketBench is a bench report like `bench --profile pocket-energy
-// --energy battery --json` gives: one pp1024+tg128 row, median center.
-func pocketBench(decode, prefill float64, memMiB, pkgMiB int64, joules float64, withBattery bool) *bench.Report {
-	e := &energy.Result{Source: energy.Description{Name: "battery"}, Inferences: 1,
-		Rounds:             []energy.Round{{IncrementJoules: joules}, {IncrementJoules: joules}, {IncrementJoules: joules}},
-		JoulesPerInference: energy.Stat{Mean: joules}}
-	if withBattery {
-		c, _ := energy.RatedCapacity(6000, 3.87)
-		e.Battery = &c
-		e.BatteryPctPer100 = &energy.Stat{Mean: c.PercentPer100(joules)}
-	}
-	return &bench.Report{Model: "/models/pocket", PackageBytes: pkgMiB << 20, Center: "median",
-		Memory: bench.Memory{Test: "pp1024+tg128", IncrementBytes: memMiB << 20},
-		Rows: []bench.Row{{Test: bench.Test{Name: "pp1024+tg128", NPrompt: 1024, NGen: 128},
-			Prefill: bench.Summarize([]float64{prefill - 1, prefill, prefill + 5}),
-			Decode:  bench.Summarize([]float64{decode - 1, decode, decode + 5}), Energy: e}}}
-}
 
 const allBudgets = `budgets:
   decode_tok_s_min: 200
@@ -73,7 +56,7 @@ func verdicts(vs []BudgetVerdict) map[string]BudgetVerdict {
 func TestBudgetsPassAndFailEach(t *testing.T) {
 	t.Parallel()
 	p := gatePolicy(t, allBudgets)
-	good := []BenchReport{{Path: "bench.json", Report: pocketBench(251, 800, 228, 173, 2.7, true)}}
+	good := []rundir.BenchReport{{Path: "bench.json", Report: rundirtest.PocketBench(251, 800, 228, 173, 2.7, true)}}
 	vs := CheckBudgets(p, good, nil)
 	if len(vs) != 6 {
 		t.Fatalf("%d verdicts, want 6", len(vs))
@@ -100,14 +83,14 @@ func TestBudgetsPassAndFailEach(t *testing.T) {
 		rep    *bench.Report
 		reason string
 	}{
-		{"decode_tok_s_min", pocketBench(199, 800, 228, 173, 2.7, true), "199 is below the budget ≥ 200"},
-		{"prefill_tok_s_min", pocketBench(251, 450, 228, 173, 2.7, true), "450 is below the budget ≥ 500"},
-		{"peak_mem_increment_mb_max", pocketBench(251, 800, 301, 173, 2.7, true), "301 is above the budget ≤ 300"},
-		{"package_mb_max", pocketBench(251, 800, 228, 190, 2.7, true), "190 is above the budget ≤ 180"},
-		{"energy_j_per_inference_max", pocketBench(251, 800, 228, 173, 3.5, true), "3.5 is above the budget ≤ 3"},
-		{"battery_pct_per_100_max", pocketBench(251, 800, 228, 173, 9, true), "is above the budget ≤ 1"},
+		{"decode_tok_s_min", rundirtest.PocketBench(199, 800, 228, 173, 2.7, true), "199 is below the budget ≥ 200"},
+		{"prefill_tok_s_min", rundirtest.PocketBench(251, 450, 228, 173, 2.7, true), "450 is below the budget ≥ 500"},
+		{"peak_mem_increment_mb_max", rundirtest.PocketBench(251, 800, 301, 173, 2.7, true), "301 is above the budget ≤ 300"},
+		{"package_mb_max", rundirtest.PocketBench(251, 800, 228, 190, 2.7, true), "190 is above the budget ≤ 180"},
+		{"energy_j_per_inference_max", rundirtest.PocketBench(251, 800, 228, 173, 3.5, true), "3.5 is above the budget ≤ 3"},
+		{"battery_pct_per_100_max", rundirtest.PocketBench(251, 800, 228, 173, 9, true), "is above the budget ≤ 1"},
 	} {
-		got := verdicts(CheckBudgets(p, []BenchReport{{Path: "b.json", Report: c.rep}}, nil))
+		got := verdicts(CheckBudgets(p, []rundir.BenchReport{{Path: "b.json", Report: c.rep}}, nil))
 		for name, v := range got {
 			if fail := name == c.budget || (c.budget == "battery_pct_per_100_max" && name == "energy_j_per_inference_max"); v.Pass == fail {
 				t.Errorf("%s over budget: %s pass=%v (%s)", c.budget, name, v.Pass, v.Reason)
@@ -124,14 +107,14 @@ func TestBudgetsMissingMeasurement(t *testing.T) {
 	p := gatePolicy(t, allBudgets)
 	// No report at all, a run without timings or memory figures, its model
 	// not on this machine: every budget fails and says what to provide.
-	run := mustLoad(t, fakeRun(t, "m", map[string][]float64{"gsm8k": pattern(10, 5)}, 0, 0))
+	run := rundirtest.MustLoad(t, rundirtest.FakeRun(t, "m", map[string][]float64{"gsm8k": rundirtest.Pattern(10, 5)}, 0, 0))
 	for _, v := range CheckBudgets(p, nil, run) {
 		if v.Pass || v.Value != nil || !strings.HasPrefix(v.Reason, "not measured: ") {
 			t.Errorf("%s: %+v, want a failure for the missing measurement", v.Budget, v)
 		}
 	}
 	// Energy measured without a battery capacity: the percentage is missing.
-	got := verdicts(CheckBudgets(p, []BenchReport{{Path: "b.json", Report: pocketBench(251, 800, 228, 173, 2.7, false)}}, nil))
+	got := verdicts(CheckBudgets(p, []rundir.BenchReport{{Path: "b.json", Report: rundirtest.PocketBench(251, 800, 228, 173, 2.7, false)}}, nil))
 	if v := got["battery_pct_per_100_max"]; v.Pass || !strings.Contains(v.Reason, "no battery capacity") {
 		t.Errorf("battery without capacity: %+v", v)
 	}
@@ -139,14 +122,14 @@ func TestBudgetsMissingMeasurement(t *testing.T) {
 		t.Errorf("energy: %+v", got["energy_j_per_inference_max"])
 	}
 	// Two decode tests and no bench_test: ambiguous, so it fails.
-	two := pocketBench(251, 800, 228, 173, 2.7, true)
+	two := rundirtest.PocketBench(251, 800, 228, 173, 2.7, true)
 	two.Rows = append(two.Rows, bench.Row{Test: bench.Test{Name: "tg128", NGen: 128}, Decode: bench.Summarize([]float64{300})})
-	got = verdicts(CheckBudgets(p, []BenchReport{{Path: "b.json", Report: two}}, nil))
+	got = verdicts(CheckBudgets(p, []rundir.BenchReport{{Path: "b.json", Report: two}}, nil))
 	if v := got["decode_tok_s_min"]; v.Pass || !strings.Contains(v.Reason, "several bench tests measure it (pp1024+tg128, tg128): name one with budgets.bench_test") {
 		t.Errorf("ambiguous decode: %+v", v)
 	}
 	named := gatePolicy(t, allBudgets+"  bench_test: tg128\n")
-	if v := verdicts(CheckBudgets(named, []BenchReport{{Path: "b.json", Report: two}}, nil))["decode_tok_s_min"]; !v.Pass || *v.Value != 300 {
+	if v := verdicts(CheckBudgets(named, []rundir.BenchReport{{Path: "b.json", Report: two}}, nil))["decode_tok_s_min"]; !v.Pass || *v.Value != 300 {
 		t.Errorf("bench_test tg128: %+v", v)
 	}
 }
@@ -154,7 +137,7 @@ func TestBudgetsMissingMeasurement(t *testing.T) {
 func TestBudgetsFromRun(t *testing.T) {
 	t.Parallel()
 	p := gatePolicy(t, "budgets:\n  decode_tok_s_min: 200\n  peak_mem_increment_mb_max: 300\n")
-	run := mustLoad(t, fakeRun(t, "m", map[string][]float64{"gsm8k": pattern(10, 5), "ifeval": pattern(10, 5)}, 240, 288))
+	run := rundirtest.MustLoad(t, rundirtest.FakeRun(t, "m", map[string][]float64{"gsm8k": rundirtest.Pattern(10, 5), "ifeval": rundirtest.Pattern(10, 5)}, 240, 288))
 	got := verdicts(CheckBudgets(p, nil, run))
 	if v := got["decode_tok_s_min"]; !v.Pass || *v.Value != 240 || !strings.Contains(v.Source, "median over 2 tasks") {
 		t.Errorf("decode from the run: %+v", v)
@@ -166,19 +149,19 @@ func TestBudgetsFromRun(t *testing.T) {
 
 func TestGateWithBudgets(t *testing.T) {
 	t.Parallel()
-	scores := map[string][]float64{"ifeval": pattern(100, 70)}
-	base := mustLoad(t, fakeRun(t, "base", scores, 0, 0))
-	candDir := fakeRun(t, "cand", scores, 0, 0)
+	scores := map[string][]float64{"ifeval": rundirtest.Pattern(100, 70)}
+	base := rundirtest.MustLoad(t, rundirtest.FakeRun(t, "base", scores, 0, 0))
+	candDir := rundirtest.FakeRun(t, "cand", scores, 0, 0)
 	// The candidate's bench.json is read with the run.
 	f, err := os.Create(filepath.Join(candDir, "bench.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := bench.WriteJSON(f, pocketBench(180, 800, 228, 173, 2.7, true)); err != nil {
+	if err := bench.WriteJSON(f, rundirtest.PocketBench(180, 800, 228, 173, 2.7, true)); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
-	cand := mustLoad(t, candDir)
+	cand := rundirtest.MustLoad(t, candDir)
 	if cand.Bench == nil {
 		t.Fatal("bench.json not loaded with the run")
 	}
@@ -187,7 +170,7 @@ func TestGateWithBudgets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.AddBudgets(CheckBudgets(p, []BenchReport{*cand.Bench}, cand))
+	g.AddBudgets(CheckBudgets(p, []rundir.BenchReport{*cand.Bench}, cand))
 	if g.Pass || len(g.Failures) != 1 || !strings.HasPrefix(g.Failures[0], "budget decode_tok_s_min: 180 is below") {
 		t.Fatalf("gate %+v", g.Failures)
 	}
@@ -218,45 +201,8 @@ func TestBudgetPolicyErrors(t *testing.T) {
 		{"budgets:\n  energy_j_per_inference_max: -1\n", "budgets.energy_j_per_inference_max"},
 		{"budgets:\n  decode_tok_s: 200\n", "decode_tok_s"},
 	} {
-		if _, err := ParsePolicy("gate.yaml", []byte(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := ParsePolicy("gate.yaml", []byte(c.text), nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("ParsePolicy(%q) = %v, want error mentioning %q", c.text, err, c.want)
 		}
-	}
-}
-
-func TestBoardShowsEnergy(t *testing.T) {
-	t.Parallel()
-	scores := map[string][]float64{"ifeval": pattern(20, 10)}
-	plain := mustLoad(t, fakeRun(t, "plain", scores, 100, 250))
-	b, err := NewBoard([]*Run{plain}, BoardOptions{Title: "board"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if md := b.Markdown(); strings.Contains(md, "J/inference") {
-		t.Errorf("energy column without any energy:\n%s", md)
-	}
-	dir := fakeRun(t, "measured", scores, 120, 230)
-	f, err := os.Create(filepath.Join(dir, "bench.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := bench.WriteJSON(f, pocketBench(251, 800, 228, 173, 2.7, true)); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	b, err = NewBoard([]*Run{plain, mustLoad(t, dir)}, BoardOptions{Title: "board"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := b.Markdown()
-	if !strings.Contains(md, "| peak MB | J/inference |") || !strings.Contains(md, "| 230 | 2.70 ± ") || !strings.Contains(md, "| 250 | – |") {
-		t.Errorf("markdown:\n%s", md)
-	}
-	page, err := b.HTML()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(page), `title="incremental energy per inference`) || !strings.Contains(string(page), `data-v="2.7">2.70</td>`) || !strings.Contains(string(page), "Score vs energy") {
-		t.Error("the HTML board has no energy column or plot")
 	}
 }

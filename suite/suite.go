@@ -1,11 +1,12 @@
 // Package suite defines named sets of tasks (suites) with the numbers a
-// model's authors published for them. It only defines them: the scores and
-// the suite average of a run are computed by leaderboard.SuiteAverage, the
-// one implementation `suite`, `gate`, `leaderboard` and `run --suite` use.
+// model's authors published for them. It is plain data, below both the
+// runner and the reports, and knows no task: the scores and the suite
+// average of a run are computed by rundir.SuiteAverage, the one
+// implementation `suite`, `gate`, `leaderboard` and `run --suite` use.
 //
 // Suites are embedded YAML files in suites/ (see pocket11.yaml), or a suite
 // file given by path, whose tasks may be task files (paths relative to the
-// suite file; see evals/taskfile).
+// suite file; see evals/taskfile): the caller names them (TaskFileNamer).
 package suite
 
 import (
@@ -21,9 +22,6 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/pocketeval/pocketeval/evals"
-	"github.com/pocketeval/pocketeval/evals/taskfile"
 )
 
 //go:embed suites/*.yaml
@@ -117,11 +115,17 @@ func Names() []string {
 	return out
 }
 
+// TaskFileNamer returns the name of the task a task file defines (the
+// suite package reads no task file itself: tasks live above it).
+type TaskFileNamer func(path string) (task string, err error)
+
 // Get returns the embedded suite called name, or reads the suite file name
-// when it is a path (ends in .yaml or .yml, or contains a slash).
-func Get(name string) (*Suite, error) {
+// when it is a path (ends in .yaml or .yml, or contains a slash); taskFile
+// names the entries of a suite file that are task files (nil: such an
+// entry is an error).
+func Get(name string, taskFile TaskFileNamer) (*Suite, error) {
 	if strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") || strings.ContainsRune(name, '/') {
-		return readFile(name)
+		return readFile(name, taskFile)
 	}
 	data, err := files.ReadFile(path.Join("suites", name+".yaml"))
 	if err != nil {
@@ -179,11 +183,19 @@ func Parse(file string, data []byte) (*Suite, error) {
 	return &s, nil
 }
 
+// TaskMetrics is what Check needs to know of a task: its name, its primary
+// metric and the metrics it reports.
+type TaskMetrics struct {
+	Name          string
+	PrimaryMetric string
+	Metrics       []string
+}
+
 // Check checks the suite's entries against the tasks they name: info
-// returns a task's description (an error for an unknown task). A metric
+// returns a task's metrics (an error for an unknown task). A metric
 // override must be one of the metrics the task reports. Errors name the
 // file, the entry's line and the field.
-func (s *Suite) Check(info func(task string) (evals.TaskInfo, error)) error {
+func (s *Suite) Check(info func(task string) (TaskMetrics, error)) error {
 	for i, e := range s.Tasks {
 		where := fmt.Sprintf("suite %s:%d: tasks[%d]", s.File, e.Line, i)
 		name := e.Task
@@ -204,7 +216,7 @@ func (s *Suite) Check(info func(task string) (evals.TaskInfo, error)) error {
 
 // readFile reads a suite file; entries that are task files (paths relative
 // to the suite file) are named by their task.
-func readFile(file string) (*Suite, error) {
+func readFile(file string, taskFile TaskFileNamer) (*Suite, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("read suite: %w", err)
@@ -214,18 +226,29 @@ func readFile(file string) (*Suite, error) {
 		return nil, err
 	}
 	for i, e := range s.Tasks {
-		if !taskfile.IsPath(e.Task) {
+		if !IsTaskFile(e.Task) {
 			continue
 		}
 		p := e.Task
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(filepath.Dir(file), p)
 		}
-		t, err := taskfile.Parse(p)
+		if taskFile == nil {
+			return nil, fmt.Errorf("suite %s:%d: tasks[%d]: field \"task\": %s is a task file, which this command cannot read", file, e.Line, i, e.Task)
+		}
+		name, err := taskFile(p)
 		if err != nil {
 			return nil, fmt.Errorf("suite %s:%d: tasks[%d]: field \"task\": %w", file, e.Line, i, err)
 		}
-		s.Tasks[i].Task, s.Tasks[i].File = t.Info().Name, p
+		s.Tasks[i].Task, s.Tasks[i].File = name, p
 	}
 	return s, nil
+}
+
+// IsTaskFile reports whether a suite entry's task names a task file rather
+// than a task: a path (it ends in .yaml or .yml, or has a path separator),
+// the rule of taskfile.IsPath.
+func IsTaskFile(task string) bool {
+	return strings.HasSuffix(task, ".yaml") || strings.HasSuffix(task, ".yml") ||
+		strings.ContainsRune(task, '/') || strings.ContainsRune(task, filepath.Separator)
 }

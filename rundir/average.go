@@ -1,4 +1,4 @@
-package leaderboard
+package rundir
 
 import (
 	"fmt"
@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pocketeval/pocketeval/evals/suite"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/stats"
+	"github.com/pocketeval/pocketeval/suite"
 )
 
 // AverageOptions configure SuiteAverage.
@@ -167,11 +167,11 @@ type taskDraw struct {
 // sampleValues returns the per-sample values of metric in key order when
 // their mean is the task's score (mean), else nil.
 func (r *Run) sampleValues(task, metric string, mean float64) ([]float64, error) {
-	per, err := r.perSample(task, metric)
+	per, err := r.PerSample(task, metric)
 	if err != nil || len(per) == 0 {
 		return nil, err
 	}
-	keys := sortedKeys(per)
+	keys := SortedKeys(per)
 	values := make([]float64, len(keys))
 	for i, k := range keys {
 		values[i] = per[k]

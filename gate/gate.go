@@ -1,4 +1,8 @@
-package leaderboard
+// Package gate is the release gate: a policy (gate.yaml: per-task maximum
+// drops, minimum scores, significance, a suite-average floor, on-device
+// budgets) applied to a candidate run against a baseline (Gate), and the
+// verdict rendered as JSON, JUnit XML and Markdown.
+package gate
 
 import (
 	"encoding/xml"
@@ -12,7 +16,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/pocketeval/pocketeval/evals/suite"
+	"github.com/pocketeval/pocketeval/compare"
+	"github.com/pocketeval/pocketeval/rundir"
+	"github.com/pocketeval/pocketeval/suite"
 )
 
 // Policy is a release gate's configuration (gate.yaml).
@@ -56,13 +62,14 @@ type Rule struct {
 	RequireSignificance *bool
 }
 
-// ReadPolicy reads and validates a policy file.
-func ReadPolicy(path string) (*Policy, error) {
+// ReadPolicy reads and validates a policy file; taskFile names the task
+// files a suite file of the policy lists (see suite.Get).
+func ReadPolicy(path string, taskFile suite.TaskFileNamer) (*Policy, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read policy: %w", err)
 	}
-	return ParsePolicy(path, data)
+	return ParsePolicy(path, data, taskFile)
 }
 
 // ParsePolicy parses and validates a policy. Every problem is an error
@@ -74,7 +81,7 @@ func ReadPolicy(path string) (*Policy, error) {
 // It walks the YAML node tree itself, in time linear in the file: yaml.v3's
 // decoder checks a mapping's keys for repeats pairwise, which made a
 // policy of 30,000 tasks take half a minute.
-func ParsePolicy(file string, data []byte) (*Policy, error) {
+func ParsePolicy(file string, data []byte, taskFile suite.TaskFileNamer) (*Policy, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("policy %s: %w", file, err)
@@ -89,54 +96,11 @@ func ParsePolicy(file string, data []byte) (*Policy, error) {
 		return p, nil
 	}
 	err := pp.mapping(root, "", func(key string, k, v *yaml.Node) error {
-		switch key {
-		case "alpha":
-			a, err := pp.float(v, key)
-			if err != nil {
-				return err
-			}
-			if !(a > 0 && a < 1) {
-				return pp.errorf(v, key, "must be in (0,1), got %v", a)
-			}
-			p.Alpha = a
-		case "defaults":
-			r, err := pp.rule(v, key)
-			if err != nil {
-				return err
-			}
-			p.Defaults = r
-		case "tasks":
-			if tag := resolve(v).Tag; tag == "!!null" {
-				return nil
-			}
-			p.Tasks = map[string]Rule{}
-			return pp.mapping(v, key, func(task string, _, tv *yaml.Node) error {
-				r, err := pp.rule(tv, key+"."+task)
-				p.Tasks[task] = r
-				return err
-			})
-		case "suite":
-			if err := v.Decode(&p.Suite); err != nil || p.Suite == "" {
-				return pp.errorf(v, key, "must be a suite name or a suite file")
-			}
-		case "suite_average_floor":
-			return set(&p.SuiteAverageFloor, pp.score, v, key)
-		case "fail_on_errors":
-			return set(&p.FailOnErrors, pp.bool, v, key)
-		case "require_tasks":
-			if err := v.Decode(&p.RequireTasks); err != nil {
-				return pp.errorf(v, key, "must be a list of task names")
-			}
-		case "code_verdict_mode":
-			if err := v.Decode(&p.CodeVerdictMode); err != nil || p.CodeVerdictMode != "official" && p.CodeVerdictMode != "isolated" {
-				return pp.errorf(v, key, "want official or isolated, got %q", resolve(v).Value)
-			}
-		case "budgets":
-			return pp.budgets(p, v, key)
-		default:
+		read, ok := policyKeys[key]
+		if !ok {
 			return pp.errorf(k, "", "unknown field %q", key)
 		}
-		return nil
+		return read(pp, p, v, key)
 	})
 	if err != nil {
 		return nil, err
@@ -152,13 +116,74 @@ func ParsePolicy(file string, data []byte) (*Policy, error) {
 		if !filepath.IsAbs(name) && strings.ContainsRune(name, '/') {
 			name = filepath.Join(filepath.Dir(file), name)
 		}
-		s, err := suite.Get(name)
+		s, err := suite.Get(name, taskFile)
 		if err != nil {
 			return nil, fmt.Errorf("policy %s: field \"suite\": %w", file, err)
 		}
 		p.suite = s
 	}
 	return p, nil
+}
+
+// policyKeys declares the top-level keys of a policy file, each with how
+// it is read into the Policy (v is the key's value node, key its name for
+// errors). To add a key: a field of Policy, its entry here, and its check
+// in Gate.
+var policyKeys = map[string]func(pp policyParser, p *Policy, v *yaml.Node, key string) error{
+	"alpha": func(pp policyParser, p *Policy, v *yaml.Node, key string) error {
+		a, err := pp.float(v, key)
+		if err != nil {
+			return err
+		}
+		if !(a > 0 && a < 1) {
+			return pp.errorf(v, key, "must be in (0,1), got %v", a)
+		}
+		p.Alpha = a
+		return nil
+	},
+	"defaults": func(pp policyParser, p *Policy, v *yaml.Node, key string) error {
+		r, err := pp.rule(v, key)
+		p.Defaults = r
+		return err
+	},
+	"tasks": func(pp policyParser, p *Policy, v *yaml.Node, key string) error {
+		if tag := resolve(v).Tag; tag == "!!null" {
+			return nil
+		}
+		p.Tasks = map[string]Rule{}
+		return pp.mapping(v, key, func(task string, _, tv *yaml.Node) error {
+			r, err := pp.rule(tv, key+"."+task)
+			p.Tasks[task] = r
+			return err
+		})
+	},
+	"suite": func(pp policyParser, p *Policy, v *yaml.Node, key string) error {
+		if err := v.Decode(&p.Suite); err != nil || p.Suite == "" {
+			return pp.errorf(v, key, "must be a suite name or a suite file")
+		}
+		return nil
+	},
+	"suite_average_floor": func(pp policyParser, p *Policy, v *yaml.Node, key string) error {
+		return set(&p.SuiteAverageFloor, pp.score, v, key)
+	},
+	"fail_on_errors": func(pp policyParser, p *Policy, v *yaml.Node, key string) error {
+		return set(&p.FailOnErrors, pp.bool, v, key)
+	},
+	"require_tasks": func(pp policyParser, p *Policy, v *yaml.Node, key string) error {
+		if err := v.Decode(&p.RequireTasks); err != nil {
+			return pp.errorf(v, key, "must be a list of task names")
+		}
+		return nil
+	},
+	"code_verdict_mode": func(pp policyParser, p *Policy, v *yaml.Node, key string) error {
+		if err := v.Decode(&p.CodeVerdictMode); err != nil || p.CodeVerdictMode != "official" && p.CodeVerdictMode != "isolated" {
+			return pp.errorf(v, key, "want official or isolated, got %q", resolve(v).Value)
+		}
+		return nil
+	},
+	"budgets": func(pp policyParser, p *Policy, v *yaml.Node, key string) error {
+		return pp.budgets(p, v, key)
+	},
 }
 
 // policyParser turns YAML nodes into a Policy, naming the file, line and
@@ -374,13 +399,13 @@ type GateResult struct {
 // primary metric (Compare). A required task (require_tasks, or a task with
 // its own rule) that either run lacks, or in which the candidate scored
 // nothing, fails with its own verdict and reason.
-func Gate(baseline, candidate *Run, p *Policy, seed uint64) (*GateResult, error) {
+func Gate(baseline, candidate *rundir.Run, p *Policy, seed uint64) (*GateResult, error) {
 	g := &GateResult{Pass: true, Alpha: p.Alpha, Baseline: baseline.Dir, Candidate: candidate.Dir, AvgFloor: p.SuiteAverageFloor, Failures: []string{}}
-	cmp, err := Compare(baseline, candidate, CompareOptions{Alpha: p.Alpha, Seed: seed})
-	var none *NothingToCompareError
+	cmp, err := compare.Runs(baseline, candidate, compare.Options{Alpha: p.Alpha, Seed: seed})
+	var none *compare.NothingToCompareError
 	switch {
 	case errors.As(err, &none):
-		cmp = &Comparison{Alpha: p.Alpha}
+		cmp = &compare.Comparison{Alpha: p.Alpha}
 	case err != nil:
 		return nil, err
 	}
@@ -388,11 +413,11 @@ func Gate(baseline, candidate *Run, p *Policy, seed uint64) (*GateResult, error)
 	for i, tc := range cmp.Tasks {
 		entries[i] = suite.Entry{Task: tc.Task}
 	}
-	base, _, err := SuiteAverage(baseline, entries, AverageOptions{})
+	base, _, err := rundir.SuiteAverage(baseline, entries, rundir.AverageOptions{})
 	if err != nil {
 		return nil, err
 	}
-	cand, _, err := SuiteAverage(candidate, entries, AverageOptions{})
+	cand, _, err := rundir.SuiteAverage(candidate, entries, rundir.AverageOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -406,7 +431,7 @@ func Gate(baseline, candidate *Run, p *Policy, seed uint64) (*GateResult, error)
 		if want := p.CodeVerdictMode; want != "" {
 			for _, r := range []struct {
 				name string
-				run  *Run
+				run  *rundir.Run
 			}{{"baseline", baseline}, {"candidate", candidate}} {
 				if got, ok := codeVerdictMode(r.run, tc.Task); ok && got != want {
 					v.Pass = false
@@ -422,7 +447,7 @@ func Gate(baseline, candidate *Run, p *Policy, seed uint64) (*GateResult, error)
 		}
 	}
 	if p.suite != nil {
-		rep, err := SuiteOf(candidate, p.suite, 0, seed)
+		rep, err := rundir.SuiteOf(candidate, p.suite, 0, seed)
 		if err != nil {
 			return nil, err
 		}
@@ -434,12 +459,12 @@ func Gate(baseline, candidate *Run, p *Policy, seed uint64) (*GateResult, error)
 
 // unmeasured is the failing verdict of a required task that was not
 // measured in both runs, with the reason.
-func unmeasured(task string, baseline, candidate *Run) TaskVerdict {
+func unmeasured(task string, baseline, candidate *rundir.Run) TaskVerdict {
 	v := TaskVerdict{Task: task, Status: "missing"}
 	var why []string
 	for _, side := range []struct {
 		name string
-		r    *Run
+		r    *rundir.Run
 	}{{"baseline", baseline}, {"candidate", candidate}} {
 		ts, ok := side.r.Summary.Tasks[task]
 		switch {
@@ -514,7 +539,7 @@ func (g *GateResult) checkFloor(floor *float64) {
 // codeVerdictMode is the verdict mode a run judged a code task in, from
 // the "code:<task>" record of its manifest; ok is false for other tasks.
 // Runs made before the mode was recorded used the official one.
-func codeVerdictMode(r *Run, task string) (mode string, ok bool) {
+func codeVerdictMode(r *rundir.Run, task string) (mode string, ok bool) {
 	rec, ok := r.Manifest.Environment["code:"+task].(map[string]any)
 	if !ok {
 		return "", false
@@ -529,7 +554,7 @@ func codeVerdictMode(r *Run, task string) (mode string, ok bool) {
 
 // verdict applies the policy's rule for one task: base and cand are the
 // two runs' scores, tc the paired comparison.
-func verdict(tc TaskComparison, base, cand SuiteRow, p *Policy) TaskVerdict {
+func verdict(tc compare.TaskComparison, base, cand rundir.SuiteRow, p *Policy) TaskVerdict {
 	v := TaskVerdict{Task: tc.Task, Metric: cand.Metric, Status: cand.Status, Test: tc.Test, Pass: true}
 	if base.Score == nil || cand.Score == nil {
 		v.Pass = false

@@ -1,10 +1,12 @@
-package leaderboard
+package gate
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/rundir"
+	"github.com/pocketeval/pocketeval/rundir/rundirtest"
 )
 
 // withCodeVerdictMode records in dir's manifest that task was judged in
@@ -33,12 +35,12 @@ func withCodeVerdictMode(t *testing.T, dir, task, mode string) string {
 // code tasks either run judged otherwise, and leaves other tasks alone.
 func TestGateCodeVerdictMode(t *testing.T) {
 	t.Parallel()
-	scores := map[string][]float64{"ifeval": pattern(100, 60), "humaneval": pattern(100, 30)}
+	scores := map[string][]float64{"ifeval": rundirtest.Pattern(100, 60), "humaneval": rundirtest.Pattern(100, 30)}
 	policy := gatePolicy(t, "code_verdict_mode: isolated\n")
-	run := func(name, mode string) *Run {
-		return mustLoad(t, withCodeVerdictMode(t, fakeRun(t, name, scores, 0, 0), "humaneval", mode))
+	run := func(name, mode string) *rundir.Run {
+		return rundirtest.MustLoad(t, withCodeVerdictMode(t, rundirtest.FakeRun(t, name, scores, 0, 0), "humaneval", mode))
 	}
-	check := func(base, cand *Run, wantPass bool, wantReason string) {
+	check := func(base, cand *rundir.Run, wantPass bool, wantReason string) {
 		t.Helper()
 		g, err := Gate(base, cand, policy, 1)
 		if err != nil {
@@ -59,7 +61,7 @@ func TestGateCodeVerdictMode(t *testing.T) {
 	check(run("a", "isolated"), run("b", "isolated"), true, "")
 	check(run("c", "isolated"), run("d", "official"), false, "the candidate run judged it with official verdicts; the policy requires isolated")
 	check(run("e", ""), run("f", "isolated"), false, "the baseline run judged it with official verdicts")
-	if _, err := ParsePolicy("gate.yaml", []byte("code_verdict_mode: strict\n")); err == nil || !strings.Contains(err.Error(), "code_verdict_mode") {
+	if _, err := ParsePolicy("gate.yaml", []byte("code_verdict_mode: strict\n"), nil); err == nil || !strings.Contains(err.Error(), "code_verdict_mode") {
 		t.Errorf("bad mode: err = %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package leaderboard
+package gate
 
 import (
 	"fmt"
@@ -25,7 +25,7 @@ func BenchmarkParsePolicy(b *testing.B) {
 		b.Run(fmt.Sprintf("tasks=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				p, err := ParsePolicy("gate.yaml", data)
+				p, err := ParsePolicy("gate.yaml", data, nil)
 				if err != nil || len(p.Tasks) != n {
 					b.Fatalf("%d tasks, %v", len(p.Tasks), err)
 				}

@@ -1,13 +1,13 @@
-package leaderboard
+package gate
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/pocketeval/pocketeval/bench"
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/rundir"
 	"github.com/pocketeval/pocketeval/stats"
 )
 
@@ -67,7 +67,7 @@ type limit struct {
 	max   bool     // the limit is a maximum
 	limit *float64 // nil: not set
 	// measure finds the value: from the reports, else from the run.
-	measure func(b *Budgets, reports []BenchReport, run *Run) measured
+	measure func(b *Budgets, reports []rundir.BenchReport, run *rundir.Run) measured
 }
 
 // measured is a budget's measurement; Value nil means none was found and
@@ -87,22 +87,6 @@ func (b *Budgets) limits() []limit {
 		{"energy_j_per_inference_max", "energy per inference, J", true, b.EnergyJPerInferenceMax, measureEnergy},
 		{"battery_pct_per_100_max", "battery % per 100 inferences", true, b.BatteryPctPer100Max, measureBattery},
 	}
-}
-
-// BenchReport is a bench --json (or energy --json) report and the file it
-// came from.
-type BenchReport struct {
-	Path   string
-	Report *bench.Report
-}
-
-// ReadBenchReport reads a bench --json file.
-func ReadBenchReport(path string) (BenchReport, error) {
-	r, err := bench.ReadJSON(path)
-	if err != nil {
-		return BenchReport{}, err
-	}
-	return BenchReport{Path: path, Report: r}, nil
 }
 
 // BudgetVerdict is the gate's decision on one budget.
@@ -128,7 +112,7 @@ func (v BudgetVerdict) bound() string {
 // CheckBudgets checks each budget p sets against the reports, or the
 // candidate run where no report measures it. It returns nil when the
 // policy has no budgets.
-func CheckBudgets(p *Policy, reports []BenchReport, candidate *Run) []BudgetVerdict {
+func CheckBudgets(p *Policy, reports []rundir.BenchReport, candidate *rundir.Run) []BudgetVerdict {
 	b := p.Budgets
 	if b == nil {
 		return nil
@@ -199,39 +183,9 @@ func (v BudgetVerdict) junit() (name, out, failure string) {
 	return "budget:" + v.Budget, out, failure
 }
 
-// pick returns the row of the reports that a budget reads: the row named
-// test, else the only row for which has is true.
-func pick(reports []BenchReport, test string, has func(bench.Row) bool) (bench.Row, BenchReport, string) {
-	type found struct {
-		row bench.Row
-		rep BenchReport
-	}
-	var all []found
-	var names []string
-	for _, r := range reports {
-		for _, row := range r.Report.Rows {
-			if has(row) && (test == "" || row.Name == test) {
-				all = append(all, found{row, r})
-				names = append(names, row.Name)
-			}
-		}
-	}
-	switch {
-	case len(all) == 1:
-		return all[0].row, all[0].rep, ""
-	case len(all) > 1 && test == "":
-		return bench.Row{}, BenchReport{}, fmt.Sprintf("several bench tests measure it (%s): name one with budgets.bench_test", strings.Join(names, ", "))
-	case len(all) > 1:
-		return bench.Row{}, BenchReport{}, fmt.Sprintf("several bench reports have test %s", test)
-	case test != "":
-		return bench.Row{}, BenchReport{}, fmt.Sprintf("no bench report has test %s with this measurement", test)
-	}
-	return bench.Row{}, BenchReport{}, ""
-}
-
 // speedFromReports reads a speed from the reports at each report's center.
-func speedFromReports(b *Budgets, reports []BenchReport, speed func(bench.Row) *bench.Speed) (measured, string) {
-	row, rep, why := pick(reports, b.BenchTest, func(r bench.Row) bool { return speed(r) != nil })
+func speedFromReports(b *Budgets, reports []rundir.BenchReport, speed func(bench.Row) *bench.Speed) (measured, string) {
+	row, rep, why := rundir.PickBenchRow(reports, b.BenchTest, func(r bench.Row) bool { return speed(r) != nil })
 	if why != "" || speed(row) == nil {
 		return measured{}, why
 	}
@@ -244,7 +198,7 @@ func speedFromReports(b *Budgets, reports []BenchReport, speed func(bench.Row) *
 
 // speedFromRun is the median over the run's tasks of each task's median
 // (timing picks the figure).
-func speedFromRun(run *Run, timing func(*results.Timing) float64, what string) measured {
+func speedFromRun(run *rundir.Run, timing func(*results.Timing) float64, what string) measured {
 	if run == nil {
 		return measured{}
 	}
@@ -264,8 +218,8 @@ func speedFromRun(run *Run, timing func(*results.Timing) float64, what string) m
 
 // measureSpeed reads a speed (what) from the reports' rows (speed), else
 // from the run's task timings (timing).
-func measureSpeed(what string, speed func(bench.Row) *bench.Speed, timing func(*results.Timing) float64) func(*Budgets, []BenchReport, *Run) measured {
-	return func(b *Budgets, reports []BenchReport, run *Run) measured {
+func measureSpeed(what string, speed func(bench.Row) *bench.Speed, timing func(*results.Timing) float64) func(*Budgets, []rundir.BenchReport, *rundir.Run) measured {
+	return func(b *Budgets, reports []rundir.BenchReport, run *rundir.Run) measured {
 		m, why := speedFromReports(b, reports, speed)
 		if m.Value == nil && why == "" {
 			m = speedFromRun(run, timing, what)
@@ -287,7 +241,7 @@ var (
 // mib is the MB pocketeval prints: 2^20 bytes.
 func mib(bytes int64) float64 { return float64(bytes) / (1 << 20) }
 
-func measureMemory(b *Budgets, reports []BenchReport, run *Run) measured {
+func measureMemory(b *Budgets, reports []rundir.BenchReport, run *rundir.Run) measured {
 	var best *bench.Memory
 	var from string
 	for _, r := range reports {
@@ -305,7 +259,7 @@ func measureMemory(b *Budgets, reports []BenchReport, run *Run) measured {
 	return measured{Missing: "no bench report and no in-process memory figures in the run"}
 }
 
-func measurePackage(b *Budgets, reports []BenchReport, run *Run) measured {
+func measurePackage(b *Budgets, reports []rundir.BenchReport, run *rundir.Run) measured {
 	for _, r := range reports {
 		if r.Report.PackageBytes > 0 {
 			return measured{Value: ptr(mib(r.Report.PackageBytes)), Source: filepath.Base(r.Path) + ": " + r.Report.Model}
@@ -319,8 +273,8 @@ func measurePackage(b *Budgets, reports []BenchReport, run *Run) measured {
 	return measured{Missing: "no bench report, and the run's model is not on this machine"}
 }
 
-func measureEnergy(b *Budgets, reports []BenchReport, run *Run) measured {
-	row, rep, why := pick(reports, b.BenchTest, func(r bench.Row) bool { return r.Energy != nil })
+func measureEnergy(b *Budgets, reports []rundir.BenchReport, run *rundir.Run) measured {
+	row, rep, why := rundir.PickBenchRow(reports, b.BenchTest, func(r bench.Row) bool { return r.Energy != nil })
 	if row.Energy == nil {
 		return measured{Missing: orElse(why, "no bench report with energy (bench --energy battery|rapl --json, or energy --json from the device)")}
 	}
@@ -328,8 +282,8 @@ func measureEnergy(b *Budgets, reports []BenchReport, run *Run) measured {
 	return measured{Value: ptr(e.JoulesPerInference.Mean), Source: fmt.Sprintf("%s: %s, %s, mean of %d rounds", filepath.Base(rep.Path), row.Name, e.Source.Name, len(e.Rounds))}
 }
 
-func measureBattery(b *Budgets, reports []BenchReport, run *Run) measured {
-	row, rep, why := pick(reports, b.BenchTest, func(r bench.Row) bool { return r.Energy != nil })
+func measureBattery(b *Budgets, reports []rundir.BenchReport, run *rundir.Run) measured {
+	row, rep, why := rundir.PickBenchRow(reports, b.BenchTest, func(r bench.Row) bool { return r.Energy != nil })
 	switch {
 	case row.Energy == nil:
 		return measured{Missing: orElse(why, "no bench report with energy (bench --energy battery --json, or energy --json from the device)")}
@@ -340,27 +294,11 @@ func measureBattery(b *Budgets, reports []BenchReport, run *Run) measured {
 	return measured{Value: ptr(e.BatteryPctPer100.Mean), Source: fmt.Sprintf("%s: %s, %.0f J battery, mean of %d rounds", filepath.Base(rep.Path), row.Name, e.Battery.Joules, len(e.Rounds))}
 }
 
+func ptr(x float64) *float64 { return &x }
+
 func orElse(s, alt string) string {
 	if s != "" {
 		return s
 	}
 	return alt
-}
-
-// runBenchFile is the bench report a result directory may hold: save
-// `pocketeval bench --json` there to attach speed, memory and energy
-// measurements to the run (gate budgets and leaderboards read it).
-const runBenchFile = "bench.json"
-
-// readRunBench reads dir's bench.json if there is one.
-func readRunBench(dir string) (*BenchReport, error) {
-	path := filepath.Join(dir, runBenchFile)
-	if _, err := os.Stat(path); err != nil {
-		return nil, nil
-	}
-	r, err := ReadBenchReport(path)
-	if err != nil {
-		return nil, err
-	}
-	return &r, nil
 }
