@@ -44,6 +44,9 @@ type Comparison struct {
 	Tasks []TaskComparison `json:"tasks"`
 	// Skipped lists tasks present in only one run.
 	Skipped []string `json:"skipped,omitempty"`
+	// Reproduction compares the responses when the two runs have the same
+	// configuration (nil otherwise).
+	Reproduction *Reproduction `json:"reproduction,omitempty"`
 }
 
 // AlignmentError explains why two runs cannot be compared on a task.
@@ -96,6 +99,14 @@ func Runs(a, b *rundir.Run, o Options) (*Comparison, error) {
 	}
 	if len(c.Tasks) == 0 {
 		return nil, &NothingToCompareError{Skipped: c.Skipped}
+	}
+	var tasks []string
+	for _, t := range c.Tasks {
+		tasks = append(tasks, t.Task)
+	}
+	var err error
+	if c.Reproduction, err = Reproduce(a, b, tasks); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -97,6 +97,9 @@ func compareRun(opts *CompareOptions) error {
 	for _, s := range c.Skipped {
 		fmt.Fprintf(opts.IO.ErrOut, "skipped: %s\n", s)
 	}
+	if w := c.Reproduction.Warning(); w != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
+	}
 	return nil
 }
 
@@ -108,6 +111,9 @@ type compareJSON struct {
 	Alpha   float64           `json:"alpha"`
 	Tasks   []taskCompareJSON `json:"tasks"`
 	Skipped []string          `json:"skipped"`
+	// Reproduction compares the responses of two runs of the same
+	// configuration; null when their configurations differ.
+	Reproduction *compare.Reproduction `json:"reproduction"`
 }
 
 type taskCompareJSON struct {
@@ -130,7 +136,7 @@ type taskCompareJSON struct {
 }
 
 func newCompareJSON(a, b string, c *compare.Comparison) compareJSON {
-	doc := compareJSON{A: a, B: b, Alpha: c.Alpha, Tasks: []taskCompareJSON{}, Skipped: c.Skipped}
+	doc := compareJSON{A: a, B: b, Alpha: c.Alpha, Tasks: []taskCompareJSON{}, Skipped: c.Skipped, Reproduction: c.Reproduction}
 	if doc.Skipped == nil {
 		doc.Skipped = []string{}
 	}

@@ -99,3 +99,46 @@ func TestMergeRefusesInconsistentShard(t *testing.T) {
 		t.Errorf("a refused merge created %s", out)
 	}
 }
+
+// TestCompareFlagsIrreproducibleRuns (issue 35): two runs of the same
+// configuration whose responses differ are flagged by compare.
+func TestCompareFlagsIrreproducibleRuns(t *testing.T) {
+	t.Parallel()
+	a, b := t.TempDir(), t.TempDir()
+	for _, dir := range []string{a, b} {
+		if code, _, e := run(t, "run", "--runtime", "fake", "--tasks", "alpha", "--out", dir); code != 0 {
+			t.Fatal(e)
+		}
+	}
+	if code, _, errOut := run(t, "compare", a, b); code != 0 || strings.Contains(errOut, "warning") {
+		t.Fatalf("identical runs: %d %s", code, errOut)
+	}
+	// One wrong answer replaced by another wrong one: the scores stay,
+	// the response changes.
+	recs, _, err := results.ReadSamples(results.SamplesPath(b, "alpha"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var edited bool
+	var lines bytes.Buffer
+	for _, r := range recs {
+		if !edited && r.Scores["acc"] == 0 {
+			for _, d := range []string{"0", "1", "2"} {
+				if d != r.Target && d != r.Response {
+					r.Response, r.Extracted, edited = d, d, true
+					break
+				}
+			}
+		}
+		line, _ := results.EncodeLine(&r)
+		lines.Write(line)
+	}
+	os.WriteFile(results.SamplesPath(b, "alpha"), lines.Bytes(), 0o644)
+	m, _ := results.ReadManifest(b)
+	m.SamplesSHA256["alpha"], _ = results.SamplesDigest(b, "alpha")
+	results.WriteManifest(b, m)
+	code, _, errOut := run(t, "compare", a, b)
+	if code != 0 || !strings.Contains(errOut, "same configuration but 1 of 30 responses differ") {
+		t.Errorf("compare of irreproducible runs: %d %s", code, errOut)
+	}
+}
