@@ -68,6 +68,9 @@ type Comparison struct {
 	// limited run's numbers are not the benchmark's.
 	LimitA int `json:"limit_a,omitempty"`
 	LimitB int `json:"limit_b,omitempty"`
+	// Reproduction compares the responses when the two runs have the same
+	// configuration (nil otherwise).
+	Reproduction *Reproduction `json:"reproduction,omitempty"`
 }
 
 // AlignmentError explains why two runs cannot be compared on a task.
@@ -126,6 +129,14 @@ func Runs(a, b *rundir.Run, o Options) (*Comparison, error) {
 	}
 	if len(c.Tasks) == 0 {
 		return nil, &NothingToCompareError{Skipped: c.Skipped}
+	}
+	var tasks []string
+	for _, t := range c.Tasks {
+		tasks = append(tasks, t.Task)
+	}
+	var err error
+	if c.Reproduction, err = Reproduce(a, b, tasks); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

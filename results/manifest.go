@@ -46,6 +46,14 @@ type Manifest struct {
 	Segments []Segment `json:"segments,omitempty"`
 	// Resources are the process's memory figures for in-process runtimes.
 	Resources *Resources `json:"resources,omitempty"`
+	// Reproducible says whether every response of the run is reproducible
+	// bit for bit by the same command (nil: not recorded, a manifest
+	// older than the field).
+	Reproducible *Reproducibility `json:"reproducible,omitempty"`
+	// SamplesSHA256 maps each task to the sha256 of its samples file as
+	// the run (or merge) left it when it ended (nil: not recorded); see
+	// CheckDigests.
+	SamplesSHA256 map[string]string `json:"samples_sha256,omitempty"`
 }
 
 // Segment is one invocation that worked on a run.

@@ -44,6 +44,13 @@ func Load(dir string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load run %s: no readable summary.json (is the run finished? status %q): %w", dir, m.Status, err)
 	}
+	// A manifest still "running" next to a summary was cut off between the
+	// two writes: its digests are an earlier invocation's.
+	if m.Status != results.StatusRunning {
+		if err := results.CheckDigests(dir, m); err != nil {
+			return nil, fmt.Errorf("load run %s: %w", dir, err)
+		}
+	}
 	name := filepath.Base(filepath.Clean(dir))
 	if m.Config.Model.Path != "" && m.Config.Runtime != "replay" {
 		name = filepath.Base(ModelKey(m.Config.Model.Path))

@@ -52,6 +52,13 @@ func finalize(ctx context.Context, o Options, man *results.Manifest, pl *workPla
 	if err := results.WriteSummary(o.OutDir, sum); err != nil {
 		return nil, err
 	}
+	// The digests let a reader notice an edit without the data (verify
+	// re-scores with it).
+	digests, err := results.Digests(o.OutDir, sum.Order)
+	if err != nil {
+		return nil, err
+	}
+	man.SamplesSHA256 = digests
 	end := o.Now().UTC()
 	man.End = &end
 	if r := resources(o); r != nil {

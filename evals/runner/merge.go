@@ -28,6 +28,9 @@ type MergeOptions struct {
 	Build   results.BuildInfo
 	Command []string
 	Now     func() time.Time
+	// NoRescore skips re-scoring the shards' responses (by default every
+	// one is re-scored and a shard whose stored scores differ is refused).
+	NoRescore bool
 }
 
 // Merge combines the result directories of `run --shard i/N` into one, after
@@ -51,27 +54,26 @@ func Merge(ctx context.Context, o MergeOptions) (*results.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	lock, err := results.LockDir(o.Out)
-	if err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
-	}
-	defer lock.Unlock()
-	if err := os.MkdirAll(filepath.Join(o.Out, results.SamplesDir), 0o755); err != nil {
+	if err := checkMergeOut(o.Out); err != nil {
 		return nil, err
 	}
-	if entries, _ := os.ReadDir(filepath.Join(o.Out, results.SamplesDir)); len(entries) > 0 {
-		return nil, fmt.Errorf("merge: %s already holds samples; choose an empty --out", o.Out)
-	}
+	// Everything is read and checked before --out is touched: a refused
+	// merge leaves nothing behind.
 	cfg := mans[0].Config
 	cfg.Shard = results.Shard{}
 	s := configSettings(cfg, o.DataDir)
 	sum := &results.Summary{Tasks: map[string]*results.TaskSummary{}, Complete: true}
+	merged := make([][]results.Record, len(cfg.Tasks))
 	for ti, tc := range cfg.Tasks {
-		p, err := prepareMerged(ctx, o.Lookup, tc, s)
+		p, err := prepareRecorded(ctx, o.Lookup, tc, s, cfg.UnsafeNoSandbox, func(string, ...any) {})
 		if err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
 		}
 		all, err := shardRecords(o.Dirs, mans, tc.Name, count)
+		if err == nil && !o.NoRescore {
+			err = rescoreShards(ctx, p, s, cfg.StripThinking, o.Dirs, tc.Name)
+		}
+		p.closeSetup()
 		if err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
 		}
@@ -84,9 +86,7 @@ func Merge(ctx context.Context, o MergeOptions) (*results.Summary, error) {
 		}
 		sum.Tasks[tc.Name] = ts
 		sum.Order = append(sum.Order, tc.Name)
-		if err := results.RewriteSorted(results.SamplesPath(o.Out, tc.Name), all); err != nil {
-			return nil, err
-		}
+		merged[ti] = all
 		cfg.Tasks[ti].Samples = len(p.selected)
 	}
 	if len(cfg.Groups) > 0 {
@@ -95,13 +95,41 @@ func Merge(ctx context.Context, o MergeOptions) (*results.Summary, error) {
 		}
 		sum.Groups, sum.GroupOrder = SummarizeGroups(cfg.Groups, sum.Tasks)
 	}
+	lock, err := results.LockDir(o.Out)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	defer lock.Unlock()
+	if err := checkMergeOut(o.Out); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(o.Out, results.SamplesDir), 0o755); err != nil {
+		return nil, err
+	}
+	for ti, tc := range cfg.Tasks {
+		if err := results.RewriteSorted(results.SamplesPath(o.Out, tc.Name), merged[ti]); err != nil {
+			return nil, err
+		}
+	}
 	if err := results.WriteSummary(o.Out, sum); err != nil {
 		return nil, err
 	}
-	if err := results.WriteManifest(o.Out, mergedManifest(o, mans, cfg)); err != nil {
+	mm := mergedManifest(o, mans, cfg)
+	if mm.SamplesSHA256, err = results.Digests(o.Out, sum.Order); err != nil {
+		return nil, err
+	}
+	if err := results.WriteManifest(o.Out, mm); err != nil {
 		return nil, err
 	}
 	return sum, nil
+}
+
+// checkMergeOut refuses an --out that already holds samples.
+func checkMergeOut(out string) error {
+	if entries, _ := os.ReadDir(filepath.Join(out, results.SamplesDir)); len(entries) > 0 {
+		return fmt.Errorf("merge: %s already holds samples; choose an empty --out", out)
+	}
+	return nil
 }
 
 // readShards reads the shards' manifests; every shard must be complete.
@@ -159,10 +187,11 @@ func checkShards(dirs []string, mans []*results.Manifest) (int, error) {
 	return count, nil
 }
 
-// prepareMerged prepares the task of tc as the shards' run prepared it
-// (with the task options they recorded) and checks that it is the same
-// task on the same data.
-func prepareMerged(ctx context.Context, lookup func(string) (evals.Task, error), tc results.TaskConfig, s settings) (*prepared, error) {
+// prepareRecorded prepares the task of tc as the run that recorded it
+// prepared it (with the task options it recorded, set up as it was, so a
+// code task can run its tests again) and checks that it is the same task
+// on the same data.
+func prepareRecorded(ctx context.Context, lookup func(string) (evals.Task, error), tc results.TaskConfig, s settings, unsafeNoSandbox bool, warn func(string, ...any)) (*prepared, error) {
 	task, err := lookup(tc.Name)
 	if err != nil {
 		return nil, err
@@ -170,28 +199,45 @@ func prepareMerged(ctx context.Context, lookup func(string) (evals.Task, error),
 	if len(tc.Options) > 0 {
 		op, ok := task.(evals.Optioner)
 		if !ok {
-			return nil, fmt.Errorf("task %s ran with options %v in the shards, which this pocketeval's task does not take", tc.Name, tc.Options)
+			return nil, fmt.Errorf("task %s ran with options %v, which this pocketeval's task does not take", tc.Name, tc.Options)
 		}
 		if task, err = op.WithTaskOptions(tc.Options); err != nil {
 			return nil, err
 		}
 	}
-	p, err := prepare(ctx, task, s, func(string, ...any) {})
+	task, closer, err := setup(ctx, task, evals.Env{UnsafeNoSandbox: unsafeNoSandbox, Record: func(string, any) {}, Warn: warn})
 	if err != nil {
 		return nil, err
 	}
+	p, err := prepare(ctx, task, s, func(string, ...any) {})
+	if err == nil {
+		err = checkRecorded(p, tc)
+	}
+	if err != nil {
+		if closer != nil {
+			closer()
+		}
+		return nil, err
+	}
+	p.closer = closer
+	return p, nil
+}
+
+// checkRecorded checks that the prepared task is the recorded one: its
+// version, dataset files and rendered prompts.
+func checkRecorded(p *prepared, tc results.TaskConfig) error {
 	if p.info.Version != tc.Version {
-		return nil, fmt.Errorf("task %s is version %s in the shards but %s in this pocketeval", tc.Name, tc.Version, p.info.Version)
+		return fmt.Errorf("task %s is version %s in the recorded run but %s in this pocketeval", tc.Name, tc.Version, p.info.Version)
 	}
 	for _, f := range sortedKeys(tc.DatasetFiles) {
 		if got := p.cfg.DatasetFiles[f]; got != tc.DatasetFiles[f] {
-			return nil, fmt.Errorf("task %s: dataset %s has sha256 %.12s here but %.12s in the shards", tc.Name, f, got, tc.DatasetFiles[f])
+			return fmt.Errorf("task %s: dataset %s has sha256 %.12s here but %.12s in the recorded run", tc.Name, f, got, tc.DatasetFiles[f])
 		}
 	}
 	if p.cfg.PromptHash != tc.PromptHash {
-		return nil, fmt.Errorf("task %s: its prompts render differently here than in the shards (prompt template hash %.12s vs %.12s)", tc.Name, p.cfg.PromptHash, tc.PromptHash)
+		return fmt.Errorf("task %s: its prompts render differently here than in the recorded run (prompt template hash %.12s vs %.12s)", tc.Name, p.cfg.PromptHash, tc.PromptHash)
 	}
-	return p, nil
+	return nil
 }
 
 // shardRecords collects a task's records from every shard, refusing
@@ -243,9 +289,42 @@ func mergedManifest(o MergeOptions, mans []*results.Manifest, cfg results.Config
 		resumes += m.Resumes
 	}
 	sort.SliceStable(segs, func(i, j int) bool { return segs[i].Start.Before(segs[j].Start) })
+	var rep *results.Reproducibility
+	for _, m := range mans {
+		why := ""
+		switch {
+		case m.Reproducible == nil:
+			why = "a shard did not record whether its responses are reproducible"
+		case !m.Reproducible.Exact:
+			why = m.Reproducible.Why
+		}
+		rep = rep.Combine(why)
+	}
 	return &results.Manifest{
-		Pocketeval: o.Build, Command: o.Command, Config: cfg, Runtime: mans[0].Runtime,
+		Reproducible: rep,
+		Pocketeval:   o.Build, Command: o.Command, Config: cfg, Runtime: mans[0].Runtime,
 		Host: mans[0].Host, Environment: map[string]any{"merged_from": dirs},
 		Status: results.StatusComplete, Start: start, End: &end, Resumes: resumes, Segments: segs,
 	}
+}
+
+// rescoreShards re-scores a task's records in every shard and refuses
+// those whose stored scores differ (*MismatchError).
+func rescoreShards(ctx context.Context, p *prepared, s settings, strip bool, dirs []string, task string) error {
+	var all []Mismatch
+	for _, d := range dirs {
+		recs, _, err := results.ReadTaskSamples(d, task)
+		if err != nil {
+			return err
+		}
+		ms, err := rescore(ctx, p, s, strip, results.SamplesPath(d, task), recs, 0)
+		if err != nil {
+			return err
+		}
+		all = append(all, ms...)
+	}
+	if len(all) > 0 {
+		return &MismatchError{Op: "task " + task, Mismatches: all}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -75,6 +76,7 @@ func openDir(o Options, preps preparedTasks, env *environment) (*results.Manifes
 	}
 	man.Host = HostInfo()
 	man.Environment = env.snapshot()
+	man.Reproducible = reproducibility(man, resumed, o.Nondeterminism)
 	man.Status = results.StatusRunning
 	man.End = nil
 	man.Segments = append(man.Segments, results.Segment{
@@ -103,4 +105,13 @@ func clearDir(dir string) error {
 		return err
 	}
 	return os.MkdirAll(filepath.Join(dir, results.SamplesDir), 0o755)
+}
+
+// reproducibility is the run's reproducibility once this invocation works
+// on it: exact only if every invocation was.
+func reproducibility(man *results.Manifest, resumed bool, why string) *results.Reproducibility {
+	if resumed && man.Reproducible == nil {
+		return &results.Reproducibility{Why: cmp.Or(why, "an earlier invocation of this run did not record whether its responses are reproducible")}
+	}
+	return man.Reproducible.Combine(why)
 }

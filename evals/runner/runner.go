@@ -110,6 +110,11 @@ type Options struct {
 	// Threads is recorded in the manifest's segment (engine threads per
 	// worker; 0 when they do not apply).
 	Threads int
+	// Nondeterminism says what may make the runtime's responses differ
+	// between two runs of the same command (batched decoding, a prefix
+	// cache that is not exact); "" means they are reproducible bit for
+	// bit. It is recorded in the manifest (results.Reproducibility).
+	Nondeterminism string
 	// KeepGoing runs a selection in which some requests cannot succeed
 	// (runtime.Preflighter): they are generated, fail and are recorded as
 	// failed. Without it such a run is refused before it starts
@@ -237,6 +242,9 @@ func (p *Prepared) Run(ctx context.Context, rt runtime.Runtime) (*Result, error)
 		return nil, err
 	}
 	defer lock.Unlock()
+	if err := checkResume(ctx, o, p.preps); err != nil {
+		return nil, err
+	}
 	man, resumed, err := openDir(o, p.preps, p.env)
 	if err != nil {
 		return nil, err

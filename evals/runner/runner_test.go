@@ -256,6 +256,7 @@ func TestTornLineAndDuplicates(t *testing.T) {
 	retried, _ := json.Marshal(failed)
 	broken := string(retried) + "\n" + strings.Join(lines[:len(lines)-2], "") + lines[len(lines)-2][:10]
 	os.WriteFile(path, []byte(broken), 0o644)
+	markRunning(t, dir) // as a crash leaves it
 	var warned []string
 	o := baseOptions(dir, &fakeRuntime{})
 	o.Warn = func(f string, a ...any) { warned = append(warned, fmt.Sprintf(f, a...)) }
@@ -532,5 +533,20 @@ func TestRecordsWrittenInOrder(t *testing.T) {
 	}
 	if got := ids(); !strings.HasSuffix(got, ",late") {
 		t.Errorf("flushPending: file %s", got)
+	}
+}
+
+// markRunning sets a finished run's manifest back to running, as a crash
+// (kill -9) in a later invocation leaves it, so that its samples files may
+// differ from the digests of the run's end.
+func markRunning(t *testing.T, dir string) {
+	t.Helper()
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Status = results.StatusRunning
+	if err := results.WriteManifest(dir, m); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -138,7 +138,8 @@ func (r *Runtime) promptTokens(req runtime.Request) ([]llama.Token, string, erro
 		return nil, "", errors.New("empty prompt (and the model has no BOS token to start from)")
 	}
 	if len(toks) >= r.nCtx {
-		return nil, "", fmt.Errorf("%w: %d prompt tokens, the context holds %d and needs room for one generated token", ErrPromptTooLong, len(toks), r.nCtx)
+		return nil, "", &runtime.ContextExceededError{PromptTokens: len(toks), ContextSize: r.nCtx,
+			Err: fmt.Errorf("%w: %d prompt tokens, the context holds %d and needs room for one generated token", ErrPromptTooLong, len(toks), r.nCtx)}
 	}
 	return toks, rendered, nil
 }

@@ -168,7 +168,7 @@ func Open(ctx context.Context, opts Options) (*Runtime, error) {
 		nDec, nSeq = 1, opts.Workers
 	}
 	for range nDec {
-		d, err := r.newDecoder(nSeq, !batched, batched && prefixCache)
+		d, err := r.newDecoder(nSeq, !batched, prefixCache)
 		if err != nil {
 			r.free()
 			return nil, fmt.Errorf("open llamacpp: %w", err)
@@ -206,8 +206,11 @@ func (r *Runtime) newDecoder(nSeq int, exact, prefixCache bool) (*decoder, error
 		batch:       llama.BatchInit(int32(r.opts.BatchSize), 0, 1),
 		nBatch:      r.opts.BatchSize,
 		exact:       exact,
-		prefixCache: prefixCache,
-		piece:       make([]byte, 64),
+		prefixCache: prefixCache && !exact,
+		// Exact reuse keeps whole grid chunks (grid.go); a draft model's
+		// own cache is not cut on the grid.
+		gridReuse: prefixCache && exact && r.spec == nil,
+		piece:     make([]byte, 64),
 	}
 	if r.spec != nil {
 		if d.draft, err = r.newDrafter(nSeq); err != nil {

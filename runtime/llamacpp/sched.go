@@ -66,8 +66,12 @@ type slot struct {
 	// trunk means cache is exactly a log-likelihood context computed from
 	// an empty sequence by itself: the one cache exact mode reuses.
 	trunk bool
-	job   job
-	used  uint64 // step of last use, to evict the least recently used cache
+	// gridded is how many leading tokens of cache were evaluated in whole
+	// grid chunks (exact mode: nBatch prompt tokens starting at a multiple
+	// of nBatch, in one decode); a multiple of nBatch.
+	gridded int
+	job     job
+	used    uint64 // step of last use, to evict the least recently used cache
 	// want is what the job wanted reused; fresh means it has evaluated
 	// nothing yet, so it can still adopt a longer cached prefix; waiting
 	// means it holds back this step for another job to compute a prefix
@@ -90,10 +94,14 @@ type decoder struct {
 	exact bool
 	// prefixCache lets a job start from another job's cached tokens.
 	prefixCache bool
-	piece       []byte
-	step        uint64
-	parts       []part
-	running     bool // guarded by sched.mu
+	// gridReuse (exact mode with the prefix cache) lets a job keep the
+	// whole grid chunks it shares with what its sequence holds; see
+	// grid.go.
+	gridReuse bool
+	piece     []byte
+	step      uint64
+	parts     []part
+	running   bool // guarded by sched.mu
 	// draft runs the draft model for speculative jobs (nil without
 	// Options.DraftModel; speculative.go).
 	draft *drafter
@@ -346,11 +354,15 @@ func (d *decoder) victim() *slot {
 }
 
 // keep is how much of sl's cache a job wanting want keeps without the
-// prefix cache: in exact mode an identical log-likelihood trunk, else
-// nothing.
+// shared prefix cache: in exact mode an identical log-likelihood trunk,
+// else with grid reuse the whole grid chunks the two share (grid.go),
+// else nothing.
 func (d *decoder) keep(sl *slot, want []llama.Token) int {
 	if d.exact && sl.trunk && slices.Equal(sl.cache, want) {
 		return len(want)
+	}
+	if d.gridReuse {
+		return d.gridKeep(sl, want)
 	}
 	return 0
 }
@@ -371,6 +383,7 @@ func (d *decoder) truncate(sl *slot, n int) {
 		return
 	}
 	sl.trunk = false
+	sl.gridded = min(sl.gridded, n)
 	if n == 0 && len(d.slots) == 1 {
 		// Empty, exactly as a fresh context is (cell metadata only:
 		// stale cells are masked out, as llama-server does).
@@ -428,6 +441,9 @@ func (d *decoder) runStep() {
 	kept := parts[:0]
 	for _, p := range parts {
 		p.n = min(len(p.seg.toks), d.nBatch-int(d.batch.NTokens))
+		if d.exact && p.seg.prefill {
+			p.n = d.gridChunk(p.sl, p.n)
+		}
 		if p.n == 0 {
 			continue // no room left this step
 		}
@@ -462,6 +478,9 @@ func (d *decoder) runStep() {
 		return
 	}
 	for _, p := range kept {
+		if d.exact {
+			d.noteGrid(p.sl, p.seg.prefill, p.n)
+		}
 		p.sl.cache = append(p.sl.cache, p.seg.toks[:p.n]...)
 		p.sl.used = d.step
 		p.sl.fresh = false

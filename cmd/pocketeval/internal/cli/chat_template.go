@@ -3,12 +3,14 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
+	"github.com/pocketeval/pocketeval/internal/regfile"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 )
@@ -24,17 +26,31 @@ func (o RuntimeOptions) chatTemplateOptions() (src, label string, thinking chatt
 	if o.ChatTemplateFile == "" {
 		return "", "", thinking, nil
 	}
-	b, err := os.ReadFile(o.ChatTemplateFile)
+	// An unreadable or unparsable template is an input error refused
+	// before anything runs (exit 2), named by file and line.
+	b, err := readRegular(o.ChatTemplateFile)
 	if err != nil {
-		return "", "", "", fmt.Errorf("--chat-template: %w", err)
+		return "", "", "", &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("--chat-template: %w", err)}
 	}
 	if _, err := chattemplate.ParseFile(o.ChatTemplateFile, string(b)); err != nil {
-		return "", "", "", fmt.Errorf("--chat-template %s: %w", o.ChatTemplateFile, err)
+		return "", "", "", &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("--chat-template %s: %w", o.ChatTemplateFile, err)}
 	}
 	if !strings.Contains(string(b), "messages") {
-		return "", "", "", fmt.Errorf("--chat-template %s: the template never reads messages, so it cannot render a conversation (a Jinja chat template is expected, not a template name)", o.ChatTemplateFile)
+		return "", "", "", &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("--chat-template %s: the template never reads messages, so it cannot render a conversation (a Jinja chat template is expected, not a template name)", o.ChatTemplateFile)}
 	}
 	return string(b), "file:" + o.ChatTemplateFile, thinking, nil
+}
+
+
+// readRegular reads a file the user named, refusing one that is not a
+// regular file (a FIFO would block the read) before reading a byte.
+func readRegular(path string) ([]byte, error) {
+	f, err := regfile.Open(path, os.O_RDONLY, 0, false)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // checkTemplateFlags checks --thinking and refuses --chat-template for a

@@ -134,6 +134,9 @@ func compareRun(opts *CompareOptions) error {
 	for _, s := range c.Skipped {
 		fmt.Fprintf(opts.IO.ErrOut, "skipped: %s\n", s)
 	}
+	if w := c.Reproduction.Warning(); w != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
+	}
 	return nil
 }
 
@@ -150,6 +153,9 @@ type compareJSON struct {
 	LimitA int      `json:"limit_a,omitempty"`
 	LimitB int      `json:"limit_b,omitempty"`
 	Unlike []string `json:"unlike,omitempty"`
+	// Reproduction compares the responses of two runs of the same
+	// configuration; null when their configurations differ.
+	Reproduction *compare.Reproduction `json:"reproduction"`
 }
 
 type taskCompareJSON struct {
@@ -180,7 +186,7 @@ type taskCompareJSON struct {
 }
 
 func newCompareJSON(a, b string, c *compare.Comparison) compareJSON {
-	doc := compareJSON{A: a, B: b, Alpha: c.Alpha, Tasks: []taskCompareJSON{}, Skipped: c.Skipped, LimitA: c.LimitA, LimitB: c.LimitB, Unlike: c.Unlike}
+	doc := compareJSON{A: a, B: b, Alpha: c.Alpha, Tasks: []taskCompareJSON{}, Skipped: c.Skipped, LimitA: c.LimitA, LimitB: c.LimitB, Unlike: c.Unlike, Reproduction: c.Reproduction}
 	if doc.Skipped == nil {
 		doc.Skipped = []string{}
 	}

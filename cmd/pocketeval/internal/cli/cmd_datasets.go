@@ -16,7 +16,7 @@ import (
 
 // datasetCommands returns datasets, models and merge.
 func datasetCommands(f *Factory) []*cobra.Command {
-	return []*cobra.Command{NewCmdDatasets(f), NewCmdModels(f), NewCmdMerge(f, nil)}
+	return []*cobra.Command{NewCmdDatasets(f), NewCmdModels(f), NewCmdMerge(f, nil), NewCmdVerify(f, nil)}
 }
 
 // DatasetsOptions are the flags every `pocketeval datasets` subcommand

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -30,13 +31,19 @@ type GateOptions struct {
 	// (--allow-unlike): the gate then fails and says why; otherwise they
 	// are refused (exit 2).
 	AllowUnlike bool
-	// Tasks lists the known tasks (a policy naming another is an error).
-	Tasks func() []evals.Task
+	// NoVerify is --no-verify: trust the runs' stored scores; by default
+	// both runs are re-scored (pocketeval verify) on DataDir, with the
+	// task files TaskFiles (--tasks) and the known Tasks (a policy naming
+	// a task neither these nor the runs know is an error).
+	NoVerify  bool
+	DataDir   string
+	TaskFiles []string
+	Tasks     []evals.Task
 }
 
 // NewCmdGate applies a release policy.
 func NewCmdGate(f *Factory, runF func(*GateOptions) error) *cobra.Command {
-	opts := &GateOptions{IO: f.IO, Tasks: f.Tasks}
+	opts := &GateOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "gate --baseline A --candidate B --policy gate.yaml",
 		Short: "Decide whether a candidate model regresses against a baseline",
@@ -64,10 +71,16 @@ a CI step summary. See docs/ci.md for a GitHub Actions example.`,
 			if opts.Baseline == "" || opts.Candidate == "" || opts.Policy == "" {
 				return FlagErrorf("--baseline, --candidate and --policy are required")
 			}
+			if opts.DataDir == "" {
+				opts.DataDir = DefaultDataDir()
+			}
+			if f.Tasks != nil {
+				opts.Tasks = f.Tasks()
+			}
 			if runF != nil {
 				return runF(opts)
 			}
-			return gateRun(opts)
+			return gateRun(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -79,14 +92,22 @@ a CI step summary. See docs/ci.md for a GitHub Actions example.`,
 	fl.BoolVar(&opts.JSON, "json", false, "print the verdict as JSON")
 	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
 	fl.BoolVar(&opts.AllowUnlike, "allow-unlike", false, "gate runs that differ in what decides scores (limit, max tokens, few-shot, template, thinking, seeds, task versions): the gate fails, naming the settings")
+	fl.BoolVar(&opts.NoVerify, "no-verify", false, "do not re-score the runs' responses (by default a run whose stored scores are not what its responses score is refused, exit 2)")
+	fl.StringVar(&opts.DataDir, "data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory, for re-scoring the runs")
+	fl.StringSliceVar(&opts.TaskFiles, "tasks", nil, "the task files or directories the runs ran, when they ran task files (for re-scoring)")
 	fl.StringArrayVar(&opts.Bench, "bench", nil, "bench --json or energy --json `FILE` of the candidate, for the policy's budgets (repeatable; default: the candidate's bench.json)")
 	return cmd
 }
 
-func gateRun(opts *GateOptions) error {
+func gateRun(ctx context.Context, opts *GateOptions) error {
 	p, err := gate.ReadPolicy(opts.Policy, taskFileName)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
+	}
+	if !opts.NoVerify {
+		if err := rescoreRuns(ctx, opts.IO, opts.DataDir, opts.Tasks, opts.TaskFiles, opts.Baseline, opts.Candidate); err != nil {
+			return err
+		}
 	}
 	a, err := rundir.Load(opts.Baseline)
 	if err != nil {
@@ -164,12 +185,10 @@ func appendFile(path, text string) error {
 
 // knownTask reports whether a task is registered or in either run (a
 // task file's task).
-func knownTask(tasks func() []evals.Task, runs ...*rundir.Run) func(string) bool {
+func knownTask(tasks []evals.Task, runs ...*rundir.Run) func(string) bool {
 	known := map[string]bool{}
-	if tasks != nil {
-		for _, t := range tasks() {
-			known[t.Info().Name] = true
-		}
+	for _, t := range tasks {
+		known[t.Info().Name] = true
 	}
 	for _, r := range runs {
 		for _, t := range r.Tasks() {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/evals/runner"
+	"github.com/pocketeval/pocketeval/rundir"
 )
 
 // MergeOptions are the options of `pocketeval merge`.
@@ -26,6 +28,8 @@ type MergeOptions struct {
 	TaskFiles []string
 	Args      []string
 	Now       func() time.Time
+	// NoRescore is --no-rescore: trust the shards' stored scores.
+	NoRescore bool
 }
 
 // NewCmdMerge combines shard runs.
@@ -63,21 +67,22 @@ writes the same samples and summary an unsharded run would have written.`,
 	}
 	cmd.Flags().StringVar(&opts.Out, "out", "", "merged result directory")
 	cmd.Flags().StringVar(&opts.DataDir, "data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory")
+	cmd.Flags().BoolVar(&opts.NoRescore, "no-rescore", false, "do not re-score the shards' responses (by default a shard whose stored scores are not what its responses score is refused)")
 	cmd.Flags().StringSliceVar(&opts.TaskFiles, "tasks", nil, "the task files or directories the shards ran, when they ran task files")
 	return cmd
 }
 
 func mergeRun(ctx context.Context, opts *MergeOptions) error {
+	// A shard is read as every reader reads a run: its summary must agree
+	// with its samples, its samples with the digests of its end.
+	for _, d := range opts.Dirs {
+		if _, err := rundir.Load(d); err != nil {
+			return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("merge: %w", err)}
+		}
+	}
 	sum, err := runner.Merge(ctx, runner.MergeOptions{
 		Dirs: opts.Dirs, Out: opts.Out, DataDir: opts.DataDir, Command: opts.Args, Now: opts.Now,
-		Build: ReadBuildInfo().Results(),
-		Lookup: func(name string) (evals.Task, error) {
-			ts, err := registry.Lookup(opts.Tasks, []string{name})
-			if err != nil {
-				return nil, err
-			}
-			return ts[0], nil
-		},
+		Build: ReadBuildInfo().Results(), Lookup: lookupTask(opts.Tasks), NoRescore: opts.NoRescore,
 	})
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}

@@ -47,8 +47,8 @@ func TestNewCmdOptions(t *testing.T) {
 		}, "a", nil, "accepts 2 arg(s)"},
 		{"gate", func(c func(any) error) *cobra.Command {
 			return NewCmdGate(f, func(o *GateOptions) error { o.Tasks = nil; return c(o) })
-		}, "--baseline a --candidate b --policy p.yaml --junit j.xml --markdown m.md --seed 9 --allow-unlike",
-			&GateOptions{IO: f.IO, Baseline: "a", Candidate: "b", Policy: "p.yaml", JUnit: "j.xml", Markdown: "m.md", Seed: 9, AllowUnlike: true}, ""},
+		}, "--baseline a --candidate b --policy p.yaml --junit j.xml --markdown m.md --seed 9 --allow-unlike --data-dir d --no-verify",
+			&GateOptions{IO: f.IO, Baseline: "a", Candidate: "b", Policy: "p.yaml", JUnit: "j.xml", Markdown: "m.md", Seed: 9, AllowUnlike: true, DataDir: "d", NoVerify: true}, ""},
 		{"gate without policy", func(c func(any) error) *cobra.Command {
 			return NewCmdGate(f, func(o *GateOptions) error { return c(o) })
 		}, "--baseline a --candidate b", nil, "--policy are required"},

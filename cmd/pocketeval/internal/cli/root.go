@@ -9,9 +9,7 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -54,9 +52,9 @@ func NewFactory() *Factory {
 
 // Main runs pocketeval with os.Args and returns the process exit code.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	f := NewFactory()
+	ctx, stop := interruptContext(f.IO.ErrOut)
+	defer stop()
 	return Execute(ctx, f, os.Args[1:])
 }
 

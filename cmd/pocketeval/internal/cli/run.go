@@ -284,6 +284,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	o := opts.runnerOptions(tasks)
 	o.Progress = progress
 	o.Warn = func(format string, args ...any) { progress.Warn(fmt.Sprintf(format, args...)) }
+	ro.Warn = progress.Warn
 	prep, err := runner.Prepare(ctx, o)
 	if err != nil {
 		return opts.runError(ctx, nil, err)
@@ -327,6 +328,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	po := prep.Options()
 	po.RuntimeName, po.Model, po.InProcess, po.BaselineRSS = ro.Name, model, ro.Caps().InProcess, baseline
 	po.RuntimeSettings = ro.OutputSettings()
+	if po.Nondeterminism = ro.Nondeterminism(); po.Nondeterminism != "" && ro.Caps().InProcess {
+		fmt.Fprintf(opts.IO.ErrOut, "note: not reproducible bit for bit: %s\n", po.Nondeterminism)
+	}
 	if ro.Caps().InProcess {
 		po.Threads = max(ro.Threads, 1)
 	}
@@ -374,7 +378,9 @@ func (opts *RunOptions) runError(ctx context.Context, res *runner.Result, err er
 	var le *results.LockedError
 	var ne *results.NotRegularError
 	var sel *runner.SelectionError
-	if errors.As(err, &mm) || errors.As(err, &se) || errors.As(err, &le) || errors.As(err, &ne) || errors.As(err, &sel) {
+	var fe *runner.MismatchError
+	var dge *results.DigestError
+	if errors.As(err, &mm) || errors.As(err, &se) || errors.As(err, &le) || errors.As(err, &ne) || errors.As(err, &sel) || errors.As(err, &fe) || errors.As(err, &dge) {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
 	if errors.As(err, &de) {

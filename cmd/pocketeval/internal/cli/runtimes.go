@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -11,9 +12,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
+	"github.com/pocketeval/pocketeval/internal/regfile"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/mnn"
+	"github.com/pocketeval/pocketeval/runtime/replay"
 )
 
 // RuntimeOptions select and configure a runtime for the commands that open
@@ -32,6 +35,9 @@ type RuntimeOptions struct {
 	Workers int
 	// Drivers are the runtimes to choose from; nil means drivers.All().
 	Drivers []drivers.Driver
+	// Warn prints a line while the runtime works (drivers.Common.Warn),
+	// set by the command; nil prints nothing.
+	Warn func(msg string)
 
 	// Chat templates, for runtimes that render them
 	// (drivers.Caps.ChatTemplates): --chat-template FILE overrides the
@@ -148,7 +154,7 @@ func (o *RuntimeOptions) driver() (drivers.Driver, drivers.Flags, error) {
 // mode.
 func (o *RuntimeOptions) common() (drivers.Common, error) {
 	c := drivers.Common{Model: o.Model, Threads: max(o.Threads, 1), Workers: max(o.Workers, 1), TemplateNow: o.TemplateNow, IgnoreLimits: o.IgnoreLimits,
-		Speculative: o.Speculative, SpeculativeVerify: o.SpeculativeVerify}
+		Speculative: o.Speculative, SpeculativeVerify: o.SpeculativeVerify, Warn: o.Warn}
 	if o.Machine != nil {
 		c.Machine = *o.Machine
 	} else {
@@ -264,6 +270,24 @@ func (o *RuntimeOptions) OutputSettings() map[string]any {
 	return nil
 }
 
+// Nondeterminism is what may make the selected runtime's responses differ
+// between two runs of the same command (drivers.Reproducer); "" when they
+// are reproducible bit for bit.
+func (o *RuntimeOptions) Nondeterminism() string {
+	_, f, err := o.driver()
+	if err != nil {
+		return ""
+	}
+	c, err := o.common()
+	if err != nil {
+		return ""
+	}
+	if r, ok := f.(drivers.Reproducer); ok {
+		return r.Nondeterminism(c)
+	}
+	return ""
+}
+
 // RawPrompts reports why every request to the open runtime rt must be a raw
 // prompt, or "".
 func (o *RuntimeOptions) RawPrompts(rt runtime.Runtime) string {
@@ -294,7 +318,11 @@ func (o RuntimeOptions) open(ctx context.Context) (runtime.Runtime, error) {
 	}
 	rt, err := f.Open(ctx, c)
 	if err != nil {
-		return nil, fmt.Errorf("open runtime %s: %w", o.Name, err)
+		err = fmt.Errorf("open runtime %s: %w", o.Name, err)
+		if inputError(err) {
+			return nil, &ExitCodeError{Code: ExitUsage, Err: err}
+		}
+		return nil, err
 	}
 	return rt, nil
 }
@@ -310,4 +338,13 @@ func mnnOptions(o RuntimeOptions, extra map[string]any) mnn.Options {
 	// false); bench requests start from an empty cache either way.
 	opts.PrefixCache = "off"
 	return opts
+}
+
+// inputError reports errors that name a bad input file (a malformed
+// predictions line, a file that is not a regular file): refused before
+// anything runs, exit 2.
+func inputError(err error) bool {
+	var pe *replay.ParseError
+	var re *regfile.Error
+	return errors.As(err, &pe) || errors.As(err, &re)
 }

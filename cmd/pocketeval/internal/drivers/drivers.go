@@ -13,6 +13,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/pocketeval/pocketeval/internal/regfile"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 )
@@ -98,6 +100,9 @@ type Common struct {
 	// nothing. IgnoreLimits (--ignore-limits) skips those checks.
 	Machine      Machine
 	IgnoreLimits bool
+	// Warn prints a line to the user while a command runs (a retry and
+	// what it waits for); nil prints nothing.
+	Warn func(msg string)
 	// Contexts is how many engine contexts of Threads threads serve the
 	// Workers requests, when not one each (0: Workers); set from the
 	// runtime's flags when they implement ContextCounter.
@@ -247,7 +252,8 @@ func LocalModel(path string) (Model, error) {
 }
 
 func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
+	// A named pipe or device would block or never end: refused unread.
+	f, err := regfile.Open(path, os.O_RDONLY, 0, false)
 	if err != nil {
 		return "", fmt.Errorf("hash %s: %w", path, err)
 	}
@@ -257,4 +263,30 @@ func hashFile(path string) (string, error) {
 		return "", fmt.Errorf("hash %s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Reproducer is implemented by Flags whose settings decide whether the
+// runtime's outputs are reproducible bit for bit: the same request giving
+// the same tokens whatever runs beside it, at any concurrency, in any
+// order and after a resume. Nondeterminism returns "" when they are, else
+// what makes them vary (it is printed by run and recorded in the manifest).
+// A runtime whose Flags do not implement it is taken as reproducible.
+type Reproducer interface {
+	Nondeterminism(c Common) string
+}
+
+// checkInputFile refuses, before anything opens it, a file flag whose
+// path is missing or is not a regular file (a directory, a named pipe
+// that would block the read, a device).
+func checkInputFile(flag, path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s %s: no such file", flag, path)
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", flag, path, err)
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s %s is %s, not a regular file: refused, nothing read", flag, path, regfile.Kind(st.Mode()))
+	}
+	return nil
 }

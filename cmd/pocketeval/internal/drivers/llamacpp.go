@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 
 	"github.com/spf13/pflag"
 
@@ -53,8 +54,8 @@ func (f *llamacppFlags) SpeculativeHelp() string {
 
 func (f *llamacppFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.ContextSize, "ctx-size", f.ContextSize, "context size in tokens for llamacpp (0 = min(4096, the model's training context))")
-	fs.StringVar(&f.Batch, "batch", "on", "llamacpp: decode concurrent requests together (on) or each alone, for exact reproduction (off)")
-	fs.StringVar(&f.PrefixCache, "prefix-cache", "on", "llamacpp with --batch on: start each prompt from the longest cached prefix (on) or evaluate it whole (off)")
+	fs.StringVar(&f.Batch, "batch", "off", "llamacpp: compute each request alone, reproducible bit for bit (off), or decode concurrent requests together, faster but a response may change with what it was batched with (on)")
+	fs.StringVar(&f.PrefixCache, "prefix-cache", "auto", "llamacpp: auto is on; with --batch off keep the whole 512-token chunks of a prompt its context holds (exact); with --batch on start each prompt from the longest prefix any sequence holds; off evaluates every prompt whole")
 	fs.StringVar(&f.DraftModel, "draft-model", f.DraftModel, "llamacpp --speculative draft: the draft model, a GGUF `FILE` with the target's vocabulary")
 	fs.IntVar(&f.DraftMax, "draft-max", f.DraftMax, "llamacpp --speculative draft: most tokens drafted per step (0: 3)")
 	fs.IntVar(&f.DraftMin, "draft-min", f.DraftMin, "llamacpp --speculative draft: drop drafts shorter than this (0: use any)")
@@ -74,13 +75,19 @@ func (f *llamacppFlags) Validate(c Common) error {
 	if c.Model == "" {
 		return errors.New("--model is required for --runtime llamacpp (a GGUF file)")
 	}
+	// A missing path may be a model name still to resolve; a directory
+	// is never a GGUF file.
+	if st, err := os.Stat(c.Model); err == nil && st.IsDir() {
+		return fmt.Errorf("--model %s is a directory: --runtime llamacpp loads a GGUF file (an MNN package directory is --runtime mnn)", c.Model)
+	}
 	if f.ContextSize < 0 {
 		return fmt.Errorf("--ctx-size must not be negative, got %d", f.ContextSize)
 	}
-	for _, o := range []struct{ flag, v string }{{"--batch", f.Batch}, {"--prefix-cache", f.PrefixCache}} {
-		if o.v != "" && o.v != "on" && o.v != "off" {
-			return fmt.Errorf("%s must be on or off, got %q", o.flag, o.v)
-		}
+	if f.Batch != "" && f.Batch != "on" && f.Batch != "off" {
+		return fmt.Errorf("--batch must be on or off, got %q", f.Batch)
+	}
+	if f.PrefixCache != "" && f.PrefixCache != "on" && f.PrefixCache != "off" && f.PrefixCache != "auto" {
+		return fmt.Errorf("--prefix-cache must be on, off or auto, got %q", f.PrefixCache)
 	}
 	if err := f.checkDraft(c); err != nil {
 		return err
@@ -116,7 +123,7 @@ func (f *llamacppFlags) checkDraft(c Common) error {
 func (f *llamacppFlags) Open(ctx context.Context, c Common) (runtime.Runtime, error) {
 	o := llamacpp.Options{
 		Model: c.Model, Threads: c.Threads, ContextSize: f.ContextSize, Workers: c.Workers,
-		Batch: f.Batch, PrefixCache: f.PrefixCache,
+		Batch: cmp.Or(f.Batch, "off"), PrefixCache: f.prefixCache(),
 		ChatTemplate: c.ChatTemplate, ChatTemplateSource: c.ChatTemplateSource, Thinking: c.Thinking, TemplateNow: c.TemplateNow,
 	}
 	plain := o
@@ -140,6 +147,23 @@ func (f *llamacppFlags) Open(ctx context.Context, c Common) (runtime.Runtime, er
 
 // Settings: the context size decides which prompts fit and where long
 // generations stop.
+// prefixCache resolves auto to on: with batching off the reuse is exact.
+func (f *llamacppFlags) prefixCache() string {
+	if f.PrefixCache == "auto" {
+		return "on"
+	}
+	return f.PrefixCache
+}
+
+// Nondeterminism: batched decoding makes a response depend on what it
+// shares its steps with, which timing and resume decide.
+func (f *llamacppFlags) Nondeterminism(c Common) string {
+	if f.Batch == "on" {
+		return "--batch on: a sequence's logits depend in their last bits on what shares its decode steps, which timing, concurrency and resume decide, so a greedy response can differ between two runs of this command (--batch off reproduces every response exactly)"
+	}
+	return ""
+}
+
 func (f *llamacppFlags) Settings() map[string]any {
 	return map[string]any{"ctx_size": f.ContextSize}
 }

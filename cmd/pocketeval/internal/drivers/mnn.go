@@ -23,7 +23,7 @@ func mnnDriver() Driver {
 		Name:     "mnn",
 		Summary:  "an MNN LLM package in process (build with -tags mnn)",
 		Caps:     Caps{InProcess: true, Bench: true, LocalModel: true, UnseededSampling: true, ChatTemplates: true},
-		NewFlags: func() Flags { return &MNNFlags{Backend: "cpu", Precision: "low", Memory: "low", PrefixCache: "on"} },
+		NewFlags: func() Flags { return &MNNFlags{Backend: "cpu", Precision: "low", Memory: "low", PrefixCache: "auto"} },
 	}
 }
 
@@ -35,7 +35,8 @@ type MNNFlags struct {
 	// Config is --mnn-config: a JSON object of other MNN config keys,
 	// merged before load.
 	Config string
-	// PrefixCache is --prefix-cache on|off (mnn.Options.PrefixCache).
+	// PrefixCache is --prefix-cache on|off|auto (mnn.Options.PrefixCache);
+	// auto is off: MNN's reuse is not exact.
 	PrefixCache string
 }
 
@@ -59,7 +60,7 @@ func (f *MNNFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Memory, "memory-mode", f.Memory, "MNN memory mode: low, normal, high")
 	fs.StringVar(&f.Config, "mnn-config", f.Config, "extra MNN config `JSON` merged before load, e.g. '{\"attention_mode\":10}'")
 	fs.StringVar(&f.PrefixCache, "prefix-cache", f.PrefixCache,
-		"mnn: run each request on the engine whose KV cache holds the longest prefix of its prompt and compute only the rest (on), or every prompt whole from an empty cache, for exact reproduction (off)")
+		"mnn: auto is off: every prompt whole from an empty cache, reproducible bit for bit; on runs each request on the engine whose KV cache holds the longest prefix of its prompt and computes only the rest, faster but a response may change with the order requests reach the engines")
 }
 
 func (f *MNNFlags) Validate(c Common) error {
@@ -69,8 +70,8 @@ func (f *MNNFlags) Validate(c Common) error {
 	if _, err := f.ConfigMap(); err != nil {
 		return err
 	}
-	if f.PrefixCache != "on" && f.PrefixCache != "off" {
-		return fmt.Errorf("--prefix-cache must be on or off, got %q", f.PrefixCache)
+	if f.PrefixCache != "on" && f.PrefixCache != "off" && f.PrefixCache != "auto" {
+		return fmt.Errorf("--prefix-cache must be on, off or auto, got %q", f.PrefixCache)
 	}
 	return checkSpeculative(c, mnnSpeculativeTypes)
 }
@@ -122,9 +123,27 @@ func (f *MNNFlags) Options(c Common, extra map[string]any) mnn.Options {
 	}
 	return mnn.Options{
 		Threads: c.Threads, Backend: f.Backend, Precision: f.Precision, Memory: f.Memory,
-		Workers: c.Workers, Config: cfg, PrefixCache: f.PrefixCache,
+		Workers: c.Workers, Config: cfg, PrefixCache: f.prefixCache(),
 		ChatTemplate: c.ChatTemplate, ChatTemplateSource: c.ChatTemplateSource, Thinking: c.Thinking, TemplateNow: c.TemplateNow,
 	}
+}
+
+// prefixCache resolves auto to off.
+func (f *MNNFlags) prefixCache() string {
+	if f.PrefixCache == "auto" {
+		return "off"
+	}
+	return f.PrefixCache
+}
+
+// Nondeterminism: a request continuing from another's cache was computed
+// in other chunks, and which engine holds what depends on timing and
+// resume.
+func (f *MNNFlags) Nondeterminism(c Common) string {
+	if f.prefixCache() == "on" {
+		return "--prefix-cache on: a request continues from the KV cache an earlier request left, computed in other chunks, so its logits depend in their last bits on which engine ran what before it (timing, concurrency, resume) and a greedy response can differ between two runs of this command (--prefix-cache off, the default, reproduces every response exactly)"
+	}
+	return ""
 }
 
 // Settings: backend, precision and memory mode change the numerics.

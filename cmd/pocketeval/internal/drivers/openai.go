@@ -74,6 +74,7 @@ func (f *openaiFlags) Open(ctx context.Context, c Common) (runtime.Runtime, erro
 	cl, err := openai.New(openai.Options{
 		BaseURL: f.BaseURL, Model: c.Model, APIKey: key, Endpoint: f.Endpoint,
 		RequestTimeout: f.RequestTimeout, MaxRetries: f.MaxRetries, Thinking: c.Thinking,
+		OnRetry: c.Warn,
 	})
 	if err != nil {
 		return nil, err
@@ -85,6 +86,12 @@ func (f *openaiFlags) Open(ctx context.Context, c Common) (runtime.Runtime, erro
 		return nil, err
 	}
 	return cl.Runtime(), nil
+}
+
+// Nondeterminism: whether a server's responses are reproducible is the
+// server's affair, which pocketeval cannot see.
+func (f *openaiFlags) Nondeterminism(c Common) string {
+	return "the server decides whether its responses are reproducible (pocketeval serve with its defaults is; a server that batches concurrent requests, such as llama-server with several slots, is not)"
 }
 
 // Settings: the endpoint decides whether the server or pocketeval

@@ -33,7 +33,7 @@ func (f *replayFlags) Validate(c Common) error {
 	if f.Predictions == "" {
 		return errors.New("--predictions FILE is required for --runtime replay")
 	}
-	return nil
+	return checkInputFile("--predictions", f.Predictions)
 }
 
 func (f *replayFlags) Open(ctx context.Context, c Common) (runtime.Runtime, error) {

@@ -1,0 +1,92 @@
+package results
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+)
+
+// Reproducibility says whether a run's responses are reproducible bit for
+// bit: the same command (any concurrency, any thread count, resumed or
+// not) giving byte-identical samples but for their timings.
+type Reproducibility struct {
+	// Exact is true when every invocation that worked on the run used
+	// settings under which its runtime reproduces each response exactly.
+	Exact bool `json:"exact"`
+	// Why says what made responses vary when Exact is false.
+	Why string `json:"why,omitempty"`
+}
+
+// Combine is the reproducibility of a run continued under why ("" when
+// the new invocation is exact): exact only when both parts are.
+func (r *Reproducibility) Combine(why string) *Reproducibility {
+	switch {
+	case r != nil && !r.Exact:
+		return r
+	case why != "":
+		return &Reproducibility{Why: why}
+	}
+	return &Reproducibility{Exact: true}
+}
+
+// DigestError is a samples file whose content is not the one its
+// manifest recorded: it was edited after the run ended.
+type DigestError struct {
+	Dir, Task  string
+	Want, Have string
+}
+
+func (e *DigestError) Error() string {
+	return fmt.Sprintf("%s: samples/%s.jsonl was changed after the run ended (sha256 %.12s, the manifest recorded %.12s); run `pocketeval verify %s` to re-score it", e.Dir, e.Task, e.Have, e.Want, e.Dir)
+}
+
+// SamplesDigest is the sha256 (hex) of a task's samples file, read as a
+// regular file; a missing file has the digest of no bytes.
+func SamplesDigest(dir, task string) (string, error) {
+	h := sha256.New()
+	f, err := openResultFile(SamplesPath(dir, task), os.O_RDONLY, 0)
+	switch {
+	case err == nil:
+		defer f.Close()
+		if _, err := io.Copy(h, f); err != nil {
+			return "", err
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Digests returns the samples digests of tasks, for a manifest.
+func Digests(dir string, tasks []string) (map[string]string, error) {
+	out := make(map[string]string, len(tasks))
+	for _, t := range tasks {
+		d, err := SamplesDigest(dir, t)
+		if err != nil {
+			return nil, err
+		}
+		out[t] = d
+	}
+	return out, nil
+}
+
+// CheckDigests refuses a samples file whose digest is not the one m
+// recorded (*DigestError). A manifest without digests (written before
+// they were recorded) and a task it has none for pass.
+func CheckDigests(dir string, m *Manifest) error {
+	for _, task := range slices.Sorted(maps.Keys(m.SamplesSHA256)) {
+		have, err := SamplesDigest(dir, task)
+		if err != nil {
+			return err
+		}
+		if want := m.SamplesSHA256[task]; have != want {
+			return &DigestError{Dir: dir, Task: task, Want: want, Have: have}
+		}
+	}
+	return nil
+}
