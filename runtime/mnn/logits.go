@@ -2,9 +2,6 @@ package mnn
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -35,9 +32,9 @@ type vocabState struct {
 // vocab inspects the vocabulary on an idle engine: its size (the width of
 // one forward pass's logits), the prefix tokens the tokenizer adds (the
 // tokens of the empty text), the lowest stop token as EOS and the hash of
-// every token's bytes as tokenizer_decode gives them, each preceded by its
-// length as a little-endian uint32 (the definition the llama.cpp runtime
-// uses, so the hashes of two runtimes agree when their tokens do).
+// every token's bytes as tokenizer_decode gives them (runtime.VocabSHA256,
+// as the llama.cpp runtime hashes its tokens, so the hashes of two
+// runtimes agree when their tokens do).
 func (r *Runtime) vocab() *vocabState {
 	vs := &r.vocabInfo
 	vs.once.Do(func() {
@@ -63,24 +60,19 @@ func (r *Runtime) vocab() *vocabState {
 			vs.err = fmt.Errorf("tokenize the empty text: %w", err)
 			return
 		}
-		h := sha256.New()
-		var n4 [4]byte
 		eos := int32(-1)
-		for t := 0; t < size; t++ {
-			b := s.e.Piece(t)
-			binary.LittleEndian.PutUint32(n4[:], uint32(len(b)))
-			h.Write(n4[:])
-			h.Write(b)
+		sum := runtime.VocabSHA256(size, func(t int) []byte {
 			if eos < 0 && s.e.IsStop(t) {
 				eos = int32(t)
 			}
-		}
+			return s.e.Piece(t)
+		})
 		bos := int32(-1)
 		if len(prefix) > 0 {
 			bos = int32(prefix[0])
 		}
 		vs.prefix = prefix
-		vs.info = runtime.VocabInfo{Size: size, BOS: bos, AddBOS: len(prefix) > 0, EOS: eos, SHA256: hex.EncodeToString(h.Sum(nil))}
+		vs.info = runtime.VocabInfo{Size: size, BOS: bos, AddBOS: len(prefix) > 0, EOS: eos, SHA256: sum}
 	})
 	return vs
 }
