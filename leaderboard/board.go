@@ -82,10 +82,13 @@ type BoardRow struct {
 	Runtime        string // llamacpp, mnn, openai, replay
 	RuntimeVersion string
 	Quant          Quant
-	Date           time.Time // the run's start
-	Limit          int       // --limit, 0 for none
-	Shard          string    // "i/N" for a shard, else ""
-	Status         string    // the manifest's status
+	// QuantOf relates a quantised run to the widest-format run of the
+	// same model on the board (board_quant.go); nil for others.
+	QuantOf *QuantRelative
+	Date    time.Time // the run's start
+	Limit   int       // --limit, 0 for none
+	Shard   string    // "i/N" for a shard, else ""
+	Status  string    // the manifest's status
 	// Samples, Scored and Errors add up the board's tasks.
 	Samples, Scored, Errors int
 
@@ -251,6 +254,7 @@ func NewBoard(rs []*rundir.Run, o BoardOptions) (*Board, error) {
 	}
 	rank(b.Rows)
 	label(b.Rows)
+	relateQuants(b.Rows)
 	return b, nil
 }
 

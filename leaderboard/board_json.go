@@ -62,6 +62,9 @@ type RowReport struct {
 	// where it was read.
 	Quant     *string `json:"quant"`
 	QuantFrom *string `json:"quant_from"`
+	// QuantOf relates a quantised run to the run of the same model in the
+	// widest format on the board; null for others.
+	QuantOf *QuantOfReport `json:"quant_of"`
 	// Samples selected, Scored and Errors add up the board's tasks (N in
 	// the table).
 	Samples *int `json:"samples"`
@@ -100,6 +103,15 @@ type RowReport struct {
 	Tasks []CellReport `json:"tasks"`
 	// Problems say what is wrong with the run, one line each.
 	Problems []string `json:"problems"`
+}
+
+// QuantOfReport names a quantised row's reference row (its label and
+// weight format) and the row's average as a percentage of the
+// reference's, null unless both are defined.
+type QuantOfReport struct {
+	Reference     string   `json:"reference"`
+	Quant         string   `json:"quant"`
+	RelativeScore *float64 `json:"relative_score"`
 }
 
 // CellReport is one task of one row.
@@ -241,6 +253,9 @@ func (b *Board) rowReport(r *BoardRow) RowReport {
 		}
 		if r.Quant.Name != "" {
 			out.Quant, out.QuantFrom = ptr(r.Quant.Name), ptr(r.Quant.From)
+		}
+		if q := r.QuantOf; q != nil {
+			out.QuantOf = &QuantOfReport{Reference: q.Reference, Quant: q.Quant, RelativeScore: q.Pct}
 		}
 		out.Samples, out.Scored, out.Errors, out.Limit = ptr(r.Samples), ptr(r.Scored), ptr(r.Errors), ptr(r.Limit)
 		if r.Shard != "" {

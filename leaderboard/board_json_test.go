@@ -185,6 +185,9 @@ func jsonAgreesWithMarkdown(rep BoardReport, md string) error {
 		}
 		if r.Average != nil {
 			want[6] = f2(r.Average)
+			if q := r.QuantOf; q != nil && q.RelativeScore != nil {
+				want[6] += fmt.Sprintf(" (%.1f%% of %s)", *q.RelativeScore, q.Quant)
+			}
 		} else if len(r.Missing) == 0 {
 			return fmt.Errorf("%s: no average and no reason", r.Label)
 		}

@@ -72,6 +72,9 @@ func (b *Board) Markdown() string {
 		if r.Mean != nil {
 			mean = fmt.Sprintf("%.2f", *r.Mean)
 		}
+		if r.QuantOf != nil && r.QuantOf.Pct != nil {
+			mean += " (" + r.QuantOf.String() + ")"
+		}
 		fmt.Fprintf(&s, "| %s | %s | %s | %s | %s | %s | %s |", rank, name, mdEscape(r.RuntimeLabel()), r.Quant.Name, n, date, mean)
 		for _, t := range b.Tasks {
 			c := r.Cells[t]

@@ -145,3 +145,101 @@ var ggmlTypes = map[uint32]string{
 	29: "IQ1_M", 30: "BF16", 34: "TQ1_0", 35: "TQ2_0", 39: "MXFP4", 40: "NVFP4",
 	41: "Q1_0", 42: "Q2_0",
 }
+
+// QuantRelative ties a quantised row to its family's reference: the run of
+// the same model (the name without its quantisation tag, on the same
+// runtime) in the widest weight format on the board.
+type QuantRelative struct {
+	// Reference is the reference row's Label and Quant its format.
+	Reference string
+	Quant     string
+	// Pct is 100·Mean/reference Mean (MLPerf Client's "% of native"),
+	// nil unless both suite averages are defined and the reference's is
+	// positive.
+	Pct *float64
+}
+
+// quantBits is a weight format's bits per weight as its name spells it
+// (F32 32, BF16 16, Q4_K_M 4, int8 8, w4a16 4); 0 when unknown.
+func quantBits(name string) int {
+	l := strings.ToLower(name)
+	switch {
+	case l == "f32":
+		return 32
+	case l == "f16" || l == "bf16":
+		return 16
+	}
+	for _, p := range []string{"int", "iq", "tq", "q", "w"} {
+		if strings.HasPrefix(l, p) {
+			l = l[len(p):]
+			break
+		}
+	}
+	if l != "" && l[0] >= '1' && l[0] <= '8' {
+		return int(l[0] - '0')
+	}
+	return 0
+}
+
+// quantFamily is the key runs of one model in different weight formats
+// share: the runtime and the model's name without its quantisation tag
+// and extension; "" when the row has no known format.
+func quantFamily(r *BoardRow) string {
+	if r.Reference || r.Quant.Name == "" || quantBits(r.Quant.Name) == 0 {
+		return ""
+	}
+	name := r.Name
+	if r.Run != nil {
+		name = filepath.Base(r.Run.Manifest.Config.Model.Path)
+		if strings.EqualFold(name, "config.json") {
+			name = filepath.Base(filepath.Dir(r.Run.Manifest.Config.Model.Path))
+		}
+	}
+	name = strings.TrimSuffix(name, filepath.Ext(name))
+	stem := quantTag.ReplaceAllString(name, "-")
+	return r.Runtime + "\x00" + strings.ToLower(strings.Trim(stem, "-_."))
+}
+
+// relateQuants sets QuantOf on every row of a family of two or more whose
+// format is narrower than the family's widest (the reference; rows of the
+// same width as it are not related to it). Rows are scanned in board
+// order, so among equally wide runs the first is the reference.
+func relateQuants(rows []BoardRow) {
+	ref := map[string]int{}
+	fam := make([]string, len(rows))
+	for i := range rows {
+		k := quantFamily(&rows[i])
+		fam[i] = k
+		if k == "" {
+			continue
+		}
+		j, ok := ref[k]
+		if !ok || quantBits(rows[i].Quant.Name) > quantBits(rows[j].Quant.Name) {
+			ref[k] = i
+		}
+	}
+	for i := range rows {
+		if fam[i] == "" {
+			continue
+		}
+		j := ref[fam[i]]
+		r, p := &rows[i], &rows[j]
+		if quantBits(r.Quant.Name) >= quantBits(p.Quant.Name) {
+			continue
+		}
+		rel := &QuantRelative{Reference: p.Label, Quant: p.Quant.Name}
+		if r.Mean != nil && p.Mean != nil && *p.Mean > 0 {
+			pct := 100 * *r.Mean / *p.Mean
+			rel.Pct = &pct
+		}
+		r.QuantOf = rel
+	}
+}
+
+// String is "98.1% of F32" (or "of F32" without a relative score).
+func (q *QuantRelative) String() string {
+	if q.Pct == nil {
+		return fmt.Sprintf("of %s", q.Quant)
+	}
+	return fmt.Sprintf("%.1f%% of %s", *q.Pct, q.Quant)
+}

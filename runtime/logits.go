@@ -1,6 +1,11 @@
 package runtime
 
-import "context"
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+)
 
 // Logitser is implemented by runtimes that expose the model's raw
 // next-token logits over a token sequence they are given (llama.cpp in
@@ -39,4 +44,18 @@ type VocabInfo struct {
 	// preceded by its length as a little-endian uint32: two runtimes with
 	// the same value map ids to the same text.
 	SHA256 string `json:"sha256"`
+}
+
+// VocabSHA256 is VocabInfo.SHA256 of a vocabulary of n tokens whose bytes
+// piece returns (the slice may be reused once piece is called again).
+func VocabSHA256(n int, piece func(id int) []byte) string {
+	h := sha256.New()
+	var n4 [4]byte
+	for t := 0; t < n; t++ {
+		b := piece(t)
+		binary.LittleEndian.PutUint32(n4[:], uint32(len(b)))
+		h.Write(n4[:])
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -175,4 +175,25 @@ for want in '"task": "app_decision_first_token"' '"task": "app_decision_option"'
 		exit 1
 	fi
 done
+# Fidelity (docs/quantization.md) with MNN on both sides: a reference
+# saved from tiny-fp32, compared with tiny-int4 (a token-level report over
+# the same positions) and gated against tiny-fp32 itself, which must agree
+# at every position. The two packages share the tokenizer but not the
+# weights (mnn-tinyllm draws the int4 codes at random), so their KL is
+# reported, not bounded.
+fp32="$shared/models/mnn/tiny-fp32"
+text="$shared/datasets/bbh/cot-prompts/date_understanding.txt"
+printf 'max_kl_mean: 0.0001\nmin_top1_agreement: 100\nmax_ppl_increase_pct: 0.01\n' >"$tmp/self-gate.yaml"
+set -x
+"$tmp/pocketeval" fidelity reference --runtime mnn --model "$fp32" --threads 1 --text "$text" --ctx 128 -o "$tmp/ref.logits"
+"$tmp/pocketeval" fidelity compare --ref "$tmp/ref.logits" --runtime mnn --model "$tiny" --threads 1 --json >"$tmp/fidelity.json"
+"$tmp/pocketeval" fidelity gate --policy "$tmp/self-gate.yaml" --ref "$tmp/ref.logits" --runtime mnn --model "$fp32" --threads 1
+set +x
+for want in '"kl_mean": {' '"top1_agreement": {' '"ppl_cand": {' '"tokens_per_sec"'; do
+	if ! grep -qF "$want" "$tmp/fidelity.json"; then
+		echo "fidelity compare --json of tiny-int4 against tiny-fp32 lacks $want:" >&2
+		cat "$tmp/fidelity.json" >&2
+		exit 1
+	fi
+done
 echo "== MNN checks passed (run, serve, speculative decoding and the prefix cache agree; decisions scored both ways)"

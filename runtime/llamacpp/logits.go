@@ -4,9 +4,6 @@ package llamacpp
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -30,20 +27,15 @@ type vocabOnce struct {
 func (r *Runtime) Vocab() runtime.VocabInfo {
 	vo := &r.vocabInfo
 	vo.once.Do(func() {
-		h := sha256.New()
 		buf := make([]byte, 256)
-		var n4 [4]byte
-		for t := 0; t < r.nVocab; t++ {
+		sum := runtime.VocabSHA256(r.nVocab, func(t int) []byte {
 			n := llama.TokenToPiece(r.vocab, llama.Token(t), buf, 0, true)
 			if n < 0 {
 				buf = make([]byte, -n)
 				n = llama.TokenToPiece(r.vocab, llama.Token(t), buf, 0, true)
 			}
-			n = max(n, 0)
-			binary.LittleEndian.PutUint32(n4[:], uint32(n))
-			h.Write(n4[:])
-			h.Write(buf[:n])
-		}
+			return buf[:max(n, 0)]
+		})
 		bos := int32(-1)
 		if r.bos != llama.TokenNull {
 			bos = int32(r.bos)
@@ -52,7 +44,7 @@ func (r *Runtime) Vocab() runtime.VocabInfo {
 		if t := llama.VocabEOS(r.vocab); t != llama.TokenNull {
 			eos = int32(t)
 		}
-		vo.info = runtime.VocabInfo{Size: r.nVocab, BOS: bos, AddBOS: r.addBOS, EOS: eos, SHA256: hex.EncodeToString(h.Sum(nil))}
+		vo.info = runtime.VocabInfo{Size: r.nVocab, BOS: bos, AddBOS: r.addBOS, EOS: eos, SHA256: sum}
 	})
 	return vo.info
 }

@@ -98,6 +98,8 @@ type Runtime struct {
 
 	chatCfg chatConfig // chat.go
 
+	vocabInfo vocabState // logits.go
+
 	mu         sync.Mutex
 	closed     bool
 	loadOnce   sync.Once

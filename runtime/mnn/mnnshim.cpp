@@ -437,6 +437,45 @@ int mnnshim_forward(mnnshim_llm *h, const int *ids, int n, int keep, const float
 	return 0;
 }
 
+int mnnshim_logits(mnnshim_llm *h, const int *ids, int n, const float **logits, int *rows, int *vocab) {
+	std::lock_guard<std::mutex> l(h->mu);
+	h->err.clear();
+	if (n <= 0) {
+		return fail(h, "empty input");
+	}
+	h->llm->generate_init(nullptr, "");
+	keepPrefix(h, 0, n);
+	if (!h->llm->set_config("{\"all_logits\":true}")) {
+		return fail(h, "set_config all_logits rejected");
+	}
+	std::vector<int> v(ids, ids + n);
+	h->logits = h->llm->forward(v, true);
+	int rc = 0;
+	const float *p = nullptr;
+	int vs = 0;
+	if (h->logits == nullptr || h->logits->getInfo() == nullptr) {
+		rc = fail(h, "forward returned no logits (MNN's message is on stderr)");
+	} else {
+		const std::vector<int> &dim = h->logits->getInfo()->dim;
+		vs = dim.empty() ? 0 : dim.back();
+		p = h->logits->readMap<float>();
+		int seq = vs > 0 ? (int)(h->logits->getInfo()->size / vs) : 0;
+		if (p == nullptr || seq != n) {
+			rc = fail(h, "forward returned logits for " + std::to_string(seq) + " positions, want " +
+			                 std::to_string(n));
+		}
+	}
+	h->llm->set_config("{\"all_logits\":false}");
+	if (rc != 0) {
+		h->logits = nullptr;
+		return rc;
+	}
+	*logits = p;
+	*rows = n;
+	*vocab = vs;
+	return 0;
+}
+
 void mnnshim_piece(mnnshim_llm *h, int id, const char **piece, int *len) {
 	std::lock_guard<std::mutex> l(h->mu);
 	h->piece = h->llm->tokenizer_decode(id);

@@ -106,6 +106,11 @@ int mnnshim_loglik(mnnshim_llm *h, const int *ids, int n, int start, int keep, d
  * continue the cached context. Returns 0 on success. Used for sampling in
  * the caller. */
 int mnnshim_forward(mnnshim_llm *h, const int *ids, int n, int keep, const float **logits, int *vocab);
+/* mnnshim_logits runs ids through the model from an empty cache with
+ * all-position logits and points *logits at *rows rows of *vocab floats:
+ * row r is the scores for the token following ids[r]. Valid until the
+ * next call on h. Returns 0 on success. */
+int mnnshim_logits(mnnshim_llm *h, const int *ids, int n, const float **logits, int *rows, int *vocab);
 /* mnnshim_piece points *piece/*len at token id's bytes (valid until the
  * next call on h). */
 void mnnshim_piece(mnnshim_llm *h, int id, const char **piece, int *len);

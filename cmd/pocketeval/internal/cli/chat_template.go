@@ -41,7 +41,6 @@ func (o RuntimeOptions) chatTemplateOptions() (src, label string, thinking chatt
 	return string(b), "file:" + o.ChatTemplateFile, thinking, nil
 }
 
-
 // readRegular reads a file the user named, refusing one that is not a
 // regular file (a FIFO would block the read) before reading a byte.
 func readRegular(path string) ([]byte, error) {
