@@ -45,7 +45,7 @@ func TestGateCatchesHumanEvalRegression(t *testing.T) {
 	if err := os.WriteFile(policy, []byte("alpha: 0.05\ndefaults:\n  max_drop: 1.0\n  require_significance: true\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut = runReal(t, "gate", "--baseline", a, "--candidate", b, "--policy", policy)
+	code, out, errOut = runReal(t, "gate", "--baseline", a, "--candidate", b, "--policy", policy, "--data-dir", data)
 	if code != ExitError || !strings.Contains(errOut, "humaneval: drop of 35.00 points exceeds the allowed 1.00 (p=0.0156)") {
 		t.Errorf("gate: exit %d, want %d\n%s\n%s", code, ExitError, out, errOut)
 	}
