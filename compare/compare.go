@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/rundir"
 	"github.com/pocketeval/pocketeval/stats"
 )
@@ -44,6 +45,10 @@ type TaskComparison struct {
 	Basis string `json:"basis,omitempty"`
 	// NoTest says why no paired test could be run ("" when one was).
 	NoTest string `json:"no_test,omitempty"`
+	// ChanceA/B are each run's primary metric against random answers,
+	// when the task knows its baseline.
+	ChanceA *results.Chance `json:"chance_a,omitempty"`
+	ChanceB *results.Chance `json:"chance_b,omitempty"`
 }
 
 // Tested reports whether a paired test was run.
@@ -190,7 +195,7 @@ func compareTask(a, b *rundir.Run, task string, o Options) (*TaskComparison, err
 			len(onlyA), firstFew(onlyA), len(onlyB), firstFew(onlyB))}
 	}
 	tc := &TaskComparison{Task: task, Metric: metric, Basis: basis,
-		AggregateA: sa.Metrics[metric].Mean, AggregateB: sb.Metrics[metric].Mean}
+		AggregateA: sa.Metrics[metric].Mean, AggregateB: sb.Metrics[metric].Mean, ChanceA: sa.Chance, ChanceB: sb.Chance}
 	if len(va) == 0 {
 		// Aggregate-only metric: no per-sample pairing possible.
 		tc.PairedResult = stats.PairedResult{MeanA: tc.AggregateA, MeanB: tc.AggregateB, Diff: tc.AggregateB - tc.AggregateA, P: 1, Test: "none (no per-sample values)"}

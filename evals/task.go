@@ -14,6 +14,7 @@ import (
 	"io"
 
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/scorers/selective"
 )
 
 // Task is one benchmark adapter. Implementations are stateless values safe
@@ -118,6 +119,9 @@ type Output struct {
 	Prompt string
 	// Loglik holds per-choice log-likelihood results in log-likelihood mode.
 	Loglik []runtime.LoglikResult
+	// ToolCalls are the function calls the runtime parsed out of the
+	// answer (requests with tools).
+	ToolCalls []runtime.ToolCall
 }
 
 // LogProbs are the summed log-probabilities of Loglik, in choice order.
@@ -180,6 +184,13 @@ type Aggregates struct {
 	// mean over units (a macro average over subjects); the summary's 95%
 	// interval is then value ± 1.96·stderr.
 	Stderr map[string]float64 `json:"-"`
+	// Intervals optionally give a metric's 95% interval when it is
+	// neither a mean over units nor has a standard error (a bootstrap
+	// interval of a threshold's coverage).
+	Intervals map[string][2]float64 `json:"-"`
+	// Decision is the selective-prediction report of a decision task
+	// (a task file with a decision block); nil for other tasks.
+	Decision *selective.Report `json:"decision,omitempty"`
 }
 
 // Optioner is implemented by tasks with run options that change how they
@@ -194,6 +205,17 @@ type Optioner interface {
 	// WithTaskOptions returns the task with opts (as TaskOptions gives
 	// them) applied; an unknown key or a bad value is an error.
 	WithTaskOptions(opts map[string]string) (Task, error)
+}
+
+// Chancer is implemented by tasks that know what random answers score:
+// the run reports each task's random baseline and whether its score is
+// significantly above it (stats.AboveChance).
+type Chancer interface {
+	// Chance is the probability that a uniformly random answer to s
+	// scores 1 on metric (1/k for a k-choice question, 0 for an exact
+	// answer nobody guesses); ok is false when metric has no such
+	// baseline (a 0/1 metric is assumed).
+	Chance(s Sample, metric string) (p float64, ok bool)
 }
 
 // LoglikTask is implemented by multiple-choice tasks that can be scored by

@@ -29,6 +29,7 @@ import (
 //	  require_significance: true # a drop fails only if it is significant
 //	tasks:
 //	  ifeval: {max_drop: 1.0, min_score: 70}
+//	  app_decision_option: {min_coverage_at_error: 60, max_ece: 8} # decision tasks
 //	suite: pocket11              # the suite whose average is checked (default pocket11)
 //	suite_average_floor: 48.0    # the candidate's suite average ×100, as `pocketeval suite` computes it
 //	fail_on_errors: true         # failed samples in the candidate fail its task
@@ -113,6 +114,12 @@ type Rule struct {
 	// the baseline's (MLPerf Client's "at least x% of the native-precision
 	// model"), for gating a quantization against its reference.
 	MinRelativeScore *float64
+	// MinCoverageAtError and MaxECE are decision tasks' keys (a task
+	// file with a decision block, docs/decisions.md), in points: the
+	// candidate's coverage_at_error must be at least the first, its ece
+	// at most the second. Only in a task's own rule.
+	MinCoverageAtError *float64
+	MaxECE             *float64
 }
 
 // ReadPolicy reads and validates a policy file; taskFile names the task
@@ -129,7 +136,8 @@ func ReadPolicy(path string, taskFile suite.TaskFileNamer) (*Policy, error) {
 // naming the file, the line and the field: unknown and repeated fields, a
 // task listed twice, values of the wrong type or out of range (alpha in
 // (0,1) — an explicit 0 is an error, not the default — max_drop >= 0,
-// min_score and suite_average_floor in [0,100], all finite).
+// min_score, min_coverage_at_error, max_ece and suite_average_floor in
+// [0,100], all finite).
 //
 // It walks the YAML node tree itself, in time linear in the file: yaml.v3's
 // decoder checks a mapping's keys for repeats pairwise, which made a
@@ -354,8 +362,16 @@ func (pp policyParser) rule(n *yaml.Node, field string) (Rule, error) {
 				return pp.errorf(v, name, "must be a percentage >= 0, got %v", x)
 			}
 			r.MinRelativeScore = &x
+		case "min_coverage_at_error", "max_ece":
+			if field == "defaults" {
+				return pp.errorf(k, name, "a decision task's key: give it in the task's own rule (tasks: {%s: ...})", "<task>")
+			}
+			if key == "max_ece" {
+				return set(&r.MaxECE, pp.score, v, name)
+			}
+			return set(&r.MinCoverageAtError, pp.score, v, name)
 		default:
-			return pp.errorf(k, field, "unknown field %q (a rule has max_drop, min_score, min_relative_score, require_significance)", key)
+			return pp.errorf(k, field, "unknown field %q (a rule has max_drop, min_score, min_relative_score, require_significance, and for decision tasks min_coverage_at_error, max_ece)", key)
 		}
 		return nil
 	})
@@ -529,6 +545,7 @@ func Gate(baseline, candidate *rundir.Run, p *Policy, o Options) (*GateResult, e
 	failOnErrors := p.FailOnErrors == nil || *p.FailOnErrors
 	for i, tc := range cmp.Tasks {
 		v := verdict(tc, base[i], cand[i], p)
+		checkDecision(&v, candidate.Summary.Tasks[tc.Task], p.Tasks[tc.Task])
 		if ts := candidate.Summary.Tasks[tc.Task]; failOnErrors && ts.Errors > 0 {
 			v.Pass = false
 			v.Reasons = append(v.Reasons, fmt.Sprintf("%d samples failed in the candidate run; first: %s", ts.Errors, ts.FirstError))

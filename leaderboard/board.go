@@ -179,7 +179,14 @@ type Cell struct {
 	FirstError              string
 	// Reported is the suite's published number for the task, if any.
 	Reported *float64
+	// Chance is the task's primary metric against random answers, when
+	// the task knows its baseline (nil otherwise).
+	Chance *results.Chance
 }
+
+// AtChance reports whether the cell's task scored no better than random
+// answers (the board greys it out).
+func (c Cell) AtChance() bool { return c.Chance != nil && !c.Chance.Above && c.State != CellReported }
 
 // HasCI reports whether the score has an interval: a task-level aggregate
 // without a standard error (a macro average over one group) has none, and
@@ -307,6 +314,7 @@ func runRow(r *rundir.Run, entries []suite.Entry) (BoardRow, error) {
 		c := Cell{State: CellMissing, Metric: sc.Metric, Reported: sc.Reported}
 		if ts, ok := r.Summary.Tasks[sc.Task]; ok {
 			c.Samples, c.Scored, c.Errors, c.FirstError = ts.Samples, ts.Scored, ts.Errors, ts.FirstError
+			c.Chance = ts.Chance
 			row.Samples += ts.Samples
 			row.Scored += ts.Scored
 			row.Errors += ts.Errors

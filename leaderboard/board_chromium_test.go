@@ -132,9 +132,19 @@ func chromium(t *testing.T) string {
 // and returns the page's layout as layoutCheck measured it.
 func renderLayout(t *testing.T, bin string, page []byte, width int) layout {
 	t.Helper()
+	var l layout
+	renderCheck(t, bin, page, width, layoutCheck, &l)
+	return l
+}
+
+// renderCheck loads page with the script check, which posts a JSON report
+// to its parent, in headless Chromium at width, and decodes the report
+// into report.
+func renderCheck(t *testing.T, bin string, page []byte, width int, check string, report any) {
+	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "board.html")
-	withCheck := bytes.Replace(page, []byte("</body>"), []byte(layoutCheck+"</body>"), 1)
+	withCheck := bytes.Replace(page, []byte("</body>"), []byte(check+"</body>"), 1)
 	wrapped := fmt.Sprintf(frame, width, html.EscapeString(string(withCheck)))
 	if err := os.WriteFile(file, []byte(wrapped), 0o644); err != nil {
 		t.Fatal(err)
@@ -167,11 +177,9 @@ func renderLayout(t *testing.T, bin string, page []byte, width int) layout {
 	js := dom[i+len(`<pre id="layout-check">`):]
 	js = js[:strings.Index(js, "</pre>")]
 	js = html.UnescapeString(js)
-	var l layout
-	if err := json.Unmarshal([]byte(js), &l); err != nil {
+	if err := json.Unmarshal([]byte(js), report); err != nil {
 		t.Fatalf("layout check output %q: %v", js, err)
 	}
-	return l
 }
 
 // TestBoardInChromium renders a realistic pocket11 board at a laptop's and
@@ -232,5 +240,45 @@ func TestBoardInChromium(t *testing.T) {
 				t.Errorf("plot labels overlap: %q; outside the plot: %q", l.Overlaps, l.Outside)
 			}
 		})
+	}
+}
+
+// decisionCheck opens a decision drill-down and measures its plot: the
+// curve drawn inside the plot, the operating point shown, and the greyed
+// colour of a score at chance.
+const decisionCheck = `<script>
+(function () {
+  var svg = document.querySelector("svg.rc");
+  for (var p = svg; p; p = p.parentElement) if (p.tagName === "DETAILS") p.open = true;
+  var r = svg.getBoundingClientRect(), c = svg.querySelector("polyline.curve").getBBox();
+  var op = svg.querySelector("circle.op").getBoundingClientRect();
+  var grey = getComputedStyle(document.querySelector("#board td.score.chance .v")).color;
+  var plain = getComputedStyle(document.querySelector("#board td.score:not(.chance) .v")).color;
+  parent.postMessage(JSON.stringify({width: r.width, height: r.height, curveWidth: c.width, opWidth: op.width, grey: grey, plain: plain}), "*");
+})();
+</script>`
+
+// TestDecisionCurveInChromium renders a decision task's drill-down and a
+// score at chance as a reader sees them.
+func TestDecisionCurveInChromium(t *testing.T) {
+	bin := chromium(t)
+	b, err := NewBoard(loadAll(t, []string{decisionRun(t)}), BoardOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := b.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Width, Height, CurveWidth, OpWidth float64
+		Grey, Plain                        string
+	}
+	renderCheck(t, bin, page, 1280, decisionCheck, &got)
+	if got.Width < 300 || got.Height < 200 || got.CurveWidth < 100 || got.OpWidth == 0 {
+		t.Errorf("risk–coverage plot not drawn: %+v", got)
+	}
+	if got.Grey == got.Plain || got.Grey == "" {
+		t.Errorf("a score at chance is not greyed: %q vs %q", got.Grey, got.Plain)
 	}
 }

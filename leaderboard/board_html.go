@@ -262,7 +262,7 @@ func cellTitle(task string, c Cell) string {
 	if c.State == CellPartial {
 		t += fmt.Sprintf("; only %d of %d samples scored%s", c.Scored, c.Samples, firstError(c.FirstError))
 	}
-	return t
+	return t + chanceNote(c)
 }
 
 // figures are the plot sets: one for the suite average and one per task;
@@ -610,9 +610,11 @@ func breakdown(ts *results.TaskSummary) *breakdownView {
 func f2(x float64) string { return fmt.Sprintf("%.2f", x) }
 
 var boardTmpl = template.Must(template.New("board").Funcs(template.FuncMap{
-	"f2":    f2,
-	"opt":   optNum,
-	"speed": speed,
+	"f2":         f2,
+	"decision":   decisionHTML,
+	"chanceNote": chanceNote,
+	"opt":        optNum,
+	"speed":      speed,
 	"signed": func(x *float64) string {
 		if x == nil {
 			return ""

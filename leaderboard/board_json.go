@@ -125,6 +125,11 @@ type CellReport struct {
 	// Reported is the suite's published number, Delta the score minus it.
 	Reported *float64 `json:"reported"`
 	Delta    *float64 `json:"delta"`
+	// Chance is what random answers score on the task's primary metric
+	// (×100) and AboveChance whether the score is significantly above it
+	// (exact one-sided test at 5%); absent when the task has no baseline.
+	Chance      *float64 `json:"chance,omitempty"`
+	AboveChance *bool    `json:"above_chance,omitempty"`
 	// OnFront names the fronts of the task's plots (TaskFronts) the row
 	// is on.
 	OnFront []string `json:"on_front"`
@@ -283,6 +288,9 @@ func cellReport(task string, c Cell) CellReport {
 		out.N = ptr(c.N)
 		if c.Reported != nil {
 			out.Delta = ptr(c.Value - *c.Reported)
+		}
+		if c.Chance != nil {
+			out.Chance, out.AboveChance = ptr(100*c.Chance.Baseline), ptr(c.Chance.Above)
 		}
 	}
 	if c.State != CellMissing && c.State != CellReported {

@@ -77,7 +77,7 @@ func (b *Board) Markdown() string {
 			c := r.Cells[t]
 			switch c.State {
 			case CellScored:
-				fmt.Fprintf(&s, " %.2f %s |", c.Value, mdCI(c))
+				fmt.Fprintf(&s, " %.2f %s%s |", c.Value, mdCI(c), mdChance(c))
 			case CellPartial:
 				fmt.Fprintf(&s, " %.2f %s ⚠ %d/%d |", c.Value, mdCI(c), c.Scored, c.Samples)
 			case CellReported:
@@ -127,6 +127,14 @@ func (b *Board) markdownFronts(s *strings.Builder) {
 		}
 		fmt.Fprintf(s, "\nPareto front, average vs %s: %s\n", f.Name, strings.Join(items, "; "))
 	}
+}
+
+// mdChance marks a score that is not significantly above random answers.
+func mdChance(c Cell) string {
+	if !c.AtChance() {
+		return ""
+	}
+	return fmt.Sprintf(" (at chance: %.2f)", 100*c.Chance.Baseline)
 }
 
 func mdCI(c Cell) string {

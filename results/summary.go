@@ -3,6 +3,7 @@ package results
 import (
 	"path/filepath"
 
+	"github.com/pocketeval/pocketeval/scorers/selective"
 	"github.com/pocketeval/pocketeval/stats"
 )
 
@@ -54,12 +55,30 @@ type TaskSummary struct {
 	ThinkingTruncatedRate *float64 `json:"thinking_truncated_rate,omitempty"`
 	// Breakdown: group → metric → value (subjects, categories, sub-tasks).
 	Breakdown map[string]map[string]float64 `json:"breakdown,omitempty"`
-	Notes     []string                      `json:"notes,omitempty"`
-	Warnings  []string                      `json:"warnings,omitempty"`
+	// Decision is a decision task's selective-prediction report (the
+	// risk–coverage curve, the operating threshold, calibration).
+	Decision *selective.Report `json:"decision,omitempty"`
+	Notes    []string          `json:"notes,omitempty"`
+	Warnings []string          `json:"warnings,omitempty"`
+	// Chance compares the primary metric with random answers, for tasks
+	// that know their random baseline and a 0/1 primary metric; nil
+	// otherwise.
+	Chance *Chance `json:"chance,omitempty"`
 	// Timing holds speed figures; they vary between runs and are kept
 	// apart from the scores.
 	Timing *Timing `json:"timing,omitempty"`
 }
+
+// Chance is a task's score against random answers: the baseline of its
+// metric and the exact test of stats.AboveChance over the scored samples.
+type Chance struct {
+	Metric string `json:"metric"`
+	stats.Chance
+}
+
+// AtChance reports whether the task's score is not significantly above
+// what random answers score (reports grey it out).
+func (ts *TaskSummary) AtChance() bool { return ts != nil && ts.Chance != nil && !ts.Chance.Above }
 
 // Task statuses (TaskSummary.Status).
 const (

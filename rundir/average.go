@@ -123,6 +123,7 @@ func taskScore(r *Run, e suite.Entry) (row SuiteRow, m stats.Summary, why string
 	}
 	row.Scored, row.Samples = ts.Scored, ts.Samples
 	row.Status = ts.Status()
+	row.Chance = ts.Chance
 	switch row.Status {
 	case results.TaskFailed:
 		why = fmt.Sprintf(" (failed: all %d samples failed; first: %s)", ts.Errors, ts.FirstError)

@@ -3,10 +3,11 @@ package rundir
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/pocketeval/pocketeval/internal/texttab"
 	"io"
 	"strings"
 
+	"github.com/pocketeval/pocketeval/internal/texttab"
+	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/suite"
 )
 
@@ -31,6 +32,10 @@ type SuiteRow struct {
 	Note     string   `json:"note,omitempty"`
 	// Assumed marks a member whose place in the suite is assumed.
 	Assumed bool `json:"assumed,omitempty"`
+	// Chance is the task's primary metric against random answers, when
+	// the task knows its baseline; JSON has its baseline in points
+	// ("chance") and the verdict ("above_chance").
+	Chance *results.Chance `json:"-"`
 }
 
 // NoCI is what every report shows for a score without an interval (a
@@ -41,6 +46,10 @@ const NoCI = "no CI"
 // without one has Lo = Hi and is never shown as [x, x].
 func (r SuiteRow) HasCI() bool { return r.Hi > r.Lo }
 
+// AtChance reports whether the row's task scored no better than random
+// answers.
+func (r SuiteRow) AtChance() bool { return r.Chance != nil && !r.Chance.Above }
+
 // Partial reports whether some selected samples of the row's task failed
 // or are missing.
 func (r SuiteRow) Partial() bool { return r.Samples > 0 && r.Scored < r.Samples }
@@ -49,15 +58,28 @@ func (r SuiteRow) Partial() bool { return r.Samples > 0 && r.Scored < r.Samples 
 // nothing was scored: no number is shown that was not measured.
 func (r SuiteRow) MarshalJSON() ([]byte, error) {
 	type plain SuiteRow
+	type chance struct {
+		Baseline *float64 `json:"chance,omitempty"`
+		Above    *bool    `json:"above_chance,omitempty"`
+	}
+	var ch chance
+	if r.Chance != nil {
+		b, a := 100*r.Chance.Baseline, r.Chance.Above
+		ch = chance{&b, &a}
+	}
 	if r.Score != nil {
-		return json.Marshal(plain(r))
+		return json.Marshal(struct {
+			plain
+			chance
+		}{plain(r), ch})
 	}
 	return json.Marshal(struct {
 		plain
+		chance
 		Lo *float64 `json:"ci_lo"`
 		Hi *float64 `json:"ci_hi"`
 		N  *int     `json:"n"`
-	}{plain: plain(r)})
+	}{plain: plain(r), chance: ch})
 }
 
 // SuiteReport is a run's suite table and average.
@@ -127,7 +149,7 @@ func SuiteOf(r *Run, s *suite.Suite, resamples int, seed uint64) (*SuiteReport, 
 func (rep *SuiteReport) Print(w io.Writer) {
 	tw := texttab.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "SUITE %s\tMETRIC\tSCORE\t95%% CI\tREPORTED\tDELTA\tN\n", rep.Suite)
-	var partial []string
+	var partial, chance []string
 	for _, r := range rep.Rows {
 		score, ci, n := r.Status, "", ""
 		if r.Score != nil {
@@ -140,6 +162,10 @@ func (rep *SuiteReport) Print(w io.Writer) {
 			if r.Partial() {
 				score += "*"
 				partial = append(partial, fmt.Sprintf("%s %d of %d", r.Task, r.Scored, r.Samples))
+			}
+			if r.AtChance() {
+				score += "~"
+				chance = append(chance, fmt.Sprintf("%s %.2f on %s", r.Task, 100*r.Chance.Baseline, r.Chance.Metric))
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Task, r.Metric, score, ci, optF(r.Reported), optSigned(r.Delta), n)
@@ -156,6 +182,9 @@ func (rep *SuiteReport) Print(w io.Writer) {
 	tw.Flush()
 	if len(partial) > 0 {
 		fmt.Fprintf(w, "* partial: only some selected samples were scored (%s); the score is over those\n", strings.Join(partial, ", "))
+	}
+	if len(chance) > 0 {
+		fmt.Fprintf(w, "~ at chance: not significantly above what random answers score (%s; exact one-sided test at 5%%)\n", strings.Join(chance, ", "))
 	}
 	if len(rep.Missing) > 0 {
 		fmt.Fprintf(w, "The suite average needs every task present and complete; not complete: %s\n", strings.Join(rep.Missing, "; "))

@@ -9,6 +9,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -71,6 +72,9 @@ type LoglikResult struct {
 // engine shares).
 type Message = chat.Message
 
+// ToolCall is one function call (package chat).
+type ToolCall = chat.ToolCall
+
 // Request is one generation request. Exactly one of Messages (chat: the
 // runtime applies the model's chat template) and Prompt (raw text, no
 // template) is set.
@@ -90,6 +94,15 @@ type Request struct {
 	// --thinking), the openai runtime sends them to its server, others
 	// ignore them. Nil for raw prompts.
 	TemplateKwargs map[string]any `json:"template_kwargs,omitempty"`
+	// Tools are the functions a chat request offers the model: an OpenAI
+	// "tools" array ([{"type": "function", "function": {...}}]), given to
+	// the chat template as tools with its key order and numbers kept.
+	// Runtimes that render templates parse tool calls out of the
+	// generated text (Response.ToolCalls).
+	Tools json.RawMessage `json:"tools,omitempty"`
+	// ToolChoice is OpenAI's tool_choice ("auto", "none", "required" or a
+	// named function), passed on by the openai runtime.
+	ToolChoice json.RawMessage `json:"tool_choice,omitempty"`
 }
 
 // IsChat reports whether the request is a chat request.
@@ -114,6 +127,10 @@ const (
 // Response is what a runtime produced for one Request.
 type Response struct {
 	Text string `json:"text"`
+	// ToolCalls are the function calls found in the generated text (or
+	// returned by a server) for a request with Tools; Text is then the
+	// text outside them.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// RenderedPrompt is the exact text a chat request was rendered to by
 	// the runtime's chat template (empty for raw prompts and for runtimes
 	// whose server renders it, unless the server reports it, as

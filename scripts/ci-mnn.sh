@@ -6,8 +6,9 @@
 # runs `pocketeval bench` on the tiny shared package, with and without
 # lookahead speculative decoding, and checks that run and serve, run with
 # speculative decoding and run without the prefix cache give the same
-# greedy answers, that run --dry-run counts prompt tokens, and bench at
-# several KV-cache depths and on a task's real prompts. When MNN is
+# greedy answers, that run --dry-run counts prompt tokens, bench at
+# several KV-cache depths and on a task's real prompts, and that the
+# decision example (examples/decisions) runs both scorings. When MNN is
 # absent it says so plainly and exits 0.
 #
 # Environment: MNN_ROOT (default /opt/mnn); POCKETEVAL_SHARED (default
@@ -161,4 +162,17 @@ for task in gsm8k ifeval; do
 		exit 1
 	fi
 done
-echo "== MNN checks passed (run, serve, speculative decoding and the prefix cache agree)"
+# Decisions (docs/decisions.md): the synthetic intent example scored both
+# ways on the tiny package, with the selective-prediction report, a
+# latency per decision and the test against chance in the summary.
+set -x
+"$tmp/pocketeval" run --runtime mnn --model "$tiny" --tasks examples/decisions --threads 1 --out "$tmp/decisions" --json >"$tmp/decisions.json"
+set +x
+for want in '"task": "app_decision_first_token"' '"task": "app_decision_option"' '"scoring": "first_token"' '"scoring": "option/tokens"' '"latency_ms_median"' '"above_chance"'; do
+	if ! grep -qF "$want" "$tmp/decisions.json"; then
+		echo "run --json of examples/decisions lacks $want:" >&2
+		cat "$tmp/decisions.json" >&2
+		exit 1
+	fi
+done
+echo "== MNN checks passed (run, serve, speculative decoding and the prefix cache agree; decisions scored both ways)"

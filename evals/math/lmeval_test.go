@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -191,7 +192,7 @@ func TestGSM8KMatchesLMEval(t *testing.T) {
 				if !doc.AddGenerationPrompt {
 					t.Errorf("%d-shot doc %d: lm-eval adds no generation prompt", r.NumFewshot, doc.DocID)
 				}
-				if !slices.Equal(req.Messages, doc.Messages) {
+				if !reflect.DeepEqual(req.Messages, doc.Messages) {
 					t.Errorf("%d-shot doc %d: messages differ from lm-eval's\n got: %q\nwant: %q", r.NumFewshot, doc.DocID, req.Messages, doc.Messages)
 				}
 				if !slices.Equal(req.Gen.Stop, doc.Until) {

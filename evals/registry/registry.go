@@ -5,6 +5,7 @@ package registry
 
 import (
 	"fmt"
+	"github.com/pocketeval/pocketeval/evals/bfcl"
 	"os"
 	"sort"
 	"strings"
@@ -17,7 +18,7 @@ import (
 // Family is a set of tasks that measure one capability; leaderboards group
 // their columns under it.
 type Family struct {
-	Capability string // "instruction following", "math", "code", "knowledge"
+	Capability string // "instruction following", "math", "code", "knowledge", "tool calling"
 	Tasks      []evals.Task
 }
 
@@ -28,6 +29,7 @@ func Families() []Family {
 		{"math", mathTasks()},
 		{"code", codeTasks()},
 		{"knowledge", knowledgeTasks()},
+		{"tool calling", bfcl.Tasks()},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -114,9 +115,15 @@ func loglikOne(ctx context.Context, rt runtime.Runtime, wi workItem, s evals.Sam
 	if rolling(wi.p.task) {
 		return rollingOne(ctx, rt, reqs, rec)
 	}
+	start := time.Now()
 	lls, err := rt.(runtime.LogLikelihooder).LogLikelihood(ctx, reqs)
 	if err != nil {
 		return evals.Output{}, "runtime", err
+	}
+	// The latency of the decision: every candidate scored. Replayed
+	// results measure nothing (their files stay deterministic).
+	if !replayed(rt) {
+		rec.Timings = &runtime.Timings{Total: max(time.Since(start), time.Nanosecond)}
 	}
 	rec.LoglikResults = lls
 	return evals.Output{Loglik: lls}, "", nil
@@ -173,7 +180,7 @@ func generateOne(ctx context.Context, o Options, wi workItem, s evals.Sample, pc
 	rec.RenderedPrompt = resp.RenderedPrompt
 	rec.FinishReason = resp.FinishReason
 	rec.PromptTokens, rec.CompletionTokens = resp.PromptTokens, resp.CompletionTokens
-	out := evals.Output{Raw: resp.Text, Text: resp.Text, FinishReason: resp.FinishReason, Prompt: req.Prompt}
+	out := evals.Output{Raw: resp.Text, Text: resp.Text, FinishReason: resp.FinishReason, Prompt: req.Prompt, ToolCalls: resp.ToolCalls}
 	th := evals.SplitThinking(resp.Text, evals.PromptOpensThinking(resp.RenderedPrompt), resp.FinishReason == runtime.FinishLength)
 	rec.Thinking = th.State
 	if o.StripThinking {
@@ -184,4 +191,11 @@ func generateOne(ctx context.Context, o Options, wi workItem, s evals.Sample, pc
 		}
 	}
 	return out, "", nil
+}
+
+// replayed reports whether rt replays saved results instead of running a
+// model.
+func replayed(rt runtime.Runtime) bool {
+	d, ok := rt.(runtime.Describer)
+	return ok && d.Describe().Name == "replay"
 }

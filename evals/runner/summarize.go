@@ -62,6 +62,7 @@ func Summarize(t evals.Task, data *evals.Dataset, selected []int, repeats int, r
 		ts.Warnings = append(ts.Warnings, fmt.Sprintf("primary metric %q was not produced by the scorer", info.PrimaryMetric))
 	}
 	tl.rates(ts)
+	ts.Chance = chanceOf(t, info.PrimaryMetric, tl.scored)
 	switch {
 	case ts.Errors == 0:
 	case ts.RetryableErrors > 0:
@@ -173,6 +174,9 @@ func applyAggregates(ts *results.TaskSummary, agg evals.Aggregates, n int, prima
 		case len(units) > 0:
 			s = stats.Summarize(units)
 			s.Mean = v // exactly the aggregator's number
+		case agg.Intervals[k] != [2]float64{}:
+			iv := agg.Intervals[k]
+			s = stats.Summary{Mean: v, Lo: math.Min(v, iv[0]), Hi: math.Max(v, iv[1]), N: n}
 		case agg.Stderr[k] > 0:
 			se := agg.Stderr[k]
 			s = stats.Summary{Mean: v, Stderr: se, Lo: math.Max(0, v-float64(stats.Z95*se)), Hi: math.Min(1, v+float64(stats.Z95*se)), N: n}
@@ -183,10 +187,42 @@ func applyAggregates(ts *results.TaskSummary, agg evals.Aggregates, n int, prima
 		ts.Metrics[k] = s
 	}
 	ts.Breakdown = agg.Breakdown
+	ts.Decision = agg.Decision
 	ts.Notes = agg.Notes
 	if _, ok := ts.Metrics[agg.Headline]; ok && agg.Headline != primary {
 		ts.HeadlineMetric = agg.Headline
 	}
+}
+
+// chanceOf tests the primary metric's per-sample values against random
+// answers when the task knows its baseline for every scored sample and
+// the values are 0 or 1.
+func chanceOf(t evals.Task, metric string, scored []evals.SampleResult) *results.Chance {
+	ch, ok := t.(evals.Chancer)
+	if !ok {
+		return nil
+	}
+	var p []float64
+	correct := 0
+	for _, r := range scored {
+		v, has := r.Score.Values[metric]
+		if !has {
+			continue
+		}
+		if v != 0 && v != 1 {
+			return nil
+		}
+		pi, ok := ch.Chance(r.Sample, metric)
+		if !ok {
+			return nil
+		}
+		p = append(p, pi)
+		correct += int(v)
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	return &results.Chance{Metric: metric, Chance: stats.AboveChance(p, correct)}
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

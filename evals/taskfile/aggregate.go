@@ -21,6 +21,10 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 	c := t.cfg
 	agg := evals.Aggregates{Metrics: map[string]float64{}, Breakdown: map[string]map[string]float64{}}
 	if c.OutputType == MultipleChoice {
+		if t.mode == ModeLoglik && c.Decision != nil {
+			t.aggregateDecision(results, &agg)
+			return agg
+		}
 		if t.mode == ModeLoglik && hasMetric(c, "ece") {
 			var conf []float64
 			var correct []bool

@@ -42,7 +42,7 @@ var keys = map[string]keyRule{
 	"output_type": {}, "generation_kwargs": {}, "filter_list": {}, "metric_list": {},
 	"repeats": {}, "metadata": {},
 	// pocketeval's own keys.
-	"dataset_sha256": {}, "answer_rule": {},
+	"dataset_sha256": {}, "answer_rule": {}, "decision": {},
 	// lm-eval keys without effect here.
 	"should_decontaminate":         {keyIgnored, "decontamination is not run"},
 	"doc_to_decontamination_query": {keyIgnored, "decontamination is not run"},
@@ -119,6 +119,9 @@ type Config struct {
 	// mode (answer_rule; pocketeval's rule when the file names none).
 	AnswerRule choice.Rule
 	Ignored    []string // ignored keys present in the file
+	// Decision is the decision block (nil for none): a multiple_choice
+	// task evaluated for selective prediction (decision.go).
+	Decision *DecisionConfig
 
 	descTmpl *lmtemplate.Template
 }
@@ -289,6 +292,9 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 		}
 	}
 	if err := decodeData(c, raw); err != nil {
+		return nil, err
+	}
+	if err := decodeDecision(c, raw); err != nil {
 		return nil, err
 	}
 	if err := decodeFewshot(c, raw); err != nil {

@@ -107,6 +107,13 @@ func (t *Task) scoreLoglik(s evals.Sample, out evals.Output, gold []int) (evals.
 	if len(out.Loglik) == 0 {
 		return evals.Score{}, fmt.Errorf("score %s %s: log-likelihood mode but the output has no log-likelihoods", c.Name, s.ID)
 	}
+	if c.Decision != nil {
+		tokens := make([]int, len(out.Loglik))
+		for i, r := range out.Loglik {
+			tokens[i] = r.Tokens
+		}
+		return t.scoreDecision(s, out.LogProbs(), tokens, gold)
+	}
 	p, err := choice.PickLoglik(out.LogProbs(), s.Choices)
 	if err != nil {
 		return evals.Score{}, fmt.Errorf("score %s %s: %w", c.Name, s.ID, err)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/ardanlabs/jinja"
@@ -113,6 +113,13 @@ func (t *Task) Info() evals.TaskInfo {
 		info.Version += "+" + t.mode
 		info.Description += "; scoring mode " + t.mode
 	}
+	if d := c.Decision; d != nil && t.mode == ModeLoglik {
+		info.Version += "+decision-" + d.Score
+		if d.Score == Option {
+			info.Version += "-" + d.LengthNorm
+		}
+		info.Description += fmt.Sprintf("; decisions scored by %s, threshold and temperature fitted on split %s", d.Score, d.CalibrationSplit)
+	}
 	info.Metrics = t.metricNames()
 	info.PrimaryMetric = info.Metrics[0]
 	if t.generates() {
@@ -140,6 +147,9 @@ func (t *Task) metricNames() []string {
 	c := t.cfg
 	if c.OutputType == MultipleChoice && t.mode == ModeGen {
 		return []string{"acc", "acc_strict", "extraction_failed"}
+	}
+	if c.Decision != nil {
+		return slices.Clone(decisionMetrics)
 	}
 	var out []string
 	seen := map[string]bool{}
@@ -176,6 +186,9 @@ type extra struct {
 	contexts []string      // raw prompt (description + examples + question)
 	system   []string      // description, for chat prompts
 	user     []string      // examples + question, for chat prompts
+	// nEval is the number of evaluated documents when a decision block's
+	// calibration documents follow them in docs (0 otherwise).
+	nEval int
 }
 
 // Load reads the evaluation split and the few-shot documents, renders
@@ -206,7 +219,22 @@ func (t *Task) Load(ctx context.Context, lc evals.LoadConfig) (*evals.Dataset, e
 	if len(ev.docs) == 0 {
 		return nil, fmt.Errorf("load %s: split %q has no documents", c.Name, evalSplit)
 	}
-	x := &extra{docs: ev.docs, ev: docs{features: map[string]bool{}, hasChoice: c.DocToChoice.set}}
+	docFiles := func(i int) string { return ev.files[0] }
+	nEval := 0
+	if c.Decision != nil {
+		n, calFiles, err := t.readCalibration(ev, lc.DataDir, files)
+		if err != nil {
+			return nil, err
+		}
+		nEval = n
+		docFiles = func(i int) string {
+			if i >= n {
+				return calFiles[0]
+			}
+			return ev.files[0]
+		}
+	}
+	x := &extra{docs: ev.docs, nEval: nEval, ev: docs{features: map[string]bool{}, hasChoice: c.DocToChoice.set}}
 	for _, f := range ev.features {
 		x.ev.features[f] = true
 	}
@@ -241,7 +269,7 @@ func (t *Task) Load(ctx context.Context, lc evals.LoadConfig) (*evals.Dataset, e
 		}
 		s, err := t.buildSample(x, i, doc)
 		if err != nil {
-			return nil, &evals.DataError{Path: ev.files[0], Line: ev.lines[i], Err: fmt.Errorf("document %d: %w", i, err)}
+			return nil, &evals.DataError{Path: docFiles(i), Line: ev.lines[i], Err: fmt.Errorf("document %d: %w", i, err)}
 		}
 		d.Samples = append(d.Samples, s)
 	}
@@ -304,7 +332,7 @@ func (t *Task) loadFewshot(x *extra, ev *splitData, lc evals.LoadConfig, files m
 // buildSample renders one document's prompt parts, choices and target.
 func (t *Task) buildSample(x *extra, i int, doc jinja.Value) (evals.Sample, error) {
 	c := t.cfg
-	s := evals.Sample{ID: strconv.Itoa(i)}
+	s := evals.Sample{ID: x.sampleID(i)}
 	q, err := x.ev.text(doc, c.DocToText)
 	if err != nil {
 		return s, fmt.Errorf("doc_to_text (%s): %w", c.DocToText.pos, err)
@@ -392,8 +420,8 @@ func (t *Task) extraOf(d *evals.Dataset, s evals.Sample) (*extra, int, error) {
 	if x == nil {
 		return nil, 0, fmt.Errorf("task %s: dataset was not loaded by this task", t.cfg.Name)
 	}
-	i, err := strconv.Atoi(s.ID)
-	if err != nil || i < 0 || i >= len(x.docs) {
+	i, ok := x.docIndex(s.ID)
+	if !ok {
 		return nil, 0, fmt.Errorf("task %s: unknown sample %q", t.cfg.Name, s.ID)
 	}
 	return x, i, nil

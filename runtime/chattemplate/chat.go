@@ -1,6 +1,7 @@
 package chattemplate
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -58,6 +59,9 @@ type ChatOptions struct {
 	Thinking Thinking
 	// Now is what strftime_now formats; the zero value means time.Now().
 	Now time.Time
+	// Tools is an OpenAI tools array (JSON), rendered as tools with its
+	// key order and number types kept; nil renders tools as None.
+	Tools json.RawMessage
 	// Extra holds further template keyword arguments; they override the
 	// variables above.
 	Extra map[string]any
@@ -72,6 +76,9 @@ func (t *Template) Chat(msgs []chat.Message, o ChatOptions) (string, error) {
 		"add_generation_prompt": o.AddGenerationPrompt,
 		"tools":                 nil,
 		"documents":             nil,
+	}
+	if len(o.Tools) > 0 && string(o.Tools) != "null" {
+		vars["tools"] = o.Tools
 	}
 	if o.BOS != "" {
 		vars["bos_token"] = o.BOS

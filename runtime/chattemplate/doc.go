@@ -18,12 +18,13 @@
 // them (scripts/chattemplate-goldens.py); the tests require the Go renders
 // to equal them byte for byte.
 //
-// The engine is github.com/ardanlabs/jinja, a pure-Go Jinja written for
-// chat templates. The package intentionally implements only the Hugging
-// Face chat-template environment: it does not offer Jinja's default
-// whitespace mode (no trim_blocks, keep_trailing_newline) that some
-// prompt-template systems use, and it has no sandbox limits beyond the
-// engine's.
+// The engine is pocketeval's internal/jinja, which follows jinja2 3.1's
+// sandboxed environment and bounds every render (range capped at
+// 100,000 items as in Python's sandbox, output size, loop steps, call
+// depth and time; errors name the file and line). The package implements
+// only the Hugging Face chat-template environment: it does not offer
+// Jinja's default whitespace mode (no trim_blocks, keep_trailing_newline)
+// that some prompt-template systems use.
 //
 // For plain template use, Render(source, vars) renders once; Parse compiles
 // once for many renders (a Template is safe for concurrent use). Chat

@@ -1,6 +1,7 @@
 package chattemplate
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -8,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ardanlabs/jinja"
+	"github.com/pocketeval/pocketeval/internal/jinja"
 )
 
 // Template is a compiled template. It is safe for concurrent use.
@@ -20,11 +21,18 @@ type Template struct {
 
 // Parse compiles a template. Like Jinja, it normalises the source's line
 // endings to "\n" and drops a single trailing newline.
-func Parse(src string) (*Template, error) {
+func Parse(src string) (*Template, error) { return ParseFile("", src) }
+
+// ParseFile is Parse for a template read from a file: errors name the
+// file and line.
+func ParseFile(name, src string) (*Template, error) {
 	norm := strings.ReplaceAll(src, "\r\n", "\n")
 	norm = strings.ReplaceAll(norm, "\r", "\n")
 	norm = strings.TrimSuffix(norm, "\n")
-	t, err := jinja.Compile(norm)
+	if name == "" {
+		name = "chat template"
+	}
+	t, err := jinja.Compile(name, norm)
 	if err != nil {
 		return nil, fmt.Errorf("parse chat template: %w", err)
 	}
@@ -58,10 +66,17 @@ func (t *Template) UsesDate() bool { return strings.Contains(t.src, "strftime_no
 // nil is None, maps are dicts (keys sorted), slices are lists, numbers,
 // strings and booleans are themselves. The globals raise_exception and
 // strftime_now (the current local time; set vars["strftime_now"] to a
-// time.Time to pin it) are defined unless vars overrides them.
+// time.Time to pin it) are defined unless vars overrides them. The
+// render runs under jinja.DefaultLimits (Python's sandbox range cap,
+// bounded output, loop steps and time).
 func (t *Template) Render(vars map[string]any) (string, error) {
+	return t.RenderContext(context.Background(), vars)
+}
+
+// RenderContext is Render, stopped when ctx is done.
+func (t *Template) RenderContext(ctx context.Context, vars map[string]any) (string, error) {
 	now := time.Now()
-	vals := make(map[string]jinja.Value, len(vars)+2)
+	vals := make(map[string]any, len(vars)+2)
 	for k, v := range vars {
 		if k == "strftime_now" {
 			if tm, ok := v.(time.Time); ok {
@@ -72,21 +87,18 @@ func (t *Template) Render(vars map[string]any) (string, error) {
 		vals[k] = toValue(v)
 	}
 	if _, ok := vals["raise_exception"]; !ok {
-		vals["raise_exception"] = jinja.NewCallable("raise_exception", raiseException)
+		vals["raise_exception"] = &jinja.Callable{Name: "raise_exception", Fn: raiseException}
 	}
 	if _, ok := vals["strftime_now"]; !ok {
-		vals["strftime_now"] = jinja.NewCallable("strftime_now", func(args []jinja.Value, _ map[string]jinja.Value) (jinja.Value, error) {
-			if len(args) != 1 || !args[0].IsString() {
-				return jinja.Undefined(), errors.New("strftime_now: want one format string")
+		vals["strftime_now"] = &jinja.Callable{Name: "strftime_now", Fn: func(_ *jinja.Renderer, args []any, _ []jinja.Kwarg) (any, error) {
+			f, ok := args0String(args)
+			if !ok {
+				return nil, errors.New("strftime_now: want one format string")
 			}
-			s, err := Strftime(now, args[0].AsString())
-			if err != nil {
-				return jinja.Undefined(), err
-			}
-			return jinja.NewString(s), nil
-		})
+			return Strftime(now, f)
+		}}
 	}
-	out, err := t.t.RenderValues(vals)
+	out, err := t.t.Render(ctx, vals, jinja.DefaultLimits)
 	if err != nil {
 		var te *TemplateError
 		if errors.As(err, &te) {
@@ -97,6 +109,14 @@ func (t *Template) Render(vars map[string]any) (string, error) {
 	return out, nil
 }
 
+func args0String(args []any) (string, bool) {
+	if len(args) != 1 {
+		return "", false
+	}
+	s, ok := args[0].(string)
+	return s, ok
+}
+
 // TemplateError is the error a template raises itself with
 // raise_exception(message), e.g. Gemma's "System role not supported".
 type TemplateError struct {
@@ -105,19 +125,11 @@ type TemplateError struct {
 
 func (e *TemplateError) Error() string { return "chat template: " + e.Message }
 
-func raiseException(args []jinja.Value, _ map[string]jinja.Value) (jinja.Value, error) {
+func raiseException(_ *jinja.Renderer, args []any, _ []jinja.Kwarg) (any, error) {
 	if len(args) == 0 {
-		return jinja.Undefined(), &TemplateError{Message: "raise_exception called without a message"}
+		return nil, &TemplateError{Message: "raise_exception called without a message"}
 	}
-	return jinja.Undefined(), &TemplateError{Message: printValue(args[0])}
-}
-
-// printValue renders a value as {{ v }} would.
-func printValue(v jinja.Value) string {
-	if v.IsString() {
-		return v.AsString()
-	}
-	return v.String()
+	return nil, &TemplateError{Message: jinja.Str(args[0])}
 }
 
 // SHA256 returns the hex sha256 of a template text (as Template.SHA256

@@ -3,6 +3,7 @@
 package llamacpp
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -60,7 +61,7 @@ func (r *Runtime) setChat() error {
 			src, c.source, c.addBOS = chattemplate.ChatML, "fallback:chatml (the model has no chat template)", r.addBOS
 		}
 	}
-	t, err := chattemplate.Parse(src)
+	t, err := chattemplate.ParseFile(c.source, src)
 	if err != nil {
 		if r.opts.ChatTemplate != "" {
 			return fmt.Errorf("chat template (%s): %w", c.source, err)
@@ -90,7 +91,7 @@ func (r *Runtime) ChatTemplate() runtime.ChatTemplateInfo {
 
 // renderChat applies the chat template with the generation prompt; kwargs
 // (a request's TemplateKwargs) are set over the runtime's own variables.
-func (r *Runtime) renderChat(msgs []runtime.Message, kwargs map[string]any) (string, error) {
+func (r *Runtime) renderChat(msgs []runtime.Message, kwargs map[string]any, tools json.RawMessage) (string, error) {
 	c := &r.chat
 	if c.err != nil {
 		return "", c.err
@@ -101,7 +102,7 @@ func (r *Runtime) renderChat(msgs []runtime.Message, kwargs map[string]any) (str
 		}
 	}
 	out, err := c.tmpl.Chat(msgs, chattemplate.ChatOptions{
-		AddGenerationPrompt: true, BOS: c.bos, EOS: c.eos, Thinking: c.thinking, Now: c.now, Extra: kwargs,
+		AddGenerationPrompt: true, BOS: c.bos, EOS: c.eos, Thinking: c.thinking, Now: c.now, Extra: kwargs, Tools: tools,
 	})
 	if err != nil {
 		return "", fmt.Errorf("apply chat template (%s): %w", c.source, err)
@@ -121,7 +122,7 @@ func (r *Runtime) promptTokens(req runtime.Request) ([]llama.Token, string, erro
 	addBOS := true
 	if req.IsChat() {
 		var err error
-		if text, err = r.renderChat(req.Messages, req.TemplateKwargs); err != nil {
+		if text, err = r.renderChat(req.Messages, req.TemplateKwargs, req.Tools); err != nil {
 			return nil, "", err
 		}
 		rendered, addBOS = text, r.chat.addBOS

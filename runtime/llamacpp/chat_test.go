@@ -180,7 +180,7 @@ func TestChatTemplateErrors(t *testing.T) {
 func TestChatDatePinned(t *testing.T) {
 	now := time.Date(2024, 7, 26, 10, 0, 0, 0, time.UTC)
 	rt := open(t, stories, Options{ChatTemplate: `{{ strftime_now("%d %b %Y") }}{{ messages[0].content }}`, TemplateNow: now})
-	got, err := rt.renderChat([]runtime.Message{{Role: "user", Content: "x"}}, nil)
+	got, err := rt.renderChat([]runtime.Message{{Role: "user", Content: "x"}}, nil, nil)
 	if err != nil || got != "26 Jul 2024x" {
 		t.Errorf("render = %q, %v", got, err)
 	}
@@ -206,7 +206,7 @@ func TestChatRequestKwargs(t *testing.T) {
 		{map[string]any{"enable_thinking": true}, "hi"},
 		{map[string]any{"extra": "+"}, "hi<nothink>+"},
 	} {
-		if got, err := rt.renderChat(msgs, c.kwargs); err != nil || got != c.want {
+		if got, err := rt.renderChat(msgs, c.kwargs, nil); err != nil || got != c.want {
 			t.Errorf("kwargs %v: render = %q, %v; want %q", c.kwargs, got, err, c.want)
 		}
 	}

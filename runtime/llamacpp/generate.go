@@ -10,6 +10,7 @@ import (
 	"github.com/hybridgroup/yzma/pkg/llama"
 
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/toolcall"
 )
 
 // Generate runs one request to completion. See the package documentation
@@ -51,6 +52,9 @@ func (r *Runtime) generate(ctx context.Context, req runtime.Request, text *runti
 	}
 	if j.err != nil {
 		return runtime.Response{}, wrapUnlessCtx("generate", j.err)
+	}
+	if r.chat.tmpl != nil {
+		toolcall.Apply(r.chat.tmpl.Source(), req, &j.resp)
 	}
 	return j.resp, nil
 }

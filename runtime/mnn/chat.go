@@ -139,7 +139,7 @@ func (c *chatConfig) load(pkg Package, o Options) error {
 		c.source = "none: message contents concatenated, as MNN does without a template"
 		return nil
 	}
-	t, err := chattemplate.Parse(src)
+	t, err := chattemplate.ParseFile(c.source, src)
 	if err != nil {
 		return fmt.Errorf("chat template (%s): %w", c.source, err)
 	}

@@ -58,6 +58,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/chattemplate"
+	"github.com/pocketeval/pocketeval/runtime/toolcall"
 )
 
 // Endpoints selectable with Options.Endpoint.
@@ -257,7 +258,8 @@ func (c *Client) Generate(ctx context.Context, req runtime.Request) (runtime.Res
 	}
 	op := "openai: POST " + path
 	resp, err := retry(ctx, c, op, func(ctx context.Context) (runtime.Response, error) {
-		stream := !c.noStream.Load()
+		// Tool calls are read from whole answers, not streamed deltas.
+		stream := !c.noStream.Load() && !toolcall.HasTools(req)
 		r, err := c.generateOnce(ctx, path, chat, req, stream)
 		if stream && !c.noStreamOptions.Load() && refuses(err, "stream_options") {
 			c.noStreamOptions.Store(true)
@@ -309,9 +311,20 @@ func (c *Client) requestBody(chat bool, req runtime.Request, stream bool) map[st
 	if chat {
 		msgs := make([]wireMessage, len(req.Messages))
 		for i, m := range req.Messages {
-			msgs[i] = wireMessage{Role: m.Role, Content: m.Content}
+			msgs[i] = wireMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
+			for _, tc := range m.ToolCalls {
+				w := wireToolCall{ID: tc.ID, Type: "function"}
+				w.Function.Name, w.Function.Arguments = tc.Name, tc.Arguments
+				msgs[i].ToolCalls = append(msgs[i].ToolCalls, w)
+			}
 		}
 		b["messages"] = msgs
+		if toolcall.HasTools(req) {
+			b["tools"] = req.Tools
+			if len(req.ToolChoice) > 0 {
+				b["tool_choice"] = req.ToolChoice
+			}
+		}
 		if kw := c.templateKwargs(req); kw != nil {
 			b["chat_template_kwargs"] = kw
 		}
@@ -418,6 +431,7 @@ func refuses(err error, param string) bool {
 // result is what one response (streamed or not) said.
 type result struct {
 	text             string
+	toolCalls        []runtime.ToolCall
 	finish           string
 	promptTokens     int
 	completionTokens int
@@ -429,6 +443,7 @@ type result struct {
 func (r result) response(total time.Duration) runtime.Response {
 	resp := runtime.Response{
 		Text:             r.text,
+		ToolCalls:        r.toolCalls,
 		FinishReason:     mapFinish(r.finish),
 		PromptTokens:     r.promptTokens,
 		CompletionTokens: r.completionTokens,
@@ -473,7 +488,7 @@ func (r result) response(total time.Duration) runtime.Response {
 // server said).
 func mapFinish(s string) string {
 	switch strings.ToLower(s) {
-	case "", "stop", "eos", "stop_sequence", "end_turn", "eos_token":
+	case "", "stop", "eos", "stop_sequence", "end_turn", "eos_token", "tool_calls":
 		return runtime.FinishStop
 	case "length", "max_tokens", "model_length":
 		return runtime.FinishLength

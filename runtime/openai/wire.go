@@ -18,8 +18,21 @@ import (
 const maxBody = 64 << 20
 
 type wireMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role       string         `json:"role"`
+	Content    string         `json:"content"`
+	ToolCalls  []wireToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+	Name       string         `json:"name,omitempty"`
+}
+
+// wireToolCall is an OpenAI tool call; arguments are a JSON string.
+type wireToolCall struct {
+	ID       string `json:"id,omitempty"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
 }
 
 // wireResponse covers the chat and completions responses, streamed chunks
@@ -49,9 +62,10 @@ type wireChoice struct {
 // models' thinking (llama.cpp --reasoning-format, vLLM reasoning parsers)
 // move it to reasoning_content (or reasoning).
 type wireContent struct {
-	Content          *string `json:"content"`
-	ReasoningContent *string `json:"reasoning_content"`
-	Reasoning        *string `json:"reasoning"`
+	Content          *string        `json:"content"`
+	ToolCalls        []wireToolCall `json:"tool_calls"`
+	ReasoningContent *string        `json:"reasoning_content"`
+	Reasoning        *string        `json:"reasoning"`
 }
 
 func (w *wireContent) reasoning() string {
@@ -173,11 +187,14 @@ func readJSON(r io.Reader, chat bool) (result, error) {
 	ch := w.Choices[0]
 	var res result
 	switch {
-	case chat && ch.Message != nil && (ch.Message.Content != nil || ch.Message.reasoning() != ""):
+	case chat && ch.Message != nil && (ch.Message.Content != nil || ch.Message.reasoning() != "" || len(ch.Message.ToolCalls) > 0):
 		if ch.Message.Content != nil {
 			res.text = *ch.Message.Content
 		}
 		res.text = withThinking(ch.Message.reasoning(), res.text)
+		for _, tc := range ch.Message.ToolCalls {
+			res.toolCalls = append(res.toolCalls, runtime.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		}
 	case !chat && ch.Text != nil:
 		res.text = *ch.Text
 	case chat && ch.Message == nil:

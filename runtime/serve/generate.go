@@ -49,7 +49,19 @@ func (h *Handler) generate(w http.ResponseWriter, r *http.Request, req runtime.R
 	h.count(w, resp)
 	choice := map[string]any{"index": 0, "finish_reason": resp.FinishReason}
 	if call.chat {
-		choice["message"] = map[string]any{"role": "assistant", "content": resp.Text}
+		msg := map[string]any{"role": "assistant", "content": resp.Text}
+		if len(resp.ToolCalls) > 0 {
+			calls := make([]any, len(resp.ToolCalls))
+			for i, c := range resp.ToolCalls {
+				calls[i] = map[string]any{"id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": c.Arguments}}
+			}
+			msg["tool_calls"] = calls
+			if resp.Text == "" {
+				msg["content"] = nil
+			}
+			choice["finish_reason"] = "tool_calls"
+		}
+		choice["message"] = msg
 	} else {
 		text := resp.Text
 		if call.echo {

@@ -125,6 +125,7 @@ type chatRequest struct {
 	MaxCompletionTokens *int            `json:"max_completion_tokens"`
 	Logprobs            *bool           `json:"logprobs"`
 	Tools               json.RawMessage `json:"tools"`
+	ToolChoice          json.RawMessage `json:"tool_choice"`
 	ResponseFormat      *struct {
 		Type string `json:"type"`
 	} `json:"response_format"`
@@ -134,8 +135,92 @@ type chatRequest struct {
 }
 
 type chatMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
+	Role             string          `json:"role"`
+	Content          json.RawMessage `json:"content"`
+	ToolCalls        json.RawMessage `json:"tool_calls"`
+	ToolCallID       string          `json:"tool_call_id"`
+	Name             string          `json:"name"`
+	ReasoningContent string          `json:"reasoning_content"`
+}
+
+// wireToolCall is an OpenAI tool call.
+type wireToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// toolCalls reads an assistant message's tool_calls: arguments are a JSON
+// string (OpenAI) or an object.
+func toolCalls(raw json.RawMessage, param string) ([]runtime.ToolCall, *validationError) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var calls []wireToolCall
+	if err := json.Unmarshal(raw, &calls); err != nil {
+		return nil, invalid(param, "must be an array of {id, type, function: {name, arguments}}")
+	}
+	out := make([]runtime.ToolCall, len(calls))
+	for i, c := range calls {
+		if c.Function.Name == "" {
+			return nil, invalid(fmt.Sprintf("%s[%d].function.name", param, i), "is required")
+		}
+		args := string(bytes.TrimSpace(c.Function.Arguments))
+		var str string
+		if json.Unmarshal(c.Function.Arguments, &str) == nil {
+			args = str
+		}
+		if args == "" || args == "null" {
+			args = "{}"
+		}
+		out[i] = runtime.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: args}
+	}
+	return out, nil
+}
+
+// checkTools validates tools (an array of {"type": "function", "function":
+// {"name", ...}}) and tool_choice ("none", "auto", "required" or
+// {"type": "function", "function": {"name"}}); "none" offers no tools.
+func checkTools(tools, choice json.RawMessage) (json.RawMessage, json.RawMessage, *validationError) {
+	tools = bytes.TrimSpace(tools)
+	if len(tools) == 0 || string(tools) == "null" || string(tools) == "[]" {
+		return nil, nil, nil
+	}
+	var list []struct {
+		Type     string `json:"type"`
+		Function *struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(tools, &list); err != nil {
+		return nil, nil, invalid("tools", "must be an array of {type: \"function\", function: {name, description, parameters}}")
+	}
+	for i, t := range list {
+		if t.Type != "function" || t.Function == nil || t.Function.Name == "" {
+			return nil, nil, invalid(fmt.Sprintf("tools[%d]", i), "must be {type: \"function\", function: {name, ...}}")
+		}
+	}
+	choice = bytes.TrimSpace(choice)
+	switch string(choice) {
+	case "", "null", `"auto"`, `"required"`:
+	case `"none"`:
+		return nil, nil, nil
+	default:
+		var named struct {
+			Type     string `json:"type"`
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		}
+		if json.Unmarshal(choice, &named) != nil || named.Type != "function" || named.Function.Name == "" {
+			return nil, nil, invalid("tool_choice", "must be \"none\", \"auto\", \"required\" or {type: \"function\", function: {name}}")
+		}
+	}
+	return tools, choice, nil
 }
 
 func (c *chatRequest) toRequest() (req runtime.Request, stream, includeUsage bool, verr *validationError) {
@@ -155,8 +240,12 @@ func (c *chatRequest) toRequest() (req runtime.Request, stream, includeUsage boo
 	if c.Logprobs != nil && *c.Logprobs {
 		return req, false, false, invalid("logprobs", "not supported by this server")
 	}
-	if t := bytes.TrimSpace(c.Tools); len(t) > 0 && string(t) != "null" && string(t) != "[]" {
-		return req, false, false, invalid("tools", "not supported by this server")
+	tools, choice, verr := checkTools(c.Tools, c.ToolChoice)
+	if verr != nil {
+		return req, false, false, verr
+	}
+	if tools != nil && c.Stream {
+		return req, false, false, invalid("stream", "streaming with tools is not supported by this server (tool calls are parsed from the whole answer)")
 	}
 	if c.ResponseFormat != nil && c.ResponseFormat.Type != "" && c.ResponseFormat.Type != "text" {
 		return req, false, false, invalid("response_format", "only type \"text\" is supported")
@@ -165,25 +254,31 @@ func (c *chatRequest) toRequest() (req runtime.Request, stream, includeUsage boo
 	for i, m := range c.Messages {
 		role := m.Role
 		switch role {
-		case "system", "user", "assistant":
+		case "system", "user", "assistant", "tool":
 		case "developer":
 			role = "system" // OpenAI's newer name for system
 		case "":
 			return req, false, false, invalid(fmt.Sprintf("messages[%d].role", i), "is required")
 		default:
-			return req, false, false, invalid(fmt.Sprintf("messages[%d].role", i), "must be system, user or assistant, got %q", m.Role)
+			return req, false, false, invalid(fmt.Sprintf("messages[%d].role", i), "must be system, user, assistant or tool, got %q", m.Role)
 		}
-		text, verr := messageText(m.Content, fmt.Sprintf("messages[%d].content", i))
+		calls, verr := toolCalls(m.ToolCalls, fmt.Sprintf("messages[%d].tool_calls", i))
 		if verr != nil {
 			return req, false, false, verr
 		}
-		msgs[i] = runtime.Message{Role: role, Content: text}
+		var text string
+		if c := bytes.TrimSpace(m.Content); role != "assistant" || len(calls) == 0 || len(c) > 0 && string(c) != "null" {
+			if text, verr = messageText(m.Content, fmt.Sprintf("messages[%d].content", i)); verr != nil {
+				return req, false, false, verr
+			}
+		}
+		msgs[i] = runtime.Message{Role: role, Content: text, ToolCalls: calls, ToolCallID: m.ToolCallID, Name: m.Name, ReasoningContent: m.ReasoningContent}
 	}
 	kwargs, verr := templateKwargs(c.ChatTemplateKwargs)
 	if verr != nil {
 		return req, false, false, verr
 	}
-	req = runtime.Request{Messages: msgs, Gen: g, TemplateKwargs: kwargs}
+	req = runtime.Request{Messages: msgs, Gen: g, TemplateKwargs: kwargs, Tools: tools, ToolChoice: choice}
 	return req, c.Stream, c.StreamOptions != nil && c.StreamOptions.IncludeUsage, nil
 }
 

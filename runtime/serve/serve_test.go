@@ -204,7 +204,7 @@ func TestHTTP(t *testing.T) {
 		{name: "bad json", path: "/v1/chat/completions", body: `{"messages":`, wantStatus: 400, wantIn: "invalid JSON"},
 		{name: "wrong type", path: "/v1/chat/completions", body: `{"messages":[],"temperature":"hot"}`, wantStatus: 400, wantParam: "temperature", wantIn: "must be a number"},
 		{name: "no messages", path: "/v1/chat/completions", body: `{"model":"m"}`, wantStatus: 400, wantParam: "messages"},
-		{name: "bad role", path: "/v1/chat/completions", body: `{"messages":[{"role":"tool","content":"x"}]}`, wantStatus: 400, wantParam: "messages[0].role"},
+		{name: "bad role", path: "/v1/chat/completions", body: `{"messages":[{"role":"function","content":"x"}]}`, wantStatus: 400, wantParam: "messages[0].role"},
 		{name: "missing content", path: "/v1/chat/completions", body: `{"messages":[{"role":"user"}]}`, wantStatus: 400, wantParam: "messages[0].content"},
 		{name: "image part", path: "/v1/chat/completions", body: `{"messages":[{"role":"user","content":[{"type":"image_url"}]}]}`, wantStatus: 400, wantParam: "messages[0].content[0]"},
 		{name: "temperature range", path: "/v1/chat/completions", body: `{` + user + `,"temperature":2.5}`, wantStatus: 400, wantParam: "temperature"},

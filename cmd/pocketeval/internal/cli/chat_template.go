@@ -28,7 +28,7 @@ func (o RuntimeOptions) chatTemplateOptions() (src, label string, thinking chatt
 	if err != nil {
 		return "", "", "", fmt.Errorf("--chat-template: %w", err)
 	}
-	if _, err := chattemplate.Parse(string(b)); err != nil {
+	if _, err := chattemplate.ParseFile(o.ChatTemplateFile, string(b)); err != nil {
 		return "", "", "", fmt.Errorf("--chat-template %s: %w", o.ChatTemplateFile, err)
 	}
 	if !strings.Contains(string(b), "messages") {

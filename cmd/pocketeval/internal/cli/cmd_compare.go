@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pocketeval/pocketeval/compare"
+	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/rundir"
 )
 
@@ -94,13 +95,22 @@ func compareRun(opts *CompareOptions) error {
 	}
 	tw := texttab.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "TASK\tMETRIC\tA\tB\tB−A\t95%% CI\tp\tTEST\t\n")
+	atChance := false
+	score := func(v float64, ch *results.Chance) string {
+		s := fmt.Sprintf("%.2f", 100*v)
+		if ch != nil && !ch.Above {
+			atChance = true
+			s += "°"
+		}
+		return s
+	}
 	for _, t := range c.Tasks {
 		mark := "~"
 		if t.Significant {
 			mark = "*"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%+.2f\t[%+.2f, %+.2f]\t%s\t%s\t%s\n", t.Task, t.Metric,
-			100*t.AggregateA, 100*t.AggregateB, 100*(t.AggregateB-t.AggregateA), 100*t.Lo, 100*t.Hi, fmtPValue(t.P), t.Test, mark)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%+.2f\t[%+.2f, %+.2f]\t%s\t%s\t%s\n", t.Task, t.Metric,
+			score(t.AggregateA, t.ChanceA), score(t.AggregateB, t.ChanceB), 100*(t.AggregateB-t.AggregateA), 100*t.Lo, 100*t.Hi, fmtPValue(t.P), t.Test, mark)
 	}
 	tw.Flush()
 	fmt.Fprintf(opts.IO.Out, "A = %s\nB = %s\n* significant at alpha=%g, ~ not significant\n", opts.A, opts.B, c.Alpha)
@@ -117,6 +127,9 @@ func compareRun(opts *CompareOptions) error {
 	}
 	if len(c.Unlike) > 0 {
 		fmt.Fprintf(opts.IO.Out, "UNLIKE RUNS (--allow-unlike): they differ in what decides scores: %s\n", strings.Join(c.Unlike, "; "))
+	}
+	if atChance {
+		fmt.Fprintln(opts.IO.Out, "° at chance: not significantly above what random answers score (exact one-sided test at 5%)")
 	}
 	for _, s := range c.Skipped {
 		fmt.Fprintf(opts.IO.ErrOut, "skipped: %s\n", s)
@@ -157,9 +170,13 @@ type taskCompareJSON struct {
 	// per-sample values; NoTest why no test was run.
 	Basis  string `json:"basis,omitempty"`
 	NoTest string `json:"no_test,omitempty"`
-	N      int    `json:"n"`
-	OnlyA  int    `json:"only_a"`
-	OnlyB  int    `json:"only_b"`
+	// ChanceA/B are each run's score against random answers (baseline in
+	// points), when the task knows its baseline.
+	ChanceA *chanceJSON `json:"chance_a,omitempty"`
+	ChanceB *chanceJSON `json:"chance_b,omitempty"`
+	N       int         `json:"n"`
+	OnlyA   int         `json:"only_a"`
+	OnlyB   int         `json:"only_b"`
 }
 
 func newCompareJSON(a, b string, c *compare.Comparison) compareJSON {
@@ -171,7 +188,7 @@ func newCompareJSON(a, b string, c *compare.Comparison) compareJSON {
 		doc.Tasks = append(doc.Tasks, taskCompareJSON{
 			Task: t.Task, Metric: t.Metric, ScoreA: 100 * t.AggregateA, ScoreB: 100 * t.AggregateB,
 			Diff: 100 * (t.AggregateB - t.AggregateA), CILo: 100 * t.Lo, CIHi: 100 * t.Hi, P: t.P, Test: t.Test, Significant: t.Significant, Basis: t.Basis, NoTest: t.NoTest,
-			N: t.N, OnlyA: t.OnlyA, OnlyB: t.OnlyB,
+			N: t.N, OnlyA: t.OnlyA, OnlyB: t.OnlyB, ChanceA: newChanceJSON(t.ChanceA), ChanceB: newChanceJSON(t.ChanceB),
 		})
 	}
 	return doc

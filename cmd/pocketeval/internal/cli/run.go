@@ -498,6 +498,7 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 	}
 	tw.Flush()
 	printGroups(w, s)
+	printChance(w, s)
 	for _, name := range s.Order {
 		if r := s.Tasks[name].ThinkingTruncatedRate; r != nil && *r > 0 {
 			fmt.Fprintf(w, "%s: %s%% of responses were cut off by the token limit while still reasoning (no answer to score)\n", name, pct(*r))

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/scorers/selective"
 	"github.com/pocketeval/pocketeval/stats"
 )
 
@@ -58,6 +59,30 @@ type taskJSON struct {
 	Notes           []string        `json:"notes,omitempty"`
 	Warnings        []string        `json:"warnings,omitempty"`
 	Timing          *results.Timing `json:"timing,omitempty"`
+	// Chance is the primary metric against random answers, where the
+	// task knows its baseline.
+	Chance *chanceJSON `json:"chance,omitempty"`
+	// Decision is a decision task's selective-prediction report
+	// (proportions, not points: see docs/decisions.md).
+	Decision *selective.Report `json:"decision,omitempty"`
+}
+
+// chanceJSON is a score against random answers: the baseline in points,
+// the exact one-sided p-value, and whether the score is above chance.
+type chanceJSON struct {
+	Metric   string  `json:"metric"`
+	Baseline float64 `json:"baseline"`
+	Correct  int     `json:"correct"`
+	N        int     `json:"n"`
+	P        float64 `json:"p"`
+	Above    bool    `json:"above_chance"`
+}
+
+func newChanceJSON(c *results.Chance) *chanceJSON {
+	if c == nil {
+		return nil
+	}
+	return &chanceJSON{Metric: c.Metric, Baseline: 100 * c.Baseline, Correct: c.Correct, N: c.N, P: c.P, Above: c.Above}
 }
 
 // metricJSON is one metric; CILo and CIHi are null when the metric has
@@ -90,6 +115,7 @@ func newRunJSON(out string, s *results.Summary) runJSON {
 			ExtractionFail: points(ts.ExtractionFailureRate), Truncated: points(ts.TruncationRate),
 			ThinkingCut: points(ts.ThinkingTruncatedRate),
 			Notes:       ts.Notes, Warnings: ts.Warnings, Timing: ts.Timing,
+			Chance: newChanceJSON(ts.Chance), Decision: ts.Decision,
 		}
 		if ts.Scored > 0 {
 			for _, k := range sortedMetricNames(ts) {

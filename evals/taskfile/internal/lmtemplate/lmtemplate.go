@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/ardanlabs/jinja"
 
@@ -49,6 +50,7 @@ type Template struct {
 	tmpl    *jinja.Template
 	texts   jinja.Value // list of the literal text pieces
 	outputs []string    // source of each {{ }} expression, for errors
+	lines   []int       // line of each {{ }} expression
 }
 
 // Compile parses src.
@@ -72,8 +74,12 @@ func Compile(src string) (*Template, error) {
 			}
 			fmt.Fprintf(&b, "{{ %s((%s), %d) }}", helperOut, expr, len(t.outputs))
 			t.outputs = append(t.outputs, fmt.Sprintf("line %d: {{%s}}", s.line, s.text))
+			t.lines = append(t.lines, s.line)
 		case segStmt:
 			stmt, err := rewriteExpr(s.text)
+			if err == nil {
+				stmt, err = limitFor(stmt, s.line)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("template line %d: {%%%s%%}: %w", s.line, s.text, err)
 			}
@@ -101,8 +107,19 @@ func (t *Template) Render(doc jinja.Value) (string, error) {
 			vars[k], _ = d.Get(k)
 		}
 	}
+	b := &budget{deadline: time.Now().Add(maxTime)}
 	vars[helperText] = t.texts
-	vars[helperOut] = jinja.NewCallable(helperOut, t.out)
+	vars[helperOut] = jinja.NewCallable(helperOut, func(args []jinja.Value, kw map[string]jinja.Value) (jinja.Value, error) {
+		v, err := t.out(args, kw)
+		if err == nil {
+			b.out += len(v.AsString())
+			b.steps++
+			err = b.check(t.lines[args[1].AsInt()])
+		}
+		return v, err
+	})
+	vars["range"], vars[helperIter] = b.helpers()
+	vars[helperLine] = b.lineHelper()
 	vars[helperStr] = strFilter
 	vars[helperCall] = callHelper
 	vars["regex_replace"] = regexReplace

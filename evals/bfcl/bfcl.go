@@ -1,0 +1,366 @@
+// Package bfcl provides the Berkeley Function Calling Leaderboard's AST
+// categories as tasks, scored by scorers/bfcl exactly as BFCL's
+// ast_checker scores them.
+//
+// Tasks: bfcl_simple, bfcl_multiple, bfcl_parallel, bfcl_parallel_multiple,
+// bfcl_irrelevance and bfcl_live_simple, bfcl_live_multiple,
+// bfcl_live_parallel, bfcl_live_parallel_multiple, bfcl_live_irrelevance,
+// bfcl_live_relevance on BFCL v4's files (bfcl/v4/BFCL_v4_<category>.json,
+// scored by the current checker), and bfcl_v2_simple, bfcl_v2_multiple,
+// bfcl_v2_parallel, bfcl_v2_parallel_multiple, bfcl_v2_irrelevance on the
+// v2 files of August 2024 (scored by that release's checker, which produced
+// the published results of the time). Each exists in BFCL's two modes:
+//
+//   - prompt mode (the plain name): BFCL's system prompt lists the
+//     functions as JSON and asks for "[func(a=1), ...]"; the answer text is
+//     decoded as BFCL decodes it (Python's ast). v4 uses BFCL's default
+//     system prompt (ret_fmt=python, plaintext, classic), with the
+//     "Note that the provided function is in Python 3 syntax." hint BFCL adds
+//     to every description; v2 uses that release's system and user prompts.
+//   - function-calling mode (the name with "_fc"): the functions go to the
+//     model as OpenAI tools (BFCL's convert_to_tool with GORILLA_TO_OPENAPI
+//     types, names with "." written "_" as BFCL does for most model styles)
+//     through the chat template, and the runtime's parsed tool calls are
+//     scored, as BFCL's FC handlers score {name: JSON arguments}.
+//
+// Every sample records valid and BFCL's error_type in its details. With
+// --runtime replay, BFCL's own result files ({"id", "result"} lines; a
+// string in prompt mode, a list of {name: JSON arguments} in FC mode) are
+// scored as they are.
+package bfcl
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/internal/jinja"
+	"github.com/pocketeval/pocketeval/runtime"
+	scorer "github.com/pocketeval/pocketeval/scorers/bfcl"
+)
+
+// Task is one BFCL category in one mode.
+type Task struct {
+	name     string
+	category string // BFCL's test category
+	file     string // under the data directory
+	answers  string // "" for relevance categories
+	version  scorer.Version
+	fc       bool
+}
+
+const source = "https://github.com/ShishirPatil/gorilla/tree/main/berkeley-function-call-leaderboard (see bfcl/SOURCES in the data directory)"
+
+// Tasks returns every BFCL task.
+func Tasks() []evals.Task {
+	type cat struct{ task, category, file string }
+	v4 := []cat{
+		{"simple", "simple_python", "BFCL_v4_simple_python.json"},
+		{"multiple", "multiple", "BFCL_v4_multiple.json"},
+		{"parallel", "parallel", "BFCL_v4_parallel.json"},
+		{"parallel_multiple", "parallel_multiple", "BFCL_v4_parallel_multiple.json"},
+		{"irrelevance", "irrelevance", "BFCL_v4_irrelevance.json"},
+		{"live_simple", "live_simple", "BFCL_v4_live_simple.json"},
+		{"live_multiple", "live_multiple", "BFCL_v4_live_multiple.json"},
+		{"live_parallel", "live_parallel", "BFCL_v4_live_parallel.json"},
+		{"live_parallel_multiple", "live_parallel_multiple", "BFCL_v4_live_parallel_multiple.json"},
+		{"live_irrelevance", "live_irrelevance", "BFCL_v4_live_irrelevance.json"},
+		{"live_relevance", "live_relevance", "BFCL_v4_live_relevance.json"},
+	}
+	v2 := []cat{
+		{"simple", "simple", "gorilla_openfunctions_v1_test_simple.json"},
+		{"multiple", "multiple_function", "gorilla_openfunctions_v1_test_multiple_function.json"},
+		{"parallel", "parallel_function", "gorilla_openfunctions_v1_test_parallel_function.json"},
+		{"parallel_multiple", "parallel_multiple_function", "gorilla_openfunctions_v1_test_parallel_multiple_function.json"},
+		{"irrelevance", "relevance", "gorilla_openfunctions_v1_test_relevance.json"},
+	}
+	var out []evals.Task
+	for _, fc := range []bool{false, true} {
+		suffix := ""
+		if fc {
+			suffix = "_fc"
+		}
+		for _, c := range v4 {
+			t := &Task{name: "bfcl_" + c.task + suffix, category: c.category, file: filepath.Join("bfcl", "v4", c.file), version: scorer.V4, fc: fc}
+			if !scorer.IsRelevance(c.category) {
+				t.answers = filepath.Join("bfcl", "v4", "possible_answer", c.file)
+			}
+			out = append(out, t)
+		}
+		for _, c := range v2 {
+			t := &Task{name: "bfcl_v2_" + c.task + suffix, category: c.category, file: filepath.Join("bfcl", "v2", c.file), version: scorer.V2, fc: fc}
+			if !scorer.IsRelevance(c.category) {
+				t.answers = filepath.Join("bfcl", "v2", "possible_answer", c.file)
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Info implements evals.Task.
+func (t *Task) Info() evals.TaskInfo {
+	files := []string{t.file}
+	if t.answers != "" {
+		files = append(files, t.answers)
+	}
+	mode := "prompt mode ([f(a=1)] decoded as Python's ast)"
+	if t.fc {
+		mode = "function-calling mode (tools through the chat template)"
+	}
+	return evals.TaskInfo{
+		Name: t.name, Version: "1", DatasetFiles: files, Source: source,
+		PrimaryMetric: "accuracy", Metrics: []string{"accuracy"},
+		Description:      fmt.Sprintf("BFCL v%d %s, %s, scored by BFCL's ast_checker", t.version, t.category, mode),
+		DefaultMaxTokens: 512,
+	}
+}
+
+// Load implements evals.Task.
+func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, error) {
+	path := cfg.DatasetFile
+	if path == "" {
+		path = filepath.Join(cfg.DataDir, t.file)
+	}
+	data, sum, err := evals.ReadDataFile(t.name, path, source)
+	if err != nil {
+		return nil, err
+	}
+	ds := &evals.Dataset{Files: map[string]string{path: sum}}
+	answers := map[string]string{}
+	if t.answers != "" {
+		apath := filepath.Join(filepath.Dir(path), "possible_answer", filepath.Base(path))
+		if cfg.DatasetFile == "" {
+			apath = filepath.Join(cfg.DataDir, t.answers)
+		}
+		adata, asum, err := evals.ReadDataFile(t.name, apath, source)
+		if err != nil {
+			return nil, err
+		}
+		ds.Files[apath] = asum
+		if err := eachLine(ctx, apath, adata, func(line int, raw []byte) error {
+			var r struct {
+				ID          string          `json:"id"`
+				GroundTruth json.RawMessage `json:"ground_truth"`
+			}
+			if err := json.Unmarshal(raw, &r); err != nil {
+				return fmt.Errorf("%s:%d: invalid JSON: %w", apath, line, err)
+			}
+			if r.ID == "" || len(r.GroundTruth) == 0 {
+				return fmt.Errorf("%s:%d: field id or ground_truth missing", apath, line)
+			}
+			answers[r.ID] = string(r.GroundTruth)
+			return nil
+		}); err != nil {
+			return nil, fmt.Errorf("%s: %w", t.name, err)
+		}
+	}
+	seen := map[string]int{}
+	err = eachLine(ctx, path, data, func(line int, raw []byte) error {
+		var r struct {
+			ID       string          `json:"id"`
+			Question json.RawMessage `json:"question"`
+			Function json.RawMessage `json:"function"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return fmt.Errorf("%s:%d: invalid JSON: %w", path, line, err)
+		}
+		if r.ID == "" || len(r.Question) == 0 || len(r.Function) == 0 {
+			return fmt.Errorf("%s:%d: field id, question or function missing", path, line)
+		}
+		if prev, dup := seen[r.ID]; dup {
+			return fmt.Errorf("%s:%d: field id: duplicate %s (first on line %d)", path, line, r.ID, prev)
+		}
+		seen[r.ID] = line
+		msgs, err := questionMessages(r.Question)
+		if err != nil {
+			return fmt.Errorf("%s:%d: field question: %w", path, line, err)
+		}
+		s := evals.Sample{ID: r.ID, Input: msgs[len(msgs)-1].Content, Meta: map[string]any{
+			"function": string(r.Function), "question": string(r.Question),
+		}}
+		if t.answers != "" {
+			gt, ok := answers[r.ID]
+			if !ok {
+				return fmt.Errorf("%s:%d: no possible answer for id %s", path, line, r.ID)
+			}
+			s.Meta["ground_truth"] = gt
+			s.Target = gt
+		}
+		ds.Samples = append(ds.Samples, s)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.name, err)
+	}
+	if len(ds.Samples) == 0 {
+		return nil, fmt.Errorf("%s: dataset %s has no entries", t.name, path)
+	}
+	return ds, nil
+}
+
+func eachLine(ctx context.Context, path string, data []byte, f func(line int, raw []byte) error) error {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	line := 0
+	for sc.Scan() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		line++
+		raw := bytes.TrimSpace(sc.Bytes())
+		if len(raw) == 0 {
+			continue
+		}
+		if err := f(line, raw); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
+}
+
+// questionMessages reads BFCL's question: v2's string, or v4's list of
+// turns whose first turn is the single-turn conversation.
+func questionMessages(raw json.RawMessage) ([]runtime.Message, error) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []runtime.Message{{Role: "user", Content: s}}, nil
+	}
+	var turns [][]runtime.Message
+	if err := json.Unmarshal(raw, &turns); err != nil || len(turns) == 0 || len(turns[0]) == 0 {
+		return nil, fmt.Errorf("want a string or a list of turns of {role, content} messages")
+	}
+	return turns[0], nil
+}
+
+func metaString(s evals.Sample, k string) string {
+	v, _ := s.Meta[k].(string)
+	return v
+}
+
+// Prompt implements evals.Task.
+func (t *Task) Prompt(_ *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) (runtime.Request, error) {
+	req := runtime.Request{ID: s.ID, Task: t.name, Gen: cfg.Gen}
+	if req.Gen.MaxTokens == 0 {
+		req.Gen.MaxTokens = t.Info().DefaultMaxTokens
+	}
+	msgs, err := questionMessages(json.RawMessage(metaString(s, "question")))
+	if err != nil {
+		return req, fmt.Errorf("%s: sample %s: %w", t.name, s.ID, err)
+	}
+	funcs, err := jinja.FromJSON([]byte(metaString(s, "function")))
+	if err != nil {
+		return req, fmt.Errorf("%s: sample %s: function: %w", t.name, s.ID, err)
+	}
+	msgs = append([]runtime.Message(nil), msgs...)
+	if t.fc {
+		tools, err := openAITools(funcs, t.version)
+		if err != nil {
+			return req, fmt.Errorf("%s: sample %s: %w", t.name, s.ID, err)
+		}
+		req.Tools = tools
+		if cfg.Chat {
+			req.Messages = msgs
+			return req, nil
+		}
+		// Raw prompts have no template to put tools in: they are listed
+		// as JSON before the conversation (a fallback; FC mode is meant
+		// for chat).
+		var b strings.Builder
+		b.WriteString("Tools: " + string(tools) + "\n\n")
+		for _, m := range msgs {
+			b.WriteString(m.Content + "\n\n")
+		}
+		req.Prompt = b.String()
+		return req, nil
+	}
+	if t.version == scorer.V2 {
+		list := funcs
+		if d, ok := funcs.(*jinja.Dict); ok {
+			list = []any{d}
+		}
+		msgs = []runtime.Message{
+			{Role: "system", Content: v2SystemPrompt},
+			{Role: "user", Content: fmt.Sprintf(v2UserPrompt, msgs[len(msgs)-1].Content, jinja.Repr(list))},
+		}
+	} else {
+		sys, err := v4SystemPrompt(funcs)
+		if err != nil {
+			return req, fmt.Errorf("%s: sample %s: %w", t.name, s.ID, err)
+		}
+		if msgs[0].Role == "system" {
+			msgs[0].Content = sys + "\n\n" + msgs[0].Content
+		} else {
+			msgs = append([]runtime.Message{{Role: "system", Content: sys}}, msgs...)
+		}
+	}
+	if cfg.Chat {
+		req.Messages = msgs
+		return req, nil
+	}
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString(m.Content + "\n\n")
+	}
+	req.Prompt = b.String()
+	return req, nil
+}
+
+// Score implements evals.Task.
+func (t *Task) Score(_ context.Context, s evals.Sample, out evals.Output) (evals.Score, error) {
+	funcs, err := scorer.ParseJSON([]byte(metaString(s, "function")))
+	if err != nil {
+		return evals.Score{}, fmt.Errorf("%s: sample %s: function: %w", t.name, s.ID, err)
+	}
+	var answer any
+	if t.answers != "" {
+		if answer, err = scorer.ParseJSON([]byte(metaString(s, "ground_truth"))); err != nil {
+			return evals.Score{}, fmt.Errorf("%s: sample %s: ground_truth: %w", t.name, s.ID, err)
+		}
+	}
+	var result any = out.Text
+	dotsReplaced := false
+	if t.fc && len(out.ToolCalls) > 0 {
+		calls := make([]any, len(out.ToolCalls))
+		dotsReplaced = true
+		for i, c := range out.ToolCalls {
+			d := &scorer.Dict{}
+			d.Set(c.Name, c.Arguments)
+			calls[i] = d
+			if strings.Contains(c.Name, ".") {
+				dotsReplaced = false
+			}
+		}
+		result = calls
+	}
+	v := scorer.Checker{Version: t.version, DotsReplaced: dotsReplaced}.Evaluate(t.category, t.fc, funcs, answer, result)
+	score := 0.0
+	if v.Valid {
+		score = 1
+	}
+	details := map[string]any{"valid": v.Valid}
+	if !v.Valid {
+		details["error_type"] = v.ErrorType
+		details["error"] = fmt.Sprint(v.Errors...)
+	}
+	return evals.Score{Values: map[string]float64{"accuracy": score}, Extracted: decodedText(v.Decoded), ExtractionFailed: strings.HasPrefix(v.ErrorType, "ast_decoder:"), Details: details}, nil
+}
+
+func decodedText(calls []any) string {
+	if calls == nil {
+		return ""
+	}
+	parts := make([]string, len(calls))
+	for i, c := range calls {
+		parts[i] = scorer.Repr(c)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}

@@ -1,0 +1,37 @@
+package lmtemplate
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ardanlabs/jinja"
+)
+
+// TestLimits: issue-36 templates stop with a limit error naming the line
+// instead of taking the machine down.
+func TestLimits(t *testing.T) {
+	doc := jinja.NewDict()
+	doc.AsDict().Set("q", jinja.NewString("x"))
+	for src, want := range map[string]string{
+		"a\n{% for i in range(10**9) %}{% endfor %}{{q}}":                                          "line 2: template limit: range too big",
+		"a\n{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}{{q}}": "line 2: template limit: more than 1000000 loop iterations",
+		"a\n{% for i in range(100000) %}{% for j in range(1000) %}{{ q }}{% endfor %}{% endfor %}": "line 2: template limit: more than 1000000 loop iterations",
+	} {
+		if testing.Short() && strings.Contains(want, "loop iterations") {
+			continue // a million engine iterations: seconds on a loaded machine
+		}
+		tm, err := Compile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tm.Render(doc)
+		if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want %q", src, err, want)
+		}
+	}
+	tm, _ := Compile("{% for i in range(3) if i > 0 %}{{ i }}{% endfor %}|{% for k in [1, 2] %}{{ k }}{% endfor %}")
+	if got, err := tm.Render(doc); err != nil || got != "12|12" {
+		t.Errorf("loops with the hook: %q, %v", got, err)
+	}
+}

@@ -1,0 +1,94 @@
+package jinja
+
+import (
+	"fmt"
+	"math"
+)
+
+// IntOp is Python's int arithmetic on 64-bit values (+ - * / // % **
+// << >> & | ^): floor division and modulo take the divisor's sign, / is
+// true division, a negative power is a float; a result beyond 64 bits is
+// an error (Python's ints are unbounded).
+func IntOp(op string, a, b int64) (any, error) {
+	overflow := fmt.Errorf("integer beyond 64 bits")
+	switch op {
+	case "+":
+		s := a + b
+		if (s > a) != (b > 0) {
+			return nil, overflow
+		}
+		return s, nil
+	case "-":
+		s := a - b
+		if (s < a) != (b > 0) {
+			return nil, overflow
+		}
+		return s, nil
+	case "*":
+		if a != 0 && (a*b/a != b || a == -1 && b == math.MinInt64) {
+			return nil, overflow
+		}
+		return a * b, nil
+	case "/":
+		if b == 0 {
+			return nil, fmt.Errorf("division by zero")
+		}
+		return float64(a) / float64(b), nil
+	case "//", "%":
+		if b == 0 {
+			return nil, fmt.Errorf("integer division or modulo by zero")
+		}
+		q, m := a/b, a%b
+		if m != 0 && (m < 0) != (b < 0) {
+			q--
+			m += b
+		}
+		if op == "//" {
+			return q, nil
+		}
+		return m, nil
+	case "**":
+		if b < 0 {
+			if a == 0 {
+				return nil, fmt.Errorf("0.0 cannot be raised to a negative power")
+			}
+			return math.Pow(float64(a), float64(b)), nil
+		}
+		res := int64(1)
+		for range b {
+			if a != 0 && res*a/a != res {
+				return nil, overflow
+			}
+			res *= a
+			if res == 0 || a == 1 || a == -1 && b > 64 {
+				break
+			}
+		}
+		if a == -1 && b%2 == 0 {
+			res = 1
+		} else if a == -1 {
+			res = -1
+		}
+		return res, nil
+	case "<<":
+		if b < 0 {
+			return nil, fmt.Errorf("negative shift count")
+		}
+		if b >= 63 || a<<b>>b != a {
+			return nil, overflow
+		}
+		return a << b, nil
+	case ">>":
+		if b < 0 {
+			return nil, fmt.Errorf("negative shift count")
+		}
+		return a >> min(b, 63), nil
+	case "&":
+		return a & b, nil
+	case "|":
+		return a | b, nil
+	case "^":
+		return a ^ b, nil
+	}
+	return nil, fmt.Errorf("unsupported operand type(s) for %s: 'int' and 'int'", op)
+}

@@ -1,0 +1,416 @@
+package jinja
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Values are plain Go values: nil is None, bool, int64, float64, string,
+// Markup (a string marked safe), []any (a list), Tuple, *Dict (insertion
+// ordered), *Namespace, Undefined and Callable.
+
+// Markup is a string marked safe (jinja2's markupsafe.Markup): adding a
+// plain string to it escapes that string.
+type Markup string
+
+// Tuple is a Python tuple.
+type Tuple []any
+
+// Generator is the lazy, single-use result of jinja2's map, select,
+// reject, selectattr, rejectattr, unique, items, batch and (for lists)
+// reverse: always true, without a length, not JSON serializable, and
+// empty once iterated.
+type Generator struct {
+	items []any
+	used  bool
+	kind  string // "generator" or "list_reverseiterator"
+}
+
+func newGen(items []any) *Generator { return &Generator{items: items, kind: "generator"} }
+
+// Undefined is a missing variable, attribute or item.
+type Undefined struct {
+	hint string // "'x' is undefined" or "'dict object' has no attribute 'y'"
+}
+
+// Callable is a function callable from a template.
+type Callable struct {
+	Name string
+	Fn   func(r *Renderer, args []any, kw []Kwarg) (any, error)
+}
+
+// Kwarg is a keyword argument, kept in call order.
+type Kwarg struct {
+	Name  string
+	Value any
+}
+
+// Dict is an insertion-ordered dict. Keys are strings, int64, float64,
+// bool or nil.
+type Dict struct {
+	keys []any
+	m    map[any]any
+}
+
+// NewDict returns an empty dict.
+func NewDict() *Dict { return &Dict{m: map[any]any{}} }
+
+func normKey(k any) any {
+	switch x := k.(type) {
+	case bool:
+		if x {
+			return int64(1)
+		}
+		return int64(0)
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<62 {
+			return int64(x)
+		}
+	case Markup:
+		return string(x)
+	}
+	return k
+}
+
+func hashable(k any) bool {
+	switch k.(type) {
+	case nil, bool, int64, float64, string, Markup:
+		return true
+	}
+	return false
+}
+
+// Set sets key k, keeping its first insertion position.
+func (d *Dict) Set(k, v any) {
+	nk := normKey(k)
+	if _, ok := d.m[nk]; !ok {
+		d.keys = append(d.keys, k)
+	}
+	d.m[nk] = v
+}
+
+// Get returns the value of key k.
+func (d *Dict) Get(k any) (any, bool) {
+	if !hashable(k) {
+		return nil, false
+	}
+	v, ok := d.m[normKey(k)]
+	return v, ok
+}
+
+// Keys returns the keys in insertion order.
+func (d *Dict) Keys() []any { return d.keys }
+
+// Len is the number of keys.
+func (d *Dict) Len() int { return len(d.keys) }
+
+// Namespace is jinja2's namespace(): attributes that {% set ns.x %} can
+// assign from inside loops.
+type Namespace struct{ d *Dict }
+
+// FromGo converts Go values (maps with string keys are sorted by key,
+// as no order is given) to template values.
+func FromGo(v any) any {
+	switch x := v.(type) {
+	case nil, bool, int64, float64, string, Markup, Tuple, *Dict, *Namespace, Undefined, *Callable:
+		return x
+	case int:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case float32:
+		return float64(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = FromGo(e)
+		}
+		return out
+	case []string:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = e
+		}
+		return out
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		d := NewDict()
+		for _, k := range keys {
+			d.Set(k, FromGo(x[k]))
+		}
+		return d
+	}
+	return Undefined{hint: "unsupported Go value"}
+}
+
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil, Undefined:
+		return false
+	case bool:
+		return x
+	case int64:
+		return x != 0
+	case float64:
+		return x != 0
+	case string:
+		return x != ""
+	case Markup:
+		return x != ""
+	case []any:
+		return len(x) > 0
+	case Tuple:
+		return len(x) > 0
+	case *Dict:
+		return x.Len() > 0
+	}
+	return true
+}
+
+// typeName is Python's type name, for error messages.
+func typeName(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NoneType"
+	case bool:
+		return "bool"
+	case int64:
+		return "int"
+	case float64:
+		return "float"
+	case string:
+		return "str"
+	case Markup:
+		return "Markup"
+	case []any:
+		return "list"
+	case Tuple:
+		return "tuple"
+	case *Dict:
+		return "dict"
+	case *Namespace:
+		return "Namespace"
+	case Undefined:
+		return "Undefined"
+	case *Callable:
+		return "function"
+	case *Generator:
+		return x.kind
+	case *loopCtx:
+		return "LoopContext"
+	}
+	return "object"
+}
+
+// Str is Python's str(v).
+func Str(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case Markup:
+		return string(x)
+	case Undefined:
+		return ""
+	}
+	return Repr(v)
+}
+
+// Repr is Python's repr(v).
+func Repr(v any) string {
+	var b strings.Builder
+	writeRepr(&b, v)
+	return b.String()
+}
+
+func writeRepr(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("None")
+	case bool:
+		if x {
+			b.WriteString("True")
+		} else {
+			b.WriteString("False")
+		}
+	case int64:
+		b.WriteString(strconv.FormatInt(x, 10))
+	case float64:
+		b.WriteString(FormatFloat(x))
+	case string:
+		b.WriteString(quoteStr(x))
+	case Markup:
+		b.WriteString("Markup(" + quoteStr(string(x)) + ")")
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, e)
+		}
+		b.WriteByte(']')
+	case Tuple:
+		b.WriteByte('(')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, e)
+		}
+		if len(x) == 1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(')')
+	case *Dict:
+		b.WriteByte('{')
+		for i, k := range x.keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, k)
+			b.WriteString(": ")
+			val, _ := x.Get(k)
+			writeRepr(b, val)
+		}
+		b.WriteByte('}')
+	case *Namespace:
+		b.WriteString("<Namespace ")
+		writeRepr(b, x.d)
+		b.WriteString(">")
+	case Undefined:
+		b.WriteString("Undefined")
+	case *Callable:
+		b.WriteString("<function " + x.Name + ">")
+	case *Generator:
+		b.WriteString("<" + x.kind + " object>")
+	default:
+		b.WriteString("<object>")
+	}
+}
+
+// FormatFloat formats f as Python's repr(float) does: the shortest
+// round-trip digits, "1.0" for whole numbers, exponent form below 1e-4
+// and from 1e16.
+func FormatFloat(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		return "nan"
+	}
+	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
+	mant, expS, _ := strings.Cut(e, "e")
+	exp, _ := strconv.Atoi(expS)
+	neg := strings.HasPrefix(mant, "-")
+	mant = strings.TrimPrefix(mant, "-")
+	digits := strings.Replace(mant, ".", "", 1)
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	if exp < -4 || exp >= 16 {
+		m := digits[:1]
+		if len(digits) > 1 {
+			m += "." + digits[1:]
+		}
+		es := "+"
+		if exp < 0 {
+			es = "-"
+			exp = -exp
+		}
+		return sign + m + "e" + es + pad2(exp)
+	}
+	if exp < 0 {
+		return sign + "0." + strings.Repeat("0", -exp-1) + digits
+	}
+	if len(digits) <= exp+1 {
+		return sign + digits + strings.Repeat("0", exp+1-len(digits)) + ".0"
+	}
+	return sign + digits[:exp+1] + "." + digits[exp+1:]
+}
+
+func pad2(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}
+
+// quoteStr is Python's repr of a str.
+func quoteStr(s string) string {
+	q := byte('\'')
+	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
+		q = '"'
+	}
+	var b strings.Builder
+	b.WriteByte(q)
+	for _, r := range s {
+		switch {
+		case r == rune(q) || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == utf8.RuneError:
+			b.WriteString(`\ufffd`)
+		case r < 0x20 || r == 0x7f:
+			b.WriteString(`\x` + hex2(int(r)))
+		case r < 0x80 || isPrintable(r):
+			b.WriteRune(r)
+		case r < 0x100:
+			b.WriteString(`\x` + hex2(int(r)))
+		case r < 0x10000:
+			b.WriteString(`\u` + hexN(int(r), 4))
+		default:
+			b.WriteString(`\U` + hexN(int(r), 8))
+		}
+	}
+	b.WriteByte(q)
+	return b.String()
+}
+
+// isPrintable approximates Python's str.isprintable for one character:
+// not a control, format, surrogate, private-use, unassigned or separator
+// other than the space.
+func isPrintable(r rune) bool {
+	if r == ' ' {
+		return true
+	}
+	if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Cs, unicode.Co, unicode.Zl, unicode.Zp, unicode.Zs) {
+		return false
+	}
+	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
+}
+
+func hex2(n int) string { return hexN(n, 2) }
+
+func hexN(n, w int) string {
+	s := strconv.FormatInt(int64(n), 16)
+	return strings.Repeat("0", w-len(s)) + s
+}
+
+// escapeHTML is markupsafe's escape.
+func escapeHTML(s string) string {
+	if !strings.ContainsAny(s, "&<>'\"") {
+		return s
+	}
+	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "'", "&#39;", `"`, "&#34;")
+	return r.Replace(s)
+}
+
+// Has reports whether the dict has key k.
+func (d *Dict) Has(k any) bool { _, ok := d.Get(k); return ok }

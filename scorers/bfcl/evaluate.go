@@ -1,0 +1,75 @@
+// Package bfcl scores function calls as the Berkeley Function Calling
+// Leaderboard's AST checker does (ShishirPatil/gorilla,
+// berkeley-function-call-leaderboard): the decoders of prompt-mode text
+// ("[f(a=1)]", read as Python's ast reads it) and of function-calling
+// results ({name: JSON arguments}), the checker's names, required and
+// optional parameters, types (int accepted for float, nested types,
+// tuples), string standardisation, possible-answer lists and order-free
+// parallel matching, and the relevance/irrelevance rules, for both the
+// August 2024 checker (V2) and the current one (V4). Verdicts carry BFCL's
+// error_type strings.
+package bfcl
+
+import "strings"
+
+// Verdict is one entry's result, as a line of BFCL's score file.
+type Verdict struct {
+	Valid     bool   `json:"valid"`
+	ErrorType string `json:"error_type,omitempty"`
+	Errors    []any  `json:"error,omitempty"`
+	// Decoded is the decoded calls, when decoding succeeded.
+	Decoded []any `json:"-"`
+}
+
+// IsRelevance reports whether a BFCL category is scored by whether a call
+// was made at all (V2's "relevance", V4's irrelevance, live_irrelevance and
+// live_relevance).
+func IsRelevance(category string) bool {
+	return category == "relevance" || strings.Contains(category, "irrelevance") || category == "live_relevance"
+}
+
+// Evaluate scores one recorded result of a category: fc selects the
+// function-calling decoder, else the prompt-mode one.
+func (c Checker) Evaluate(category string, fc bool, functions, answer, result any) Verdict {
+	decode := func() ([]any, error) {
+		if fc {
+			return DecodeFC(result)
+		}
+		return DecodePrompt(c.Version, result)
+	}
+	if IsRelevance(category) {
+		decoded, err := decode()
+		called := err == nil && !IsEmpty(decoded)
+		switch {
+		case category == "live_relevance":
+			if !called {
+				msg := "Invalid syntax. Failed to decode AST when it should have. "
+				if err != nil {
+					msg += err.Error()
+				}
+				return Verdict{ErrorType: "relevance_error:decoder_failed", Errors: []any{msg}, Decoded: decoded}
+			}
+		case called && c.Version == V2:
+			return Verdict{ErrorType: "relevance_error:decoder_success", Errors: []any{"Valid syntax. Successfully decode AST when it should not."}, Decoded: decoded}
+		case called:
+			return Verdict{ErrorType: "irrelevance_error:decoder_success", Errors: []any{"Valid syntax. Successfully decode AST when it should not."}, Decoded: decoded}
+		}
+		return Verdict{Valid: true, Decoded: decoded}
+	}
+	decoded, err := decode()
+	if err != nil {
+		return Verdict{ErrorType: "ast_decoder:decoder_failed", Errors: []any{"Invalid syntax. Failed to decode AST. " + err.Error()}}
+	}
+	if !IsCallList(decoded) {
+		return Verdict{ErrorType: "ast_decoder:decoder_wrong_output_format", Errors: []any{"Did not output in the specified format. Note: the model_result is wrapped in a string to ensure json serializability."}, Decoded: decoded}
+	}
+	r := c.AST(category, functions, decoded, answer)
+	return Verdict{Valid: r.Valid, ErrorType: errType(r), Errors: r.Errors, Decoded: decoded}
+}
+
+func errType(r Result) string {
+	if r.Valid {
+		return ""
+	}
+	return r.ErrorType
+}

@@ -1,0 +1,1011 @@
+package bfcl
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file parses a Python expression as ast.parse(s, mode="eval") does
+// (the grammar's expression part: every valid expression is accepted,
+// anything else is a syntax error) into a small AST, for BFCL's decoder.
+
+type pnode interface{}
+
+type (
+	pConst struct{ v any } // Ellipsis is pEllipsis
+	pName  struct{ id string }
+	pAttr  struct {
+		value pnode
+		attr  string
+	}
+	pCall struct {
+		fn   pnode
+		args []pnode
+		kw   []pKeyword
+	}
+	pKeyword struct {
+		arg string // "" for **x
+		v   pnode
+	}
+	pList  struct{ elts []pnode }
+	pTuple struct{ elts []pnode }
+	pSet   struct{ elts []pnode }
+	pDict  struct{ keys, vals []pnode } // nil key: **x
+	pUnary struct {
+		op string
+		x  pnode
+	}
+	pBin struct {
+		op   string
+		l, r pnode
+	}
+	pSubscript struct{ value, slice pnode }
+	pSlice     struct{ lo, hi, step pnode }
+	pStarred   struct{ x pnode }
+	// pOther is a node BFCL's resolver does not support (Compare, BoolOp,
+	// IfExp, Lambda, JoinedStr, comprehensions, ...).
+	pOther struct{ kind string }
+)
+
+type pEllipsis struct{}
+
+var pyKeywords = map[string]bool{"False": true, "None": true, "True": true, "and": true, "as": true, "assert": true, "async": true, "await": true, "break": true, "class": true, "continue": true, "def": true, "del": true, "elif": true, "else": true, "except": true, "finally": true, "for": true, "from": true, "global": true, "if": true, "import": true, "in": true, "is": true, "lambda": true, "nonlocal": true, "not": true, "or": true, "pass": true, "raise": true, "return": true, "try": true, "while": true, "with": true, "yield": true}
+
+const (
+	ptEOF = iota
+	ptName
+	ptNum
+	ptStr
+	ptOp
+	ptNewline
+)
+
+type ptok struct {
+	kind  int
+	s     string
+	v     any  // number or string value
+	bytes bool // a bytes literal
+	fstr  bool // an f-string
+}
+
+// pyTokenize tokenizes s; newlines inside brackets are joined.
+func pyTokenize(s string) ([]ptok, error) {
+	var toks []ptok
+	depth := 0
+	i := 0
+	lineStart := true
+	for i < len(s) {
+		c := s[i]
+		if lineStart && depth == 0 {
+			// a logical line: blank lines and comments are skipped, an
+			// indented first token is an IndentationError
+			j := i
+			for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\f') {
+				j++
+			}
+			if j < len(s) && s[j] != '\n' && s[j] != '\r' && s[j] != '#' && j > i {
+				return nil, fmt.Errorf("unexpected indent")
+			}
+			lineStart = false
+		}
+		switch {
+		case c == ' ' || c == '\t' || c == '\f':
+			i++
+		case c == '#':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		case c == '\\' && i+1 < len(s) && (s[i+1] == '\n' || s[i+1] == '\r'):
+			i += 2
+			if i < len(s) && s[i-1] == '\r' && s[i] == '\n' {
+				i++
+			}
+		case c == '\n' || c == '\r':
+			i++
+			if depth == 0 {
+				if len(toks) > 0 && toks[len(toks)-1].kind != ptNewline {
+					toks = append(toks, ptok{kind: ptNewline})
+				}
+				lineStart = true
+			}
+		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
+			t, n, err := pyNumber(s[i:])
+			if err != nil {
+				return nil, err
+			}
+			toks = append(toks, t)
+			i += n
+		case c == '"' || c == '\'':
+			t, n, err := pyString(s[i:], "")
+			if err != nil {
+				return nil, err
+			}
+			toks = append(toks, t)
+			i += n
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80:
+			j := i
+			for j < len(s) {
+				r, w := utf8.DecodeRuneInString(s[j:])
+				if r == '_' || unicode.IsLetter(r) || j > i && (unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || unicode.Is(unicode.Nd, r) || unicode.Is(unicode.Pc, r)) {
+					j += w
+					continue
+				}
+				if j == i {
+					return nil, fmt.Errorf("invalid character %q", r)
+				}
+				break
+			}
+			word := s[i:j]
+			if j < len(s) && (s[j] == '"' || s[j] == '\'') && isStrPrefix(word) {
+				t, n, err := pyString(s[j:], strings.ToLower(word))
+				if err != nil {
+					return nil, err
+				}
+				toks = append(toks, t)
+				i = j + n
+				continue
+			}
+			toks = append(toks, ptok{kind: ptName, s: word})
+			i = j
+		default:
+			op := ""
+			for _, o := range []string{"**=", "//=", ">>=", "<<=", "...", "**", "//", "==", "!=", "<=", ">=", "<<", ">>", "->", ":=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@="} {
+				if strings.HasPrefix(s[i:], o) {
+					op = o
+					break
+				}
+			}
+			if op == "" {
+				if !strings.ContainsRune("+-*/%@&|^~<>()[]{},:.;=", rune(c)) {
+					return nil, fmt.Errorf("invalid character %q", c)
+				}
+				op = string(c)
+			}
+			switch op {
+			case "(", "[", "{":
+				depth++
+			case ")", "]", "}":
+				depth--
+				if depth < 0 {
+					return nil, fmt.Errorf("unmatched '%s'", op)
+				}
+			}
+			toks = append(toks, ptok{kind: ptOp, s: op})
+			i += len(op)
+		}
+	}
+	if depth > 0 {
+		return nil, fmt.Errorf("'(' was never closed")
+	}
+	return append(toks, ptok{kind: ptEOF}), nil
+}
+
+func isStrPrefix(w string) bool {
+	switch strings.ToLower(w) {
+	case "r", "u", "b", "br", "rb", "f", "fr", "rf":
+		return true
+	}
+	return false
+}
+
+func pyNumber(s string) (ptok, int, error) {
+	i := 0
+	digits := func(ok func(byte) bool) {
+		for i < len(s) && (ok(s[i]) || s[i] == '_' && i+1 < len(s) && ok(s[i+1])) {
+			i++
+		}
+	}
+	dec := func(b byte) bool { return b >= '0' && b <= '9' }
+	if len(s) > 1 && s[0] == '0' && strings.ContainsRune("xXoObB", rune(s[1])) {
+		base := map[byte]int{'x': 16, 'X': 16, 'o': 8, 'O': 8, 'b': 2, 'B': 2}[s[1]]
+		i = 2
+		if i < len(s) && s[i] == '_' {
+			i++
+		}
+		start := i
+		digits(func(b byte) bool {
+			d := strings.IndexByte("0123456789abcdef", byte(unicode.ToLower(rune(b))))
+			return d >= 0 && d < base
+		})
+		if i == start {
+			return ptok{}, 0, fmt.Errorf("invalid number literal")
+		}
+		n, ok := new(big.Int).SetString(strings.ReplaceAll(s[start:i], "_", ""), base)
+		if !ok || !n.IsInt64() {
+			return ptok{}, 0, fmt.Errorf("integer literal beyond 64 bits")
+		}
+		if i < len(s) && (unicode.IsLetter(rune(s[i])) || dec(s[i])) {
+			return ptok{}, 0, fmt.Errorf("invalid number literal")
+		}
+		return ptok{kind: ptNum, v: n.Int64()}, i, nil
+	}
+	digits(dec)
+	isFloat := false
+	if i < len(s) && s[i] == '.' {
+		isFloat = true
+		i++
+		digits(dec)
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		j := i + 1
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		if j < len(s) && dec(s[j]) {
+			isFloat = true
+			i = j
+			digits(dec)
+		} else {
+			return ptok{}, 0, fmt.Errorf("invalid decimal literal")
+		}
+	}
+	lit := strings.ReplaceAll(s[:i], "_", "")
+	if i < len(s) && (s[i] == 'j' || s[i] == 'J') {
+		f, err := strconv.ParseFloat(lit, 64)
+		if err != nil {
+			return ptok{}, 0, err
+		}
+		i++
+		return ptok{kind: ptNum, v: complex(0, f)}, i, nil
+	}
+	if i < len(s) && (unicode.IsLetter(rune(s[i])) || s[i] == '_') {
+		return ptok{}, 0, fmt.Errorf("invalid decimal literal")
+	}
+	if isFloat {
+		f, err := strconv.ParseFloat(lit, 64)
+		if err != nil && !math.IsInf(f, 0) {
+			return ptok{}, 0, err
+		}
+		return ptok{kind: ptNum, v: f}, i, nil
+	}
+	if len(lit) > 1 && lit[0] == '0' && strings.Trim(lit, "0") != "" {
+		return ptok{}, 0, fmt.Errorf("leading zeros in decimal integer literals are not permitted")
+	}
+	n, err := strconv.ParseInt(lit, 10, 64)
+	if err != nil {
+		return ptok{}, 0, fmt.Errorf("integer literal beyond 64 bits")
+	}
+	return ptok{kind: ptNum, v: n}, i, nil
+}
+
+// pyString reads a string literal (after its prefix) at the start of s.
+func pyString(s, prefix string) (ptok, int, error) {
+	raw := strings.Contains(prefix, "r")
+	isBytes := strings.Contains(prefix, "b")
+	q := s[:1]
+	if strings.HasPrefix(s, q+q+q) {
+		q = q + q + q
+	}
+	i := len(q)
+	var b strings.Builder
+	for {
+		if i >= len(s) {
+			return ptok{}, 0, fmt.Errorf("unterminated string literal")
+		}
+		if strings.HasPrefix(s[i:], q) {
+			i += len(q)
+			break
+		}
+		c := s[i]
+		if (c == '\n' || c == '\r') && len(q) == 1 {
+			return ptok{}, 0, fmt.Errorf("unterminated string literal")
+		}
+		if isBytes && c >= 0x80 {
+			return ptok{}, 0, fmt.Errorf("bytes can only contain ASCII literal characters")
+		}
+		if c != '\\' {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		if i+1 >= len(s) {
+			return ptok{}, 0, fmt.Errorf("unterminated string literal")
+		}
+		if raw {
+			b.WriteByte('\\')
+			b.WriteByte(s[i+1])
+			i += 2
+			continue
+		}
+		e := s[i+1]
+		i += 2
+		switch e {
+		case '\n':
+		case '\\', '\'', '"':
+			b.WriteByte(e)
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'a':
+			b.WriteByte(7)
+		case 'b':
+			b.WriteByte(8)
+		case 'f':
+			b.WriteByte(12)
+		case 'v':
+			b.WriteByte(11)
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i - 1
+			k := j
+			for k < len(s) && k < j+3 && s[k] >= '0' && s[k] <= '7' {
+				k++
+			}
+			n, _ := strconv.ParseUint(s[j:k], 8, 32)
+			if isBytes {
+				b.WriteByte(byte(n))
+			} else {
+				b.WriteRune(rune(n))
+			}
+			i = k
+		case 'x', 'u', 'U':
+			w := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
+			if isBytes && e != 'x' {
+				b.WriteByte('\\')
+				b.WriteByte(e)
+				continue
+			}
+			if i+w > len(s) {
+				return ptok{}, 0, fmt.Errorf("truncated \\%c escape", e)
+			}
+			n, err := strconv.ParseUint(s[i:i+w], 16, 32)
+			if err != nil || n > unicode.MaxRune {
+				return ptok{}, 0, fmt.Errorf("truncated \\%c escape", e)
+			}
+			if isBytes {
+				b.WriteByte(byte(n))
+			} else {
+				b.WriteRune(rune(n))
+			}
+			i += w
+		case 'N':
+			return ptok{}, 0, fmt.Errorf("\\N{...} escapes are not supported")
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(e)
+		}
+	}
+	return ptok{kind: ptStr, v: b.String(), bytes: isBytes, fstr: strings.Contains(prefix, "f")}, i, nil
+}
+
+type pyParser struct {
+	toks []ptok
+	i    int
+	nest int
+}
+
+// pyParse parses s as ast.parse(s, mode="eval").
+func pyParse(s string) (pnode, error) {
+	toks, err := pyTokenize(s)
+	if err != nil {
+		return nil, err
+	}
+	// trailing newlines end the input; any other newline is an error
+	for len(toks) > 1 && toks[len(toks)-2].kind == ptNewline {
+		toks = append(toks[:len(toks)-2], toks[len(toks)-1])
+	}
+	p := &pyParser{toks: toks}
+	if p.peek().kind == ptEOF {
+		return nil, fmt.Errorf("invalid syntax (empty input)")
+	}
+	n, err := p.starExprs()
+	if err != nil {
+		return nil, err
+	}
+	if p.peek().kind != ptEOF {
+		return nil, fmt.Errorf("invalid syntax near %q", p.peek().s)
+	}
+	return n, nil
+}
+
+func (p *pyParser) peek() ptok { return p.toks[p.i] }
+func (p *pyParser) next() ptok {
+	t := p.toks[p.i]
+	if t.kind != ptEOF {
+		p.i++
+	}
+	return t
+}
+func (p *pyParser) isOp(s string) bool { t := p.peek(); return t.kind == ptOp && t.s == s }
+func (p *pyParser) isKw(s string) bool { t := p.peek(); return t.kind == ptName && t.s == s }
+func (p *pyParser) accept(s string) bool {
+	if p.isOp(s) || p.isKw(s) {
+		p.i++
+		return true
+	}
+	return false
+}
+func (p *pyParser) expect(s string) error {
+	if !p.accept(s) {
+		return fmt.Errorf("invalid syntax: expected '%s'", s)
+	}
+	return nil
+}
+
+// starExprs: a comma list (a tuple) or one expression.
+func (p *pyParser) starExprs() (pnode, error) {
+	first, err := p.starOrExpr()
+	if err != nil {
+		return nil, err
+	}
+	if !p.isOp(",") {
+		if _, ok := first.(*pStarred); ok {
+			return nil, fmt.Errorf("can't use starred expression here")
+		}
+		return first, nil
+	}
+	elts := []pnode{first}
+	for p.accept(",") {
+		if p.endOfList() {
+			break
+		}
+		e, err := p.starOrExpr()
+		if err != nil {
+			return nil, err
+		}
+		elts = append(elts, e)
+	}
+	return &pTuple{elts: elts}, nil
+}
+
+func (p *pyParser) endOfList() bool {
+	t := p.peek()
+	return t.kind == ptEOF || t.kind == ptNewline || t.kind == ptOp && (t.s == ")" || t.s == "]" || t.s == "}" || t.s == "=" || t.s == ":")
+}
+
+func (p *pyParser) starOrExpr() (pnode, error) {
+	if p.accept("*") {
+		x, err := p.bitOr()
+		return &pStarred{x: x}, err
+	}
+	return p.namedExpr()
+}
+
+func (p *pyParser) namedExpr() (pnode, error) {
+	x, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if p.isOp(":=") {
+		if _, ok := x.(*pName); !ok {
+			return nil, fmt.Errorf("cannot use assignment expressions with this target")
+		}
+		p.i++
+		if _, err := p.expr(); err != nil {
+			return nil, err
+		}
+		return &pOther{kind: "NamedExpr"}, nil
+	}
+	return x, nil
+}
+
+// expr: lambda or a conditional expression.
+func (p *pyParser) expr() (pnode, error) {
+	p.nest++
+	defer func() { p.nest-- }()
+	if p.nest > 200 {
+		return nil, fmt.Errorf("too many nested parentheses")
+	}
+	if p.accept("lambda") {
+		for !p.isOp(":") {
+			t := p.next()
+			if t.kind == ptEOF || t.kind == ptNewline {
+				return nil, fmt.Errorf("invalid syntax in lambda")
+			}
+		}
+		p.i++
+		if _, err := p.expr(); err != nil {
+			return nil, err
+		}
+		return &pOther{kind: "Lambda"}, nil
+	}
+	x, err := p.or()
+	if err != nil {
+		return nil, err
+	}
+	if p.accept("if") {
+		if _, err := p.or(); err != nil {
+			return nil, err
+		}
+		if err := p.expect("else"); err != nil {
+			return nil, err
+		}
+		if _, err := p.expr(); err != nil {
+			return nil, err
+		}
+		return &pOther{kind: "IfExp"}, nil
+	}
+	return x, nil
+}
+
+func (p *pyParser) or() (pnode, error) {
+	x, err := p.and()
+	if err != nil || !p.isKw("or") {
+		return x, err
+	}
+	for p.accept("or") {
+		if _, err := p.and(); err != nil {
+			return nil, err
+		}
+	}
+	return &pOther{kind: "BoolOp"}, nil
+}
+
+func (p *pyParser) and() (pnode, error) {
+	x, err := p.not()
+	if err != nil || !p.isKw("and") {
+		return x, err
+	}
+	for p.accept("and") {
+		if _, err := p.not(); err != nil {
+			return nil, err
+		}
+	}
+	return &pOther{kind: "BoolOp"}, nil
+}
+
+func (p *pyParser) not() (pnode, error) {
+	if p.accept("not") {
+		x, err := p.not()
+		return &pUnary{op: "not", x: x}, err
+	}
+	return p.comparison()
+}
+
+func (p *pyParser) comparison() (pnode, error) {
+	x, err := p.bitOr()
+	if err != nil {
+		return nil, err
+	}
+	cmp := false
+	for {
+		t := p.peek()
+		switch {
+		case t.kind == ptOp && (t.s == "<" || t.s == ">" || t.s == "==" || t.s == ">=" || t.s == "<=" || t.s == "!="):
+			p.i++
+		case p.isKw("in"):
+			p.i++
+		case p.isKw("not") && p.toks[p.i+1].kind == ptName && p.toks[p.i+1].s == "in":
+			p.i += 2
+		case p.isKw("is"):
+			p.i++
+			p.accept("not")
+		default:
+			if cmp {
+				return &pOther{kind: "Compare"}, nil
+			}
+			return x, nil
+		}
+		cmp = true
+		if _, err := p.bitOr(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (p *pyParser) binLevel(ops []string, next func() (pnode, error)) (pnode, error) {
+	x, err := next()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		found := ""
+		for _, o := range ops {
+			if t.kind == ptOp && t.s == o {
+				found = o
+			}
+		}
+		if found == "" {
+			return x, nil
+		}
+		p.i++
+		r, err := next()
+		if err != nil {
+			return nil, err
+		}
+		x = &pBin{op: found, l: x, r: r}
+	}
+}
+
+func (p *pyParser) bitOr() (pnode, error)  { return p.binLevel([]string{"|"}, p.bitXor) }
+func (p *pyParser) bitXor() (pnode, error) { return p.binLevel([]string{"^"}, p.bitAnd) }
+func (p *pyParser) bitAnd() (pnode, error) { return p.binLevel([]string{"&"}, p.shift) }
+func (p *pyParser) shift() (pnode, error)  { return p.binLevel([]string{"<<", ">>"}, p.arith) }
+func (p *pyParser) arith() (pnode, error)  { return p.binLevel([]string{"+", "-"}, p.term) }
+func (p *pyParser) term() (pnode, error) {
+	return p.binLevel([]string{"*", "/", "//", "%", "@"}, p.factor)
+}
+
+func (p *pyParser) factor() (pnode, error) {
+	for _, op := range []string{"-", "+", "~"} {
+		if p.accept(op) {
+			p.nest++
+			defer func() { p.nest-- }()
+			if p.nest > 200 {
+				return nil, fmt.Errorf("too many nested operators")
+			}
+			x, err := p.factor()
+			return &pUnary{op: op, x: x}, err
+		}
+	}
+	return p.power()
+}
+
+func (p *pyParser) power() (pnode, error) {
+	if p.accept("await") {
+		if _, err := p.primary(); err != nil {
+			return nil, err
+		}
+		return &pOther{kind: "Await"}, nil
+	}
+	x, err := p.primary()
+	if err != nil {
+		return nil, err
+	}
+	if p.accept("**") {
+		r, err := p.factor()
+		if err != nil {
+			return nil, err
+		}
+		return &pBin{op: "**", l: x, r: r}, nil
+	}
+	return x, nil
+}
+
+func (p *pyParser) primary() (pnode, error) {
+	x, err := p.atom()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		switch {
+		case p.accept("."):
+			t := p.next()
+			if t.kind != ptName || pyKeywords[t.s] {
+				return nil, fmt.Errorf("invalid syntax after '.'")
+			}
+			x = &pAttr{value: x, attr: t.s}
+		case p.accept("("):
+			c, err := p.callArgs(x)
+			if err != nil {
+				return nil, err
+			}
+			x = c
+		case p.accept("["):
+			sl, err := p.slices()
+			if err != nil {
+				return nil, err
+			}
+			x = &pSubscript{value: x, slice: sl}
+		default:
+			return x, nil
+		}
+	}
+}
+
+func (p *pyParser) callArgs(fn pnode) (pnode, error) {
+	c := &pCall{fn: fn}
+	seen := map[string]bool{}
+	for !p.accept(")") {
+		if len(c.args)+len(c.kw) > 0 {
+			if err := p.expect(","); err != nil {
+				return nil, err
+			}
+			if p.accept(")") {
+				break
+			}
+		}
+		switch {
+		case p.accept("**"):
+			x, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			c.kw = append(c.kw, pKeyword{v: x})
+		case p.accept("*"):
+			x, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			c.args = append(c.args, &pStarred{x: x})
+		case p.peek().kind == ptName && p.toks[p.i+1].kind == ptOp && p.toks[p.i+1].s == "=":
+			name := p.next().s
+			if pyKeywords[name] {
+				return nil, fmt.Errorf("invalid syntax: keyword %s as an argument name", name)
+			}
+			if seen[name] {
+				return nil, fmt.Errorf("keyword argument repeated: %s", name)
+			}
+			seen[name] = true
+			p.i++
+			x, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			c.kw = append(c.kw, pKeyword{arg: name, v: x})
+		default:
+			x, err := p.namedExpr()
+			if err != nil {
+				return nil, err
+			}
+			if p.isKw("for") || p.isKw("async") {
+				if len(c.args)+len(c.kw) > 0 || !p.comprehension() {
+					return nil, fmt.Errorf("invalid syntax: generator expression must be parenthesized")
+				}
+				x = &pOther{kind: "GeneratorExp"}
+			}
+			for _, k := range c.kw {
+				if k.arg == "" {
+					return nil, fmt.Errorf("positional argument follows keyword argument unpacking")
+				}
+			}
+			if len(c.kw) > 0 {
+				return nil, fmt.Errorf("positional argument follows keyword argument")
+			}
+			c.args = append(c.args, x)
+		}
+	}
+	return c, nil
+}
+
+// comprehension parses "for x in y [if c]..." (after the element).
+func (p *pyParser) comprehension() bool {
+	for p.isKw("for") || p.isKw("async") {
+		p.accept("async")
+		if !p.accept("for") {
+			return false
+		}
+		for !p.isKw("in") {
+			t := p.next()
+			if t.kind == ptEOF || t.kind == ptNewline {
+				return false
+			}
+		}
+		p.i++
+		if _, err := p.or(); err != nil {
+			return false
+		}
+		for p.accept("if") {
+			if _, err := p.or(); err != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (p *pyParser) slices() (pnode, error) {
+	var items []pnode
+	for {
+		var item pnode
+		var lo pnode
+		var err error
+		if !p.isOp(":") {
+			if lo, err = p.starOrExpr(); err != nil {
+				return nil, err
+			}
+		}
+		if p.accept(":") {
+			sl := &pSlice{lo: lo}
+			if !p.isOp(":") && !p.isOp("]") && !p.isOp(",") {
+				if sl.hi, err = p.expr(); err != nil {
+					return nil, err
+				}
+			}
+			if p.accept(":") && !p.isOp("]") && !p.isOp(",") {
+				if sl.step, err = p.expr(); err != nil {
+					return nil, err
+				}
+			}
+			item = sl
+		} else {
+			item = lo
+		}
+		items = append(items, item)
+		if p.accept("]") {
+			break
+		}
+		if err := p.expect(","); err != nil {
+			return nil, err
+		}
+		if p.accept("]") {
+			items = append(items, nil) // trailing comma: a tuple
+			break
+		}
+	}
+	if len(items) == 1 {
+		return items[0], nil
+	}
+	if items[len(items)-1] == nil {
+		items = items[:len(items)-1]
+	}
+	return &pTuple{elts: items}, nil
+}
+
+func (p *pyParser) atom() (pnode, error) {
+	t := p.next()
+	switch t.kind {
+	case ptName:
+		switch t.s {
+		case "True":
+			return &pConst{v: true}, nil
+		case "False":
+			return &pConst{v: false}, nil
+		case "None":
+			return &pConst{v: nil}, nil
+		}
+		if pyKeywords[t.s] {
+			return nil, fmt.Errorf("invalid syntax at keyword %s", t.s)
+		}
+		return &pName{id: t.s}, nil
+	case ptNum:
+		return &pConst{v: t.v}, nil
+	case ptStr:
+		s, isBytes, fstr := t.v.(string), t.bytes, t.fstr
+		for p.peek().kind == ptStr {
+			n := p.next()
+			if n.bytes != isBytes {
+				return nil, fmt.Errorf("cannot mix bytes and nonbytes literals")
+			}
+			s += n.v.(string)
+			fstr = fstr || n.fstr
+		}
+		switch {
+		case fstr:
+			return &pOther{kind: "JoinedStr"}, nil
+		case isBytes:
+			return &pConst{v: Bytes(s)}, nil
+		}
+		return &pConst{v: s}, nil
+	case ptOp:
+		switch t.s {
+		case "...":
+			return &pConst{v: pEllipsis{}}, nil
+		case "(":
+			if p.accept(")") {
+				return &pTuple{}, nil
+			}
+			if p.isKw("yield") {
+				return nil, fmt.Errorf("'yield' outside function")
+			}
+			first, err := p.starOrExpr()
+			if err != nil {
+				return nil, err
+			}
+			if p.isKw("for") || p.isKw("async") {
+				if !p.comprehension() {
+					return nil, fmt.Errorf("invalid syntax in generator expression")
+				}
+				return &pOther{kind: "GeneratorExp"}, p.expect(")")
+			}
+			if p.accept(")") {
+				if _, ok := first.(*pStarred); ok {
+					return nil, fmt.Errorf("cannot use starred expression here")
+				}
+				return first, nil
+			}
+			elts := []pnode{first}
+			for p.accept(",") {
+				if p.isOp(")") {
+					break
+				}
+				e, err := p.starOrExpr()
+				if err != nil {
+					return nil, err
+				}
+				elts = append(elts, e)
+			}
+			return &pTuple{elts: elts}, p.expect(")")
+		case "[":
+			l := &pList{}
+			for !p.accept("]") {
+				if len(l.elts) > 0 {
+					if err := p.expect(","); err != nil {
+						return nil, err
+					}
+					if p.accept("]") {
+						break
+					}
+				}
+				e, err := p.starOrExpr()
+				if err != nil {
+					return nil, err
+				}
+				if len(l.elts) == 0 && (p.isKw("for") || p.isKw("async")) {
+					if !p.comprehension() {
+						return nil, fmt.Errorf("invalid syntax in list comprehension")
+					}
+					return &pOther{kind: "ListComp"}, p.expect("]")
+				}
+				l.elts = append(l.elts, e)
+			}
+			return l, nil
+		case "{":
+			return p.dictOrSet()
+		}
+	}
+	return nil, fmt.Errorf("invalid syntax")
+}
+
+func (p *pyParser) dictOrSet() (pnode, error) {
+	if p.accept("}") {
+		return &pDict{}, nil
+	}
+	d := &pDict{}
+	set := &pSet{}
+	isDict := false
+	first := true
+	for {
+		if !first {
+			if p.accept("}") {
+				break
+			}
+			if err := p.expect(","); err != nil {
+				return nil, err
+			}
+			if p.accept("}") {
+				break
+			}
+		}
+		if p.accept("**") {
+			if !first && !isDict {
+				return nil, fmt.Errorf("invalid syntax in set display")
+			}
+			isDict = true
+			v, err := p.bitOr()
+			if err != nil {
+				return nil, err
+			}
+			d.keys = append(d.keys, nil)
+			d.vals = append(d.vals, v)
+			first = false
+			continue
+		}
+		k, err := p.starOrExpr()
+		if err != nil {
+			return nil, err
+		}
+		if p.accept(":") {
+			if !first && !isDict {
+				return nil, fmt.Errorf("invalid syntax in set display")
+			}
+			isDict = true
+			v, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			if first && (p.isKw("for") || p.isKw("async")) {
+				if !p.comprehension() {
+					return nil, fmt.Errorf("invalid syntax in dict comprehension")
+				}
+				return &pOther{kind: "DictComp"}, p.expect("}")
+			}
+			d.keys = append(d.keys, k)
+			d.vals = append(d.vals, v)
+		} else {
+			if isDict {
+				return nil, fmt.Errorf("invalid syntax in dict display")
+			}
+			if first && (p.isKw("for") || p.isKw("async")) {
+				if !p.comprehension() {
+					return nil, fmt.Errorf("invalid syntax in set comprehension")
+				}
+				return &pOther{kind: "SetComp"}, p.expect("}")
+			}
+			set.elts = append(set.elts, k)
+		}
+		first = false
+	}
+	if isDict {
+		return d, nil
+	}
+	return set, nil
+}

@@ -1,0 +1,468 @@
+package bfcl
+
+import (
+	"errors"
+	"fmt"
+	"github.com/pocketeval/pocketeval/internal/jinja"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// resolveCall is BFCL's resolve_ast_call: {dotted name: {keyword: value}};
+// positional arguments are ignored, as BFCL ignores them.
+func resolveCall(c *pCall) (*Dict, error) {
+	var parts []string
+	f := c.fn
+	for {
+		a, ok := f.(*pAttr)
+		if !ok {
+			break
+		}
+		parts = append(parts, a.attr)
+		f = a.value
+	}
+	if n, ok := f.(*pName); ok {
+		parts = append(parts, n.id)
+	}
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	args := &Dict{}
+	for _, k := range c.kw {
+		v, err := resolveValue(k.v)
+		if err != nil {
+			return nil, err
+		}
+		var key any = k.arg
+		if k.arg == "" {
+			key = nil // **x: Python's keyword arg is None
+		}
+		args.Set(key, v)
+	}
+	out := &Dict{}
+	out.Set(strings.Join(parts, "."), args)
+	return out, nil
+}
+
+var errUnsupported = errors.New("unsupported AST type")
+
+// resolveValue is BFCL's resolve_ast_by_type.
+func resolveValue(n pnode) (any, error) {
+	switch x := n.(type) {
+	case *pConst:
+		if _, ok := x.v.(pEllipsis); ok {
+			return "...", nil
+		}
+		return x.v, nil
+	case *pUnary:
+		// BFCL computes -operand.value whatever the operator: only a
+		// constant operand has a value (an attribute or subscript has a
+		// node there, which cannot be negated).
+		c, ok := x.x.(*pConst)
+		if !ok {
+			switch x.x.(type) {
+			case *pAttr, *pSubscript, *pStarred:
+				return nil, fmt.Errorf("bad operand type for unary -: 'Node'")
+			}
+			return nil, fmt.Errorf("'%T' object has no attribute 'value'", x.x)
+		}
+		return negate(c.v)
+	case *pList:
+		out := make([]any, len(x.elts))
+		for i, e := range x.elts {
+			v, err := resolveValue(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	case *pTuple:
+		out := make(Tuple, len(x.elts))
+		for i, e := range x.elts {
+			v, err := resolveValue(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	case *pDict:
+		d := &Dict{}
+		for i, k := range x.keys {
+			if k == nil {
+				return nil, errUnsupported
+			}
+			kv, err := resolveValue(k)
+			if err != nil {
+				return nil, err
+			}
+			if !hashable(kv) {
+				return nil, fmt.Errorf("unhashable type: '%s'", pyType(kv))
+			}
+			v, err := resolveValue(x.vals[i])
+			if err != nil {
+				return nil, err
+			}
+			d.Set(kv, v)
+		}
+		return d, nil
+	case *pBin:
+		// BFCL evaluates the expression (eval(ast.unparse(value)))
+		return pyEval(x)
+	case *pName:
+		return x.id, nil
+	case *pCall:
+		if len(x.kw) == 0 {
+			return unparse(x), nil
+		}
+		return resolveCall(x)
+	case *pSubscript:
+		return unparse(x.value) + "[" + unparse(x.slice) + "]", nil
+	case *pOther:
+		if x.kind == "Lambda" {
+			return nil, fmt.Errorf("'Lambda' object is not subscriptable")
+		}
+	}
+	return nil, errUnsupported
+}
+
+func hashable(v any) bool {
+	switch x := v.(type) {
+	case []any, *Dict:
+		return false
+	case Tuple:
+		for _, e := range x {
+			if !hashable(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func negate(v any) (any, error) {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return int64(-1), nil
+		}
+		return int64(0), nil
+	case int64:
+		if x == math.MinInt64 {
+			return nil, fmt.Errorf("integer beyond 64 bits")
+		}
+		return -x, nil
+	case float64:
+		return -x, nil
+	case complex128:
+		return -x, nil
+	}
+	return nil, fmt.Errorf("bad operand type for unary -: '%s'", pyType(v))
+}
+
+// pyEval evaluates a constant expression as Python's eval does; names and
+// calls are not evaluated (an error, as a NameError would be for all but
+// Python's builtins).
+func pyEval(n pnode) (any, error) {
+	switch x := n.(type) {
+	case *pConst:
+		if _, ok := x.v.(pEllipsis); ok {
+			return nil, fmt.Errorf("Ellipsis in an expression")
+		}
+		return x.v, nil
+	case *pUnary:
+		v, err := pyEval(x.x)
+		if err != nil {
+			return nil, err
+		}
+		switch x.op {
+		case "-":
+			return negate(v)
+		case "+":
+			if !isNumber(v) {
+				return nil, fmt.Errorf("bad operand type for unary +")
+			}
+			if b, ok := v.(bool); ok {
+				i, _ := intOf(b)
+				return i, nil
+			}
+			return v, nil
+		case "~":
+			i, ok := intOf(v)
+			if !ok {
+				return nil, fmt.Errorf("bad operand type for unary ~")
+			}
+			return ^i, nil
+		case "not":
+			return !truthy(v), nil
+		}
+	case *pList, *pTuple:
+		var elts []pnode
+		if l, ok := x.(*pList); ok {
+			elts = l.elts
+		} else {
+			elts = x.(*pTuple).elts
+		}
+		out := make([]any, len(elts))
+		for i, e := range elts {
+			v, err := pyEval(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		if _, ok := x.(*pTuple); ok {
+			return Tuple(out), nil
+		}
+		return out, nil
+	case *pBin:
+		l, err := pyEval(x.l)
+		if err != nil {
+			return nil, err
+		}
+		r, err := pyEval(x.r)
+		if err != nil {
+			return nil, err
+		}
+		return binop(x.op, l, r)
+	case *pName:
+		return nil, fmt.Errorf("name '%s' is not defined", x.id)
+	}
+	return nil, fmt.Errorf("cannot evaluate this expression")
+}
+
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case int64:
+		return x != 0
+	case float64:
+		return x != 0
+	case complex128:
+		return x != 0
+	case string:
+		return x != ""
+	case Bytes:
+		return x != ""
+	case []any:
+		return len(x) > 0
+	case Tuple:
+		return len(x) > 0
+	case *Dict:
+		return len(x.Keys) > 0
+	}
+	return true
+}
+
+func binop(op string, l, r any) (any, error) {
+	bad := fmt.Errorf("unsupported operand type(s) for %s: '%s' and '%s'", op, pyType(l), pyType(r))
+	li, lInt := intOf(l)
+	ri, rInt := intOf(r)
+	switch {
+	case lInt && rInt:
+		return jinja.IntOp(op, li, ri)
+	case isNumber(l) && isNumber(r):
+		_, lc := l.(complex128)
+		_, rc := r.(complex128)
+		if lc || rc {
+			a, b := toComplex(l), toComplex(r)
+			switch op {
+			case "+":
+				return a + b, nil
+			case "-":
+				return a - b, nil
+			case "*":
+				return a * b, nil
+			case "/":
+				if b == 0 {
+					return nil, fmt.Errorf("complex division by zero")
+				}
+				return a / b, nil
+			}
+			return nil, bad
+		}
+		a, b := real(toComplex(l)), real(toComplex(r))
+		switch op {
+		case "+":
+			return a + b, nil
+		case "-":
+			return a - b, nil
+		case "*":
+			return a * b, nil
+		case "/":
+			if b == 0 {
+				return nil, fmt.Errorf("float division by zero")
+			}
+			return a / b, nil
+		case "//":
+			if b == 0 {
+				return nil, fmt.Errorf("float floor division by zero")
+			}
+			return math.Floor(a / b), nil
+		case "%":
+			if b == 0 {
+				return nil, fmt.Errorf("float modulo")
+			}
+			m := math.Mod(a, b)
+			if m != 0 && (m < 0) != (b < 0) {
+				m += b
+			}
+			return m, nil
+		case "**":
+			return math.Pow(a, b), nil
+		}
+		return nil, bad
+	}
+	switch a := l.(type) {
+	case string:
+		switch op {
+		case "+":
+			if b, ok := r.(string); ok {
+				return a + b, nil
+			}
+		case "*":
+			if n, ok := intOf(r); ok {
+				return strings.Repeat(a, int(max(n, 0))), nil
+			}
+		case "%":
+			return nil, fmt.Errorf("string formatting is not evaluated")
+		}
+	case []any, Tuple:
+		items, _ := seqOf(l)
+		switch op {
+		case "+":
+			if b, ok := seqOf(r); ok && pyType(l) == pyType(r) {
+				out := append(append([]any{}, items...), b...)
+				if _, t := l.(Tuple); t {
+					return Tuple(out), nil
+				}
+				return out, nil
+			}
+		case "*":
+			if n, ok := intOf(r); ok {
+				var out []any
+				for range max(n, 0) {
+					out = append(out, items...)
+				}
+				if out == nil {
+					out = []any{}
+				}
+				if _, t := l.(Tuple); t {
+					return Tuple(out), nil
+				}
+				return out, nil
+			}
+		}
+	}
+	if _, ok := intOf(l); ok && op == "*" {
+		switch r.(type) {
+		case string, []any, Tuple:
+			return binop(op, r, l)
+		}
+	}
+	return nil, bad
+}
+
+func seqOf(v any) ([]any, bool) {
+	switch x := v.(type) {
+	case []any:
+		return x, true
+	case Tuple:
+		return x, true
+	}
+	return nil, false
+}
+
+// unparse is Python's ast.unparse for the nodes BFCL turns into text.
+func unparse(n pnode) string {
+	switch x := n.(type) {
+	case nil:
+		return ""
+	case *pConst:
+		if _, ok := x.v.(pEllipsis); ok {
+			return "..."
+		}
+		if c, ok := x.v.(complex128); ok && real(c) == 0 {
+			return formatFloatShort(imag(c)) + "j"
+		}
+		return repr(x.v)
+	case *pName:
+		return x.id
+	case *pAttr:
+		return unparse(x.value) + "." + x.attr
+	case *pCall:
+		var parts []string
+		for _, a := range x.args {
+			parts = append(parts, unparse(a))
+		}
+		for _, k := range x.kw {
+			if k.arg == "" {
+				parts = append(parts, "**"+unparse(k.v))
+			} else {
+				parts = append(parts, k.arg+"="+unparse(k.v))
+			}
+		}
+		return unparse(x.fn) + "(" + strings.Join(parts, ", ") + ")"
+	case *pStarred:
+		return "*" + unparse(x.x)
+	case *pList:
+		return "[" + joinNodes(x.elts) + "]"
+	case *pTuple:
+		if len(x.elts) == 1 {
+			return "(" + unparse(x.elts[0]) + ",)"
+		}
+		return "(" + joinNodes(x.elts) + ")"
+	case *pSet:
+		return "{" + joinNodes(x.elts) + "}"
+	case *pDict:
+		var parts []string
+		for i, k := range x.keys {
+			if k == nil {
+				parts = append(parts, "**"+unparse(x.vals[i]))
+			} else {
+				parts = append(parts, unparse(k)+": "+unparse(x.vals[i]))
+			}
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case *pUnary:
+		if x.op == "not" {
+			return "not " + unparse(x.x)
+		}
+		return x.op + unparse(x.x)
+	case *pBin:
+		return unparse(x.l) + " " + x.op + " " + unparse(x.r)
+	case *pSubscript:
+		s := unparse(x.slice)
+		if t, ok := x.slice.(*pTuple); ok && len(t.elts) > 0 {
+			s = joinNodes(t.elts)
+		}
+		return unparse(x.value) + "[" + s + "]"
+	case *pSlice:
+		s := unparse(x.lo) + ":" + unparse(x.hi)
+		if x.step != nil {
+			s += ":" + unparse(x.step)
+		}
+		return s
+	}
+	return "..."
+}
+
+func formatFloatShort(f float64) string {
+	s := formatFloat(f)
+	return strings.TrimSuffix(s, ".0")
+}
+
+func joinNodes(ns []pnode) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = unparse(n)
+	}
+	return strings.Join(parts, ", ")
+}
+
+var _ = strconv.Itoa

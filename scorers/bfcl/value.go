@@ -1,0 +1,248 @@
+package bfcl
+
+import (
+	"github.com/pocketeval/pocketeval/internal/jinja"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Values are Python values as BFCL's decoders produce them: nil (None),
+// bool, int64 (int), float64 (float), complex128, string (str), Bytes,
+// []any (list), Tuple, *Dict.
+
+// Tuple is a Python tuple.
+type Tuple []any
+
+// Bytes is a Python bytes value.
+type Bytes string
+
+// Dict is an insertion-ordered Python dict.
+type Dict struct {
+	Keys []any
+	Vals []any
+}
+
+// Get returns the value of key k.
+func (d *Dict) Get(k any) (any, bool) {
+	for i, x := range d.Keys {
+		if pyEqual(x, k) {
+			return d.Vals[i], true
+		}
+	}
+	return nil, false
+}
+
+// Set sets k, keeping its first position.
+func (d *Dict) Set(k, v any) {
+	for i, x := range d.Keys {
+		if pyEqual(x, k) {
+			d.Vals[i] = v
+			return
+		}
+	}
+	d.Keys = append(d.Keys, k)
+	d.Vals = append(d.Vals, v)
+}
+
+// pyType is type(v).__name__.
+func pyType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "NoneType"
+	case bool:
+		return "bool"
+	case int64:
+		return "int"
+	case float64:
+		return "float"
+	case complex128:
+		return "complex"
+	case string:
+		return "str"
+	case Bytes:
+		return "bytes"
+	case []any:
+		return "list"
+	case Tuple:
+		return "tuple"
+	case *Dict:
+		return "dict"
+	}
+	return "object"
+}
+
+func isNumber(v any) bool {
+	switch v.(type) {
+	case bool, int64, float64, complex128:
+		return true
+	}
+	return false
+}
+
+func toComplex(v any) complex128 {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return 1
+		}
+		return 0
+	case int64:
+		return complex(float64(x), 0)
+	case float64:
+		return complex(x, 0)
+	case complex128:
+		return x
+	}
+	return 0
+}
+
+// pyEqual is Python's ==.
+func pyEqual(a, b any) bool {
+	if isNumber(a) && isNumber(b) {
+		ai, aok := intOf(a)
+		bi, bok := intOf(b)
+		if aok && bok {
+			return ai == bi
+		}
+		return toComplex(a) == toComplex(b)
+	}
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case Bytes:
+		y, ok := b.(Bytes)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		return ok && seqEqual(x, y)
+	case Tuple:
+		y, ok := b.(Tuple)
+		return ok && seqEqual(x, y)
+	case *Dict:
+		y, ok := b.(*Dict)
+		if !ok || len(x.Keys) != len(y.Keys) {
+			return false
+		}
+		for i, k := range x.Keys {
+			v, ok := y.Get(k)
+			if !ok || !pyEqual(x.Vals[i], v) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func intOf(v any) (int64, bool) {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	case int64:
+		return x, true
+	}
+	return 0, false
+}
+
+func seqEqual(a, b []any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !pyEqual(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// pyIn is Python's "x in list".
+func pyIn(x any, list []any) bool {
+	for _, y := range list {
+		if pyEqual(x, y) {
+			return true
+		}
+	}
+	return false
+}
+
+// repr is Python's repr, for error messages.
+func repr(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "None"
+	case bool:
+		if x {
+			return "True"
+		}
+		return "False"
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return formatFloat(x)
+	case complex128:
+		return "(" + formatFloat(real(x)) + "+" + formatFloat(imag(x)) + "j)"
+	case string:
+		return quote(x)
+	case Bytes:
+		return "b" + quote(string(x))
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = repr(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case Tuple:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = repr(e)
+		}
+		if len(x) == 1 {
+			return "(" + parts[0] + ",)"
+		}
+		return "(" + strings.Join(parts, ", ") + ")"
+	case *Dict:
+		parts := make([]string, len(x.Keys))
+		for i, k := range x.Keys {
+			parts[i] = repr(k) + ": " + repr(x.Vals[i])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return "<object>"
+}
+
+func quote(s string) string {
+	q := "'"
+	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
+		q = `"`
+	}
+	r := strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`, "\t", `\t`, q, `\`+q)
+	return q + r.Replace(s) + q
+}
+
+// formatFloat is Python's repr(float).
+func formatFloat(f float64) string { return jinja.FormatFloat(f) }
+
+// sortedKeys returns a map's keys in order (determinism).
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func nanValue() float64      { return math.NaN() }
+func infValue(s int) float64 { return math.Inf(s) }
+
+// Repr is Python's repr of a decoded value.
+func Repr(v any) string { return repr(v) }

@@ -1,0 +1,68 @@
+package stats
+
+import "math"
+
+// Chance compares a score with what random answers would score.
+//
+// Under the null hypothesis the answer to item i is right with its own
+// probability p_i (1/k for a k-choice question, the share of gold choices
+// when several are accepted, 0 for an exact-match answer nobody guesses),
+// independently, so the number of right answers follows the
+// Poisson-binomial distribution of the p_i (the binomial when they are
+// equal). P is the exact one-sided p-value P(X ≥ observed) of that
+// distribution; a score is above chance when P < Alpha.
+type Chance struct {
+	// Baseline is the expected score of random answers, mean p_i.
+	Baseline float64 `json:"baseline"`
+	// Correct is the number of right answers of N items.
+	Correct int `json:"correct"`
+	N       int `json:"n"`
+	// P is P(X ≥ Correct) under random answering.
+	P float64 `json:"p"`
+	// Above reports P < ChanceAlpha.
+	Above bool `json:"above"`
+}
+
+// ChanceAlpha is the level of the test against chance.
+const ChanceAlpha = 0.05
+
+// AboveChance tests correct right answers out of len(p) items against the
+// per-item chance probabilities p.
+func AboveChance(p []float64, correct int) Chance {
+	c := Chance{Correct: correct, N: len(p)}
+	if len(p) == 0 {
+		c.P = 1
+		return c
+	}
+	c.Baseline = Mean(p)
+	c.P = PoissonBinomialUpper(p, correct)
+	c.Above = c.P < ChanceAlpha
+	return c
+}
+
+// PoissonBinomialUpper is P(X ≥ k) for X the number of successes of
+// independent trials with success probabilities p, computed exactly by the
+// recurrence P_j(m) = P_{j-1}(m)(1−p_j) + P_{j-1}(m−1)p_j over the trials
+// (O(n²) time, O(n) memory). Probabilities outside [0, 1] are clamped.
+func PoissonBinomialUpper(p []float64, k int) float64 {
+	if k <= 0 {
+		return 1
+	}
+	if k > len(p) {
+		return 0
+	}
+	dist := make([]float64, len(p)+1)
+	dist[0] = 1
+	for j, pj := range p {
+		pj = math.Min(1, math.Max(0, pj))
+		for m := j + 1; m >= 1; m-- {
+			dist[m] = dist[m]*(1-pj) + dist[m-1]*pj
+		}
+		dist[0] *= 1 - pj
+	}
+	var tail float64
+	for m := len(p); m >= k; m-- {
+		tail += dist[m]
+	}
+	return math.Min(1, tail)
+}
