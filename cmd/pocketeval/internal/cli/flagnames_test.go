@@ -11,7 +11,7 @@ import (
 // placeholderRE is what a flag's value placeholder in --help may be: a
 // back-quoted word of the usage text in capitals (FILE, N,M, MODE) or the
 // type name pflag prints when there is none.
-var placeholderRE = regexp.MustCompile(`^([A-Z][A-Z0-9_]*([,=:][A-Z][A-Z0-9_]*)*|[a-z][a-zA-Z0-9]*)?$`)
+var placeholderRE = regexp.MustCompile(`^([A-Z][A-Z0-9_]*([,=:][A-Z][A-Z0-9_]*)*(,\.\.\.)?|[a-z][a-zA-Z0-9]*)?$`)
 
 // TestFlagPlaceholders walks every command and checks the value
 // placeholder --help shows for each flag: pflag takes the first
