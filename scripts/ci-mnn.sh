@@ -105,6 +105,35 @@ for task in gsm8k ifeval; do
 		exit 1
 	fi
 done
+# Reproducible by default: a second clean run with the default settings,
+# and one with the prefix cache on, give byte-identical samples, timings
+# aside (README, Reproducibility).
+set -x
+"$tmp/pocketeval" run --runtime mnn --model "$tiny" --tasks gsm8k,ifeval --limit 6 --max-tokens 24 \
+	--concurrency 2 --data-dir "$data" --out "$tmp/inproc2"
+"$tmp/pocketeval" run --runtime mnn --model "$tiny" --tasks gsm8k,ifeval --limit 6 --max-tokens 24 \
+	--concurrency 2 --prefix-cache on --data-dir "$data" --out "$tmp/prefixon"
+set +x
+for other in inproc2 prefixon; do
+	for task in gsm8k ifeval; do
+		if ! /usr/bin/python3 - "$tmp/inproc/samples/$task.jsonl" "$tmp/$other/samples/$task.jsonl" <<'PY'
+import json, sys
+def load(p):
+    out = []
+    for line in open(p, encoding="utf-8"):
+        r = json.loads(line)
+        for k in [k for k in r if "timing" in k or k in ("latency_ms", "time", "duration")]:
+            del r[k]
+        out.append(json.dumps(r, sort_keys=True))
+    return sorted(out)
+sys.exit(0 if load(sys.argv[1]) == load(sys.argv[2]) else 1)
+PY
+		then
+			echo "samples of $task differ between two runs of the same configuration ($other)" >&2
+			exit 1
+		fi
+	done
+done
 # The dry run counts prompt tokens with the package's tokenizer and what
 # the prefix cache supplies (runtime.PromptCounter).
 set -x

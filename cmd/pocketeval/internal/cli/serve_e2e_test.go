@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -84,6 +85,46 @@ func TestServeLlamacppEndToEnd(t *testing.T) {
 			t.Errorf("timings through serve = %+v, want engine speeds and TTFT", got.Timings)
 		}
 	}
+	// Concurrent clients get what each request gives alone in process
+	// (the default computes every request alone: README, Reproducibility).
+	{
+		reqs := []runtime.Request{
+			{Prompt: "Once upon a time", Gen: runtime.GenConfig{MaxTokens: 40}},
+			{Prompt: "Lily had a red ball.", Gen: runtime.GenConfig{MaxTokens: 40}},
+			{Prompt: "The dog ran", Gen: runtime.GenConfig{MaxTokens: 40}},
+			{Messages: []runtime.Message{{Role: "user", Content: "Tell me about a cat."}}, Gen: runtime.GenConfig{MaxTokens: 40}},
+		}
+		want := make([]string, len(reqs))
+		for i, req := range reqs {
+			r, err := served.Generate(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[i] = r.Text
+		}
+		for round := range 2 {
+			got := make([]string, len(reqs))
+			errs := make([]error, len(reqs))
+			var wg sync.WaitGroup
+			for i, req := range reqs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					cl := newClient()
+					defer cl.Close()
+					r, err := cl.Generate(context.Background(), req)
+					got[i], errs[i] = r.Text, err
+				}()
+			}
+			wg.Wait()
+			for i := range reqs {
+				if errs[i] != nil || got[i] != want[i] {
+					t.Errorf("round %d, concurrent request %d: %q (%v), alone in process %q", round, i, got[i], errs[i], want[i])
+				}
+			}
+		}
+	}
+
 	// "stream": true sends the text as it is decoded: many chunks, which
 	// join to the in-process text.
 	{
