@@ -52,7 +52,7 @@ func (GSM8K) Info() evals.TaskInfo {
 		// 2: lm-eval's few-shot exemplars (raw: its sampler over
 		// train.jsonl; chat: gsm8k_cot_llama's fixed list), the chat
 		// instruction's trailing newline and stop sequences.
-		Version: "2",
+		Version: "3",
 		// train.jsonl is optional (few-shot only); Dataset.Files records
 		// it when it is read.
 		DatasetFiles:     []string{gsm8kTestFile},

@@ -38,7 +38,7 @@ var (
 func (MATH500) Info() evals.TaskInfo {
 	return evals.TaskInfo{
 		Name:             "math500",
-		Version:          "1",
+		Version:          "2",
 		DatasetFiles:     []string{math500File},
 		Source:           math500Source,
 		PrimaryMetric:    MetricFlexible,

@@ -84,7 +84,7 @@ func (t MGSM) file() string { return "mgsm/mgsm_" + t.Lang + ".tsv" }
 func (t MGSM) Info() evals.TaskInfo {
 	return evals.TaskInfo{
 		Name:             "mgsm_" + t.Lang,
-		Version:          "1",
+		Version:          "2",
 		DatasetFiles:     []string{t.file()},
 		Source:           mgsmSource,
 		PrimaryMetric:    MetricFlexible,

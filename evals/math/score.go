@@ -10,8 +10,8 @@ import (
 const (
 	MetricFlexible = "exact_match_flexible" // primary
 	MetricStrict   = "exact_match_strict"
-	MetricFail     = "extract_fail" // flexible extraction found nothing
-	MetricTrunc    = "truncated"    // finish reason "length"
+	MetricFail     = "extraction_failed" // flexible extraction found nothing (the name multiple choice uses)
+	MetricTrunc    = "truncated"         // finish reason "length"
 )
 
 var metricNames = []string{MetricFlexible, MetricStrict, MetricFail, MetricTrunc}

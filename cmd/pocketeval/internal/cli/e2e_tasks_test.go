@@ -325,10 +325,10 @@ type e2eTaskCase struct {
 
 func e2eMathCase(task string, limit int) e2eTaskCase {
 	return e2eTaskCase{task: task, mode: "gen", limit: limit, primary: "exact_match_flexible",
-		metrics: []string{"exact_match_strict", "exact_match_flexible", "extract_fail", "truncated"},
+		metrics: []string{"exact_match_strict", "exact_match_flexible", "extraction_failed", "truncated"},
 		check: func(t *testing.T, ts *results.TaskSummary, lines []e2eSampleLine) {
 			e2eCheckRates(t, ts, lines, true)
-			for name, rate := range map[string]*float64{"extract_fail": ts.ExtractionFailureRate, "truncated": ts.TruncationRate} {
+			for name, rate := range map[string]*float64{"extraction_failed": ts.ExtractionFailureRate, "truncated": ts.TruncationRate} {
 				if rate != nil && !e2eNear(ts.Metrics[name].Mean, *rate) {
 					t.Errorf("metric %s = %v but the summary's rate is %v", name, ts.Metrics[name].Mean, *rate)
 				}

@@ -37,7 +37,7 @@ func TestBadInputFilesExit2(t *testing.T) {
 		{"missing predictions", []string{"--runtime", "replay", "--predictions", filepath.Join(dir, "nope.jsonl")}, []string{"--predictions", "nope.jsonl: no such file"}},
 		{"FIFO predictions", []string{"--runtime", "replay", "--predictions", fifo}, []string{"fifo.jsonl is a named pipe, not a regular file"}},
 		{"model directory", []string{"--runtime", "llamacpp", "--model", dir}, []string{"is a directory", "GGUF"}},
-		{"chat template", []string{"--runtime", "llamacpp", "--model", write("m.gguf", "GGUF"), "--chat-template", tmpl}, []string{"bad.jinja:3:", "unclosed"}},
+		{"chat template", []string{"--runtime", "llamacpp", "--model", write("m.gguf", "GGUF"), "--chat-template", tmpl}, []string{"bad.jinja:3:", "unexpected end of template"}},
 	} {
 		args := append([]string{"run", "--tasks", "alpha", "--out", filepath.Join(dir, "out-"+strings.ReplaceAll(c.name, " ", "-"))}, c.args...)
 		code, _, errOut := run(t, args...)

@@ -187,7 +187,7 @@ func TestOpenRuntimeFlags(t *testing.T) {
 		{"openai unreachable", []string{"--runtime", "openai", "--base-url", deadURL + "/v1", "--max-retries", "0"}, "connection", false},
 		{"another runtime's flag", []string{"--runtime", "openai", "--base-url", "http://x/v1", "--backend", "opencl", "--ctx-size", "9"}, "--backend (mnn), --ctx-size (llamacpp): not flags of --runtime openai", true},
 		{"replay needs file", []string{"--runtime", "replay"}, "--predictions FILE is required", true},
-		{"replay missing file", []string{"--runtime", "replay", "--predictions", "/nonexistent/p.jsonl"}, "/nonexistent/p.jsonl", false},
+		{"replay missing file", []string{"--runtime", "replay", "--predictions", "/nonexistent/p.jsonl"}, "/nonexistent/p.jsonl", true}, // exit 2: the file names a missing input
 		{"llamacpp needs model", []string{"--runtime", "llamacpp"}, "--model is required for --runtime llamacpp", true},
 		{"llamacpp negative context", []string{"--runtime", "llamacpp", "--model", "m.gguf", "--ctx-size", "-1"}, "--ctx-size must not be negative", true},
 	}
