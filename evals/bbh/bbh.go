@@ -435,3 +435,7 @@ func (Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 	}
 	return agg
 }
+
+// HeadlineMetric is the metric suites, gates and leaderboards report: the
+// exact-match rate's unweighted mean over BBH's subtasks, as published.
+func (Task) HeadlineMetric() string { return MetricExact + "_macro" }

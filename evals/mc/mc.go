@@ -345,3 +345,15 @@ func b2f(b bool) float64 {
 	}
 	return 0
 }
+
+// HeadlineMetric is the metric suites, gates and leaderboards report for
+// the task: the primary metric's unweighted mean over subjects
+// ("acc_official_macro") where the benchmark publishes that, else the
+// primary metric itself.
+func (t *Task) HeadlineMetric() string {
+	p := t.Info().PrimaryMetric
+	if t.b.agg.macro {
+		return p + "_macro"
+	}
+	return p
+}
