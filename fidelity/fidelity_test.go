@@ -1,3 +1,5 @@
+//go:build !nollamacpp
+
 package fidelity
 
 import (

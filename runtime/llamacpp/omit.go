@@ -39,3 +39,14 @@ func (*Runtime) CountPrompts(context.Context, []runtime.PromptItem) ([]runtime.P
 
 // PrefillStats reports nothing: the runtime is not in this build.
 func (*Runtime) PrefillStats() PrefillStats { return PrefillStats{} }
+
+// Vocab describes no vocabulary: the runtime is not in this build.
+func (*Runtime) Vocab() runtime.VocabInfo { return runtime.VocabInfo{} }
+
+// Tokenize reports that the runtime is not in this build.
+func (*Runtime) Tokenize(string, bool) ([]int32, error) { return nil, ErrUnavailable }
+
+// Logits reports that the runtime is not in this build.
+func (*Runtime) Logits(context.Context, []int32, int, func(int, []float32) error) error {
+	return ErrUnavailable
+}
