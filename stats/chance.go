@@ -56,7 +56,7 @@ func PoissonBinomialUpper(p []float64, k int) float64 {
 	for j, pj := range p {
 		pj = math.Min(1, math.Max(0, pj))
 		for m := j + 1; m >= 1; m-- {
-			dist[m] = dist[m]*(1-pj) + dist[m-1]*pj
+			dist[m] = float64(dist[m]*(1-pj)) + float64(dist[m-1]*pj)
 		}
 		dist[0] *= 1 - pj
 	}

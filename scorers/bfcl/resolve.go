@@ -277,7 +277,10 @@ func binop(op string, l, r any) (any, error) {
 			case "-":
 				return a - b, nil
 			case "*":
-				return a * b, nil
+				// Python's product, each part rounded (Go may fuse a*b
+				// into multiply-adds on arm64).
+				ar, ai, br, bi := real(a), imag(a), real(b), imag(b)
+				return complex(float64(ar*br)-float64(ai*bi), float64(ar*bi)+float64(ai*br)), nil
 			case "/":
 				if b == 0 {
 					return nil, fmt.Errorf("complex division by zero")

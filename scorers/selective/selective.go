@@ -109,7 +109,7 @@ func AURC(confidence []float64, correct []bool) (aurc, eaurc float64) {
 	r := float64(errs) / float64(n)
 	optimal := 1.0
 	if r < 1 {
-		optimal = r + (1-r)*math.Log(1-r)
+		optimal = r + float64((1-r)*math.Log(1-r))
 	}
 	// The curve's area is a right Riemann sum of the perfect ordering's
 	// increasing risk at best, so the excess is never negative; rounding
@@ -225,9 +225,9 @@ func Choose(calConf []float64, calCorrect []bool, testConf []float64, testCorrec
 // percentile is the q-quantile of sorted xs by linear interpolation
 // (numpy.percentile's default).
 func percentile(sorted []float64, q float64) float64 {
-	pos := q * float64(len(sorted)-1)
+	pos := float64(q * float64(len(sorted)-1))
 	lo, hi := int(math.Floor(pos)), int(math.Ceil(pos))
-	return sorted[lo] + (pos-float64(lo))*(sorted[hi]-sorted[lo])
+	return sorted[lo] + float64((pos-float64(lo))*(sorted[hi]-sorted[lo]))
 }
 
 // Softmax is exp(x/T − max) normalised, the candidate probabilities at
@@ -269,7 +269,7 @@ func logSumExp(s []float64, beta float64) float64 {
 	}
 	var sum float64
 	for _, x := range s {
-		sum += math.Exp(beta*x - m)
+		sum += math.Exp(float64(beta*x) - m)
 	}
 	return m + math.Log(sum)
 }
@@ -310,7 +310,7 @@ func FitTemperature(scores [][]float64, gold []int) (float64, error) {
 			p := Softmax(s, 1/beta)
 			var e float64
 			for c, x := range s {
-				e += p[c] * x
+				e += float64(p[c] * x)
 			}
 			sum += e - s[gold[i]]
 		}
