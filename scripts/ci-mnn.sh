@@ -7,7 +7,8 @@
 # lookahead speculative decoding, and checks that run and serve, run with
 # speculative decoding and run without the prefix cache give the same
 # greedy answers, that run --dry-run counts prompt tokens, bench at
-# several KV-cache depths and on a task's real prompts, and that the
+# several KV-cache depths and on a task's real prompts, that a run killed
+# with SIGKILL and resumed equals a clean one, and that the
 # decision example (examples/decisions) runs both scorings. When MNN is
 # absent it says so plainly and exits 0.
 #
@@ -114,9 +115,10 @@ set -x
 "$tmp/pocketeval" run --runtime mnn --model "$tiny" --tasks gsm8k,ifeval --limit 6 --max-tokens 24 \
 	--concurrency 2 --prefix-cache on --data-dir "$data" --out "$tmp/prefixon"
 set +x
-for other in inproc2 prefixon; do
-	for task in gsm8k ifeval; do
-		if ! /usr/bin/python3 - "$tmp/inproc/samples/$task.jsonl" "$tmp/$other/samples/$task.jsonl" <<'PY'
+# same_samples A B TASK: the samples of TASK in runs A and B are equal,
+# timings aside, in any line order.
+same_samples() {
+	/usr/bin/python3 - "$tmp/$1/samples/$3.jsonl" "$tmp/$2/samples/$3.jsonl" <<'PY'
 import json, sys
 def load(p):
     out = []
@@ -128,11 +130,47 @@ def load(p):
     return sorted(out)
 sys.exit(0 if load(sys.argv[1]) == load(sys.argv[2]) else 1)
 PY
-		then
+}
+for other in inproc2 prefixon; do
+	for task in gsm8k ifeval; do
+		if ! same_samples inproc "$other" "$task"; then
 			echo "samples of $task differ between two runs of the same configuration ($other)" >&2
 			exit 1
 		fi
 	done
+done
+# Crash-safe resume: a run killed with SIGKILL after 2 and after 20 of its
+# 40 samples, then resumed with the same command, gives a clean run's
+# samples; the resumed run must have had samples left to generate.
+resume_args=(run --runtime mnn --model "$tiny" --tasks gsm8k --limit 40 --max-tokens 128 --concurrency 1 --data-dir "$data")
+set -x
+"$tmp/pocketeval" "${resume_args[@]}" --out "$tmp/clean40" >/dev/null
+set +x
+for at in 2 20; do
+	dir="$tmp/killed$at"
+	"$tmp/pocketeval" "${resume_args[@]}" --out "$dir" >/dev/null 2>&1 &
+	victim=$!
+	while kill -0 "$victim" 2>/dev/null; do
+		if [ "$(cat "$dir"/samples/*.jsonl 2>/dev/null | wc -l)" -ge "$at" ]; then
+			kill -9 "$victim" 2>/dev/null || true
+			break
+		fi
+		sleep 0.01
+	done
+	wait "$victim" 2>/dev/null || true
+	set -x
+	"$tmp/pocketeval" "${resume_args[@]}" --out "$dir" >"$tmp/resume.out" 2>&1
+	set +x
+	if ! grep -q 'samples reused, [1-9][0-9]* generated' "$tmp/resume.out"; then
+		echo "the run to be killed after $at samples was not killed mid-way:" >&2
+		cat "$tmp/resume.out" >&2
+		exit 1
+	fi
+	grep 'samples reused' "$tmp/resume.out"
+	if ! same_samples clean40 "killed$at" gsm8k; then
+		echo "samples differ between a clean run and one killed after $at samples and resumed" >&2
+		exit 1
+	fi
 done
 # The dry run (with the prefix cache asked for: auto is off for MNN) counts
 # prompt tokens with the package's tokenizer and what
