@@ -57,20 +57,50 @@ type RaisedError struct{ Message string }
 
 func (e *RaisedError) Error() string { return e.Message }
 
+// Env is the configuration of a jinja2 Environment that changes what a
+// template renders. The zero Env is jinja2's default Environment: no
+// trim_blocks, no lstrip_blocks, lenient undefined values. Whatever the
+// Env, rendering follows jinja2's sandbox and stays within Limits.
+type Env struct {
+	// TrimBlocks drops the first newline after a block or comment tag.
+	TrimBlocks bool
+	// LstripBlocks strips the spaces and tabs before a block or comment
+	// tag that starts its line.
+	LstripBlocks bool
+	// StrictUndefined makes an undefined value an error wherever jinja2's
+	// StrictUndefined raises: printed, converted to text, tested for
+	// truth, iterated, compared, or passed to a filter other than
+	// default. The tests defined, undefined and none still see it.
+	StrictUndefined bool
+	// Filters are filters added to the builtin ones (an Environment's
+	// filters dict); the value filtered is the first argument.
+	Filters map[string]*Callable
+}
+
+// ChatEnv is the chat-template environment of Hugging Face transformers:
+// trim_blocks and lstrip_blocks on, undefined values lenient.
+var ChatEnv = Env{TrimBlocks: true, LstripBlocks: true}
+
 // Template is a compiled template; it is safe for concurrent use.
 type Template struct {
 	name  string
 	nodes []node
+	env   Env
 }
 
-// Compile parses a template; name (a file, or "") goes into errors.
-func Compile(name, src string) (*Template, error) {
-	segs, err := split(src)
+// Compile parses a template in ChatEnv; name (a file, or "") goes into
+// errors.
+func Compile(name, src string) (*Template, error) { return ChatEnv.Compile(name, src) }
+
+// Compile parses a template in the environment e; name (a file, or "")
+// goes into errors.
+func (e Env) Compile(name, src string) (*Template, error) {
+	segs, err := split(src, e.TrimBlocks, e.LstripBlocks)
 	if err == nil {
 		var nodes []node
 		nodes, err = parseTemplate(segs)
 		if err == nil {
-			return &Template{name: name, nodes: nodes}, nil
+			return &Template{name: name, nodes: nodes, env: e}, nil
 		}
 	}
 	var te *Error
@@ -91,6 +121,7 @@ type Renderer struct {
 	line     int
 	globals  *scope
 	depth    int // nested macro and recursive-loop calls
+	env      *Env
 }
 
 // maxDepth bounds nested calls, as Python's recursion limit does.
@@ -131,7 +162,7 @@ func (t *Template) Render(ctx context.Context, vars map[string]any, lim Limits) 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	r := &Renderer{lim: lim, ctx: ctx, name: t.name}
+	r := &Renderer{lim: lim, ctx: ctx, name: t.name, env: &t.env}
 	if lim.Timeout > 0 {
 		r.deadline = time.Now().Add(lim.Timeout)
 	}
@@ -229,6 +260,9 @@ func (r *Renderer) execNode(n node, sc *scope, w *strings.Builder) (loopSignal, 
 	case *outputNode:
 		r.line = n.line
 		v, err := r.eval(n.x, sc)
+		if err == nil {
+			err = r.strict(v)
+		}
 		if err != nil {
 			return sigNone, err
 		}
@@ -237,6 +271,9 @@ func (r *Renderer) execNode(n node, sc *scope, w *strings.Builder) (loopSignal, 
 		r.line = n.line
 		for i, c := range n.conds {
 			v, err := r.eval(c, sc)
+			if err == nil {
+				err = r.strict(v)
+			}
 			if err != nil {
 				return sigNone, err
 			}
@@ -381,6 +418,9 @@ func (r *Renderer) execFor(n *forNode, sc *scope, w *strings.Builder, iterVal an
 				return err
 			}
 			c, err := r.eval(n.filter, fs)
+			if err == nil {
+				err = r.strict(c)
+			}
 			if err != nil {
 				return err
 			}
@@ -492,7 +532,7 @@ func (r *Renderer) iterate(v any) ([]any, error) {
 	case Markup:
 		return chars(string(x)), nil
 	case Undefined:
-		return nil, nil
+		return nil, r.strict(x)
 	case *Generator:
 		if x.used {
 			return nil, nil
@@ -675,6 +715,9 @@ func (r *Renderer) eval(x expr, sc *scope) (any, error) {
 		return ok != x.neg, nil
 	case *unaryExpr:
 		v, err := r.eval(x.x, sc)
+		if err == nil && x.op == "not" {
+			err = r.strict(v)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -704,28 +747,43 @@ func (r *Renderer) eval(x expr, sc *scope) (any, error) {
 		switch x.op {
 		case "and":
 			l, err := r.eval(x.l, sc)
+			if err == nil {
+				err = r.strict(l)
+			}
 			if err != nil || !truthy(l) {
 				return l, err
 			}
 			return r.eval(x.r, sc)
 		case "or":
 			l, err := r.eval(x.l, sc)
+			if err == nil {
+				err = r.strict(l)
+			}
 			if err != nil || truthy(l) {
 				return l, err
 			}
 			return r.eval(x.r, sc)
 		}
 		l, err := r.eval(x.l, sc)
+		if err == nil {
+			err = r.strict(l)
+		}
 		if err != nil {
 			return nil, err
 		}
 		rv, err := r.eval(x.r, sc)
+		if err == nil {
+			err = r.strict(rv)
+		}
 		if err != nil {
 			return nil, err
 		}
 		return r.binary(x.op, l, rv)
 	case *condExpr:
 		c, err := r.eval(x.cond, sc)
+		if err == nil {
+			err = r.strict(c)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -740,6 +798,9 @@ func (r *Renderer) eval(x expr, sc *scope) (any, error) {
 		var b strings.Builder
 		for _, e := range x.items {
 			v, err := r.eval(e, sc)
+			if err == nil {
+				err = r.strict(v)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -881,6 +942,15 @@ func (r *Renderer) getattr(obj any, name string) (any, error) {
 		}
 	}
 	return Undefined{hint: fmt.Sprintf("'%s object' has no attribute '%s'", typeName(obj), name)}, nil
+}
+
+// strict is the error jinja2's StrictUndefined raises when v is used and
+// undefined; nil when v is defined or the environment is lenient.
+func (r *Renderer) strict(v any) error {
+	if u, ok := v.(Undefined); ok && r.env.StrictUndefined {
+		return errors.New(u.undefinedMsg())
+	}
+	return nil
 }
 
 func (u Undefined) undefinedMsg() string {

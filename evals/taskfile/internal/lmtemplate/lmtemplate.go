@@ -100,6 +100,17 @@ func (t *Template) Source() string { return t.src }
 // Render renders the template with the fields of doc (a dict) as
 // variables, as lm-eval's template.render(**doc) does.
 func (t *Template) Render(doc jinja.Value) (string, error) {
+	out, err := t.render(doc)
+	if record != nil {
+		record(t.src, doc, out, err)
+	}
+	return out, err
+}
+
+// record, when set (by the templatecorpus build tag), sees every render.
+var record func(src string, doc jinja.Value, out string, err error)
+
+func (t *Template) render(doc jinja.Value) (string, error) {
 	vars := map[string]jinja.Value{}
 	if doc.IsDict() {
 		d := doc.AsDict()
