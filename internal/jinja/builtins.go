@@ -231,7 +231,7 @@ func init() {
 			if err := r.checkSize(int(min(toInt(a[0]), 1<<40))); err != nil {
 				return nil, err
 			}
-			return pad(Str(v), int(toInt(a[0])), " ", 0), nil
+			return pad(Str(v), int(toInt(a[0])), " ", 0)
 		},
 		"count":    filterLength,
 		"d":        filterDefault,

@@ -223,7 +223,20 @@ func (r *Renderer) checkValue(v any) error {
 	case Markup:
 		return r.checkSize(len(x))
 	case []any:
-		return r.checkSize(len(x))
+		return r.checkItems(len(x))
+	case Tuple:
+		return r.checkItems(len(x))
+	}
+	return nil
+}
+
+// maxItems bounds every list a render builds: 2^20 items take 16 MiB of
+// item slots, as much memory as MaxOutput's default allows a string.
+const maxItems = 1 << 20
+
+func (r *Renderer) checkItems(n int) error {
+	if r.lim.MaxOutput > 0 && n > min(r.lim.MaxOutput, maxItems) {
+		return r.limitErr("list longer than %d items", min(r.lim.MaxOutput, maxItems))
 	}
 	return nil
 }
@@ -260,8 +273,8 @@ func (r *Renderer) execNode(n node, sc *scope, w *strings.Builder) (loopSignal, 
 	case *outputNode:
 		r.line = n.line
 		v, err := r.eval(n.x, sc)
-		if err == nil {
-			err = r.strict(v)
+		if err == nil && r.strict(v) != nil {
+			err = fmt.Errorf("%w in {{ %s }}", r.strict(v), n.src)
 		}
 		if err != nil {
 			return sigNone, err
@@ -1188,7 +1201,7 @@ func (r *Renderer) add(l, rv any) (any, error) {
 	case []any:
 		switch b := rv.(type) {
 		case []any:
-			if err := r.checkSize(len(a) + len(b)); err != nil {
+			if err := r.checkItems(len(a) + len(b)); err != nil {
 				return nil, err
 			}
 			out := make([]any, 0, len(a)+len(b))
@@ -1196,7 +1209,7 @@ func (r *Renderer) add(l, rv any) (any, error) {
 		}
 	case Tuple:
 		if b, ok := rv.(Tuple); ok {
-			if err := r.checkSize(len(a) + len(b)); err != nil {
+			if err := r.checkItems(len(a) + len(b)); err != nil {
 				return nil, err
 			}
 			out := make(Tuple, 0, len(a)+len(b))
@@ -1224,7 +1237,7 @@ func (r *Renderer) mul(l, rv any) (any, error) {
 			if n <= 0 {
 				return []any{}, nil
 			}
-			if err := r.checkSize(len(a) * int(min(n, math.MaxInt32))); err != nil {
+			if err := r.checkItems(len(a) * int(min(n, math.MaxInt32))); err != nil {
 				return nil, err
 			}
 			var out []any
