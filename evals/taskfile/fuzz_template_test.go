@@ -51,7 +51,7 @@ func FuzzTaskFileTemplates(f *testing.F) {
 			return
 		}
 		saved := lmtemplate.Limits
-		lmtemplate.Limits = jinja.Limits{MaxRange: 1000, MaxOutput: 1 << 16, MaxSteps: 20_000}
+		lmtemplate.Limits = jinja.Limits{MaxRange: 1000, MaxOutput: 1 << 16, MaxSteps: 20_000, MaxBuilt: 1 << 22}
 		defer func() { lmtemplate.Limits = saved }()
 
 		dir := t.TempDir()

@@ -20,12 +20,16 @@ type Limits struct {
 	MaxOutput int
 	// MaxSteps bounds loop iterations plus macro and filter calls.
 	MaxSteps int
+	// MaxBuilt bounds the bytes of all the strings and lists a render
+	// builds together (a list item counts 16 bytes), so that a loop cannot
+	// build a large value at each of its steps (0: none).
+	MaxBuilt int
 	// Timeout bounds the render's wall time (0: none).
 	Timeout time.Duration
 }
 
 // DefaultLimits are the limits Render uses unless told otherwise.
-var DefaultLimits = Limits{MaxRange: 100_000, MaxOutput: 16 << 20, MaxSteps: 1_000_000, Timeout: 30 * time.Second}
+var DefaultLimits = Limits{MaxRange: 100_000, MaxOutput: 16 << 20, MaxSteps: 1_000_000, MaxBuilt: 1 << 30, Timeout: 30 * time.Second}
 
 // Error is a template error with the template's name and line.
 type Error struct {
@@ -122,6 +126,7 @@ type Renderer struct {
 	globals  *scope
 	depth    int // nested macro and recursive-loop calls
 	env      *Env
+	built    int // bytes of the strings and lists built, for MaxBuilt
 }
 
 // maxDepth bounds nested calls, as Python's recursion limit does.
@@ -219,13 +224,39 @@ func (r *Renderer) step() error {
 func (r *Renderer) checkValue(v any) error {
 	switch x := v.(type) {
 	case string:
-		return r.checkSize(len(x))
+		return r.build(len(x))
 	case Markup:
-		return r.checkSize(len(x))
+		return r.build(len(x))
 	case []any:
-		return r.checkItems(len(x))
+		return r.buildItems(len(x))
 	case Tuple:
-		return r.checkItems(len(x))
+		return r.buildItems(len(x))
+	}
+	return nil
+}
+
+// build checks a string of n bytes that the render builds and counts it
+// towards MaxBuilt.
+func (r *Renderer) build(n int) error {
+	if err := r.checkSize(n); err != nil {
+		return err
+	}
+	return r.spend(n)
+}
+
+// buildItems is build for a list of n items, each counting for the
+// 16 bytes of its slot.
+func (r *Renderer) buildItems(n int) error {
+	if err := r.checkItems(n); err != nil {
+		return err
+	}
+	return r.spend(16 * n)
+}
+
+func (r *Renderer) spend(n int) error {
+	r.built += n
+	if r.lim.MaxBuilt > 0 && r.built > r.lim.MaxBuilt {
+		return r.limitErr("built more than %d bytes of strings and lists", r.lim.MaxBuilt)
 	}
 	return nil
 }
@@ -822,7 +853,7 @@ func (r *Renderer) eval(x expr, sc *scope) (any, error) {
 				return nil, err
 			}
 		}
-		return b.String(), nil
+		return b.String(), r.build(b.Len())
 	}
 	return nil, fmt.Errorf("internal: unknown expression %T", x)
 }
@@ -1184,7 +1215,7 @@ func (r *Renderer) add(l, rv any) (any, error) {
 	case string:
 		switch b := rv.(type) {
 		case string:
-			if err := r.checkSize(len(a) + len(b)); err != nil {
+			if err := r.build(len(a) + len(b)); err != nil {
 				return nil, err
 			}
 			return a + b, nil
@@ -1201,7 +1232,7 @@ func (r *Renderer) add(l, rv any) (any, error) {
 	case []any:
 		switch b := rv.(type) {
 		case []any:
-			if err := r.checkItems(len(a) + len(b)); err != nil {
+			if err := r.buildItems(len(a) + len(b)); err != nil {
 				return nil, err
 			}
 			out := make([]any, 0, len(a)+len(b))
@@ -1209,7 +1240,7 @@ func (r *Renderer) add(l, rv any) (any, error) {
 		}
 	case Tuple:
 		if b, ok := rv.(Tuple); ok {
-			if err := r.checkItems(len(a) + len(b)); err != nil {
+			if err := r.buildItems(len(a) + len(b)); err != nil {
 				return nil, err
 			}
 			out := make(Tuple, 0, len(a)+len(b))
@@ -1229,7 +1260,7 @@ func (r *Renderer) mul(l, rv any) (any, error) {
 			if n <= 0 {
 				return "", nil
 			}
-			if err := r.checkSize(len(a) * int(min(n, math.MaxInt32))); err != nil {
+			if err := r.build(len(a) * int(min(n, math.MaxInt32))); err != nil {
 				return nil, err
 			}
 			return strings.Repeat(a, int(n)), nil
@@ -1237,7 +1268,7 @@ func (r *Renderer) mul(l, rv any) (any, error) {
 			if n <= 0 {
 				return []any{}, nil
 			}
-			if err := r.checkItems(len(a) * int(min(n, math.MaxInt32))); err != nil {
+			if err := r.buildItems(len(a) * int(min(n, math.MaxInt32))); err != nil {
 				return nil, err
 			}
 			var out []any

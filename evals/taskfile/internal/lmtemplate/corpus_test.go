@@ -36,8 +36,13 @@ type corpusCase struct {
 //	    ./evals/taskfile/... ./cmd/pocketeval/internal/cli/...
 //	go test ./evals/taskfile/internal/lmtemplate -run TestCorpus -corpus-from $d
 //
-// testdata/check_corpus.py renders the same cases with jinja2 configured
-// as lm-eval configures it.
+// The corpus was recorded with the former engine (github.com/ardanlabs/jinja
+// behind a rewriter) and then given jinja2's verdict: testdata/check_corpus.py
+// renders every case with jinja2 configured as lm-eval configures it and,
+// with --write, records what jinja2 renders. Of the 862 cases, the former
+// engine matched jinja2 in 831; the others (StrictUndefined in conditions,
+// list comprehensions jinja2 refuses, floats in ~) are jinja2's here. Cases
+// a limit stops (range(10**9)) are left out: lm-eval has no sandbox.
 func TestCorpus(t *testing.T) {
 	path := filepath.Join("testdata", "corpus.jsonl")
 	if *corpusFrom != "" {
@@ -56,7 +61,9 @@ func TestCorpus(t *testing.T) {
 		tm := compiled[c.Template]
 		if tm == nil {
 			if tm, err = Compile(c.Template); err != nil {
-				t.Errorf("case %d: Compile(%q): %v", i+1, c.Template, err)
+				if c.Output != nil {
+					t.Errorf("case %d: Compile(%q): %v", i+1, c.Template, err)
+				}
 				continue
 			}
 			compiled[c.Template] = tm
