@@ -40,8 +40,9 @@ type corpusCase struct {
 // behind a rewriter) and then given jinja2's verdict: testdata/check_corpus.py
 // renders every case with jinja2 configured as lm-eval configures it and,
 // with --write, records what jinja2 renders. Of the 862 cases, the former
-// engine matched jinja2 in 831; the others (StrictUndefined in conditions,
-// list comprehensions jinja2 refuses, floats in ~) are jinja2's here. Cases
+// engine matched jinja2 in 831; in the others (StrictUndefined on a missing
+// field in a condition, loop or filter, list comprehensions jinja2 refuses,
+// floats joined by ~) the corpus holds jinja2's outputs and failures. Cases
 // a limit stops (range(10**9)) are left out: lm-eval has no sandbox.
 func TestCorpus(t *testing.T) {
 	path := filepath.Join("testdata", "corpus.jsonl")
