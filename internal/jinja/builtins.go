@@ -231,7 +231,7 @@ func init() {
 			if err := r.checkSize(int(min(toInt(a[0]), 1<<40))); err != nil {
 				return nil, err
 			}
-			return pad(Str(v), int(toInt(a[0])), " ", 0), nil
+			return pad(Str(v), int(toInt(a[0])), " ", 0)
 		},
 		"count":    filterLength,
 		"d":        filterDefault,
@@ -294,8 +294,18 @@ func (r *Renderer) applyFilter(f *filterExpr, v any, sc *scope) (any, error) {
 
 func (r *Renderer) filter(name string, v any, args []any, kw []Kwarg, sc *scope) (any, error) {
 	ff, ok := filters[name]
+	if c, added := r.env.Filters[name]; added {
+		ff, ok = func(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
+			return c.Fn(r, append([]any{v}, args...), kw)
+		}, true
+	}
 	if !ok {
 		return nil, fmt.Errorf("no filter named '%s'", name)
+	}
+	if name != "default" && name != "d" {
+		if err := r.strict(v); err != nil {
+			return nil, err
+		}
 	}
 	if v, err := r.filterUnchecked(ff, name, v, args, kw, sc); err != nil || r.checkValue(v) != nil {
 		if err == nil {
@@ -1192,6 +1202,9 @@ func (r *Renderer) test(name string, v any, args []any, kw []Kwarg, sc *scope) (
 		return ok, nil
 	case "filter":
 		_, ok := filters[Str(v)]
+		if _, added := r.env.Filters[Str(v)]; added {
+			ok = true
+		}
 		return ok, nil
 	case "test":
 		switch Str(v) {

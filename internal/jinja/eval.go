@@ -20,12 +20,16 @@ type Limits struct {
 	MaxOutput int
 	// MaxSteps bounds loop iterations plus macro and filter calls.
 	MaxSteps int
+	// MaxBuilt bounds the bytes of all the strings and lists a render
+	// builds together (a list item counts 16 bytes), so that a loop cannot
+	// build a large value at each of its steps (0: none).
+	MaxBuilt int
 	// Timeout bounds the render's wall time (0: none).
 	Timeout time.Duration
 }
 
 // DefaultLimits are the limits Render uses unless told otherwise.
-var DefaultLimits = Limits{MaxRange: 100_000, MaxOutput: 16 << 20, MaxSteps: 1_000_000, Timeout: 30 * time.Second}
+var DefaultLimits = Limits{MaxRange: 100_000, MaxOutput: 16 << 20, MaxSteps: 1_000_000, MaxBuilt: 1 << 30, Timeout: 30 * time.Second}
 
 // Error is a template error with the template's name and line.
 type Error struct {
@@ -57,20 +61,50 @@ type RaisedError struct{ Message string }
 
 func (e *RaisedError) Error() string { return e.Message }
 
+// Env is the configuration of a jinja2 Environment that changes what a
+// template renders. The zero Env is jinja2's default Environment: no
+// trim_blocks, no lstrip_blocks, lenient undefined values. Whatever the
+// Env, rendering follows jinja2's sandbox and stays within Limits.
+type Env struct {
+	// TrimBlocks drops the first newline after a block or comment tag.
+	TrimBlocks bool
+	// LstripBlocks strips the spaces and tabs before a block or comment
+	// tag that starts its line.
+	LstripBlocks bool
+	// StrictUndefined makes an undefined value an error wherever jinja2's
+	// StrictUndefined raises: printed, converted to text, tested for
+	// truth, iterated, compared, or passed to a filter other than
+	// default. The tests defined, undefined and none still see it.
+	StrictUndefined bool
+	// Filters are filters added to the builtin ones (an Environment's
+	// filters dict); the value filtered is the first argument.
+	Filters map[string]*Callable
+}
+
+// ChatEnv is the chat-template environment of Hugging Face transformers:
+// trim_blocks and lstrip_blocks on, undefined values lenient.
+var ChatEnv = Env{TrimBlocks: true, LstripBlocks: true}
+
 // Template is a compiled template; it is safe for concurrent use.
 type Template struct {
 	name  string
 	nodes []node
+	env   Env
 }
 
-// Compile parses a template; name (a file, or "") goes into errors.
-func Compile(name, src string) (*Template, error) {
-	segs, err := split(src)
+// Compile parses a template in ChatEnv; name (a file, or "") goes into
+// errors.
+func Compile(name, src string) (*Template, error) { return ChatEnv.Compile(name, src) }
+
+// Compile parses a template in the environment e; name (a file, or "")
+// goes into errors.
+func (e Env) Compile(name, src string) (*Template, error) {
+	segs, err := split(src, e.TrimBlocks, e.LstripBlocks)
 	if err == nil {
 		var nodes []node
 		nodes, err = parseTemplate(segs)
 		if err == nil {
-			return &Template{name: name, nodes: nodes}, nil
+			return &Template{name: name, nodes: nodes, env: e}, nil
 		}
 	}
 	var te *Error
@@ -91,6 +125,8 @@ type Renderer struct {
 	line     int
 	globals  *scope
 	depth    int // nested macro and recursive-loop calls
+	env      *Env
+	built    int // bytes of the strings and lists built, for MaxBuilt
 }
 
 // maxDepth bounds nested calls, as Python's recursion limit does.
@@ -131,7 +167,7 @@ func (t *Template) Render(ctx context.Context, vars map[string]any, lim Limits) 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	r := &Renderer{lim: lim, ctx: ctx, name: t.name}
+	r := &Renderer{lim: lim, ctx: ctx, name: t.name, env: &t.env}
 	if lim.Timeout > 0 {
 		r.deadline = time.Now().Add(lim.Timeout)
 	}
@@ -188,11 +224,50 @@ func (r *Renderer) step() error {
 func (r *Renderer) checkValue(v any) error {
 	switch x := v.(type) {
 	case string:
-		return r.checkSize(len(x))
+		return r.build(len(x))
 	case Markup:
-		return r.checkSize(len(x))
+		return r.build(len(x))
 	case []any:
-		return r.checkSize(len(x))
+		return r.buildItems(len(x))
+	case Tuple:
+		return r.buildItems(len(x))
+	}
+	return nil
+}
+
+// build checks a string of n bytes that the render builds and counts it
+// towards MaxBuilt.
+func (r *Renderer) build(n int) error {
+	if err := r.checkSize(n); err != nil {
+		return err
+	}
+	return r.spend(n)
+}
+
+// buildItems is build for a list of n items, each counting for the
+// 16 bytes of its slot.
+func (r *Renderer) buildItems(n int) error {
+	if err := r.checkItems(n); err != nil {
+		return err
+	}
+	return r.spend(16 * n)
+}
+
+func (r *Renderer) spend(n int) error {
+	r.built += n
+	if r.lim.MaxBuilt > 0 && r.built > r.lim.MaxBuilt {
+		return r.limitErr("built more than %d bytes of strings and lists", r.lim.MaxBuilt)
+	}
+	return nil
+}
+
+// maxItems bounds every list a render builds: 2^20 items take 16 MiB of
+// item slots, as much memory as MaxOutput's default allows a string.
+const maxItems = 1 << 20
+
+func (r *Renderer) checkItems(n int) error {
+	if r.lim.MaxOutput > 0 && n > min(r.lim.MaxOutput, maxItems) {
+		return r.limitErr("list longer than %d items", min(r.lim.MaxOutput, maxItems))
 	}
 	return nil
 }
@@ -229,6 +304,9 @@ func (r *Renderer) execNode(n node, sc *scope, w *strings.Builder) (loopSignal, 
 	case *outputNode:
 		r.line = n.line
 		v, err := r.eval(n.x, sc)
+		if err == nil && r.strict(v) != nil {
+			err = fmt.Errorf("%w in {{ %s }}", r.strict(v), n.src)
+		}
 		if err != nil {
 			return sigNone, err
 		}
@@ -237,6 +315,9 @@ func (r *Renderer) execNode(n node, sc *scope, w *strings.Builder) (loopSignal, 
 		r.line = n.line
 		for i, c := range n.conds {
 			v, err := r.eval(c, sc)
+			if err == nil {
+				err = r.strict(v)
+			}
 			if err != nil {
 				return sigNone, err
 			}
@@ -381,6 +462,9 @@ func (r *Renderer) execFor(n *forNode, sc *scope, w *strings.Builder, iterVal an
 				return err
 			}
 			c, err := r.eval(n.filter, fs)
+			if err == nil {
+				err = r.strict(c)
+			}
 			if err != nil {
 				return err
 			}
@@ -492,7 +576,7 @@ func (r *Renderer) iterate(v any) ([]any, error) {
 	case Markup:
 		return chars(string(x)), nil
 	case Undefined:
-		return nil, nil
+		return nil, r.strict(x)
 	case *Generator:
 		if x.used {
 			return nil, nil
@@ -675,6 +759,9 @@ func (r *Renderer) eval(x expr, sc *scope) (any, error) {
 		return ok != x.neg, nil
 	case *unaryExpr:
 		v, err := r.eval(x.x, sc)
+		if err == nil && x.op == "not" {
+			err = r.strict(v)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -704,28 +791,43 @@ func (r *Renderer) eval(x expr, sc *scope) (any, error) {
 		switch x.op {
 		case "and":
 			l, err := r.eval(x.l, sc)
+			if err == nil {
+				err = r.strict(l)
+			}
 			if err != nil || !truthy(l) {
 				return l, err
 			}
 			return r.eval(x.r, sc)
 		case "or":
 			l, err := r.eval(x.l, sc)
+			if err == nil {
+				err = r.strict(l)
+			}
 			if err != nil || truthy(l) {
 				return l, err
 			}
 			return r.eval(x.r, sc)
 		}
 		l, err := r.eval(x.l, sc)
+		if err == nil {
+			err = r.strict(l)
+		}
 		if err != nil {
 			return nil, err
 		}
 		rv, err := r.eval(x.r, sc)
+		if err == nil {
+			err = r.strict(rv)
+		}
 		if err != nil {
 			return nil, err
 		}
 		return r.binary(x.op, l, rv)
 	case *condExpr:
 		c, err := r.eval(x.cond, sc)
+		if err == nil {
+			err = r.strict(c)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -740,6 +842,9 @@ func (r *Renderer) eval(x expr, sc *scope) (any, error) {
 		var b strings.Builder
 		for _, e := range x.items {
 			v, err := r.eval(e, sc)
+			if err == nil {
+				err = r.strict(v)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -748,7 +853,7 @@ func (r *Renderer) eval(x expr, sc *scope) (any, error) {
 				return nil, err
 			}
 		}
-		return b.String(), nil
+		return b.String(), r.build(b.Len())
 	}
 	return nil, fmt.Errorf("internal: unknown expression %T", x)
 }
@@ -881,6 +986,15 @@ func (r *Renderer) getattr(obj any, name string) (any, error) {
 		}
 	}
 	return Undefined{hint: fmt.Sprintf("'%s object' has no attribute '%s'", typeName(obj), name)}, nil
+}
+
+// strict is the error jinja2's StrictUndefined raises when v is used and
+// undefined; nil when v is defined or the environment is lenient.
+func (r *Renderer) strict(v any) error {
+	if u, ok := v.(Undefined); ok && r.env.StrictUndefined {
+		return errors.New(u.undefinedMsg())
+	}
+	return nil
 }
 
 func (u Undefined) undefinedMsg() string {
@@ -1101,7 +1215,7 @@ func (r *Renderer) add(l, rv any) (any, error) {
 	case string:
 		switch b := rv.(type) {
 		case string:
-			if err := r.checkSize(len(a) + len(b)); err != nil {
+			if err := r.build(len(a) + len(b)); err != nil {
 				return nil, err
 			}
 			return a + b, nil
@@ -1118,7 +1232,7 @@ func (r *Renderer) add(l, rv any) (any, error) {
 	case []any:
 		switch b := rv.(type) {
 		case []any:
-			if err := r.checkSize(len(a) + len(b)); err != nil {
+			if err := r.buildItems(len(a) + len(b)); err != nil {
 				return nil, err
 			}
 			out := make([]any, 0, len(a)+len(b))
@@ -1126,7 +1240,7 @@ func (r *Renderer) add(l, rv any) (any, error) {
 		}
 	case Tuple:
 		if b, ok := rv.(Tuple); ok {
-			if err := r.checkSize(len(a) + len(b)); err != nil {
+			if err := r.buildItems(len(a) + len(b)); err != nil {
 				return nil, err
 			}
 			out := make(Tuple, 0, len(a)+len(b))
@@ -1146,7 +1260,7 @@ func (r *Renderer) mul(l, rv any) (any, error) {
 			if n <= 0 {
 				return "", nil
 			}
-			if err := r.checkSize(len(a) * int(min(n, math.MaxInt32))); err != nil {
+			if err := r.build(len(a) * int(min(n, math.MaxInt32))); err != nil {
 				return nil, err
 			}
 			return strings.Repeat(a, int(n)), nil
@@ -1154,7 +1268,7 @@ func (r *Renderer) mul(l, rv any) (any, error) {
 			if n <= 0 {
 				return []any{}, nil
 			}
-			if err := r.checkSize(len(a) * int(min(n, math.MaxInt32))); err != nil {
+			if err := r.buildItems(len(a) * int(min(n, math.MaxInt32))); err != nil {
 				return nil, err
 			}
 			var out []any

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-var fuzzLimits = Limits{MaxRange: 1000, MaxOutput: 1 << 16, MaxSteps: 20_000}
+var fuzzLimits = Limits{MaxRange: 1000, MaxOutput: 1 << 16, MaxSteps: 20_000, MaxBuilt: 1 << 22}
 
 // FuzzTemplateCost looks for templates whose cost grows faster than the
 // limits allow, not only for crashes: any template, parsed and rendered
@@ -29,6 +29,7 @@ func FuzzTemplateCost(f *testing.F) {
 		"{% for m in messages %}{{ m.role }}: {{ m['content'] | trim }}{% if not loop.last %}\n{% endif %}{% endfor %}",
 		"{{ dict(a=1, b=[1.0, none])|tojson }}{{ (range(5)|list)[::-1] }}",
 		"{% raw %}{{ x }}{% endraw %}{#- c -#}",
+		"{% for i in range(1000) %}{% for j in range(10) %}{% set x = 'abcdefghij' * 6000 %}{% endfor %}{% endfor %}",
 	} {
 		f.Add(s)
 	}

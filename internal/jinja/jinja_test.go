@@ -18,7 +18,7 @@ func render(t *testing.T, src string, lim Limits) (string, error) {
 }
 
 func TestLimitsEach(t *testing.T) {
-	small := Limits{MaxRange: 100, MaxOutput: 1000, MaxSteps: 500}
+	small := Limits{MaxRange: 100, MaxOutput: 1000, MaxSteps: 500, MaxBuilt: 20_000}
 	for _, c := range []struct{ src, want string }{
 		{"{% for i in range(101) %}{% endfor %}", "MAX_RANGE (100)"},
 		{"{% for i in range(100) %}{% for j in range(100) %}{% endfor %}{% endfor %}", "more than 500 loop iterations"},
@@ -26,6 +26,8 @@ func TestLimitsEach(t *testing.T) {
 		{"{% for i in range(100) %}{{ 'abcdefghijk' }}{% endfor %}", "output larger than 1000 bytes"},
 		{"{{ 'ab' * 100000 }}", "output larger than 1000 bytes"},
 		{"{{ ('ab' * 400) ~ ('ab' * 400) }}", "output larger than 1000 bytes"},
+		{"{% for i in range(100) %}{% set x = 'ab' * 400 %}{% endfor %}", "built more than 20000 bytes"},
+		{"{% for i in range(100) %}{% set x = xs * 10 %}{% endfor %}", "built more than 20000 bytes"},
 	} {
 		_, err := render(t, "\n"+c.src, small)
 		if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "t.jinja:2: ") {

@@ -19,11 +19,11 @@ type segment struct {
 }
 
 // split cuts a template into text and tags and applies jinja2's
-// whitespace control with trim_blocks and lstrip_blocks on: "-" strips
-// all whitespace on its side, "+" turns the block options off for its
-// side, a block or comment tag alone on its line loses the indentation
-// before it, and the newline after a block or comment tag is dropped.
-func split(src string) ([]segment, error) {
+// whitespace control: "-" strips all whitespace on its side, "+" turns
+// the block options off for its side; with lstrip, a block or comment tag
+// alone on its line loses the indentation before it, and with trim, the
+// newline after a block or comment tag is dropped.
+func split(src string, trim, lstrip bool) ([]segment, error) {
 	var segs []segment
 	line := 1
 	pos := 0
@@ -37,7 +37,7 @@ func split(src string) ([]segment, error) {
 		switch {
 		case leftMode == '-':
 			t = strings.TrimRight(t, " \t\n\r\v\f")
-		case leftMode == '+' || !isBlock:
+		case leftMode == '+' || !isBlock || !lstrip:
 		default:
 			i := strings.LastIndexByte(t, '\n')
 			if i >= 0 || textLineStart {
@@ -100,7 +100,7 @@ func split(src string) ([]segment, error) {
 			line += strings.Count(src[pos:k], "\n")
 			lineStart = k > pos && src[k-1] == '\n'
 			pos = k
-		case isBlock && right != '+' && pos < len(src) && src[pos] == '\n':
+		case isBlock && trim && right != '+' && pos < len(src) && src[pos] == '\n':
 			pos++
 			line++
 			lineStart = true
@@ -120,7 +120,7 @@ func split(src string) ([]segment, error) {
 				line += strings.Count(src[pos:rawEnd], "\n")
 				if rawRight == '-' {
 					rawText = strings.TrimRight(rawText, " \t\n\r\v\f")
-				} else if rawRight != '+' {
+				} else if rawRight != '+' && lstrip {
 					if x := strings.LastIndexByte(rawText, '\n'); x >= 0 && strings.Trim(rawText[x+1:], " \t") == "" {
 						rawText = rawText[:x+1]
 					}
@@ -130,7 +130,7 @@ func split(src string) ([]segment, error) {
 					segs = append(segs, segment{kind: segText, text: rawText, line: tagLine})
 				}
 				pos = rawEnd
-				if pos < len(src) && src[pos] == '\n' {
+				if trim && pos < len(src) && src[pos] == '\n' {
 					pos++
 					line++
 					lineStart = true

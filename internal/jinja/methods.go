@@ -230,8 +230,11 @@ func strMethod(s, name string) *Callable {
 			}
 			w := int(toInt(args[0]))
 			n := utf8.RuneCountInString(s)
-			if n >= w || w > maxPad {
+			if n >= w {
 				return s, nil
+			}
+			if w > maxPad {
+				return nil, errPad
 			}
 			sign := ""
 			body := s
@@ -247,7 +250,7 @@ func strMethod(s, name string) *Callable {
 				return nil, err
 			}
 			mode := map[string]int{"center": 0, "ljust": 1, "rjust": 2}[name]
-			return pad(s, int(toInt(a[0])), Str(a[1]), mode), nil
+			return pad(s, int(toInt(a[0])), Str(a[1]), mode)
 		})
 	case "partition", "rpartition":
 		return m(func(args []any, _ []Kwarg) (any, error) {
@@ -460,10 +463,15 @@ func pyTitle(s string) string {
 // limit bounds their result, but the padding is built first).
 const maxPad = 1 << 24
 
-func pad(s string, width int, fill string, mode int) string {
+var errPad = fmt.Errorf("%w: padded width larger than %d", ErrLimit, maxPad)
+
+func pad(s string, width int, fill string, mode int) (string, error) {
 	n := utf8.RuneCountInString(s)
-	if n >= width || fill == "" || width > maxPad {
-		return s
+	if n >= width || fill == "" {
+		return s, nil
+	}
+	if width > maxPad {
+		return "", errPad
 	}
 	total := width - n
 	var left int
@@ -478,7 +486,7 @@ func pad(s string, width int, fill string, mode int) string {
 	case 2:
 		left = total
 	}
-	return strings.Repeat(fill, left) + s + strings.Repeat(fill, total-left)
+	return strings.Repeat(fill, left) + s + strings.Repeat(fill, total-left), nil
 }
 
 // strFormat is str.format with {} / {0} / {name} fields and !r/!s.

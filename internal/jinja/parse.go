@@ -241,6 +241,7 @@ type (
 	outputNode struct {
 		x    expr
 		line int
+		src  string // the tag's expression, for errors
 	}
 	ifNode struct {
 		conds  []expr
@@ -347,7 +348,7 @@ func (p *parser) parseBody(ends []string) ([]node, string, error) {
 			if err := p.end(); err != nil {
 				return nil, "", err
 			}
-			nodes = append(nodes, &outputNode{x: x, line: s.line})
+			nodes = append(nodes, &outputNode{x: x, line: s.line, src: strings.TrimSpace(s.text)})
 		case segBlock:
 			if err := p.start(s); err != nil {
 				return nil, "", err

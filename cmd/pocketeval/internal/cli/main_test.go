@@ -15,6 +15,9 @@ import (
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
 	if os.Getenv(selfEnv) == "1" {
+		if os.Getenv(blockingLoadEnv) == "1" {
+			os.Exit(mainBlockingLoad())
+		}
 		os.Exit(Main())
 	}
 	os.Exit(m.Run())

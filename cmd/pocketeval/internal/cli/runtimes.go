@@ -316,7 +316,7 @@ func (o RuntimeOptions) open(ctx context.Context) (runtime.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt, err := f.Open(ctx, c)
+	rt, err := openCancellable(ctx, func() (runtime.Runtime, error) { return f.Open(ctx, c) })
 	if err != nil {
 		err = fmt.Errorf("open runtime %s: %w", o.Name, err)
 		if inputError(err) {
@@ -325,6 +325,35 @@ func (o RuntimeOptions) open(ctx context.Context) (runtime.Runtime, error) {
 		return nil, err
 	}
 	return rt, nil
+}
+
+// openCancellable runs open, a runtime load that may be a C call no
+// context cuts short (llama.cpp's or MNN's model load), and stops waiting
+// for it when ctx ends: the first SIGINT or SIGTERM during a load then
+// stops the command at once (exit 130) instead of after the load. The
+// abandoned load goes on unobserved until the process exits; a runtime
+// it still returns is closed, and nothing is written for it.
+func openCancellable(ctx context.Context, open func() (runtime.Runtime, error)) (runtime.Runtime, error) {
+	type opened struct {
+		rt  runtime.Runtime
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		rt, err := open()
+		done <- opened{rt, err}
+	}()
+	select {
+	case o := <-done:
+		return o.rt, o.err
+	case <-ctx.Done():
+		go func() {
+			if o := <-done; o.rt != nil {
+				o.rt.Close()
+			}
+		}()
+		return nil, fmt.Errorf("interrupted while loading: %w", ctx.Err())
+	}
 }
 
 // mnnOptions maps the options (and extra MNN config keys, which may be

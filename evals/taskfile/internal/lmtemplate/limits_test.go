@@ -14,9 +14,17 @@ func TestLimits(t *testing.T) {
 	doc := jinja.NewDict()
 	doc.AsDict().Set("q", jinja.NewString("x"))
 	for src, want := range map[string]string{
-		"a\n{% for i in range(10**9) %}{% endfor %}{{q}}":                                          "line 2: template limit: range too big",
-		"a\n{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}{{q}}": "line 2: template limit: more than 1000000 loop iterations",
-		"a\n{% for i in range(100000) %}{% for j in range(1000) %}{{ q }}{% endfor %}{% endfor %}": "line 2: template limit: more than 1000000 loop iterations",
+		"a\n{{ 'a' * 10**9 }}": "template:2: template limit:",
+		"{% set ns = namespace(s='a') %}\n{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s }}":          "template:2: template limit:",
+		"{% set ns = namespace(s=['a']) %}\n{% for i in range(40) %}{% set ns.s = ns.s + ns.s %}{% endfor %}{{ ns.s }}":        "template:2: template limit:",
+		"{% set ns = namespace(s='ab') %}\n{% for i in range(40) %}{% set ns.s = ns.s|replace('a', ns.s) %}{% endfor %}":       "template:2: template limit:",
+		"{% set ns = namespace(s='ab') %}\n{% for i in range(40) %}{% set ns.s = ns.s|regex_replace('a', ns.s) %}{% endfor %}": "template:2: template limit:",
+		"{% set ns = namespace(s='ab') %}\n{% for i in range(40) %}{% set ns.s = [ns.s, ns.s]|join(ns.s) %}{% endfor %}":       "template:2: template limit:",
+		"{% set ns = namespace(s='ab') %}\n{% for i in range(40) %}{% set ns.s = ns.s.center(ns.s|length * 3) %}{% endfor %}":  "template:2: template limit:",
+		"{% set ns = namespace(s='ab') %}\n{% for i in range(40) %}{% set ns.s = '%s%s'|format(ns.s, ns.s) %}{% endfor %}":     "template:2: template limit:",
+		"a\n{% for i in range(10**9) %}{% endfor %}{{q}}":                                                                      "template:2: template limit: range too big",
+		"a\n{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}{{q}}":                             "template:2: template limit: more than 1000000 loop iterations",
+		"a\n{% for i in range(100000) %}{% for j in range(1000) %}{{ q }}{% endfor %}{% endfor %}":                             "template:2: template limit: more than 1000000 loop iterations",
 	} {
 		if testing.Short() && strings.Contains(want, "loop iterations") {
 			continue // a million engine iterations: seconds on a loaded machine

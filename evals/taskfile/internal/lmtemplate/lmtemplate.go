@@ -1,97 +1,67 @@
 // Package lmtemplate renders Jinja templates the way lm-evaluation-harness
-// does (lm_eval/utils.py apply_template): jinja2's default Environment with
+// does (lm_eval/utils.py apply_template): jinja2's default Environment
+// (no trim_blocks, no lstrip_blocks, line endings normalised to "\n") with
 // StrictUndefined and keep_trailing_newline=True, plus lm-eval's
-// regex_replace filter. The engine is github.com/ardanlabs/jinja, the
-// library pocketeval uses for chat templates; this package puts a front
-// end before it so that the output is jinja2's, byte for byte:
+// regex_replace filter (re.sub). The engine is pocketeval's internal/jinja
+// in that configuration, so values print as Python's str() prints them
+// (None, True, 1.0, ['a', "b's"]) and an undefined value is an error
+// wherever jinja2's StrictUndefined raises.
 //
-//   - Whitespace: the engine always applies chat-template trimming
-//     (trim_blocks, lstrip_blocks). jinja2's defaults have neither, so the
-//     template is scanned here, explicit "-" markers are applied as
-//     jinja2 applies them, and every piece of literal text is handed to the
-//     engine as a value, leaving it nothing to trim.
-//   - Values print as Python's str() prints them (None, True, 1.0,
-//     ['a', "b's"]) through a wrapper around every {{ }} output; an
-//     undefined value in an output is an error naming the expression
-//     (StrictUndefined), while "is defined" and default() keep working.
-//   - The `string` filter formats as Python's str(); list.index, str.index
-//     and str.join, which the engine lacks, are rewritten to helpers.
+// Unlike lm-eval, which renders without a sandbox, every render runs
+// under internal/jinja's DefaultLimits, those of Python's sandboxed
+// Jinja: range() yields at most 100,000 items, the output and every
+// string or list a render builds (by ~, +, *, filters and methods) at
+// most 16 MiB, loop iterations and calls at most a million, the render
+// at most 30 s; a template past one fails with ErrLimit and its line.
+// Attributes starting with "_" are not reachable and lists and dicts
+// cannot be mutated, as in the sandbox.
 //
-// Not reproduced: StrictUndefined errors on undefined values used in
-// conditions or attribute chains (jinja2 raises, here they are false or
-// undefined until printed), floats converted to text by `~` concatenation
-// (Go formatting, "1" for 1.0), and Python's Unicode-wide \s/\d in
-// regex_replace patterns (Go's RE2 classes are ASCII).
+// Not reproduced: Python's Unicode-wide \s/\d and its other regular
+// expression extensions in regex_replace patterns (Go's RE2 syntax and
+// ASCII classes).
 package lmtemplate
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
 
-	"github.com/ardanlabs/jinja"
+	ardan "github.com/ardanlabs/jinja"
 
-	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
+	"github.com/pocketeval/pocketeval/internal/jinja"
 )
 
-// Names of the helpers passed to the engine with every render. They start
-// with "__pe_" so that they cannot meet a dataset field.
-const (
-	helperText = "__pe_text"
-	helperOut  = "__pe_out"
-	helperStr  = "__pe_str"
-	helperCall = "__pe_call"
-)
+// ErrLimit marks a render stopped by a limit.
+var ErrLimit = jinja.ErrLimit
+
+// Limits bound every render (tests and fuzzing lower them).
+var Limits = jinja.DefaultLimits
+
+// env is lm-eval's Environment.
+var env = jinja.Env{
+	StrictUndefined: true,
+	Filters:         map[string]*jinja.Callable{"regex_replace": {Name: "regex_replace", Fn: regexReplace}},
+}
 
 // Template is a compiled template. It is safe for concurrent use.
 type Template struct {
-	src     string
-	tmpl    *jinja.Template
-	texts   jinja.Value // list of the literal text pieces
-	outputs []string    // source of each {{ }} expression, for errors
-	lines   []int       // line of each {{ }} expression
+	src string
+	t   *jinja.Template
 }
 
 // Compile parses src.
 func Compile(src string) (*Template, error) {
-	segs, err := scan(src)
+	norm := strings.ReplaceAll(src, "\r\n", "\n")
+	norm = strings.ReplaceAll(norm, "\r", "\n")
+	t, err := env.Compile("", norm)
 	if err != nil {
-		return nil, fmt.Errorf("template: %w", err)
-	}
-	t := &Template{src: src}
-	var texts []jinja.Value
-	var b strings.Builder
-	for _, s := range segs {
-		switch s.kind {
-		case segText:
-			fmt.Fprintf(&b, "{{ %s[%d] }}", helperText, len(texts))
-			texts = append(texts, jinja.NewString(s.text))
-		case segExpr:
-			expr, err := rewriteExpr(s.text)
-			if err != nil {
-				return nil, fmt.Errorf("template line %d: {{%s}}: %w", s.line, s.text, err)
-			}
-			fmt.Fprintf(&b, "{{ %s((%s), %d) }}", helperOut, expr, len(t.outputs))
-			t.outputs = append(t.outputs, fmt.Sprintf("line %d: {{%s}}", s.line, s.text))
-			t.lines = append(t.lines, s.line)
-		case segStmt:
-			stmt, err := rewriteExpr(s.text)
-			if err == nil {
-				stmt, err = limitFor(stmt, s.line)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("template line %d: {%%%s%%}: %w", s.line, s.text, err)
-			}
-			b.WriteString("{%" + stmt + "%}")
+		if strings.Contains(err.Error(), "unexpected end of template, expected") {
+			err = fmt.Errorf("%w (an unclosed tag)", err)
 		}
+		return nil, err
 	}
-	t.texts = jinja.NewList(texts)
-	t.tmpl, err = jinja.Compile(b.String())
-	if err != nil {
-		return nil, fmt.Errorf("template: %w", err)
-	}
-	return t, nil
+	return &Template{src: src, t: t}, nil
 }
 
 // Source returns the template as written.
@@ -99,127 +69,114 @@ func (t *Template) Source() string { return t.src }
 
 // Render renders the template with the fields of doc (a dict) as
 // variables, as lm-eval's template.render(**doc) does.
-func (t *Template) Render(doc jinja.Value) (string, error) {
-	vars := map[string]jinja.Value{}
+func (t *Template) Render(doc ardan.Value) (string, error) {
+	return t.RenderContext(context.Background(), doc)
+}
+
+// RenderContext is Render, stopped when ctx is done.
+func (t *Template) RenderContext(ctx context.Context, doc ardan.Value) (string, error) {
+	vars := map[string]any{}
 	if doc.IsDict() {
 		d := doc.AsDict()
 		for _, k := range d.OrderedKeys() {
-			vars[k], _ = d.Get(k)
+			v, _ := d.Get(k)
+			vars[k] = value(v)
 		}
 	}
-	b := &budget{deadline: time.Now().Add(maxTime)}
-	vars[helperText] = t.texts
-	vars[helperOut] = jinja.NewCallable(helperOut, func(args []jinja.Value, kw map[string]jinja.Value) (jinja.Value, error) {
-		v, err := t.out(args, kw)
-		if err == nil {
-			b.out += len(v.AsString())
-			b.steps++
-			err = b.check(t.lines[args[1].AsInt()])
-		}
-		return v, err
-	})
-	vars["range"], vars[helperIter] = b.helpers()
-	vars[helperLine] = b.lineHelper()
-	vars[helperStr] = strFilter
-	vars[helperCall] = callHelper
-	vars["regex_replace"] = regexReplace
-	out, err := t.tmpl.RenderValues(vars)
+	out, err := t.t.Render(ctx, vars, Limits)
+	if record != nil {
+		record(t.src, doc, out, err)
+	}
 	if err != nil {
-		return "", fmt.Errorf("render template: %w", err)
+		return "", fmt.Errorf("render %w", err)
 	}
 	return out, nil
 }
 
-// out prints one {{ }} value as Python's str() does.
-func (t *Template) out(args []jinja.Value, _ map[string]jinja.Value) (jinja.Value, error) {
-	if len(args) != 2 || !args[1].IsInt() {
-		return jinja.Undefined(), fmt.Errorf("internal: bad output call")
-	}
-	v := args[0]
-	if v.IsUndefined() {
-		return jinja.Undefined(), fmt.Errorf("%s: undefined value (a missing field?)", t.outputs[args[1].AsInt()])
-	}
-	return jinja.NewString(pyvalue.Str(v)), nil
-}
+// record, when set (by the templatecorpus build tag), sees every render.
+var record func(src string, doc ardan.Value, out string, err error)
 
-var strFilter = jinja.NewCallable("string", func(args []jinja.Value, _ map[string]jinja.Value) (jinja.Value, error) {
-	if len(args) == 0 {
-		return jinja.Undefined(), fmt.Errorf("string: no value")
-	}
-	if args[0].IsUndefined() {
-		return jinja.Undefined(), fmt.Errorf("string filter: undefined value (a missing field?)")
-	}
-	return jinja.NewString(pyvalue.Str(args[0])), nil
-})
-
-// callHelper implements the Python methods the engine lacks:
-// list.index(x), str.index(sub), str.join(iterable).
-var callHelper = jinja.NewCallable(helperCall, func(args []jinja.Value, _ map[string]jinja.Value) (jinja.Value, error) {
-	if len(args) < 2 || !args[1].IsString() {
-		return jinja.Undefined(), fmt.Errorf("internal: bad method call")
-	}
-	recv, method, rest := args[0], args[1].AsString(), args[2:]
+// value converts a document value to the engine's.
+func value(v ardan.Value) any {
 	switch {
-	case method == "index" && recv.IsList() && len(rest) == 1:
-		for i, it := range recv.AsList().Items {
-			if it.Equals(rest[0]) {
-				return jinja.NewInt(int64(i)), nil
-			}
+	case v.IsNone():
+		return nil
+	case v.IsBool():
+		return v.AsBool()
+	case v.IsInt():
+		return v.AsInt()
+	case v.IsFloat():
+		return v.AsFloat()
+	case v.IsString():
+		return v.AsString()
+	case v.IsList():
+		items := v.AsList().Items
+		out := make([]any, len(items))
+		for i, it := range items {
+			out[i] = value(it)
 		}
-		return jinja.Undefined(), fmt.Errorf("list.index(%s): value is not in list %s", pyvalue.Repr(rest[0]), pyvalue.Repr(recv))
-	case method == "index" && recv.IsString() && len(rest) == 1 && rest[0].IsString():
-		i := strings.Index(recv.AsString(), rest[0].AsString())
-		if i < 0 {
-			return jinja.Undefined(), fmt.Errorf("str.index(%s): substring not found", pyvalue.Repr(rest[0]))
+		return out
+	case v.IsDict():
+		d := v.AsDict()
+		out := jinja.NewDict()
+		for _, k := range d.OrderedKeys() {
+			x, _ := d.Get(k)
+			out.Set(k, value(x))
 		}
-		return jinja.NewInt(int64(len([]rune(recv.AsString()[:i])))), nil
-	case method == "join" && recv.IsString() && len(rest) == 1 && (rest[0].IsList() || rest[0].IsDict()):
-		items := iterate(rest[0])
-		parts := make([]string, 0, len(items))
-		for _, it := range items {
-			if !it.IsString() {
-				return jinja.Undefined(), fmt.Errorf("str.join: sequence item %s is not a string", pyvalue.Repr(it))
-			}
-			parts = append(parts, it.AsString())
-		}
-		return jinja.NewString(strings.Join(parts, recv.AsString())), nil
+		return out
 	}
-	return jinja.Undefined(), fmt.Errorf("%s.%s() with %d argument(s) is not supported", kindName(recv), method, len(rest))
-})
+	return jinja.Undefined{}
+}
 
 // regexReplace is lm-eval's regex_replace filter: re.sub(pattern, repl,
 // string, count). Python's \1 and \g<name> references become Go's ${1}
-// and ${name}.
-var regexReplace = jinja.NewCallable("regex_replace", func(args []jinja.Value, kw map[string]jinja.Value) (jinja.Value, error) {
-	if len(args) < 3 || !args[0].IsString() || !args[1].IsString() || !args[2].IsString() {
-		return jinja.Undefined(), fmt.Errorf("regex_replace(pattern, repl[, count]) needs strings")
-	}
-	re, err := regexp.Compile(args[1].AsString())
-	if err != nil {
-		return jinja.Undefined(), fmt.Errorf("regex_replace: %w", err)
-	}
+// and ${name}. The result is bounded as the engine bounds every string.
+func regexReplace(_ *jinja.Renderer, args []any, kw []jinja.Kwarg) (any, error) {
 	count := int64(0)
-	if len(args) > 3 && args[3].IsInt() {
-		count = args[3].AsInt()
+	if len(args) > 3 {
+		c, ok := args[3].(int64)
+		if !ok {
+			return nil, fmt.Errorf("regex_replace: count must be an integer")
+		}
+		count = c
 	}
-	if c, ok := kw["count"]; ok && c.IsInt() {
-		count = c.AsInt()
+	for _, k := range kw {
+		c, ok := k.Value.(int64)
+		if k.Name != "count" || !ok {
+			return nil, fmt.Errorf("regex_replace: unexpected keyword argument %s", k.Name)
+		}
+		count = c
 	}
-	repl := PythonReplacement(args[2].AsString())
-	s := args[0].AsString()
-	if count <= 0 {
-		return jinja.NewString(re.ReplaceAllString(s, repl)), nil
+	if len(args) < 3 || len(args) > 4 {
+		return nil, fmt.Errorf("regex_replace(pattern, repl[, count]) takes 2 or 3 arguments")
 	}
-	var b strings.Builder
+	s, ok1 := args[0].(string)
+	pattern, ok2 := args[1].(string)
+	repl, ok3 := args[2].(string)
+	if !ok1 || !ok2 || !ok3 {
+		return nil, fmt.Errorf("regex_replace(pattern, repl[, count]) needs strings")
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("regex_replace: %w", err)
+	}
+	n := -1
+	if count > 0 {
+		n = int(min(count, int64(len(s)+1)))
+	}
+	repl = PythonReplacement(repl)
+	var b []byte
 	last := 0
-	for _, m := range re.FindAllStringSubmatchIndex(s, int(count)) {
-		b.WriteString(s[last:m[0]])
-		b.Write(re.ExpandString(nil, repl, s, m))
+	for _, m := range re.FindAllStringSubmatchIndex(s, n) {
+		b = append(b, s[last:m[0]]...)
+		b = re.ExpandString(b, repl, s, m)
 		last = m[1]
+		if len(b) > Limits.MaxOutput {
+			return nil, fmt.Errorf("%w: output larger than %d bytes", ErrLimit, Limits.MaxOutput)
+		}
 	}
-	b.WriteString(s[last:])
-	return jinja.NewString(b.String()), nil
-})
+	return string(append(b, s[last:]...)), nil
+}
 
 var pyGroupRef = regexp.MustCompile(`\\(\d+)|\\g<(\w+)>|\$`)
 
@@ -235,31 +192,4 @@ func PythonReplacement(repl string) string {
 		}
 		return "${" + m[1:] + "}"
 	})
-}
-
-func kindName(v jinja.Value) string {
-	switch {
-	case v.IsString():
-		return "str"
-	case v.IsList():
-		return "list"
-	case v.IsDict():
-		return "dict"
-	case v.IsUndefined():
-		return "undefined"
-	}
-	return "value"
-}
-
-// iterate returns what Python's iter() yields: list items, or dict keys.
-func iterate(v jinja.Value) []jinja.Value {
-	if v.IsDict() {
-		keys := v.AsDict().OrderedKeys()
-		out := make([]jinja.Value, len(keys))
-		for i, k := range keys {
-			out[i] = jinja.NewString(k)
-		}
-		return out
-	}
-	return v.AsList().Items
 }

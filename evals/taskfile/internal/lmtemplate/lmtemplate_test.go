@@ -38,37 +38,19 @@ func TestRendersMatchJinja2(t *testing.T) {
 	}
 	for _, c := range file.Cases {
 		tmpl, err := Compile(c.Template)
-		if err != nil {
-			t.Errorf("Compile(%q): %v", c.Template, err)
-			continue
+		got := ""
+		if err == nil {
+			got, err = tmpl.Render(docs[c.Doc])
 		}
-		got, err := tmpl.Render(docs[c.Doc])
 		switch {
 		case c.Output != nil && err != nil:
 			t.Errorf("doc %s, template %q: %v; jinja2 renders %q", c.Doc, c.Template, err, *c.Output)
 		case c.Output != nil && got != *c.Output:
 			t.Errorf("doc %s, template %q:\n got %q\nwant %q", c.Doc, c.Template, got, *c.Output)
-		case c.Output == nil && err == nil && !knownLenient[c.Template]:
+		case c.Output == nil && err == nil:
 			t.Errorf("doc %s, template %q: rendered %q; jinja2 fails with %s", c.Doc, c.Template, got, c.Error)
 		}
 	}
-}
-
-// knownLenient lists templates where jinja2 raises and the engine does
-// not: StrictUndefined errors on undefined values used in conditions,
-// loops, operators and filters other than string (the engine treats them
-// as empty), and a list comprehension, which is not Jinja syntax but which
-// the engine accepts. Every other jinja2 failure must fail here too.
-var knownLenient = map[string]bool{
-	"a\n{% if question %}\nb\n{% endif %}\nc\n":                                                                       true,
-	"  {% if question %}x{% endif %}  \n":                                                                             true,
-	"a  {%- if question -%}  b  {%- endif %}\n  c":                                                                    true,
-	"{% for c in choices %}{{loop.index}}. {{c}}\n{% endfor %}":                                                       true,
-	"{% for c in choices -%}\n  {{ c }}\n{%- endfor %}":                                                               true,
-	"{{[sol for sol in choices.text]}}":                                                                               true,
-	"{{ 'x' ~ i }} {{ i + 1 }} {{ i * 2 }} {{ 7 // 2 }} {{ 7 / 2 }}":                                                  true,
-	"{% set q = question|upper %}{{ q }}|{{ question|lower }}|{{ question|length }}":                                  true,
-	"{% if answer is not none %}{{question+\"\\nAnswer:\"}}{% else %}{{\"问题： \"+question+\"\\nAnswer:\"}}{% endif %}": true,
 }
 
 func TestUndefinedOutputNamesTheExpression(t *testing.T) {
@@ -79,8 +61,8 @@ func TestUndefinedOutputNamesTheExpression(t *testing.T) {
 	d := jinja.NewDict()
 	d.AsDict().Set("question", jinja.NewString("q"))
 	_, err = tmpl.Render(d)
-	if err == nil || !strings.Contains(err.Error(), "line 2: {{ answr }}") {
-		t.Fatalf("err = %v, want it to name line 2 and {{ answr }}", err)
+	if err == nil || !strings.Contains(err.Error(), "template:2: 'answr' is undefined") {
+		t.Fatalf("err = %v, want it to name line 2 and answr", err)
 	}
 }
 

@@ -1,0 +1,36 @@
+package lmtemplate
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	ardan "github.com/ardanlabs/jinja"
+)
+
+// BenchmarkCorpus renders every case of testdata/corpus.jsonl (compiled
+// once): the task-file templates of the repository over their documents.
+func BenchmarkCorpus(b *testing.B) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "corpus.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	t := &testing.T{}
+	cases := readCorpus(t, raw)
+	tmpls := make([]*Template, len(cases))
+	docs := make([]ardan.Value, len(cases))
+	for i, c := range cases {
+		if tmpls[i], err = Compile(c.Template); err != nil {
+			b.Fatal(err)
+		}
+		docs[i] = decodeJSON(t, c.Doc)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for i, tm := range tmpls {
+			tm.Render(docs[i])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cases)), "ns/render")
+}
