@@ -101,7 +101,7 @@ func checkRuntime(ctx context.Context, o Options, preps preparedTasks) error {
 	for _, p := range preps {
 		if p.loglik && rolling(p.task) {
 			if _, ok := o.Runtime.(runtime.RollingLoglikelihooder); !ok {
-				return fmt.Errorf("task %s: loglikelihood_rolling needs a runtime that scores whole texts in windows (llamacpp): %w", p.info.Name, runtime.ErrNotSupported)
+				return fmt.Errorf("task %s: loglikelihood_rolling needs a runtime that scores whole texts in windows (llamacpp, mnn): %w", p.info.Name, runtime.ErrNotSupported)
 			}
 		} else if p.loglik {
 			if err := checkLoglik(ctx, o.Runtime, p.info.Name); err != nil {
