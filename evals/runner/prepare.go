@@ -100,8 +100,13 @@ func checkRuntime(ctx context.Context, o Options, preps preparedTasks) error {
 	pc := o.settings().prompt
 	for _, p := range preps {
 		if p.loglik && rolling(p.task) {
-			if _, ok := o.Runtime.(runtime.RollingLoglikelihooder); !ok {
-				return fmt.Errorf("task %s: loglikelihood_rolling needs a runtime that scores whole texts in windows (llamacpp): %w", p.info.Name, runtime.ErrNotSupported)
+			rl, ok := o.Runtime.(runtime.RollingLoglikelihooder)
+			if !ok {
+				return fmt.Errorf("task %s: loglikelihood_rolling needs a runtime that scores whole texts in windows (llamacpp, mnn, openai against pocketeval serve): %w", p.info.Name, runtime.ErrNotSupported)
+			}
+			// An empty batch asks a remote runtime whether it can.
+			if _, err := rl.LoglikelihoodRolling(ctx, nil); err != nil {
+				return fmt.Errorf("task %s: loglikelihood_rolling: %w", p.info.Name, err)
 			}
 		} else if p.loglik {
 			if err := checkLoglik(ctx, o.Runtime, p.info.Name); err != nil {

@@ -48,7 +48,7 @@ var keys = map[string]keyRule{
 	"doc_to_decontamination_query": {keyIgnored, "decontamination is not run"},
 	// lm-eval keys that are refused.
 	"process_docs":          {keyRefused, "a Python hook that rewrites documents"},
-	"process_results":       {keyRefused, "a Python hook that scores results"},
+	"process_results":       {keyRefused, "a Python hook that scores results (only the native hooks run, see hooks.go)"},
 	"custom_dataset":        {keyRefused, "a Python hook that builds the dataset"},
 	"use_prompt":            {keyRefused, "promptsource templates"},
 	"doc_to_image":          {keyRefused, "multimodal input"},
@@ -103,8 +103,11 @@ type Config struct {
 
 	DocToText   docSpec
 	DocToTarget docSpec
-	DocToChoice docSpec
-	Description string // template or field name; "" for none
+	// resultCounts is a native process_results hook of a
+	// loglikelihood_rolling task (hooks.go): the word and byte counts.
+	resultCounts func(doc jinja.Value) (words, bytes int, err error)
+	DocToChoice  docSpec
+	Description  string // template or field name; "" for none
 
 	TargetDelimiter  string
 	FewshotDelimiter string
@@ -173,7 +176,8 @@ type docSpec struct {
 	isInt bool
 	i     int64
 	list  []jinja.Value
-	pos   string // "file:line" for errors
+	fn    func(doc jinja.Value) (jinja.Value, error) // a native `!function` hook
+	pos   string                                     // "file:line" for errors
 }
 
 func decodeConfig(file string, raw map[string]value) (*Config, error) {
@@ -186,6 +190,14 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 			return nil, v.errorf(k, "unknown key: %w", ErrUnsupported)
 		case rule.kind == keyRefused:
 			if k == "unsafe_code" && v.node.Value == "false" {
+				continue
+			}
+			if k == "process_results" && v.node.Tag == "!function" {
+				h, err := nativeHook(v.file, k, v.node) // readYAML checked it
+				if err != nil {
+					return nil, err
+				}
+				c.resultCounts = h.counts
 				continue
 			}
 			return nil, v.errorf(k, "%s: %w", rule.why, ErrUnsupported)
@@ -232,6 +244,10 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 	default:
 		v := raw["output_type"]
 		return nil, v.errorf("output_type", "unknown output type %q (want generate_until, multiple_choice, loglikelihood or loglikelihood_rolling)", c.OutputType)
+	}
+	if c.resultCounts != nil && c.OutputType != LoglikelihoodRolling {
+		v := raw["process_results"]
+		return nil, v.errorf("process_results", "!function %s scores loglikelihood_rolling tasks, not %s: %w", v.node.Value, c.OutputType, ErrUnsupported)
 	}
 	for _, key := range []string{"tag", "group"} {
 		if v, ok := raw[key]; ok {
@@ -342,6 +358,14 @@ func decodeDocSpec(raw map[string]value, key string, textOnly bool) (docSpec, er
 
 func docSpecOf(v value, key string, textOnly bool) (docSpec, error) {
 	d := docSpec{set: true, pos: fmt.Sprintf("%s:%d", v.file, v.node.Line)}
+	if v.node.Tag == "!function" {
+		h, err := nativeHook(v.file, key, v.node)
+		if err != nil {
+			return d, err
+		}
+		d.fn = h.doc
+		return d, nil
+	}
 	switch v.node.Kind {
 	case yaml.ScalarNode:
 		x := scalarValue(v.node)

@@ -28,7 +28,9 @@
 //
 // What the package intentionally does not do: run Python (`!function`
 // hooks, process_docs, process_results, custom datasets are refused with
-// the key named), download datasets, or accept keys it does not know.
+// the key named, except the pure hooks of well-known lm-eval modules it
+// implements natively, hooks.go), download datasets, or accept keys it
+// does not know.
 // Every refusal wraps ErrUnsupported; every error about a file is an
 // *Error with file, line and key. See docs/tasks.md.
 package taskfile

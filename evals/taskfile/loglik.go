@@ -140,9 +140,14 @@ func (t *LoglikTask) Score(_ context.Context, s evals.Sample, out evals.Output) 
 	}
 	sc := evals.Score{Values: map[string]float64{}, Details: map[string]any{"mode": ModeLoglik, "loglikelihood": r.LogProb, "tokens": r.Tokens}}
 	if t.Rolling() {
+		// lm-eval counts the target, unless a process_results
+		// hook counts something else (wikitext: the page before
+		// detokenization).
 		text := s.Target
-		sc.Details["words"] = countWords(text)
-		sc.Details["bytes"] = len(text)
+		sc.Details["words"], sc.Details["bytes"] = countWords(text), len(text)
+		if w, ok := s.Meta["words"]; ok && c.resultCounts != nil {
+			sc.Details["words"], sc.Details["bytes"] = w, s.Meta["bytes"]
+		}
 		return sc, nil
 	}
 	sc.Details["is_greedy"] = r.IsGreedy

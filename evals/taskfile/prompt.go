@@ -69,6 +69,9 @@ func (e docs) target(doc jinja.Value, spec docSpec) (jinja.Value, error) {
 		return jinja.NewInt(spec.i), nil
 	case spec.list != nil:
 		return jinja.NewList(spec.list), nil
+	case spec.fn != nil:
+		// lm-eval returns a callable's result as it is.
+		return spec.fn(doc)
 	}
 	v, s, rendered, err := e.lookup(doc, spec, "doc_to_target")
 	if err != nil || !rendered {

@@ -397,6 +397,16 @@ func (t *Task) buildSample(x *extra, i int, doc jinja.Value) (evals.Sample, erro
 	}
 	s.Target = targetText(gold, s.Choices)
 	setGold(&s, gold, choices, c.OutputType)
+	if c.resultCounts != nil {
+		words, bytes, err := c.resultCounts(doc)
+		if err != nil {
+			return s, fmt.Errorf("process_results: %w", err)
+		}
+		if s.Meta == nil {
+			s.Meta = map[string]any{}
+		}
+		s.Meta["words"], s.Meta["bytes"] = words, bytes
+	}
 	return s, nil
 }
 

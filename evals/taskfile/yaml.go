@@ -165,11 +165,13 @@ func readRoot(path string) (*yaml.Node, error) {
 	return doc.Content[0], nil
 }
 
-// refuseFunctions rejects lm-eval's `!function module.fn` tags anywhere:
-// they name Python code pocketeval cannot run.
+// refuseFunctions rejects lm-eval's `!function module.fn` tags anywhere
+// but the native hooks (hooks.go) under their key: the others name Python
+// code pocketeval cannot run.
 func refuseFunctions(file, key string, n *yaml.Node) error {
 	if n.Tag == "!function" {
-		return &Error{File: file, Line: n.Line, Field: key, Err: fmt.Errorf("!function %s is a Python hook: %w", n.Value, ErrUnsupported)}
+		_, err := nativeHook(file, key, n)
+		return err
 	}
 	for i, c := range n.Content {
 		k := key

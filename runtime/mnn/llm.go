@@ -521,6 +521,9 @@ func (r *Runtime) Describe() runtime.Info {
 		"prefix_cache": r.opts.PrefixCache,
 		"batch":        fmt.Sprintf("off: one sequence per engine, %d engines (MNN has no multi-sequence batching)", len(r.all)),
 	}
+	if n, err := r.MaxLength(); err == nil {
+		settings["max_length"] = n // the window of loglikelihood_rolling
+	}
 	for k, v := range r.opts.Config {
 		settings[k] = v
 	}

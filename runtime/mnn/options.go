@@ -90,6 +90,9 @@ func (o Options) withDefaults() (Options, error) {
 	if _, ok := o.Config["reuse_kv"]; ok {
 		return o, errors.New("config key reuse_kv is set by the prefix cache option (--prefix-cache on|off), not directly")
 	}
+	if _, _, err := configMaxAllTokens(o.Config); err != nil {
+		return o, err
+	}
 	switch {
 	case o.Threads < 0:
 		return o, fmt.Errorf("threads must be positive, got %d", o.Threads)
@@ -139,6 +142,9 @@ type Package struct {
 	Dir    string // the directory files are resolved against
 	// MaxNewTokens is the package's max_new_tokens (0 if unset).
 	MaxNewTokens int
+	// MaxAllTokens is the package's max_all_tokens, MNN's limit on the
+	// tokens of a whole sequence (0 if unset: MNN's default is 2048).
+	MaxAllTokens int
 	// Files are the package files the engine will read, sorted.
 	Files []string
 }
@@ -151,6 +157,7 @@ type packageConfig struct {
 	TokenizerFile string `json:"tokenizer_file"`
 	EmbeddingFile string `json:"embedding_file"`
 	MaxNewTokens  int    `json:"max_new_tokens"`
+	MaxAllTokens  int    `json:"max_all_tokens"`
 }
 
 // ResolvePackage finds the config.json of the package at path (the
@@ -188,7 +195,7 @@ func ResolvePackage(path string) (Package, error) {
 		}
 		return s
 	}
-	p := Package{Config: cfgPath, Dir: dir, MaxNewTokens: pc.MaxNewTokens}
+	p := Package{Config: cfgPath, Dir: dir, MaxNewTokens: pc.MaxNewTokens, MaxAllTokens: pc.MaxAllTokens}
 	required := []struct{ key, name string }{
 		{"llm_model", def(pc.LlmModel, "llm.mnn")},
 		{"llm_weight", def(pc.LlmWeight, "llm.mnn.weight")},

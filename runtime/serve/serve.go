@@ -8,6 +8,8 @@
 //	POST /v1/completions         raw prompts (echo supported; per-token logprobs are not)
 //	POST /v1/loglikelihood       pocketeval extension: exact log-likelihoods when
 //	                             the runtime is a runtime.LogLikelihooder
+//	POST /v1/loglikelihood_rolling  pocketeval extension: whole-text log-likelihoods
+//	                             (rolling.go) when it is a runtime.RollingLoglikelihooder
 //
 // Every path is also served without the /v1 prefix. Responses carry the
 // engine's own timings in llama.cpp's "timings" format, so the client can
@@ -165,11 +167,12 @@ func New(rt runtime.Runtime, opts Options) *Handler {
 		h.mux.HandleFunc("POST "+prefix+"/chat/completions", h.chat)
 		h.mux.HandleFunc("POST "+prefix+"/completions", h.completions)
 		h.mux.HandleFunc("POST "+prefix+"/loglikelihood", h.loglikelihood)
+		h.mux.HandleFunc("POST "+prefix+"/loglikelihood_rolling", h.loglikelihoodRolling)
 	}
 	h.mux.HandleFunc("GET /health", h.health)
 	// A known path with the wrong method: ServeMux would answer 405 in
 	// plain text; clients expect JSON.
-	for _, p := range []string{"/health", "/models", "/v1/models", "/chat/completions", "/v1/chat/completions", "/completions", "/v1/completions", "/loglikelihood", "/v1/loglikelihood"} {
+	for _, p := range []string{"/health", "/models", "/v1/models", "/chat/completions", "/v1/chat/completions", "/completions", "/v1/completions", "/loglikelihood", "/v1/loglikelihood", "/loglikelihood_rolling", "/v1/loglikelihood_rolling"} {
 		h.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "", fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path))
 		})

@@ -1,0 +1,68 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// RollingPath is the pocketeval extension endpoint, relative to the base
+// URL, that `pocketeval serve` offers for runtimes that score whole texts
+// (lm-eval's loglikelihood_rolling). Body: {"model", "texts": [...]};
+// answer: {"results": [{"logprob", "tokens", "windows"}]}.
+const RollingPath = "/loglikelihood_rolling"
+
+// RollingResponseBody is the answer to a RollingPath request.
+type RollingResponseBody struct {
+	Object  string                  `json:"object"`
+	Results []runtime.RollingResult `json:"results"`
+}
+
+var _ runtime.RollingLoglikelihooder = (*Client)(nil)
+
+// LoglikelihoodRolling scores each text whole through the server's
+// RollingPath extension: the served runtime cuts it into lm-eval's windows
+// of its own context size, so the result is the in-process runtime's. A
+// server without the extension (vLLM, llama-server, OpenAI) gives an error
+// wrapping runtime.ErrNotSupported. An empty batch asks the server whether
+// it can (nil or ErrNotSupported).
+func (c *Client) LoglikelihoodRolling(ctx context.Context, texts []string) ([]runtime.RollingResult, error) {
+	body := map[string]any{"texts": texts}
+	if texts == nil {
+		body["texts"] = []string{}
+	}
+	if c.opts.Model != "" {
+		body["model"] = c.opts.Model
+	}
+	return retry(ctx, c, "openai: POST "+RollingPath, func(ctx context.Context) ([]runtime.RollingResult, error) {
+		hresp, err := c.post(ctx, RollingPath, body, false)
+		if err != nil {
+			var ae *APIError
+			if errors.As(err, &ae) && (ae.StatusCode == http.StatusNotFound || ae.StatusCode == http.StatusMethodNotAllowed || ae.StatusCode == http.StatusNotImplemented) {
+				return nil, fmt.Errorf("%w: the server at %s offers no %s (pocketeval serve over a runtime that scores whole texts): %w", err, redactURL(c.base), RollingPath, runtime.ErrNotSupported)
+			}
+			return nil, err
+		}
+		defer hresp.Body.Close()
+		data, err := io.ReadAll(io.LimitReader(hresp.Body, maxBody))
+		if err != nil {
+			return nil, readError(err)
+		}
+		var w RollingResponseBody
+		if err := json.Unmarshal(data, &w); err != nil {
+			return nil, &retryableError{err: fmt.Errorf("malformed JSON response: %w", err)}
+		}
+		if len(w.Results) != len(texts) {
+			return nil, fmt.Errorf("server returned %d results for %d texts", len(w.Results), len(texts))
+		}
+		if len(texts) == 0 {
+			return nil, nil
+		}
+		return w.Results, nil
+	})
+}
