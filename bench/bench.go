@@ -234,6 +234,21 @@ type Report struct {
 	Rows   []Row  `json:"rows"`
 	// Warnings are caveats that do not invalidate the numbers.
 	Warnings []string `json:"warnings,omitempty"`
+	// Incomplete is set when the run stopped before its last test (an
+	// interrupt, an engine error): Rows then hold only the tests that
+	// finished.
+	Incomplete *Incomplete `json:"incomplete,omitempty"`
+}
+
+// Incomplete says where a run that did not finish stopped.
+type Incomplete struct {
+	// Test is the test that did not finish.
+	Test string `json:"test"`
+	// Measured and Planned count the tests finished and the tests asked for.
+	Measured int `json:"tests_measured"`
+	Planned  int `json:"tests_planned"`
+	// Reason is the error that stopped the run.
+	Reason string `json:"reason"`
 }
 
 // Memory is the resident-memory footprint of loading and running one test.
@@ -352,7 +367,10 @@ func (s *Speed) Center(center string) float64 {
 }
 
 // Run runs every test of cfg, each on a runtime it opens and closes. model
-// names the package (for the report and its size on disk).
+// names the package (for the report and its size on disk). When a test
+// fails or ctx is cancelled, Run returns the error together with the
+// report of the tests already finished, marked Incomplete (nil only when
+// cfg is invalid).
 func Run(ctx context.Context, open Opener, model string, cfg Config, probe Probe) (*Report, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
@@ -394,9 +412,23 @@ func Run(ctx context.Context, open Opener, model string, cfg Config, probe Probe
 	if cfg.Prompts != nil {
 		tests = []Test{{Name: "prompts:" + cfg.Prompts.Task}}
 	}
+	finish := func() {
+		if la, err := probe.LoadAvg(); err == nil {
+			rep.LoadAvgEnd = la
+		}
+		if rep.LoadAvg[0] > 1.5 {
+			warn("load average %.2f at the start: other work competed for the CPU", rep.LoadAvg[0])
+		}
+	}
+	// stop ends the run at test i, keeping the rows finished before it.
+	stop := func(i int, err error) (*Report, error) {
+		rep.Incomplete = &Incomplete{Test: tests[i].Name, Measured: len(rep.Rows), Planned: len(tests), Reason: err.Error()}
+		finish()
+		return rep, err
+	}
 	for i, t := range tests {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return stop(i, err)
 		}
 		var row Row
 		var info runtime.Info
@@ -406,7 +438,7 @@ func Run(ctx context.Context, open Opener, model string, cfg Config, probe Probe
 			row, info, err = m.test(ctx, open, t, OpenRequest{Test: t}, cfg.Energy)
 		}
 		if err != nil {
-			return nil, err
+			return stop(i, err)
 		}
 		if i == 0 {
 			rep.Runtime = info
@@ -418,7 +450,7 @@ func Run(ctx context.Context, open Opener, model string, cfg Config, probe Probe
 		if cfg.Speculative && cfg.Prompts == nil {
 			srow, sinfo, err := m.test(ctx, open, t, OpenRequest{Test: t, Speculative: true}, nil)
 			if err != nil {
-				return nil, fmt.Errorf("bench %s with speculative decoding: %w", t.Name, err)
+				return stop(i, fmt.Errorf("bench %s with speculative decoding: %w", t.Name, err))
 			}
 			row.Speculative = speculative(row, srow, sinfo, cfg.Center)
 			if row.Speculative.Drafted == 0 {
@@ -441,13 +473,7 @@ func Run(ctx context.Context, open Opener, model string, cfg Config, probe Probe
 		}
 		rep.Rows = append(rep.Rows, row)
 	}
-
-	if la, err := probe.LoadAvg(); err == nil {
-		rep.LoadAvgEnd = la
-	}
-	if rep.LoadAvg[0] > 1.5 {
-		warn("load average %.2f at the start: other work competed for the CPU", rep.LoadAvg[0])
-	}
+	finish()
 	return rep, nil
 }
 

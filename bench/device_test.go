@@ -272,3 +272,51 @@ func TestRunPrompts(t *testing.T) {
 		t.Error("no prompts: no error")
 	}
 }
+
+// TestRunInterruptedKeepsFinished: a sweep cancelled during a test returns
+// the tests finished before it, marked incomplete in the report, the
+// markdown and the plot.
+func TestRunInterruptedKeepsFinished(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	fb := &fakeBencher{prefillMS: []float64{100}, decodeMS: []float64{1000}}
+	open := func(_ context.Context, req OpenRequest) (runtime.Runtime, error) {
+		if req.Test.Depth == 8192 {
+			cancel() // the user interrupts while the deepest test loads
+		}
+		return fb, nil
+	}
+	cfg := Config{PG: []PG{{Prompt: 64, Gen: 16}}, Depths: []int{0, 512, 2048, 8192}, Reps: 1}
+	rep, err := Run(ctx, open, writePackage(t, 1), cfg, &fakeProbe{rss: []int64{1 << 20}, peak: []int64{2 << 20}, load: [3]float64{0.5, 0.5, 0.5}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if rep == nil || len(rep.Rows) != 3 || rep.Rows[2].Name != "pp64+tg16@d2048" || rep.Rows[2].Decode == nil {
+		t.Fatalf("report %+v: want the three finished depths", rep)
+	}
+	want := Incomplete{Test: "pp64+tg16@d8192", Measured: 3, Planned: 4, Reason: "bench pp64+tg16@d8192: context canceled"}
+	if rep.Incomplete == nil || *rep.Incomplete != want || rep.LoadAvgEnd[0] != 0.5 {
+		t.Errorf("incomplete %+v (want %+v), load at end %v", rep.Incomplete, want, rep.LoadAvgEnd)
+	}
+	var md, svg, js bytes.Buffer
+	if err := WriteMarkdown(&md, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(md.String(), "INCOMPLETE: stopped at test pp64+tg16@d8192, 3 of 4 tests measured (bench pp64+tg16@d8192: context canceled)\n") ||
+		!strings.Contains(md.String(), "| pp64+tg16 | 2048 |") {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+	if err := WriteDepthSVG(&svg, rep); err != nil || !strings.Contains(svg.String(), "INCOMPLETE: 3 of 4 tests") {
+		t.Errorf("svg (err %v) lacks the incomplete mark", err)
+	}
+	if err := WriteJSON(&js, rep); err != nil || !strings.Contains(js.String(), `"tests_measured": 3`) {
+		t.Errorf("json (err %v) lacks the incomplete mark", err)
+	}
+
+	// A complete run carries no mark.
+	done, err := Run(context.Background(), func(context.Context, OpenRequest) (runtime.Runtime, error) { return fb, nil },
+		writePackage(t, 1), cfg, &fakeProbe{rss: []int64{1}, peak: []int64{1}})
+	if err != nil || done.Incomplete != nil || len(done.Rows) != 4 {
+		t.Errorf("complete run: err %v incomplete %+v rows %d", err, done.Incomplete, len(done.Rows))
+	}
+}

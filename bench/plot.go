@@ -29,11 +29,15 @@ func WriteDepthSVG(w io.Writer, r *Report) error {
 		}
 	}
 	slices.Sort(depths)
+	title := fmt.Sprintf("%s: speed and memory by context depth (%s, %s)", r.Model, r.Runtime.Name, r.Center)
+	if inc := r.Incomplete; inc != nil {
+		title += fmt.Sprintf(" — INCOMPLETE: %d of %d tests, stopped at %s", inc.Measured, inc.Planned, inc.Test)
+	}
 	const pw, ph, left, top, gap = 360.0, 220.0, 72.0, 40.0, 96.0
 	width, height := left+2*pw+gap+20, top+ph+70
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="11">`+"\n", width, height, width, height)
-	fmt.Fprintf(&b, `<text x="%.0f" y="16" font-size="13">%s</text>`+"\n", left, html.EscapeString(fmt.Sprintf("%s: speed and memory by context depth (%s, %s)", r.Model, r.Runtime.Name, r.Center)))
+	fmt.Fprintf(&b, `<text x="%.0f" y="16" font-size="13">%s</text>`+"\n", left, html.EscapeString(title))
 	colors := []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"}
 	type series struct {
 		name, color string

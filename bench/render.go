@@ -36,7 +36,8 @@ func ReadJSON(path string) (*Report, error) {
 	return &r, nil
 }
 
-// WriteMarkdown writes a short header and markdown tables: per test,
+// WriteMarkdown writes a short header (first, the INCOMPLETE line of a run
+// that stopped early) and markdown tables: per test,
 // prefill and decode tok/s as mean ± sd and as median, the median time to
 // the first token, the load time and the memory increment; then the
 // energy and speculative-decoding tables when measured.
@@ -45,6 +46,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	name := r.Runtime.Name
 	if r.Runtime.Version != "" {
 		name += " " + r.Runtime.Version
+	}
+	if inc := r.Incomplete; inc != nil {
+		fmt.Fprintf(&b, "INCOMPLETE: %s\n", inc)
 	}
 	fmt.Fprintf(&b, "model: %s (%s on disk)\n", r.Model, formatBytes(r.PackageBytes))
 	if name != "" {
@@ -85,6 +89,11 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// String says where the run stopped and how much of it was measured.
+func (inc *Incomplete) String() string {
+	return fmt.Sprintf("stopped at test %s, %d of %d tests measured (%s)", inc.Test, inc.Measured, inc.Planned, inc.Reason)
 }
 
 func writeSpeeds(b *strings.Builder, r *Report) {

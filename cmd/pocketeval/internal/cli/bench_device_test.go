@@ -1,10 +1,17 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/pocketeval/pocketeval/bench"
+	"github.com/pocketeval/pocketeval/runtime"
 )
 
 func TestBenchDeviceFlags(t *testing.T) {
@@ -45,5 +52,47 @@ func TestBenchDeviceFlags(t *testing.T) {
 		if got := parseBench(t, args, want); got != nil {
 			t.Errorf("%s: parsed", args)
 		}
+	}
+}
+
+// TestBenchRunInterruptedWritesFinished: an interrupted depth sweep still
+// writes the finished depths (report and plot), marked incomplete, and
+// fails with the interrupt.
+func TestBenchRunInterruptedWritesFinished(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	io, _, out, errOut := TestStreams()
+	plot := filepath.Join(t.TempDir(), "depth.svg")
+	opts := &BenchOptions{
+		IO:      io,
+		Runtime: RuntimeOptions{Name: "fake", Model: t.TempDir(), Threads: 1, Workers: 1},
+		Config:  bench.Config{PG: []bench.PG{{Prompt: 64, Gen: 16}}, Depths: []int{0, 512, 2048}, Reps: 1},
+		Device:  DeviceFlags{Plot: plot},
+		JSON:    true,
+		Probe:   staticProbe{},
+		Open: func(_ context.Context, req bench.OpenRequest) (runtime.Runtime, error) {
+			if req.Test.Depth == 2048 {
+				cancel()
+			}
+			return &benchFake{}, nil
+		},
+	}
+	err := benchRun(ctx, opts)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	var rep bench.Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	if len(rep.Rows) != 2 || rep.Incomplete == nil || rep.Incomplete.Test != "pp64+tg16@d2048" || rep.Incomplete.Planned != 3 {
+		t.Errorf("rows %d incomplete %+v", len(rep.Rows), rep.Incomplete)
+	}
+	svg, err := os.ReadFile(plot)
+	if err != nil || !strings.Contains(string(svg), "INCOMPLETE") {
+		t.Errorf("plot (err %v) not written or not marked", err)
+	}
+	if !strings.Contains(errOut.String(), "INCOMPLETE: stopped at test pp64+tg16@d2048, 2 of 3 tests measured") {
+		t.Errorf("stderr: %s", errOut)
 	}
 }

@@ -172,6 +172,9 @@ and decode speed, peak memory and, with --speculative, the speedup at each
 depth; --plot FILE draws them as SVG. For mnn a depth test loads its engine
 with reuse_kv.
 
+A run that stops early (interrupt, engine error) still writes the tests it
+finished, marked INCOMPLETE (JSON: "incomplete"), and exits non-zero.
+
 --prompts-from TASK times the task's real prompts instead (the first
 --limit samples, rendered as run renders them, one request at a time after
 one warm-up request, --rep passes, default 1) with the runtime opened as run
@@ -418,11 +421,27 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 	}
 	rep, err := bench.Run(ctx, opts.Open, opts.Runtime.Model, opts.Config, opts.Probe)
 	if err != nil {
+		if rep == nil || len(rep.Rows) == 0 {
+			return err
+		}
+		// The finished tests are kept: the report (and plot) is written,
+		// marked incomplete, and the command still fails with err.
+		if perr := opts.Device.writePlot(rep); perr != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "note: no plot of the incomplete run: %v\n", perr)
+		}
+		if werr := writeBenchReport(opts, rep); werr != nil {
+			return errors.Join(err, werr)
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "bench: INCOMPLETE: %s\n", rep.Incomplete)
 		return err
 	}
 	if err := opts.Device.writePlot(rep); err != nil {
 		return err
 	}
+	return writeBenchReport(opts, rep)
+}
+
+func writeBenchReport(opts *BenchOptions, rep *bench.Report) error {
 	if opts.JSON {
 		return writeJSON(opts.IO, rep)
 	}
