@@ -51,6 +51,15 @@ func IsRate(metric string) bool {
 	return true
 }
 
+// Points is x as reports show metric: a rate ×100 (IsRate), a perplexity
+// or bits per byte as it is.
+func Points(metric string, x float64) float64 {
+	if IsRate(metric) {
+		return 100 * x
+	}
+	return x
+}
+
 // ReadTaskSamples reads task's samples file in dir (ReadSamples) and
 // checks every record against it: each must be a record of task, and each
 // score a finite number within MetricRange. The first violation is a

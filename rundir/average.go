@@ -139,8 +139,8 @@ func taskScore(r *Run, e suite.Entry) (row SuiteRow, m stats.Summary, why string
 	case !ok:
 		return row, m, why, fmt.Errorf("task %s has no metric %q in %s (its metrics: %s)", e.Task, row.Metric, r.Dir, strings.Join(metricNames(ts), ", "))
 	}
-	v := 100 * m.Mean
-	row.Score, row.Lo, row.Hi, row.N = &v, 100*m.Lo, 100*m.Hi, m.N
+	v := results.Points(row.Metric, m.Mean)
+	row.Score, row.Lo, row.Hi, row.N = &v, results.Points(row.Metric, m.Lo), results.Points(row.Metric, m.Hi), m.N
 	if e.Reported != nil {
 		d := v - *e.Reported
 		row.Delta = &d

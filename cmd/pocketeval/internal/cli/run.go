@@ -488,7 +488,7 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, head,
-			metricValue(head, m.Mean), interval(m), m.N, optPct(ts.ExtractionFailureRate),
+			metricValue(head, m.Mean), interval(head, m), m.N, optPct(ts.ExtractionFailureRate),
 			optPct(ts.TruncationRate), decodeTPS(ts.Timing))
 		others := make([]string, 0, len(ts.Metrics))
 		for k := range ts.Metrics {
@@ -499,7 +499,7 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 		sort.Strings(others)
 		for _, k := range others {
 			m := ts.Metrics[k]
-			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t\t\t\n", k, metricValue(k, m.Mean), interval(m), m.N)
+			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t\t\t\n", k, metricValue(k, m.Mean), interval(k, m), m.N)
 		}
 	}
 	tw.Flush()
@@ -526,11 +526,11 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 // (a task-level aggregate without per-unit values or a standard error), as
 // `suite` and `leaderboard` say it: no interval is shown that was not
 // computed.
-func interval(m stats.Summary) string {
+func interval(metric string, m stats.Summary) string {
 	if !hasInterval(m) {
 		return rundir.NoCI
 	}
-	return "[" + pct(m.Lo) + ", " + pct(m.Hi) + "]"
+	return "[" + metricValue(metric, m.Lo) + ", " + metricValue(metric, m.Hi) + "]"
 }
 
 // hasInterval reports whether m carries a computed interval.

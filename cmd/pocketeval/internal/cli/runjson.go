@@ -122,13 +122,13 @@ func newRunJSON(out string, s *results.Summary) runJSON {
 				t.Metrics = append(t.Metrics, newMetricJSON(k, ts.Metrics[k]))
 			}
 			if m, ok := ts.Metrics[t.Metric]; ok {
-				v := 100 * m.Mean
+				v := results.Points(t.Metric, m.Mean)
 				t.Score = &v
 			}
 		}
 		for _, g := range sortedKeys(ts.Breakdown) {
 			for _, k := range sortedKeys(ts.Breakdown[g]) {
-				t.Breakdown = append(t.Breakdown, breakdownJS{Group: g, Metric: k, Value: 100 * ts.Breakdown[g][k]})
+				t.Breakdown = append(t.Breakdown, breakdownJS{Group: g, Metric: k, Value: results.Points(k, ts.Breakdown[g][k])})
 			}
 		}
 		doc.Tasks = append(doc.Tasks, t)
@@ -140,7 +140,7 @@ func newRunJSON(out string, s *results.Summary) runJSON {
 		names := sortedKeys(g.Metrics)
 		if _, ok := g.Metrics[g.Primary]; ok {
 			names = append([]string{g.Primary}, slices.DeleteFunc(names, func(k string) bool { return k == g.Primary })...)
-			v := 100 * g.Metrics[g.Primary].Mean
+			v := results.Points(g.Primary, g.Metrics[g.Primary].Mean)
 			gj.Score = &v
 		}
 		for _, k := range names {
@@ -152,9 +152,10 @@ func newRunJSON(out string, s *results.Summary) runJSON {
 }
 
 func newMetricJSON(name string, m stats.Summary) metricJSON {
-	mj := metricJSON{Name: name, Value: 100 * m.Mean, Stderr: 100 * m.Stderr, N: m.N}
+	mj := metricJSON{Name: name, Value: results.Points(name, m.Mean), Stderr: results.Points(name, m.Stderr), N: m.N}
 	if hasInterval(m) {
-		mj.CILo, mj.CIHi = points(&m.Lo), points(&m.Hi)
+		lo, hi := results.Points(name, m.Lo), results.Points(name, m.Hi)
+		mj.CILo, mj.CIHi = &lo, &hi
 	}
 	return mj
 }
