@@ -8,7 +8,8 @@
 # speculative decoding and run without the prefix cache give the same
 # greedy answers, that run --dry-run counts prompt tokens, bench at
 # several KV-cache depths and on a task's real prompts, that a run killed
-# with SIGKILL and resumed equals a clean one, and that the
+# with SIGKILL and resumed equals a clean one, that wikitext.yaml scores
+# perplexity in rolling windows, and that the
 # decision example (examples/decisions) runs both scorings. When MNN is
 # absent it says so plainly and exits 0.
 #
@@ -266,4 +267,34 @@ for want in '"kl_mean": {' '"top1_agreement": {' '"ppl_cand": {' '"tokens_per_se
 		exit 1
 	fi
 done
-echo "== MNN checks passed (run, serve, speculative decoding and the prefix cache agree; decisions scored both ways)"
+# Perplexity (loglikelihood_rolling): lm-eval's wikitext.yaml, unchanged,
+# on a wikitext-shaped split, in one window per document (MNN's
+# max_all_tokens 2048) and in windows of 64 tokens; both runs report the
+# three metrics, and their log-likelihoods differ (a 64-token window sees
+# less context), while bits per byte stays finite.
+wikitext="evals/taskfile/testdata/lmeval/tasks/wikitext/wikitext.yaml"
+wikidata="evals/taskfile/testdata/lmeval/data"
+set -x
+"$tmp/pocketeval" run --runtime mnn --model "$tiny" --threads 1 --tasks "$wikitext" --data-dir "$wikidata" --out "$tmp/wiki" --json >"$tmp/wiki.json"
+"$tmp/pocketeval" run --runtime mnn --model "$tiny" --threads 1 --mnn-config '{"max_all_tokens":64}' --tasks "$wikitext" --data-dir "$wikidata" --out "$tmp/wiki64" --json >"$tmp/wiki64.json"
+set +x
+if ! /usr/bin/python3 - "$tmp/wiki.json" "$tmp/wiki64.json" <<'PY'
+import json, math, sys
+def metrics(p):
+    t = json.load(open(p, encoding="utf-8"))["tasks"][0]
+    return {m["name"]: m["value"] for m in t["metrics"]}
+a, b = metrics(sys.argv[1]), metrics(sys.argv[2])
+for m in (a, b):
+    assert set(m) == {"word_perplexity", "byte_perplexity", "bits_per_byte"}, m
+    assert all(math.isfinite(v) and v > 0 for v in m.values()), m
+    # bits per byte is log2 of the byte perplexity
+    assert abs(m["bits_per_byte"] - math.log2(m["byte_perplexity"])) < 1e-9 * m["bits_per_byte"], m
+assert a["bits_per_byte"] != b["bits_per_byte"], (a, b)
+print("wikitext on MNN: bits_per_byte %.4f (one window), %.4f (64-token windows)" % (a["bits_per_byte"], b["bits_per_byte"]))
+PY
+then
+	echo "wikitext.yaml on MNN did not report consistent perplexities:" >&2
+	cat "$tmp/wiki.json" "$tmp/wiki64.json" >&2
+	exit 1
+fi
+echo "== MNN checks passed (run, serve, speculative decoding, the prefix cache and resume agree; decisions scored both ways; perplexity in rolling windows)"
