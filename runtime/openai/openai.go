@@ -53,6 +53,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -109,6 +110,13 @@ type Options struct {
 	// failed, how long the wait is and why (a line of text); nil says
 	// nothing.
 	OnRetry func(msg string)
+	// MaxLength is lm-eval's max_length for API models: rolling
+	// log-likelihoods through completions echo cut texts into windows of
+	// MaxLength-2 predicted tokens, so that a window's prompt plus the one
+	// generated token fit MaxLength. Zero means lm-eval's default, 2048.
+	// pocketeval serve's own endpoint windows by the served runtime's
+	// context instead.
+	MaxLength int
 	// Thinking asks the server's chat template for a reasoning mode: on or
 	// off sends "chat_template_kwargs": {"enable_thinking": true|false}
 	// with every chat request; the zero value (model-default) sends
@@ -135,8 +143,15 @@ type Client struct {
 	// noStreamOptions is set once a server has refused stream_options
 	// (usage in the stream); streaming goes on without it.
 	noStreamOptions atomic.Bool
-	// loglik caches which log-likelihood method the server offers.
-	loglik atomic.Int32
+	// loglik caches which log-likelihood method the server offers, and
+	// rolling which rolling log-likelihood method.
+	loglik  atomic.Int32
+	rolling atomic.Int32
+	// tok is the server's tokenizer for rolling windows (echo route),
+	// learnt once.
+	tokMu  sync.Mutex
+	tok    *remoteTokenizer
+	tokErr error
 	closed atomic.Bool
 	// server is what Probe learnt, nil before.
 	server atomic.Pointer[serverInfo]
@@ -181,6 +196,9 @@ func New(opts Options) (*Client, error) {
 	}
 	if opts.MaxRetries < 0 {
 		return nil, fmt.Errorf("openai: max retries %d: must not be negative", opts.MaxRetries)
+	}
+	if opts.MaxLength < 0 || opts.MaxLength > 0 && opts.MaxLength < 3 {
+		return nil, fmt.Errorf("openai: max length %d: must be at least 3 (0: 2048)", opts.MaxLength)
 	}
 	if opts.RequestTimeout < 0 {
 		return nil, fmt.Errorf("openai: request timeout %v: must not be negative", opts.RequestTimeout)
@@ -371,11 +389,16 @@ func (c *Client) post(ctx context.Context, path string, body any, stream bool) (
 
 // do sends one request; body nil means none.
 func (c *Client) do(ctx context.Context, method, path string, body []byte, stream bool) (*http.Response, error) {
+	return c.doURL(ctx, method, c.base+path, body, stream)
+}
+
+// doURL is do for a whole URL (the server's root endpoints).
+func (c *Client) doURL(ctx context.Context, method, url string, body []byte, stream bool) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	hreq, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	hreq, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
 		return nil, fmt.Errorf("build request: %w", err)
 	}

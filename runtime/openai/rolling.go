@@ -25,13 +25,55 @@ type RollingResponseBody struct {
 
 var _ runtime.RollingLoglikelihooder = (*Client)(nil)
 
-// LoglikelihoodRolling scores each text whole through the server's
-// RollingPath extension: the served runtime cuts it into lm-eval's windows
-// of its own context size, so the result is the in-process runtime's. A
-// server without the extension (vLLM, llama-server, OpenAI) gives an error
-// wrapping runtime.ErrNotSupported. An empty batch asks the server whether
-// it can (nil or ErrNotSupported).
+// LoglikelihoodRolling scores each text whole. It uses the server's
+// RollingPath extension when it has one: the served runtime cuts the text
+// into lm-eval's windows of its own context size, so the result is the
+// in-process runtime's. Otherwise it follows lm-eval's API models with the
+// "remote" tokenizer backend (vLLM): the text is tokenized by the server
+// (GET /tokenizer_info, POST /tokenize at the server's root), cut into
+// windows of MaxLength-2 predicted tokens after lm-eval's prefix token
+// (BOS, else EOS), and each window is scored through /completions with the
+// window's token ids as the prompt, echo and logprobs. A server with
+// neither gives an error wrapping runtime.ErrNotSupported. An empty batch
+// asks the server whether it can (nil or ErrNotSupported).
 func (c *Client) LoglikelihoodRolling(ctx context.Context, texts []string) ([]runtime.RollingResult, error) {
+	mode := c.rolling.Load()
+	if mode == llUnknown || mode == llExtension {
+		res, err := c.rollingExtension(ctx, texts)
+		if err == nil {
+			c.rolling.Store(llExtension)
+			return res, nil
+		}
+		if !errors.Is(err, runtime.ErrNotSupported) {
+			return nil, err
+		}
+		extErr := err
+		if _, terr := c.tokenizer(ctx); terr != nil {
+			if errors.Is(terr, runtime.ErrNotSupported) {
+				c.rolling.Store(llNone)
+				return nil, fmt.Errorf("%w; nor a tokenizer for completions echo: %w", extErr, terr)
+			}
+			return nil, terr
+		}
+		c.rolling.CompareAndSwap(llUnknown, llEcho)
+		mode = c.rolling.Load()
+	}
+	if mode == llNone {
+		return nil, fmt.Errorf("openai: loglikelihood_rolling: the server at %s offers neither %s nor /tokenize with completions echo+logprobs: %w", redactURL(c.base), RollingPath, runtime.ErrNotSupported)
+	}
+	out := make([]runtime.RollingResult, len(texts))
+	for i, t := range texts {
+		res, err := c.rollingEcho(ctx, t)
+		if err != nil {
+			return nil, fmt.Errorf("openai: loglikelihood_rolling of text %d: %w", i, err)
+		}
+		out[i] = res
+	}
+	return out, nil
+}
+
+// rollingExtension asks pocketeval serve's RollingPath.
+func (c *Client) rollingExtension(ctx context.Context, texts []string) ([]runtime.RollingResult, error) {
 	body := map[string]any{"texts": texts}
 	if texts == nil {
 		body["texts"] = []string{}

@@ -26,7 +26,7 @@ func openaiDriver() Driver {
 		Summary: "any OpenAI-compatible server (--model is the served model's name)",
 		Caps:    Caps{ServerThinking: true},
 		NewFlags: func() Flags {
-			return &openaiFlags{APIKeyEnv: "OPENAI_API_KEY", Endpoint: openai.EndpointChat, RequestTimeout: 10 * time.Minute, MaxRetries: 5}
+			return &openaiFlags{APIKeyEnv: "OPENAI_API_KEY", Endpoint: openai.EndpointChat, RequestTimeout: 10 * time.Minute, MaxRetries: 5, MaxLength: 2048}
 		},
 	}
 }
@@ -37,6 +37,7 @@ type openaiFlags struct {
 	Endpoint       string        // --endpoint: chat or completions
 	RequestTimeout time.Duration // --request-timeout
 	MaxRetries     int           // --max-retries
+	MaxLength      int           // --max-length: lm-eval's max_length for rolling windows through /tokenize and echo
 }
 
 func (f *openaiFlags) AddFlags(fs *pflag.FlagSet) {
@@ -45,6 +46,7 @@ func (f *openaiFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Endpoint, "endpoint", f.Endpoint, "openai endpoint: chat or completions")
 	fs.DurationVar(&f.RequestTimeout, "request-timeout", f.RequestTimeout, "per-request timeout for openai")
 	fs.IntVar(&f.MaxRetries, "max-retries", f.MaxRetries, "retries on 429/5xx/connection errors for openai")
+	fs.IntVar(&f.MaxLength, "max-length", f.MaxLength, "lm-eval's max_length for openai: perplexity tasks through a server's /tokenize and completions echo are cut into windows of max_length-2 tokens")
 }
 
 func (f *openaiFlags) Validate(c Common) error {
@@ -63,6 +65,9 @@ func (f *openaiFlags) Validate(c Common) error {
 	if f.RequestTimeout <= 0 {
 		return fmt.Errorf("--request-timeout %v: must be positive", f.RequestTimeout)
 	}
+	if f.MaxLength < 3 {
+		return fmt.Errorf("--max-length %d: must be at least 3", f.MaxLength)
+	}
 	return nil
 }
 
@@ -74,7 +79,7 @@ func (f *openaiFlags) Open(ctx context.Context, c Common) (runtime.Runtime, erro
 	cl, err := openai.New(openai.Options{
 		BaseURL: f.BaseURL, Model: c.Model, APIKey: key, Endpoint: f.Endpoint,
 		RequestTimeout: f.RequestTimeout, MaxRetries: f.MaxRetries, Thinking: c.Thinking,
-		OnRetry: c.Warn,
+		OnRetry: c.Warn, MaxLength: f.MaxLength,
 	})
 	if err != nil {
 		return nil, err
@@ -97,7 +102,7 @@ func (f *openaiFlags) Nondeterminism(c Common) string {
 // Settings: the endpoint decides whether the server or pocketeval
 // renders the prompt.
 func (f *openaiFlags) Settings() map[string]any {
-	return map[string]any{"endpoint": f.Endpoint}
+	return map[string]any{"endpoint": f.Endpoint, "max_length": f.MaxLength}
 }
 
 // Model is the served model's name; there are no files to hash.
