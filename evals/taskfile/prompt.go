@@ -1,6 +1,7 @@
 package taskfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -20,8 +21,19 @@ import (
 // field names of the evaluation split: a doc_to_* string that names one of
 // them is that field, anything else is a template.
 type docs struct {
+	// ctx is the context the task was loaded under (the run's): a
+	// template render stops when it is done, as on an interrupt.
+	ctx       context.Context
 	features  map[string]bool
 	hasChoice bool // the task's doc_to_choice is set
+}
+
+// context is the load's context, or Background for docs built without one.
+func (e docs) context() context.Context {
+	if e.ctx == nil {
+		return context.Background()
+	}
+	return e.ctx
 }
 
 func (e docs) field(doc jinja.Value, name string) (jinja.Value, error) {
@@ -42,7 +54,7 @@ func (e docs) lookup(doc jinja.Value, spec docSpec, key string) (v jinja.Value, 
 		v, err = e.field(doc, spec.str)
 		return v, "", false, err
 	}
-	text, err = spec.tmpl.Render(doc)
+	text, err = spec.tmpl.RenderContext(e.context(), doc)
 	return jinja.Undefined(), text, true, err
 }
 

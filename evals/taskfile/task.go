@@ -234,7 +234,7 @@ func (t *Task) Load(ctx context.Context, lc evals.LoadConfig) (*evals.Dataset, e
 			return ev.files[0]
 		}
 	}
-	x := &extra{docs: ev.docs, nEval: nEval, ev: docs{features: map[string]bool{}, hasChoice: c.DocToChoice.set}}
+	x := &extra{docs: ev.docs, nEval: nEval, ev: docs{ctx: ctx, features: map[string]bool{}, hasChoice: c.DocToChoice.set}}
 	for _, f := range ev.features {
 		x.ev.features[f] = true
 	}
@@ -357,13 +357,13 @@ func (t *Task) buildSample(x *extra, i int, doc jinja.Value) (evals.Sample, erro
 	if c.Description != "" {
 		if v, ok := doc.AsDict().Get(c.Description); ok {
 			desc = pyvalue.Str(v)
-		} else if desc, err = c.descTmpl.Render(doc); err != nil {
+		} else if desc, err = c.descTmpl.RenderContext(x.ev.context(), doc); err != nil {
 			return s, fmt.Errorf("description: %w", err)
 		}
 	}
 	var b strings.Builder
 	f := c.Fewshot
-	fsDocs := docs{features: x.ev.features, hasChoice: c.DocToChoice.set}
+	fsDocs := docs{ctx: x.ev.ctx, features: x.ev.features, hasChoice: c.DocToChoice.set}
 	for _, j := range x.shots[i] {
 		ex := x.pool[j]
 		fq, err := fsDocs.text(ex, f.DocToText)
