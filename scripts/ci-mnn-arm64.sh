@@ -8,7 +8,9 @@
 # and runs the arm64 pocketeval on the tiny shared packages: bench (a
 # prefill+decode test at two KV-cache depths, with the SVG plot), bench
 # --prompts-from gsm8k, and a GSM8K/IFEval run that must score every
-# sample. Where any of the three is missing it says which and exits 0
+# sample; then the arm64 `serve --runtime mnn` under qemu answers a
+# host-side `run --runtime openai`, whose responses must equal the
+# in-process run's. Where any of the three is missing it says which and exits 0
 # (a fresh CI machine has no /opt/mnn-arm64); MNN_ARM64_REQUIRE=1 makes
 # that an error.
 #
@@ -108,4 +110,43 @@ grep -q '"complete": true' "$tmp/run/summary.json" || {
 	echo "the arm64 run did not score every sample" >&2
 	exit 1
 }
-echo "== arm64 MNN checks passed (unit tests, bench at depth, latency on real prompts, GSM8K and IFEval)"
+
+# The phone workflow of docs/device.md section 3 without adb: the arm64
+# `serve --runtime mnn` (here under qemu, there on the phone) driven by a
+# host-side `run --runtime openai`; the served greedy answers must be the
+# in-process arm64 run's, sample for sample.
+GOOS= GOARCH= CGO_ENABLED=0 go build -tags nollamacpp -o "$tmp/pocketeval-host" ./cmd/pocketeval
+port=$((20000 + $$ % 20000))
+set -x
+run "$tmp/pocketeval" serve --runtime mnn --model "$tiny" --threads 1 --addr "127.0.0.1:$port" --quiet &
+server=$!
+set +x
+trap 'kill $server 2>/dev/null || true; rm -rf "$tmp"' EXIT
+i=0
+until curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1; do
+	i=$((i + 1))
+	if [[ $i -gt 600 ]] || ! kill -0 "$server" 2>/dev/null; then
+		echo "the arm64 pocketeval serve did not become healthy" >&2
+		exit 1
+	fi
+	sleep 0.5
+done
+set -x
+"$tmp/pocketeval-host" run --runtime openai --base-url "http://127.0.0.1:$port/v1" --model tiny --tasks gsm8k,ifeval \
+	--limit 3 --max-tokens 16 --data-dir "$data" --out "$tmp/served"
+set +x
+kill "$server"
+wait "$server" 2>/dev/null || true
+grep -q '"complete": true' "$tmp/served/summary.json" || {
+	cat "$tmp/served/summary.json" >&2
+	echo "the run against the arm64 server did not score every sample" >&2
+	exit 1
+}
+for task in gsm8k ifeval; do
+	if ! cmp -s <(grep -o '"response":"[^"]*"' "$tmp/run/samples/$task.jsonl") <(grep -o '"response":"[^"]*"' "$tmp/served/samples/$task.jsonl"); then
+		echo "responses for $task differ between the in-process and the served arm64 MNN" >&2
+		exit 1
+	fi
+	echo "$task: the arm64 server's $(grep -c '"response"' "$tmp/served/samples/$task.jsonl") responses equal the in-process arm64 run's"
+done
+echo "== arm64 MNN checks passed (unit tests, bench at depth, latency on real prompts, GSM8K and IFEval, served to a host-side run)"
