@@ -23,6 +23,8 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 command -v git >/dev/null 2>&1 || need+=(git)
 command -v curl >/dev/null 2>&1 || need+=(curl)
+# jq: ci-llamacpp-arm64.sh reads its results with it.
+command -v jq >/dev/null 2>&1 || need+=(jq)
 # python3-jinja2: the reference renderer of the chat-template goldens.
 /usr/bin/python3 -c 'import jinja2' >/dev/null 2>&1 || need+=(python3-jinja2)
 # libffi: the llama.cpp binding (yzma) loads it at start-up.
