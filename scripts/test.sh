@@ -42,6 +42,8 @@ go test -count=1 -run 'Determinism' ./...
 echo "== fuzz (every target, bounded)"; "$here/fuzz.sh"
 
 "$here/ci-arm64.sh"
+echo "== llama.cpp on arm64 (qemu)"
+"$here/ci-llamacpp-arm64.sh"
 
 if [[ -x "$here/ci-mnn.sh" ]]; then
 	echo "== MNN"
