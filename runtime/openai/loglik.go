@@ -114,14 +114,9 @@ func (c *Client) loglikExtension(ctx context.Context, reqs []runtime.LoglikReque
 			}
 			return nil, err
 		}
-		defer hresp.Body.Close()
-		data, err := io.ReadAll(io.LimitReader(hresp.Body, maxBody))
-		if err != nil {
-			return nil, readError(err)
-		}
 		var w LoglikResponseBody
-		if err := json.Unmarshal(data, &w); err != nil {
-			return nil, &retryableError{err: fmt.Errorf("malformed JSON response: %w", err)}
+		if err := decodeBody(hresp, &w); err != nil {
+			return nil, err
 		}
 		if len(w.Results) != len(reqs) {
 			return nil, fmt.Errorf("server returned %d results for %d requests", len(w.Results), len(reqs))
@@ -154,14 +149,9 @@ func (c *Client) loglikEcho(ctx context.Context, r runtime.LoglikRequest) (runti
 			}
 			return nil, err
 		}
-		defer hresp.Body.Close()
-		data, err := io.ReadAll(io.LimitReader(hresp.Body, maxBody))
-		if err != nil {
-			return nil, readError(err)
-		}
 		var w wireResponse
-		if err := json.Unmarshal(data, &w); err != nil {
-			return nil, &retryableError{err: fmt.Errorf("malformed JSON response: %w", err)}
+		if err := decodeBody(hresp, &w); err != nil {
+			return nil, err
 		}
 		if len(w.Choices) == 0 {
 			return nil, &retryableError{err: errors.New("malformed response: no choices")}
@@ -231,4 +221,18 @@ func continuationLoglik(lp *wireLogprobs, ctxLen, fullLen int) (runtime.LoglikRe
 		return runtime.LoglikResult{}, errors.New("no continuation tokens in the echoed prompt")
 	}
 	return res, nil
+}
+
+// decodeBody reads a response's body (at most maxBody bytes) into v and
+// closes it; a body that is not JSON of v's shape is a retryable error.
+func decodeBody(hresp *http.Response, v any) error {
+	defer hresp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(hresp.Body, maxBody))
+	if err != nil {
+		return readError(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return &retryableError{err: fmt.Errorf("malformed JSON response: %w", err)}
+	}
+	return nil
 }

@@ -2,10 +2,8 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/pocketeval/pocketeval/runtime"
@@ -90,14 +88,9 @@ func (c *Client) rollingExtension(ctx context.Context, texts []string) ([]runtim
 			}
 			return nil, err
 		}
-		defer hresp.Body.Close()
-		data, err := io.ReadAll(io.LimitReader(hresp.Body, maxBody))
-		if err != nil {
-			return nil, readError(err)
-		}
 		var w RollingResponseBody
-		if err := json.Unmarshal(data, &w); err != nil {
-			return nil, &retryableError{err: fmt.Errorf("malformed JSON response: %w", err)}
+		if err := decodeBody(hresp, &w); err != nil {
+			return nil, err
 		}
 		if len(w.Results) != len(texts) {
 			return nil, fmt.Errorf("server returned %d results for %d texts", len(w.Results), len(texts))

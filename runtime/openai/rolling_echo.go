@@ -234,14 +234,9 @@ func (c *Client) echoTokens(ctx context.Context, prompt []int32) ([]*float64, er
 		if err != nil {
 			return nil, err
 		}
-		defer hresp.Body.Close()
-		data, err := io.ReadAll(io.LimitReader(hresp.Body, maxBody))
-		if err != nil {
-			return nil, readError(err)
-		}
 		var w wireResponse
-		if err := json.Unmarshal(data, &w); err != nil {
-			return nil, &retryableError{err: fmt.Errorf("malformed JSON response: %w", err)}
+		if err := decodeBody(hresp, &w); err != nil {
+			return nil, err
 		}
 		if len(w.Choices) != 1 {
 			return nil, &retryableError{err: fmt.Errorf("malformed response: %d choices for one prompt", len(w.Choices))}
