@@ -107,17 +107,21 @@ func LoglikRolling(ctx context.Context, lg Logitser, text string, maxLen int) (R
 		if from < 0 {
 			return RollingResult{}, fmt.Errorf("loglikelihood_rolling: window %d: %d continuation tokens in an input of %d", wi, len(w.Continuation), len(inp))
 		}
+		// Each window's log-probabilities are summed, then the windows'
+		// sums, in lm-eval's order (a window is one loglikelihood request).
+		var wsum float64
 		err := lg.Logits(ctx, inp, from, func(pos int, logits []float32) error {
 			lp := LogSoftmax(logits, int(w.Continuation[pos-from]))
 			if math.IsNaN(lp) || math.IsInf(lp, 0) {
 				return fmt.Errorf("log-probability %v at window %d position %d", lp, wi, pos)
 			}
-			res.LogProb += lp
+			wsum += lp
 			return nil
 		})
 		if err != nil {
 			return RollingResult{}, fmt.Errorf("loglikelihood_rolling: window %d: %w", wi, err)
 		}
+		res.LogProb += wsum
 		res.Tokens += len(w.Continuation)
 		res.Windows++
 	}

@@ -36,13 +36,16 @@ func manualRolling(t *testing.T, r *Runtime, text string, maxLen int) (float64, 
 		lo := max(0, e-maxLen)
 		inp := p[lo:e]
 		from := s - lo // the input position whose logits predict toks[s]
+		// each window summed, then the windows, as lm-eval adds them
+		var w float64
 		err := r.Logits(context.Background(), inp, from, func(pos int, l []float32) error {
-			sum += logSoftmaxAt(l, int(toks[lo+pos]))
+			w += logSoftmaxAt(l, int(toks[lo+pos]))
 			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
+		sum += w
 		windows++
 	}
 	return sum, windows

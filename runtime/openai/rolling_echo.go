@@ -202,12 +202,17 @@ func (c *Client) rollingEcho(ctx context.Context, text string) (runtime.RollingR
 		if len(lp) < len(inp) {
 			return runtime.RollingResult{}, fmt.Errorf("window %d: %d echoed log-probabilities for a prompt of %d tokens", wi, len(lp), len(inp))
 		}
+		// lm-eval sums each window's log-probabilities (Python's sum,
+		// left to right from 0), then the windows' sums: the same order
+		// gives the same float64.
+		sum := 0.0
 		for p := len(w.Context); p < len(inp); p++ {
 			if lp[p] == nil {
 				return runtime.RollingResult{}, fmt.Errorf("window %d: prompt token %d has no log-probability", wi, p)
 			}
-			res.LogProb += *lp[p]
+			sum += *lp[p]
 		}
+		res.LogProb += sum
 		res.Tokens += len(w.Continuation)
 		res.Windows++
 	}

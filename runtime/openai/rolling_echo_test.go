@@ -102,6 +102,7 @@ func TestLoglikelihoodRollingEcho(t *testing.T) {
 	}{
 		{"lm-eval default 2048, one window", &bos, &eos, 0, 1},
 		{"windows of 8 after BOS", &bos, &eos, 10, 1},
+		{"windows of 7, the last of 1 token", &bos, &eos, 9, 1},
 		{"no BOS: EOS", nil, &eos, 10, 2},
 		{"BOS id 0 passes to EOS as Python's or", &zero, &eos, 10, 2},
 	} {
@@ -126,6 +127,22 @@ func TestLoglikelihoodRollingEcho(t *testing.T) {
 			maxLength := tc.maxLength
 			if maxLength == 0 {
 				maxLength = 2048
+			}
+			// lm-eval's order of addition: each window's sum, then the
+			// windows', so the float64 is Python's to the bit.
+			total := 0.0
+			for wi, p := range f.prompts {
+				// window wi predicts the next max_length-2 tokens, the
+				// last one what remains
+				k := min(len(text)-wi*(maxLength-2), maxLength-2)
+				w := 0.0
+				for i := len(p) - k; i < len(p); i++ {
+					w += pairLogprob(p[i-1], p[i])
+				}
+				total += w
+			}
+			if res[0].LogProb != total {
+				t.Errorf("logprob %v, not lm-eval's per-window sum %v", res[0].LogProb, total)
 			}
 			wantWindows := (len(text) + maxLength - 3) / (maxLength - 2)
 			if res[0].Tokens != len(text) || res[0].Windows != wantWindows || len(f.prompts) != wantWindows {
