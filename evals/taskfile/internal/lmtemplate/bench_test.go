@@ -17,13 +17,18 @@ func BenchmarkCorpus(b *testing.B) {
 	}
 	t := &testing.T{}
 	cases := readCorpus(t, raw)
-	tmpls := make([]*Template, len(cases))
-	docs := make([]ardan.Value, len(cases))
-	for i, c := range cases {
-		if tmpls[i], err = Compile(c.Template); err != nil {
-			b.Fatal(err)
+	var tmpls []*Template
+	var docs []ardan.Value
+	for _, c := range cases {
+		tm, err := Compile(c.Template)
+		if err != nil {
+			if c.Output != nil {
+				b.Fatal(err)
+			}
+			continue // jinja2 refuses it too
 		}
-		docs[i] = decodeJSON(t, c.Doc)
+		tmpls = append(tmpls, tm)
+		docs = append(docs, decodeJSON(t, c.Doc))
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -32,5 +37,5 @@ func BenchmarkCorpus(b *testing.B) {
 			tm.Render(docs[i])
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cases)), "ns/render")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(tmpls)), "ns/render")
 }
