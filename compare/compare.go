@@ -5,6 +5,8 @@ package compare
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -213,7 +215,7 @@ func compareTask(a, b *rundir.Run, task string, o Options) (*TaskComparison, err
 		tc.NoTest = fmt.Sprintf("no per-sample values of %s", metric)
 		return tc, nil
 	}
-	keys := rundir.SortedKeys(va)
+	keys := slices.SortedFunc(maps.Keys(va), results.Key.Compare)
 	xa := make([]float64, len(keys))
 	xb := make([]float64, len(keys))
 	for i, k := range keys {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pocketeval/pocketeval/internal/regfile"
 )
 
 // LockFile is the name of the trust-on-first-use pin file in a data dir.
@@ -63,7 +65,7 @@ func Verify(dir string, ds []Dataset) ([]FileStatus, error) {
 			if st.Want == "" {
 				st.Want = lock[f.Path]
 			}
-			got, err := hashFile(filepath.Join(dir, f.Path))
+			got, err := regfile.SHA256(filepath.Join(dir, f.Path))
 			switch {
 			case errors.Is(err, os.ErrNotExist):
 				st.Status = Missing
@@ -132,7 +134,7 @@ func Download(ctx context.Context, dir string, ds []Dataset, o FetchOptions) ([]
 			}
 			dst := filepath.Join(dir, f.Path)
 			if !o.Force && want != "" {
-				if got, err := hashFile(dst); err == nil && got == want {
+				if got, err := regfile.SHA256(dst); err == nil && got == want {
 					out = append(out, FileStatus{Dataset: d.Name, Path: f.Path, Status: OK, Want: want})
 					continue
 				}
@@ -181,7 +183,7 @@ func (o FetchOptions) withDefaults(timeout time.Duration) FetchOptions {
 }
 
 // HashFile returns the hex sha256 of a file.
-func HashFile(path string) (string, error) { return hashFile(path) }
+func HashFile(path string) (string, error) { return regfile.SHA256(path) }
 
 // fetchVerified downloads url to dst through a temporary file, checking the
 // digest; on any failure nothing is left at dst or in the temporary file.
@@ -267,19 +269,6 @@ func (p *progressReader) Read(b []byte) (int, error) {
 	p.done += int64(n)
 	p.fn(p.path, p.done, p.total)
 	return n, err
-}
-
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func readLock(dir string) (map[string]string, error) {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pocketeval/pocketeval/internal/wait"
 	"github.com/pocketeval/pocketeval/stats"
 )
 
@@ -185,24 +186,13 @@ type Meter struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // Round records an idle window of length idle, then runs run under a
 // second window. Warnings (the battery stopped discharging) come back with
 // the round.
 func (m *Meter) Round(ctx context.Context, idle time.Duration, run func() error) (Round, []string, error) {
 	sl := m.Sleep
 	if sl == nil {
-		sl = sleep
+		sl = wait.Sleep
 	}
 	iw, err := m.Start()
 	if err != nil {

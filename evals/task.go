@@ -255,3 +255,11 @@ type Env struct {
 	// Warn reports a non-fatal problem to the user. Never nil.
 	Warn func(format string, args ...any)
 }
+
+// Indicator is a pass/fail score as a number: 1 for true, 0 for false.
+func Indicator(ok bool) float64 {
+	if ok {
+		return 1
+	}
+	return 0
+}

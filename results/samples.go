@@ -3,6 +3,7 @@ package results
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -70,6 +72,15 @@ type Record struct {
 type Key struct {
 	ID     string
 	Repeat int
+}
+
+// Compare orders keys by id, then repeat: the order records are written
+// and reported in (for slices.SortedFunc and the like).
+func (k Key) Compare(o Key) int {
+	if c := strings.Compare(k.ID, o.ID); c != 0 {
+		return c
+	}
+	return cmp.Compare(k.Repeat, o.Repeat)
 }
 
 // Key returns the record's key.

@@ -2,8 +2,10 @@ package rundir
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
@@ -172,7 +174,7 @@ func (r *Run) sampleValues(task, metric string, mean float64) ([]float64, error)
 	if err != nil || len(per) == 0 {
 		return nil, err
 	}
-	keys := SortedKeys(per)
+	keys := slices.SortedFunc(maps.Keys(per), results.Key.Compare)
 	values := make([]float64, len(keys))
 	for i, k := range keys {
 		values[i] = per[k]

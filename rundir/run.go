@@ -12,7 +12,6 @@ package rundir
 import (
 	"fmt"
 	"path/filepath"
-	"sort"
 
 	"github.com/pocketeval/pocketeval/results"
 )
@@ -116,21 +115,6 @@ func (r *Run) PerSample(task, metric string) (map[results.Key]float64, error) {
 		}
 	}
 	return out, nil
-}
-
-// SortedKeys returns the keys of a PerSample map in (id, repeat) order.
-func SortedKeys(m map[results.Key]float64) []results.Key {
-	ks := make([]results.Key, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Slice(ks, func(i, j int) bool {
-		if ks[i].ID != ks[j].ID {
-			return ks[i].ID < ks[j].ID
-		}
-		return ks[i].Repeat < ks[j].Repeat
-	})
-	return ks
 }
 
 // ModelKey normalises a model path: an MNN package's config.json stands for

@@ -373,9 +373,9 @@ func (Task) Score(ctx context.Context, s evals.Sample, out evals.Output) (evals.
 	flex := exact || (flexOK && flexibleMatch(flexAns, s))
 	sc := evals.Score{
 		Values: map[string]float64{
-			MetricExact:       b2f(exact),
-			MetricFlexible:    b2f(flex),
-			MetricExtractFail: b2f(!ok),
+			MetricExact:       evals.Indicator(exact),
+			MetricFlexible:    evals.Indicator(flex),
+			MetricExtractFail: evals.Indicator(!ok),
 		},
 		Extracted:        ans,
 		ExtractionFailed: !ok,
@@ -384,13 +384,6 @@ func (Task) Score(ctx context.Context, s evals.Sample, out evals.Output) (evals.
 		sc.Details = map[string]any{"flexible_extracted": strings.TrimSpace(flexAns)}
 	}
 	return sc, nil
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // Aggregate reports per-task accuracy and the BBH headline: the macro

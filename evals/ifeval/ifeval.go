@@ -370,8 +370,8 @@ func (t *Task) Score(_ context.Context, s evals.Sample, out evals.Output) (evals
 	res := p.Evaluate(out.Text)
 	return evals.Score{
 		Values: map[string]float64{
-			MetricPromptStrict: b2f(res.AllStrict()),
-			MetricPromptLoose:  b2f(res.AllLoose()),
+			MetricPromptStrict: evals.Indicator(res.AllStrict()),
+			MetricPromptLoose:  evals.Indicator(res.AllLoose()),
 		},
 		Details: map[string]any{
 			"instruction_id_list":            ids,
@@ -382,13 +382,6 @@ func (t *Task) Score(_ context.Context, s evals.Sample, out evals.Output) (evals
 			"inst_total":                     len(ids),
 		},
 	}, nil
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func count(bs []bool) int {
@@ -411,7 +404,7 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 	var prompts, promptStrict, promptLoose, instTotal, instStrict, instLoose int
 	var byID evals.Groups // per instruction and per instruction family
 	add := func(key string, strict, loose bool) {
-		byID.Add(key, map[string]float64{"strict_acc": b2f(strict), "loose_acc": b2f(loose)})
+		byID.Add(key, map[string]float64{"strict_acc": evals.Indicator(strict), "loose_acc": evals.Indicator(loose)})
 	}
 	var notes []string
 	var instStrictUnits, instLooseUnits []float64
@@ -432,8 +425,8 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 		}
 		for i, id := range ids {
 			instTotal++
-			instStrictUnits = append(instStrictUnits, b2f(strict[i]))
-			instLooseUnits = append(instLooseUnits, b2f(loose[i]))
+			instStrictUnits = append(instStrictUnits, evals.Indicator(strict[i]))
+			instLooseUnits = append(instLooseUnits, evals.Indicator(loose[i]))
 			if strict[i] {
 				instStrict++
 			}

@@ -27,38 +27,22 @@ func responseText(out evals.Output) string {
 	return out.Text
 }
 
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // scoreNumeric scores a numeric-answer response (GSM8K, MGSM).
 func scoreNumeric(ex *mathx.NumericExtractor, s evals.Sample, out evals.Output) evals.Score {
 	text := responseText(out)
 	target, ok := mathx.ParseNumber(s.Target)
 	strict := ex.Strict(text)
 	flex := ex.Flexible(text)
-	sc := evals.Score{
-		Values: map[string]float64{
-			MetricStrict:   b2f(ok && strict.OK && strict.Number.Equal(target)),
-			MetricFlexible: b2f(ok && flex.OK && flex.Number.Equal(target)),
-			MetricFail:     b2f(!flex.OK),
-			MetricTrunc:    b2f(out.FinishReason == runtime.FinishLength),
-		},
-		Extracted:        flex.Answer,
-		ExtractionFailed: !flex.OK,
-		Details: map[string]any{
-			"strict_answer":   strict.Answer,
-			"strict_found":    strict.OK,
-			"flexible_method": flex.Method,
-		},
-	}
-	if flex.FromThinking {
-		sc.Details["from_thinking"] = true
-	}
-	return sc
+	return extracted{
+		strict:    strict.Answer,
+		strictOK:  strict.OK,
+		strictHit: ok && strict.OK && strict.Number.Equal(target),
+		flex:      flex.Answer,
+		flexOK:    flex.OK,
+		flexHit:   ok && flex.OK && flex.Number.Equal(target),
+		method:    flex.Method,
+		thinking:  flex.FromThinking,
+	}.score(out)
 }
 
 // scoreLatex scores a MATH-style response by answer equivalence.
@@ -66,22 +50,47 @@ func scoreLatex(s evals.Sample, out evals.Output) evals.Score {
 	text := responseText(out)
 	strict := mathx.MathStrict(text)
 	flex := mathx.MathFlexible(text)
+	return extracted{
+		strict:    strict.Text,
+		strictOK:  strict.OK,
+		strictHit: strict.OK && mathx.Equivalent(s.Target, strict.Text),
+		flex:      flex.Text,
+		flexOK:    flex.OK,
+		flexHit:   flex.OK && mathx.Equivalent(s.Target, flex.Text),
+		method:    flex.Method,
+		thinking:  flex.FromThinking,
+	}.score(out)
+}
+
+// extracted is what the strict and the flexible extraction found in one
+// response, and whether each matches the target: both scorers report it
+// the same way.
+type extracted struct {
+	strict              string
+	strictOK, strictHit bool
+	flex                string
+	flexOK, flexHit     bool
+	method              string
+	thinking            bool
+}
+
+func (e extracted) score(out evals.Output) evals.Score {
 	sc := evals.Score{
 		Values: map[string]float64{
-			MetricStrict:   b2f(strict.OK && mathx.Equivalent(s.Target, strict.Text)),
-			MetricFlexible: b2f(flex.OK && mathx.Equivalent(s.Target, flex.Text)),
-			MetricFail:     b2f(!flex.OK),
-			MetricTrunc:    b2f(out.FinishReason == runtime.FinishLength),
+			MetricStrict:   evals.Indicator(e.strictHit),
+			MetricFlexible: evals.Indicator(e.flexHit),
+			MetricFail:     evals.Indicator(!e.flexOK),
+			MetricTrunc:    evals.Indicator(out.FinishReason == runtime.FinishLength),
 		},
-		Extracted:        flex.Text,
-		ExtractionFailed: !flex.OK,
+		Extracted:        e.flex,
+		ExtractionFailed: !e.flexOK,
 		Details: map[string]any{
-			"strict_answer":   strict.Text,
-			"strict_found":    strict.OK,
-			"flexible_method": flex.Method,
+			"strict_answer":   e.strict,
+			"strict_found":    e.strictOK,
+			"flexible_method": e.method,
 		},
 	}
-	if flex.FromThinking {
+	if e.thinking {
 		sc.Details["from_thinking"] = true
 	}
 	return sc

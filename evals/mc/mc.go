@@ -288,9 +288,9 @@ func (t *Task) scoreGen(s evals.Sample, out evals.Output, want int) evals.Score 
 	}
 	sc := evals.Score{
 		Values: map[string]float64{
-			MetricStrict:      b2f(strict.Index == want),
-			MetricFlexible:    b2f(flex.Index == want),
-			MetricExtractFail: b2f(!flex.Found()),
+			MetricStrict:      evals.Indicator(strict.Index == want),
+			MetricFlexible:    evals.Indicator(flex.Index == want),
+			MetricExtractFail: evals.Indicator(!flex.Found()),
 		},
 		Extracted:        flex.Letter,
 		ExtractionFailed: !flex.Found(),
@@ -303,7 +303,7 @@ func (t *Task) scoreGen(s evals.Sample, out evals.Output, want int) evals.Score 
 	if t.b.official != "" {
 		rule, _ := choice.RuleByName(t.b.official)
 		off := rule.Extract(out.Text, s.Choices)
-		sc.Values[MetricOfficial] = b2f(off.Found() && off.Index == want)
+		sc.Values[MetricOfficial] = evals.Indicator(off.Found() && off.Index == want)
 		sc.Details["official"] = off.Letter
 		sc.Details["official_rule"] = rule.Name
 	}
@@ -327,8 +327,8 @@ func (t *Task) scoreLoglik(s evals.Sample, out evals.Output, want int) (evals.Sc
 	}
 	return evals.Score{
 		Values: map[string]float64{
-			MetricAcc:     b2f(p.Index == want),
-			MetricAccNorm: b2f(p.NormIndex == want),
+			MetricAcc:     evals.Indicator(p.Index == want),
+			MetricAccNorm: evals.Indicator(p.NormIndex == want),
 		},
 		Extracted: choice.Letter(p.Index),
 		Details: map[string]any{
@@ -337,13 +337,6 @@ func (t *Task) scoreLoglik(s evals.Sample, out evals.Output, want int) (evals.Sc
 			"pred_norm": choice.Letter(p.NormIndex),
 		},
 	}, nil
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // HeadlineMetric is the metric suites, gates and leaderboards report for

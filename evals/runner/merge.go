@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -229,7 +231,7 @@ func checkRecorded(p *prepared, tc results.TaskConfig) error {
 	if p.info.Version != tc.Version {
 		return fmt.Errorf("task %s is version %s in the recorded run but %s in this pocketeval", tc.Name, tc.Version, p.info.Version)
 	}
-	for _, f := range sortedKeys(tc.DatasetFiles) {
+	for _, f := range slices.Sorted(maps.Keys(tc.DatasetFiles)) {
 		if got := p.cfg.DatasetFiles[f]; got != tc.DatasetFiles[f] {
 			return fmt.Errorf("task %s: dataset %s has sha256 %.12s here but %.12s in the recorded run", tc.Name, f, got, tc.DatasetFiles[f])
 		}

@@ -34,7 +34,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -340,16 +339,6 @@ type nopProgress struct{}
 func (nopProgress) Start(int, int) {}
 func (nopProgress) Done(string)    {}
 func (nopProgress) Finish()        {}
-
-// sortedKeys returns m's keys sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
 
 // UseRawPrompts switches the prepared run to raw prompts (completion
 // mode), as a runtime may require once it is open (replayed human-eval

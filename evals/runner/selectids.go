@@ -2,6 +2,8 @@ package runner
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/pocketeval/pocketeval/evals"
@@ -35,7 +37,7 @@ func validateSampleIDs(o *Options) error {
 			return selectionErrorf("no sample of task %s is selected (name one as %s:ID, or leave the task out of --tasks)", name, name)
 		}
 	}
-	for _, task := range sortedKeys(o.SampleIDs) {
+	for _, task := range slices.Sorted(maps.Keys(o.SampleIDs)) {
 		if !names[task] {
 			return selectionErrorf("task %s is not in the run (--tasks)", task)
 		}
@@ -55,7 +57,7 @@ func selectIDs(task string, samples []evals.Sample, selected []int, ids []string
 		delete(want, s.ID)
 	}
 	if len(want) > 0 {
-		missing := sortedKeys(want)
+		missing := slices.Sorted(maps.Keys(want))
 		return nil, selectionErrorf("task %s has no sample %s (its ids look like %q)", task, strings.Join(quoteAll(missing), ", "), samples[0].ID)
 	}
 	var out []int

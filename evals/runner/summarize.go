@@ -2,7 +2,9 @@ package runner
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/results"
@@ -89,7 +91,7 @@ type tally struct {
 }
 
 func (tl *tally) add(s evals.Sample, rep int, r *results.Record) {
-	for _, k := range sortedKeys(r.Scores) {
+	for _, k := range slices.Sorted(maps.Keys(r.Scores)) {
 		tl.values[k] = append(tl.values[k], r.Scores[k])
 	}
 	if r.Extracted != "" || r.ExtractionFailed {

@@ -223,9 +223,9 @@ func (t *Task) scoreDecision(s evals.Sample, lls []float64, tokens []int, gold [
 	sc := evals.Score{Values: map[string]float64{}, Extracted: s.Choices[r.Pred]}
 	if strings.HasPrefix(s.ID, calibrationPrefix) {
 		split = "calibration"
-		sc.Values["calibration_acc"] = b2f(correct)
+		sc.Values["calibration_acc"] = evals.Indicator(correct)
 	} else {
-		sc.Values["acc"] = b2f(correct)
+		sc.Values["acc"] = evals.Indicator(correct)
 	}
 	sc.Details = map[string]any{
 		"mode": ModeLoglik, "decision": d.Score, "split": split, "scores": scores, "gold": gold[0],

@@ -152,7 +152,7 @@ func (t *LoglikTask) Score(_ context.Context, s evals.Sample, out evals.Output) 
 	}
 	sc.Details["is_greedy"] = r.IsGreedy
 	if hasMetric(c, "acc") {
-		sc.Values["acc"] = b2f(r.IsGreedy)
+		sc.Values["acc"] = evals.Indicator(r.IsGreedy)
 	}
 	return sc, nil
 }

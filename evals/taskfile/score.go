@@ -95,13 +95,6 @@ func (t *Task) Score(ctx context.Context, s evals.Sample, out evals.Output) (eva
 	return t.scoreGen(s, out)
 }
 
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 func (t *Task) scoreLoglik(s evals.Sample, out evals.Output, gold []int) (evals.Score, error) {
 	c := t.cfg
 	if len(out.Loglik) == 0 {
@@ -146,9 +139,9 @@ func (t *Task) scoreLoglik(s evals.Sample, out evals.Output, gold []int) (evals.
 	for _, m := range c.Metrics {
 		switch m.Name {
 		case "acc":
-			sc.Values["acc"] = b2f(slices.Contains(gold, p.Index))
+			sc.Values["acc"] = evals.Indicator(slices.Contains(gold, p.Index))
 		case "acc_norm":
-			sc.Values["acc_norm"] = b2f(slices.Contains(gold, p.NormIndex))
+			sc.Values["acc_norm"] = evals.Indicator(slices.Contains(gold, p.NormIndex))
 		case "brier_score":
 			sc.Values["brier_score"] = r.Brier
 		case "mrr":
@@ -191,9 +184,9 @@ func (t *Task) scoreChoiceGen(s evals.Sample, out evals.Output, gold []int) eval
 	}
 	return evals.Score{
 		Values: map[string]float64{
-			"acc":               b2f(flex.Found() && slices.Contains(gold, flex.Index)),
-			"acc_strict":        b2f(strict.Found() && slices.Contains(gold, strict.Index)),
-			"extraction_failed": b2f(!flex.Found() && flex.Letter == ""),
+			"acc":               evals.Indicator(flex.Found() && slices.Contains(gold, flex.Index)),
+			"acc_strict":        evals.Indicator(strict.Found() && slices.Contains(gold, strict.Index)),
+			"extraction_failed": evals.Indicator(!flex.Found() && flex.Letter == ""),
 		},
 		Extracted:        extracted,
 		ExtractionFailed: !flex.Found() && flex.Letter == "",
@@ -263,18 +256,18 @@ func (t *Task) scoreGen(s evals.Sample, out evals.Output) (evals.Score, error) {
 					sc.ExtractionFailed = sc.ExtractionFailed || pred == classify.NoLabel
 				}
 				if m.Name == "label_accuracy" {
-					sc.Values[key("label_accuracy")] = b2f(len(targets) > 0 && pred == targets[0])
+					sc.Values[key("label_accuracy")] = evals.Indicator(len(targets) > 0 && pred == targets[0])
 				}
 			case "json_fields", "json_exact":
 				obj, err := jsonx.Extract(resp)
-				sc.Values[key("json_valid")] = b2f(err == nil)
+				sc.Values[key("json_valid")] = evals.Indicator(err == nil)
 				target, terr := targetObject(s)
 				if terr != nil {
 					return evals.Score{}, fmt.Errorf("score %s %s: %w", c.Name, s.ID, terr)
 				}
 				cmp := jsonx.Compare(obj, target, m.Fields)
 				if m.Name == "json_exact" {
-					sc.Values[key("json_exact")] = b2f(err == nil && cmp.Exact)
+					sc.Values[key("json_exact")] = evals.Indicator(err == nil && cmp.Exact)
 					continue
 				}
 				_, _, f1 := cmp.Total.PRF()

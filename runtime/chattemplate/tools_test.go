@@ -3,10 +3,11 @@ package chattemplate_test
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,15 +75,6 @@ func compareCase(g toolGolden, got string, err error) string {
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // TestToolGoldens renders the conformance templates over tools, tool
 // calls, tool results, reasoning_content, content parts and documents and
 // requires jinja2's text (or jinja2's refusal) for every case.
@@ -91,7 +83,7 @@ func TestToolGoldens(t *testing.T) {
 	var metas map[string]templateMeta
 	readJSON(t, "testdata/templates.json", &metas)
 	convs := toolConversations(t, "testdata/tool-conversations.json")
-	for _, name := range sortedKeys(metas) {
+	for _, name := range slices.Sorted(maps.Keys(metas)) {
 		meta := metas[name]
 		src, err := os.ReadFile(filepath.Join("testdata", meta.File))
 		if err != nil {
@@ -106,7 +98,7 @@ func TestToolGoldens(t *testing.T) {
 		if len(want) < len(convs) {
 			t.Errorf("%s: %d tool goldens for %d conversations (rerun scripts/chattemplate-goldens.py)", name, len(want), len(convs))
 		}
-		for _, key := range sortedKeys(want) {
+		for _, key := range slices.Sorted(maps.Keys(want)) {
 			conv, ok := convs[strings.SplitN(key, "@", 2)[0]]
 			if !ok {
 				t.Errorf("%s: golden %s has no conversation", name, key)
@@ -157,7 +149,7 @@ func TestRealTemplates(t *testing.T) {
 	}
 	tokens := map[string]string{"bos_token": "<|bos|>", "eos_token": "<|eos|>"}
 	cases, equal := 0, 0
-	for _, file := range sortedKeys(want) {
+	for _, file := range slices.Sorted(maps.Keys(want)) {
 		src, err := os.ReadFile(filepath.Join(dir, file))
 		if err != nil {
 			t.Fatal(err)
@@ -174,7 +166,7 @@ func TestRealTemplates(t *testing.T) {
 			continue
 		}
 		// Render twice: the output must not vary between runs.
-		for _, key := range sortedKeys(want[file]) {
+		for _, key := range slices.Sorted(maps.Keys(want[file])) {
 			var g toolGolden
 			if err := json.Unmarshal(want[file][key], &g); err != nil {
 				t.Fatal(err)

@@ -57,6 +57,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pocketeval/pocketeval/internal/wait"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/runtime/toolcall"
@@ -208,7 +209,7 @@ func New(opts Options) (*Client, error) {
 		base:    strings.TrimRight(opts.BaseURL, "/"),
 		hc:      opts.HTTPClient,
 		timeout: opts.RequestTimeout,
-		sleep:   sleepCtx,
+		sleep:   wait.Sleep,
 		jitter:  rand.Int64N,
 	}
 	if c.timeout == 0 {

@@ -779,21 +779,6 @@ func TestLogLikelihoodMethods(t *testing.T) {
 	}
 }
 
-func TestSleepCtx(t *testing.T) {
-	t.Parallel()
-	if err := sleepCtx(context.Background(), time.Millisecond); err != nil {
-		t.Errorf("sleep: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := sleepCtx(ctx, time.Hour); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled sleep = %v", err)
-	}
-	if err := sleepCtx(ctx, 0); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled zero sleep = %v", err)
-	}
-}
-
 func TestProbe(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

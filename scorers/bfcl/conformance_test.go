@@ -3,8 +3,10 @@ package bfcl
 import (
 	"bufio"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -68,7 +70,7 @@ func TestConformance(t *testing.T) {
 	for _, m := range models {
 		fc := strings.HasSuffix(m.Name(), "-FC")
 		c := Checker{Version: V2, DotsReplaced: fc}
-		for _, cat := range sortedKeys(v2Files) {
+		for _, cat := range slices.Sorted(maps.Keys(v2Files)) {
 			resPath := filepath.Join(root, m.Name(), "result", cat+"_result.json")
 			if _, err := os.Stat(resPath); err != nil {
 				continue

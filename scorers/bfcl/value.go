@@ -1,11 +1,11 @@
 package bfcl
 
 import (
-	"github.com/pocketeval/pocketeval/internal/jinja"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/jinja"
 )
 
 // Values are Python values as BFCL's decoders produce them: nil (None),
@@ -230,16 +230,6 @@ func quote(s string) string {
 
 // formatFloat is Python's repr(float).
 func formatFloat(f float64) string { return jinja.FormatFloat(f) }
-
-// sortedKeys returns a map's keys in order (determinism).
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 func nanValue() float64      { return math.NaN() }
 func infValue(s int) float64 { return math.Inf(s) }

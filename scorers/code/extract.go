@@ -434,30 +434,26 @@ func depthAfterCall(l string) int {
 // brackets in quoted strings and comments.
 func bracketDepth(l string) int {
 	d := 0
-	var quote byte
-	for i := 0; i < len(l); i++ {
-		c := l[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '#':
-			return d
-		case c == '(' || c == '[' || c == '{':
+	scanCode(l, func(c byte) {
+		switch c {
+		case '(', '[', '{':
 			d++
-		case c == ')' || c == ']' || c == '}':
+		case ')', ']', '}':
 			d--
 		}
-	}
+	})
 	return d
 }
 
 func stripComment(l string) string {
+	return l[:scanCode(l, func(byte) {})]
+}
+
+// scanCode calls fn with each byte of one line of Python that is outside
+// a quoted string, up to a comment, and returns where the code ends (the
+// comment's '#', or len(l)). Quotes are single-line: a backslash escapes
+// the next byte.
+func scanCode(l string, fn func(c byte)) int {
 	var quote byte
 	for i := 0; i < len(l); i++ {
 		c := l[i]
@@ -471,10 +467,12 @@ func stripComment(l string) string {
 		case c == '\'' || c == '"':
 			quote = c
 		case c == '#':
-			return l[:i]
+			return i
+		default:
+			fn(c)
 		}
 	}
-	return l
+	return len(l)
 }
 
 // indentBody turns dedented body lines into a body indented by four spaces.

@@ -1,8 +1,8 @@
 package cli
 
 import (
+	"maps"
 	"slices"
-	"sort"
 
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/scorers/selective"
@@ -126,8 +126,8 @@ func newRunJSON(out string, s *results.Summary) runJSON {
 				t.Score = &v
 			}
 		}
-		for _, g := range sortedKeys(ts.Breakdown) {
-			for _, k := range sortedKeys(ts.Breakdown[g]) {
+		for _, g := range slices.Sorted(maps.Keys(ts.Breakdown)) {
+			for _, k := range slices.Sorted(maps.Keys(ts.Breakdown[g])) {
 				t.Breakdown = append(t.Breakdown, breakdownJS{Group: g, Metric: k, Value: results.Points(k, ts.Breakdown[g][k])})
 			}
 		}
@@ -137,7 +137,7 @@ func newRunJSON(out string, s *results.Summary) runJSON {
 		g := s.Groups[name]
 		gj := groupJSON{Group: name, Alias: g.Alias, Members: g.Members, Tasks: g.Tasks, Metric: g.Primary,
 			Samples: g.Samples, Metrics: []metricJSON{}, Notes: g.Notes, Warnings: g.Warnings}
-		names := sortedKeys(g.Metrics)
+		names := slices.Sorted(maps.Keys(g.Metrics))
 		if _, ok := g.Metrics[g.Primary]; ok {
 			names = append([]string{g.Primary}, slices.DeleteFunc(names, func(k string) bool { return k == g.Primary })...)
 			v := results.Points(g.Primary, g.Metrics[g.Primary].Mean)
@@ -168,7 +168,7 @@ func sortedMetricNames(ts *results.TaskSummary) []string {
 	if _, ok := ts.Metrics[head]; ok {
 		out = append(out, head)
 	}
-	for _, k := range sortedKeys(ts.Metrics) {
+	for _, k := range slices.Sorted(maps.Keys(ts.Metrics)) {
 		if k != head {
 			out = append(out, k)
 		}
@@ -182,13 +182,4 @@ func points(x *float64) *float64 {
 	}
 	v := 100 * *x
 	return &v
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

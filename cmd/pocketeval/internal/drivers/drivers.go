@@ -11,11 +11,8 @@ package drivers
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -229,7 +226,7 @@ func LocalModel(path string) (Model, error) {
 	}
 	m.Files = map[string]string{}
 	if !st.IsDir() {
-		h, err := hashFile(path)
+		h, err := regfile.SHA256(path)
 		if err != nil {
 			return m, err
 		}
@@ -240,7 +237,7 @@ func LocalModel(path string) (Model, error) {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		h, err := hashFile(p)
+		h, err := regfile.SHA256(p)
 		if err != nil {
 			return err
 		}
@@ -249,20 +246,6 @@ func LocalModel(path string) (Model, error) {
 		return nil
 	})
 	return m, err
-}
-
-func hashFile(path string) (string, error) {
-	// A named pipe or device would block or never end: refused unread.
-	f, err := regfile.Open(path, os.O_RDONLY, 0, false)
-	if err != nil {
-		return "", fmt.Errorf("hash %s: %w", path, err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("hash %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Reproducer is implemented by Flags whose settings decide whether the
