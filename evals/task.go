@@ -54,6 +54,14 @@ type TaskInfo struct {
 	FewShot bool `json:"fewshot,omitempty"`
 	// DefaultMaxTokens is the generation limit when the user sets none.
 	DefaultMaxTokens int `json:"default_max_tokens,omitempty"`
+	// Headline names the metric the benchmark's authors publish when it
+	// is not the per-sample primary metric (C-Eval's macro average over
+	// subjects, "acc_official_macro"): suites, gates, leaderboards and
+	// `tasks` report it, and a run's summary names it whenever Aggregate
+	// computed it. Paired comparisons keep using the primary metric, which
+	// has per-sample values. It is the one place a task states its
+	// headline.
+	Headline string `json:"-"`
 }
 
 // LoadConfig says where and how to read the data.
@@ -170,11 +178,6 @@ type Aggregates struct {
 	Breakdown map[string]map[string]float64 `json:"breakdown,omitempty"`
 	// Notes say how the numbers were computed ("macro over 57 subjects").
 	Notes []string `json:"notes,omitempty"`
-	// Headline names the metric the benchmark's authors publish when it
-	// is not the per-sample primary metric (C-Eval's macro average over
-	// subjects); suites report it. Paired comparisons keep using the
-	// primary metric, which has per-sample values.
-	Headline string `json:"headline,omitempty"`
 	// Units optionally give, for a metric in Metrics, the per-unit values
 	// whose mean it is (per problem for pass@k, per instruction for
 	// IFEval's instruction-level accuracy); the summary's standard error and

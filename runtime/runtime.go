@@ -33,6 +33,14 @@ type Describer interface {
 	Describe() Info
 }
 
+// Replayer is implemented by runtimes that answer from saved results
+// instead of running a model (replay of a predictions file): nothing they
+// return was measured, so the runner records no timings for it and their
+// result files stay deterministic.
+type Replayer interface {
+	Replayed() bool
+}
+
 // Info identifies a runtime and its model for the run manifest.
 type Info struct {
 	Name    string `json:"name"`              // "llamacpp", "openai", "mnn", "replay"

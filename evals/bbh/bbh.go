@@ -88,6 +88,9 @@ func (Task) Info() evals.TaskInfo {
 		Description:      "BIG-Bench Hard: 27 tasks, 6,511 examples, 3-shot chain-of-thought with the official prompts; exact match after \"the answer is\"; headline is the macro average over the 27 tasks.",
 		DefaultMaxTokens: defaultMaxTokens,
 		FewShot:          true, // 3 (default) or 0
+		// The exact-match rate's unweighted mean over BBH's subtasks, as
+		// published.
+		Headline: MetricExact + "_macro",
 	}
 }
 
@@ -417,7 +420,6 @@ func (Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 			agg.Metrics[m+"_micro"] = sum / float64(total)
 		}
 	}
-	agg.Headline = MetricExact + "_macro"
 	agg.Notes = []string{
 		"scoring mode: gen (3-shot chain-of-thought, official prompts; answer after the first \"the answer is\" before any \"\\n\\nQ:\")",
 		fmt.Sprintf("headline: exact_match_macro = %.4f, the unweighted mean over %d tasks as in the BBH paper; exact_match_micro = %.4f weights the %d examples (tasks have 146-250)",
@@ -428,7 +430,3 @@ func (Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 	}
 	return agg
 }
-
-// HeadlineMetric is the metric suites, gates and leaderboards report: the
-// exact-match rate's unweighted mean over BBH's subtasks, as published.
-func (Task) HeadlineMetric() string { return MetricExact + "_macro" }

@@ -47,6 +47,7 @@ import (
 	"time"
 
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/sandbox"
 	"github.com/pocketeval/pocketeval/sandbox/isolated"
@@ -367,7 +368,7 @@ func (t *Task) Setup(ctx context.Context, env evals.Env) (evals.Task, io.Closer,
 	}
 	nt := t.WithExecutor(ex)
 	if env.Record != nil {
-		env.Record("code:"+name, nt.manifestRecord())
+		env.Record(results.CodeRecordKey(name), nt.manifestRecord())
 	}
 	return nt, closer, nil
 }

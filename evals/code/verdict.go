@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/sandbox"
 	"github.com/pocketeval/pocketeval/sandbox/isolated"
 	codescore "github.com/pocketeval/pocketeval/scorers/code"
@@ -19,12 +20,12 @@ const (
 	// harnesses do: the numbers published with them are reproduced. A
 	// program sharing the interpreter with its tests can forge a pass
 	// (docs/sandbox.md lists how).
-	VerdictOfficial = "official"
+	VerdictOfficial = string(results.VerdictOfficial)
 	// VerdictIsolated runs the tests and the model's code in two sandboxed
 	// processes (sandbox/isolated): the tests call the model's functions
 	// through plain-data proxies, and nothing inside the model's program
 	// can change the verdict. For release gates.
-	VerdictIsolated = "isolated"
+	VerdictIsolated = string(results.VerdictIsolated)
 )
 
 // VerdictModes lists the verdict modes.

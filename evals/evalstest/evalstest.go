@@ -423,9 +423,9 @@ func (c *checker) checkAggregate(t evals.Task, results []evals.SampleResult) {
 			c.fail("aggregate", "task-level values must be finite; %s = %v", m, v)
 		}
 	}
-	if agg.Headline != "" {
-		if _, ok := agg.Metrics[agg.Headline]; !ok {
-			c.fail("aggregate", "the headline metric %q must be one of Aggregate's metrics %v", agg.Headline, keys(agg.Metrics))
+	if h := c.info.Headline; h != "" && h != c.info.PrimaryMetric && len(agg.Breakdown) > 0 {
+		if _, ok := agg.Metrics[h]; !ok {
+			c.fail("aggregate", "the headline metric %q must be one of Aggregate's metrics %v when Aggregate breaks the results down", h, keys(agg.Metrics))
 		}
 	}
 	for m := range agg.Units {

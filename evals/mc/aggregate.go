@@ -181,9 +181,6 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 		if t.b.agg.macro {
 			kind = "macro"
 		}
-		if kind == "macro" {
-			agg.Headline = primary + "_macro"
-		}
 		agg.Notes = append(agg.Notes, fmt.Sprintf("headline: %s_%s = %.4f over %d subjects and %d samples (%s_micro = %.4f, %s_macro = %.4f)",
 			primary, kind, agg.Metrics[primary+"_"+kind], len(names), all.N,
 			primary, agg.Metrics[primary+"_micro"], primary, agg.Metrics[primary+"_macro"]))

@@ -133,6 +133,11 @@ func (t *Task) Info() evals.TaskInfo {
 		}
 		info.DefaultMaxTokens = defaultMaxTokens
 	}
+	if t.b.agg.macro {
+		// The primary metric's unweighted mean over subjects, where the
+		// benchmark publishes that.
+		info.Headline = info.PrimaryMetric + "_macro"
+	}
 	return info
 }
 
@@ -339,14 +344,3 @@ func (t *Task) scoreLoglik(s evals.Sample, out evals.Output, want int) (evals.Sc
 	}, nil
 }
 
-// HeadlineMetric is the metric suites, gates and leaderboards report for
-// the task: the primary metric's unweighted mean over subjects
-// ("acc_official_macro") where the benchmark publishes that, else the
-// primary metric itself.
-func (t *Task) HeadlineMetric() string {
-	p := t.Info().PrimaryMetric
-	if t.b.agg.macro {
-		return p + "_macro"
-	}
-	return p
-}

@@ -196,6 +196,6 @@ func generateOne(ctx context.Context, o Options, wi workItem, s evals.Sample, pc
 // replayed reports whether rt replays saved results instead of running a
 // model.
 func replayed(rt runtime.Runtime) bool {
-	d, ok := rt.(runtime.Describer)
-	return ok && d.Describe().Name == "replay"
+	r, ok := rt.(runtime.Replayer)
+	return ok && r.Replayed()
 }

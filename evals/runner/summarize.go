@@ -56,7 +56,7 @@ func Summarize(t evals.Task, data *evals.Dataset, selected []int, repeats int, r
 		ts.Metrics[k] = stats.Summarize(xs)
 	}
 	if a, ok := t.(evals.Aggregator); ok && len(tl.scored) > 0 {
-		applyAggregates(ts, a.Aggregate(tl.scored), len(tl.scored), info.PrimaryMetric)
+		applyAggregates(ts, a.Aggregate(tl.scored), len(tl.scored), info)
 	}
 	if pm, ok := ts.Metrics[info.PrimaryMetric]; ok {
 		ts.Primary = pm.Mean
@@ -168,8 +168,10 @@ func (tl *tally) rates(ts *results.TaskSummary) {
 
 // applyAggregates merges a task's own aggregates into its summary: each
 // task-level metric keeps the aggregator's exact value, with an interval
-// over its units, from its standard error, or none.
-func applyAggregates(ts *results.TaskSummary, agg evals.Aggregates, n int, primary string) {
+// over its units, from its standard error, or none; the task's headline
+// (info.Headline) is named when the aggregator computed it.
+func applyAggregates(ts *results.TaskSummary, agg evals.Aggregates, n int, info evals.TaskInfo) {
+	primary := info.PrimaryMetric
 	for k, v := range agg.Metrics {
 		s := ts.Metrics[k]
 		switch units := agg.Units[k]; {
@@ -191,8 +193,8 @@ func applyAggregates(ts *results.TaskSummary, agg evals.Aggregates, n int, prima
 	ts.Breakdown = agg.Breakdown
 	ts.Decision = agg.Decision
 	ts.Notes = agg.Notes
-	if _, ok := ts.Metrics[agg.Headline]; ok && agg.Headline != primary {
-		ts.HeadlineMetric = agg.Headline
+	if _, ok := ts.Metrics[info.Headline]; ok && info.Headline != primary {
+		ts.HeadlineMetric = info.Headline
 	}
 }
 

@@ -638,6 +638,10 @@ func (r *Runtime) Close() error {
 	return err
 }
 
+// Replayed reports that the runtime answers from a predictions file
+// (runtime.Replayer): its answers carry no measurements.
+func (r *Runtime) Replayed() bool { return true }
+
 // Describe records the predictions file and the sha256 of its bytes as
 // stored (compressed, for .gz files).
 func (r *Runtime) Describe() runtime.Info {

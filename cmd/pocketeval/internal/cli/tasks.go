@@ -51,17 +51,17 @@ func tasksRun(opts *TasksOptions) error {
 	}
 	tw := texttab.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tDATASET\tVERSION\tPRIMARY METRIC")
-	for i, in := range infos {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", in.Name, strings.Join(in.DatasetFiles, ","), in.Version, headlineOf(opts.Tasks[i], in))
+	for _, in := range infos {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", in.Name, strings.Join(in.DatasetFiles, ","), in.Version, headlineOf(in))
 	}
 	return tw.Flush()
 }
 
 // headlineOf is the metric `tasks` lists: the one suites, gates and the
 // leaderboard report (cmmlu's acc_official_macro, not acc_official).
-func headlineOf(t evals.Task, in evals.TaskInfo) string {
-	if h, ok := t.(interface{ HeadlineMetric() string }); ok {
-		return h.HeadlineMetric()
+func headlineOf(in evals.TaskInfo) string {
+	if in.Headline != "" {
+		return in.Headline
 	}
 	return in.PrimaryMetric
 }
