@@ -201,6 +201,9 @@ type Aggregates struct {
 // records TaskOptions in the manifest's task configuration, so that
 // `pocketeval merge` rebuilds each task as its shards ran it.
 type Optioner interface {
+	// OptionKeys are the option keys the task accepts, sorted: a run's
+	// options reach a task only through them (ApplyOptions).
+	OptionKeys() []string
 	// TaskOptions are the options that differ from the task's defaults;
 	// nil when there are none, so a task run with its defaults records
 	// nothing.
@@ -208,6 +211,55 @@ type Optioner interface {
 	// WithTaskOptions returns the task with opts (as TaskOptions gives
 	// them) applied; an unknown key or a bad value is an error.
 	WithTaskOptions(opts map[string]string) (Task, error)
+}
+
+// ApplyOptions is the one road by which run options reach tasks: each
+// task that accepts some keys of opts (Optioner.OptionKeys) is rebuilt with
+// them, over the options it already has; other tasks are returned as they
+// are. A value the task refuses is an *OptionError naming the key.
+func ApplyOptions(tasks []Task, opts map[string]string) ([]Task, error) {
+	out := make([]Task, len(tasks))
+	for i, t := range tasks {
+		out[i] = t
+		op, ok := t.(Optioner)
+		if !ok {
+			continue
+		}
+		merged, changed := map[string]string{}, ""
+		for k, v := range op.TaskOptions() {
+			merged[k] = v
+		}
+		for _, k := range op.OptionKeys() {
+			if v, ok := opts[k]; ok {
+				merged[k], changed = v, k
+			}
+		}
+		if changed == "" {
+			continue
+		}
+		nt, err := op.WithTaskOptions(merged)
+		if err != nil {
+			return nil, &OptionError{Task: t.Info().Name, Err: err}
+		}
+		out[i] = nt
+	}
+	return out, nil
+}
+
+// OptionError is a run option a task refused.
+type OptionError struct {
+	Task string
+	Err  error
+}
+
+func (e *OptionError) Error() string { return e.Err.Error() }
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// DefaultModer is implemented by tasks whose scoring mode, when the run
+// names none, is not gen (task files with output_type multiple_choice
+// score by log-likelihood).
+type DefaultModer interface {
+	DefaultMode() string
 }
 
 // Chancer is implemented by tasks that know what random answers score:

@@ -74,6 +74,11 @@ const (
 	OptionTimeLimitFactor = "time_limit_factor"
 )
 
+// OptionKeys implements evals.Optioner.
+func (t *Task) OptionKeys() []string {
+	return []string{OptionTimeLimitFactor, OptionTimeLimitFloor, OptionTimeLimitMode, OptionVerdictMode}
+}
+
 // TaskOptions implements evals.Optioner: the verdict mode and the
 // time-limit policy where they differ from the defaults.
 func (t *Task) TaskOptions() map[string]string {

@@ -104,6 +104,9 @@ func (t *Task) WithLangdetectSeed(seed uint64) evals.Task {
 // langdetect seed other than 0.
 const OptionLangdetectSeed = "langdetect_seed"
 
+// OptionKeys implements evals.Optioner.
+func (t *Task) OptionKeys() []string { return []string{OptionLangdetectSeed} }
+
 // TaskOptions implements evals.Optioner: the langdetect seed when it is not
 // 0.
 func (t *Task) TaskOptions() map[string]string {

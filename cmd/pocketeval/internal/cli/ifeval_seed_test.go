@@ -37,6 +37,9 @@ func TestRunIFEvalSeed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if tasks, err = got.withTaskOptions(tasks); err != nil {
+			t.Fatal(err)
+		}
 		if v := tasks[0].Info().Version; v != tt.version {
 			t.Errorf("%s: ifeval version %q, want %q", tt.args, v, tt.version)
 		}

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,6 +24,7 @@ import (
 	"github.com/pocketeval/pocketeval/datasets"
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/code"
+	"github.com/pocketeval/pocketeval/evals/ifeval"
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/evals/runner"
 	"github.com/pocketeval/pocketeval/results"
@@ -226,14 +229,54 @@ func selectTasks(opts *RunOptions) ([]evals.Task, error) {
 	if err != nil {
 		return nil, &FlagError{err: err}
 	}
-	tasks := sel.Tasks
 	opts.groups = sel.Groups
-	for i, t := range tasks {
-		if s, ok := t.(interface{ WithLangdetectSeed(uint64) evals.Task }); ok {
-			tasks[i] = s.WithLangdetectSeed(opts.IFEvalSeed)
-		}
+	return sel.Tasks, nil
+}
+
+// taskOptions are the run's task options (evals.Optioner keys), each from
+// its flag, after checking the flags that take them.
+func (opts *RunOptions) taskOptions() (map[string]string, error) {
+	if err := opts.CodeTimeLimits.Validate(); err != nil {
+		return nil, &FlagError{err: err}
 	}
-	return tasks, nil
+	if err := code.ValidateVerdictMode(opts.VerdictMode); err != nil {
+		return nil, FlagErrorf("--verdict-mode: %v", err)
+	}
+	tl := opts.CodeTimeLimits
+	return map[string]string{
+		ifeval.OptionLangdetectSeed: strconv.FormatUint(opts.IFEvalSeed, 10),
+		code.OptionVerdictMode:      opts.VerdictMode,
+		code.OptionTimeLimitMode:    tl.Mode,
+		code.OptionTimeLimitFloor:   tl.Floor.String(),
+		code.OptionTimeLimitFactor:  strconv.FormatFloat(tl.Factor, 'g', -1, 64),
+	}, nil
+}
+
+// optionFlags name the flag behind each task option, for errors.
+var optionFlags = map[string]string{
+	ifeval.OptionLangdetectSeed: "--ifeval-seed",
+	code.OptionVerdictMode:      "--verdict-mode",
+	code.OptionTimeLimitMode:    "--time-limit-mode",
+	code.OptionTimeLimitFloor:   "--time-limit-floor",
+	code.OptionTimeLimitFactor:  "--time-limit-factor",
+}
+
+// withTaskOptions gives every task the run's options it accepts.
+func (opts *RunOptions) withTaskOptions(tasks []evals.Task) ([]evals.Task, error) {
+	to, err := opts.taskOptions()
+	if err != nil {
+		return nil, err
+	}
+	out, err := evals.ApplyOptions(tasks, to)
+	var oe *evals.OptionError
+	if errors.As(err, &oe) {
+		flags := make([]string, 0, len(optionFlags))
+		for _, k := range slices.Sorted(maps.Keys(optionFlags)) {
+			flags = append(flags, optionFlags[k])
+		}
+		return nil, FlagErrorf("%s (set by %s)", oe.Err, strings.Join(flags, ", "))
+	}
+	return out, err
 }
 
 // validateNumbers refuses numeric flags no run can use (NaN fails every
@@ -267,10 +310,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	if tasks, err = withCodeTimeLimits(tasks, opts.CodeTimeLimits); err != nil {
-		return err
-	}
-	if tasks, err = withCodeVerdictMode(tasks, opts.VerdictMode); err != nil {
+	if tasks, err = opts.withTaskOptions(tasks); err != nil {
 		return err
 	}
 	ro := opts.Runtime
@@ -325,21 +365,20 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if opts.Raw && ro.Thinking != "" && ro.Thinking != "model-default" {
 		fmt.Fprintf(opts.IO.ErrOut, "note: --thinking %s has no effect on raw prompts: no chat template renders them\n", ro.Thinking)
 	}
-	po := prep.Options()
-	po.RuntimeName, po.Model, po.InProcess, po.BaselineRSS = ro.Name, model, ro.Caps().InProcess, baseline
-	po.RuntimeSettings = ro.OutputSettings()
-	if po.Nondeterminism = ro.Nondeterminism(); po.Nondeterminism != "" && ro.Caps().InProcess {
-		fmt.Fprintf(opts.IO.ErrOut, "note: not reproducible bit for bit: %s\n", po.Nondeterminism)
+	eng := runner.Engine{
+		Runtime: rt, Name: ro.Name, Model: model, Settings: ro.OutputSettings(),
+		InProcess: ro.Caps().InProcess, BaselineRSS: baseline, Nondeterminism: ro.Nondeterminism(),
 	}
-	if ro.Caps().InProcess {
-		po.Threads = max(ro.Threads, 1)
+	if eng.Nondeterminism != "" && eng.InProcess {
+		fmt.Fprintf(opts.IO.ErrOut, "note: not reproducible bit for bit: %s\n", eng.Nondeterminism)
+	}
+	if eng.InProcess {
+		eng.Threads = max(ro.Threads, 1)
 	}
 	if opts.DryRun {
-		o := *po
-		o.Runtime = rt
-		return opts.dryRun(ctx, o)
+		return opts.dryRun(ctx, prep.With(eng))
 	}
-	res, err := prep.Run(ctx, rt)
+	res, err := prep.Run(ctx, eng)
 	if err != nil {
 		return opts.runError(ctx, res, err)
 	}

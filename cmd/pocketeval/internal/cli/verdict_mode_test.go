@@ -35,7 +35,7 @@ func TestRunVerdictMode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tasks, err = withCodeVerdictMode(tasks, got.VerdictMode); err != nil {
+		if tasks, err = got.withTaskOptions(tasks); err != nil {
 			t.Fatal(err)
 		}
 		if v := tasks[0].Info().Version; v != tt.version {
@@ -45,7 +45,7 @@ func TestRunVerdictMode(t *testing.T) {
 			t.Errorf("%s: alpha became %T", tt.args, tasks[1])
 		}
 	}
-	_, err := withCodeVerdictMode([]evals.Task{code.HumanEval(code.Options{})}, "strict")
+	_, err := (&RunOptions{VerdictMode: "strict"}).withTaskOptions([]evals.Task{code.HumanEval(code.Options{})})
 	var fe *FlagError
 	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "--verdict-mode") {
 		t.Errorf("--verdict-mode strict: err = %v, want a usage error naming the flag", err)
