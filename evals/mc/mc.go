@@ -343,4 +343,3 @@ func (t *Task) scoreLoglik(s evals.Sample, out evals.Output, want int) (evals.Sc
 		},
 	}, nil
 }
-
