@@ -204,6 +204,12 @@ type Probe interface {
 	LoadAvg() ([3]float64, error)
 }
 
+// CPUModeler is a Probe that can name the CPU (procfs.FS: /proc/cpuinfo's
+// model name); reports record it.
+type CPUModeler interface {
+	CPUModel() string
+}
+
 // GoMemoryProbe is a Probe that also reads the Go runtime's own memory.
 type GoMemoryProbe interface {
 	// GoMemory returns the bytes the Go runtime holds and has not
@@ -382,7 +388,7 @@ func Run(ctx context.Context, open Opener, model string, cfg Config, probe Probe
 		cfg.Center = "mean"
 	}
 	rep := &Report{Model: model, Reps: cfg.Reps, CPUs: goruntime.NumCPU(), Profile: cfg.Profile, Center: cfg.Center}
-	if m, ok := probe.(interface{ CPUModel() string }); ok {
+	if m, ok := probe.(CPUModeler); ok {
 		rep.CPU = m.CPUModel()
 	}
 	warn := func(format string, args ...any) { rep.Warnings = append(rep.Warnings, fmt.Sprintf(format, args...)) }

@@ -219,7 +219,7 @@ func (m *Meter) Round(ctx context.Context, idle time.Duration, run func() error)
 		return Round{}, nil, err
 	}
 	var warns []string
-	if s, ok := m.Source.(interface{ Status() (string, error) }); ok {
+	if s, ok := m.Source.(StatusReader); ok {
 		if st, err := s.Status(); err == nil && st != "Discharging" {
 			warns = append(warns, fmt.Sprintf("battery status became %q during the measurement: readings include charge current", st))
 		}

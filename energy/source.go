@@ -17,6 +17,12 @@ type Source interface {
 	Read() (Reading, error)
 }
 
+// StatusReader is a Source that reads a battery's charging status
+// ("Discharging", "Charging", ...): a measurement warns when it changes.
+type StatusReader interface {
+	Status() (string, error)
+}
+
 // Description describes an opened Source.
 type Description struct {
 	// Name is "battery" or "rapl".

@@ -255,6 +255,13 @@ type OptionError struct {
 func (e *OptionError) Error() string { return e.Err.Error() }
 func (e *OptionError) Unwrap() error { return e.Err }
 
+// ModeSetter is implemented by tasks with more than one scoring mode
+// (multiple choice: "gen" and "loglik"); the returned task's Info carries
+// the mode's metrics and version.
+type ModeSetter interface {
+	WithMode(mode string) (Task, error)
+}
+
 // DefaultModer is implemented by tasks whose scoring mode, when the run
 // names none, is not gen (task files with output_type multiple_choice
 // score by log-likelihood).

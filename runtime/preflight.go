@@ -43,7 +43,7 @@ func Transient(err error) bool {
 		return true
 	}
 	for e := err; e != nil; {
-		if t, ok := e.(interface{ Temporary() bool }); ok && t.Temporary() {
+		if t, ok := e.(temporaryError); ok && t.Temporary() {
 			return true
 		}
 		switch u := e.(type) {
@@ -62,3 +62,7 @@ func Transient(err error) bool {
 	}
 	return false
 }
+
+// temporary is an error that says whether it may pass (net.Error and
+// the syscall errors do).
+type temporaryError interface{ Temporary() bool }

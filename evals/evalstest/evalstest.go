@@ -77,7 +77,7 @@ func Test(t *testing.T, task evals.Task, opts Options) {
 		return
 	}
 	var errs []error
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
+	if j, ok := err.(joined); ok {
 		errs = j.Unwrap()
 	} else {
 		errs = []error{err}
@@ -440,11 +440,12 @@ func (c *checker) checkAggregate(t evals.Task, results []evals.SampleResult) {
 	}
 }
 
+// joined is an error that wraps several (errors.Join).
+type joined interface{ Unwrap() []error }
+
 // checkLoglik exercises the log-likelihood mode of tasks that have one.
 func (c *checker) checkLoglik(t evals.Task, data *evals.Dataset) {
-	if m, ok := t.(interface {
-		WithMode(string) (evals.Task, error)
-	}); ok {
+	if m, ok := t.(evals.ModeSetter); ok {
 		if _, isLL := t.(evals.LoglikTask); !isLL {
 			return
 		}

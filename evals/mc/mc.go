@@ -89,7 +89,7 @@ func Tasks() []evals.Task {
 // WithMode returns the task scored in mode ("gen" or "loglik"; "" means
 // gen). It is how a `--mode` flag reaches the task:
 //
-//	if m, ok := task.(interface{ WithMode(string) (evals.Task, error) }); ok {
+//	if m, ok := task.(evals.ModeSetter); ok {
 //		task, err = m.WithMode(mode)
 //	}
 func (t *Task) WithMode(mode string) (evals.Task, error) {

@@ -223,7 +223,7 @@ func (p *prepared) useLoglik(warn func(string, ...any)) error {
 		warn("task %s has no log-likelihood mode; it runs generatively", p.info.Name)
 		return nil
 	}
-	if m, ok := p.task.(ModeSetter); ok {
+	if m, ok := p.task.(evals.ModeSetter); ok {
 		nt, err := m.WithMode("loglik")
 		if err != nil {
 			return fmt.Errorf("task %s: %w", p.info.Name, err)

@@ -174,13 +174,6 @@ type PromptMatcher interface {
 	MatchesPrompts() bool
 }
 
-// ModeSetter is implemented by tasks with more than one scoring mode
-// (multiple choice: "gen" and "loglik"); the returned task's Info carries
-// the mode's metrics and version.
-type ModeSetter interface {
-	WithMode(mode string) (evals.Task, error)
-}
-
 // Run executes the evaluation: prepare → open → plan → execute → finalize.
 // It is Prepare followed by Prepared.Run with the engine o describes.
 func Run(ctx context.Context, o Options) (*Result, error) {

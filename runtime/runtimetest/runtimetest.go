@@ -114,7 +114,7 @@ func Test(t *testing.T, rt runtime.Runtime, opts Options) {
 	if err == nil {
 		return
 	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
+	if j, ok := err.(joined); ok {
 		for _, e := range j.Unwrap() {
 			t.Error(e)
 		}
@@ -534,3 +534,6 @@ func (c *checker) checkClose(base runtime.Request) {
 		}
 	}()
 }
+
+// joined is an error that wraps several (errors.Join).
+type joined interface{ Unwrap() []error }

@@ -182,9 +182,14 @@ func New(ex sandbox.Executor, pairs int, defaults sandbox.Limits) *Executor {
 	return &Executor{ex: ex, pairs: make(chan struct{}, pairs), def: defaults, grace: 5 * time.Second}
 }
 
+// pythonReporter is an executor that knows its interpreter.
+type pythonReporter interface {
+	Python() (path, version string)
+}
+
 // Python reports the interpreter of the wrapped executor when it knows it.
 func (e *Executor) Python() (path, version string) {
-	if p, ok := e.ex.(interface{ Python() (string, string) }); ok {
+	if p, ok := e.ex.(pythonReporter); ok {
 		return p.Python()
 	}
 	return "", ""

@@ -106,7 +106,7 @@ func energyRun(ctx context.Context, opts *EnergyOptions) error {
 		Runtime: runtime.Info{Name: "command", Model: strings.Join(opts.Command, " ")},
 		Center:  "mean", Reps: opts.Rounds, CPUs: 0,
 	}
-	if c, ok := opts.Probe.(interface{ CPUModel() string }); ok {
+	if c, ok := opts.Probe.(bench.CPUModeler); ok {
 		rep.CPU = c.CPUModel()
 	}
 	if la, err := opts.Probe.LoadAvg(); err == nil {
