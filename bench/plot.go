@@ -16,7 +16,7 @@ import (
 func WriteDepthSVG(w io.Writer, r *Report) error {
 	pts := DepthPoints(r)
 	if pts == nil {
-		return fmt.Errorf("depth plot: the report has no depth sweep (run bench with --depth and two or more depths)")
+		return fmt.Errorf("depth plot: the report has no depth sweep (a bench over two or more depths)")
 	}
 	var depths []int
 	var bases []string

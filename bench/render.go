@@ -31,7 +31,7 @@ func ReadJSON(path string) (*Report, error) {
 		return nil, fmt.Errorf("read bench report %s: %w", path, err)
 	}
 	if len(r.Rows) == 0 {
-		return nil, fmt.Errorf("read bench report %s: no rows (not a bench --json report?)", path)
+		return nil, fmt.Errorf("read bench report %s: no rows (not a bench report in JSON?)", path)
 	}
 	return &r, nil
 }

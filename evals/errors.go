@@ -41,3 +41,31 @@ func (e *DataError) Error() string {
 }
 
 func (e *DataError) Unwrap() error { return e.Err }
+
+// FewShotError is a number of few-shot examples a task cannot give.
+// Allowed are the counts it can (0 is always one); the CLI names the flag.
+type FewShotError struct {
+	Task      string
+	Requested int
+	Allowed   []int
+	Why       string // e.g. "the official CoT prompts are 3-shot"
+}
+
+func (e *FewShotError) Error() string {
+	return fmt.Sprintf("%s: %d-shot requested; %s", e.Task, e.Requested, e.Why)
+}
+
+// OptionalDataError is an optional dataset file (one only some settings
+// read, such as GSM8K's train split for few-shot raw prompts) that could
+// not be read.
+type OptionalDataError struct {
+	Task string
+	Why  string // what needs it
+	Err  error
+}
+
+func (e *OptionalDataError) Error() string {
+	return fmt.Sprintf("%s: %s need the dataset's optional file: %v", e.Task, e.Why, e.Err)
+}
+
+func (e *OptionalDataError) Unwrap() error { return e.Err }

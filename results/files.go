@@ -31,7 +31,7 @@ func (e *LockedError) Error() string {
 	if e.PID > 0 {
 		who = fmt.Sprintf("another pocketeval process (pid %d)", e.PID)
 	}
-	return fmt.Sprintf("result directory %s is in use by %s; wait for it to finish or choose another --out", e.Dir, who)
+	return fmt.Sprintf("result directory %s is in use by %s; wait for it to finish", e.Dir, who)
 }
 
 // openResultFile opens a file of a result directory. It never follows a

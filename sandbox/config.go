@@ -194,7 +194,7 @@ func (ls Layers) Check() error {
 		missing = append(missing, "network (needs a network namespace or Landlock ABI >= 4)")
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%w: no isolation of %s; pass unsafe mode (--unsafe-no-sandbox) to run anyway",
+		return fmt.Errorf("%w: no isolation of %s; only unsafe mode runs anyway",
 			ErrInsufficientIsolation, strings.Join(missing, " and "))
 	}
 	return nil

@@ -246,7 +246,7 @@ func probe(cfg Config) (*Pool, error) {
 	}
 	if !chosen {
 		p.Close()
-		return nil, fmt.Errorf("sandbox: %w: no set-up works here (%s); pass unsafe mode (--unsafe-no-sandbox) to run without isolation",
+		return nil, fmt.Errorf("sandbox: %w: no set-up works here (%s); only unsafe mode runs without isolation",
 			ErrInsufficientIsolation, strings.Join(failures, "; "))
 	}
 	for i := 1; i < workers; i++ {

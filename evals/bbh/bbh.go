@@ -116,7 +116,7 @@ func (Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, err
 		root = filepath.Join(cfg.DataDir, "bbh")
 	}
 	if cfg.NumFewshot > 0 && cfg.NumFewshot != 3 {
-		return nil, fmt.Errorf("load bbh: %d-shot requested; the official CoT prompts are 3-shot (use --num-fewshot 3, 0 or the default)", cfg.NumFewshot)
+		return nil, fmt.Errorf("load bbh: %w", &evals.FewShotError{Task: "bbh", Requested: cfg.NumFewshot, Allowed: []int{3, 0}, Why: "the official CoT prompts are 3-shot"})
 	}
 	dataDir := filepath.Join(root, "bbh")
 	promptDir := filepath.Join(root, "cot-prompts")

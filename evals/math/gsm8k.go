@@ -191,7 +191,7 @@ func (GSM8K) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, er
 		trainPath := filepath.Join(cfg.DataDir, gsm8kTrainFile)
 		_, train, trainSum, err := loadGSM8KFile(trainPath)
 		if err != nil {
-			extra.trainErr = fmt.Errorf("gsm8k: raw prompts with --num-fewshot %d need the train split (`pocketeval datasets download --optional gsm8k`): %w", cfg.NumFewshot, err)
+			extra.trainErr = &evals.OptionalDataError{Task: "gsm8k", Why: fmt.Sprintf("raw prompts with %d few-shot examples", cfg.NumFewshot), Err: err}
 		} else {
 			for _, e := range train {
 				if e.Question != "" {

@@ -60,7 +60,7 @@ type math500Record struct {
 // Load implements evals.Task.
 func (t MATH500) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, error) {
 	if cfg.NumFewshot > 0 {
-		return nil, fmt.Errorf("math500: --num-fewshot %d: few-shot is not supported (zero-shot CoT only)", cfg.NumFewshot)
+		return nil, &evals.FewShotError{Task: "math500", Requested: cfg.NumFewshot, Allowed: []int{0}, Why: "few-shot is not supported (zero-shot CoT only)"}
 	}
 	path := datasetPath(cfg, math500File)
 	lines, sum, err := readLines("math500", path, math500Source)

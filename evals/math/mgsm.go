@@ -112,7 +112,7 @@ func (t MGSM) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, e
 		return nil, fmt.Errorf("mgsm: unknown language %q (known: %s)", t.Lang, strings.Join(MGSMLanguages(), ", "))
 	}
 	if cfg.NumFewshot > 0 {
-		return nil, fmt.Errorf("%s: --num-fewshot %d: few-shot is not supported for MGSM (zero-shot native CoT only)", t.Info().Name, cfg.NumFewshot)
+		return nil, &evals.FewShotError{Task: t.Info().Name, Requested: cfg.NumFewshot, Allowed: []int{0}, Why: "few-shot is not supported for MGSM (zero-shot native CoT only)"}
 	}
 	path := datasetPath(cfg, t.file())
 	lines, sum, err := readLines(t.Info().Name, path, mgsmSource)

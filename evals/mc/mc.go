@@ -150,7 +150,7 @@ const defaultMaxTokens = 512
 func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, error) {
 	k := t.b.shots(cfg.NumFewshot)
 	if k > 0 && t.b.devDir == "" {
-		return nil, fmt.Errorf("load %s: %d-shot requested but the benchmark has no few-shot split; use --num-fewshot 0", t.b.name, k)
+		return nil, fmt.Errorf("load %s: %w", t.b.name, &evals.FewShotError{Task: t.b.name, Requested: k, Allowed: []int{0}, Why: "the benchmark has no few-shot split"})
 	}
 	if k > maxShots {
 		return nil, fmt.Errorf("load %s: %d-shot requested but each subject has %d dev examples", t.b.name, k, maxShots)

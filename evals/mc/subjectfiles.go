@@ -39,7 +39,7 @@ func isSubjectFiles(b *benchmark, root string) (bool, error) {
 // for shots is an error.
 func loadSubjectFiles(ctx context.Context, b *benchmark, root string, cfg evals.LoadConfig) (*evals.Dataset, error) {
 	if cfg.NumFewshot > 0 {
-		return nil, fmt.Errorf("%d-shot requested but %s has no dev split (subject files); use --num-fewshot 0 or give the dataset root", cfg.NumFewshot, root)
+		return nil, &evals.FewShotError{Task: b.name, Requested: cfg.NumFewshot, Allowed: []int{0}, Why: fmt.Sprintf("%s has no dev split (subject files); give the dataset root for few-shot prompts", root)}
 	}
 	files := []string{root}
 	if st, err := os.Stat(root); err == nil && st.IsDir() {

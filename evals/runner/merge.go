@@ -126,12 +126,19 @@ func Merge(ctx context.Context, o MergeOptions) (*results.Summary, error) {
 	return sum, nil
 }
 
-// checkMergeOut refuses an --out that already holds samples.
+// checkMergeOut refuses an output directory that already holds samples.
 func checkMergeOut(out string) error {
 	if entries, _ := os.ReadDir(filepath.Join(out, results.SamplesDir)); len(entries) > 0 {
-		return fmt.Errorf("merge: %s already holds samples; choose an empty --out", out)
+		return &OutNotEmptyError{Dir: out}
 	}
 	return nil
+}
+
+// OutNotEmptyError is a merge into a directory that already holds samples.
+type OutNotEmptyError struct{ Dir string }
+
+func (e *OutNotEmptyError) Error() string {
+	return fmt.Sprintf("merge: %s already holds samples", e.Dir)
 }
 
 // readShards reads the shards' manifests; every shard must be complete.

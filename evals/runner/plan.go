@@ -145,7 +145,7 @@ func plan(o Options, preps preparedTasks) (*workPlan, error) {
 			pl.close()
 			var se *results.SampleError
 			if errors.As(err, &se) {
-				return nil, fmt.Errorf("resume %s: %w (remove the line, or start over with --force)", o.OutDir, err)
+				return nil, &ResumeError{Dir: o.OutDir, Err: fmt.Errorf("%w (remove the line)", err)}
 			}
 			return nil, fmt.Errorf("resume %s: %w", o.OutDir, err)
 		}

@@ -287,10 +287,10 @@ func relativeFiles(files map[string]string, dataDir string) map[string]string {
 func checkLoglik(ctx context.Context, rt runtime.Runtime, task string) error {
 	ll, ok := rt.(runtime.LogLikelihooder)
 	if !ok {
-		return fmt.Errorf("task %s: --mode loglik needs a runtime that scores tokens: %w", task, runtime.ErrNotSupported)
+		return fmt.Errorf("task %s: log-likelihood mode needs a runtime that scores tokens: %w", task, runtime.ErrNotSupported)
 	}
 	if _, err := ll.LogLikelihood(ctx, nil); errors.Is(err, runtime.ErrNotSupported) {
-		return fmt.Errorf("task %s: --mode loglik: %w", task, err)
+		return fmt.Errorf("task %s: log-likelihood mode: %w", task, err)
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func Prompts(ctx context.Context, o Options) ([]runtime.Request, error) {
 			return nil, err
 		}
 		if p.loglik {
-			return nil, fmt.Errorf("task %s runs in log-likelihood mode: it has no generation requests to time (use --mode gen where the task offers it)", p.info.Name)
+			return nil, fmt.Errorf("task %s runs in log-likelihood mode: it has no generation requests to time (time it in gen mode where the task offers it)", p.info.Name)
 		}
 		for _, wi := range p.items(s.repeats) {
 			pc := s.prompt

@@ -35,14 +35,14 @@ func checkResume(ctx context.Context, o Options, preps preparedTasks) error {
 		if err != nil {
 			var se *results.SampleError
 			if errors.As(err, &se) {
-				return fmt.Errorf("resume %s: %w (remove the line, or start over with --force); refused, nothing written", o.OutDir, err)
+				return &ResumeError{Dir: o.OutDir, Err: fmt.Errorf("%w (remove the line)", err)}
 			}
 			return fmt.Errorf("resume %s: %w", o.OutDir, err)
 		}
 	}
 	if man.Status != results.StatusRunning {
 		if err := results.CheckDigests(o.OutDir, man); err != nil {
-			return fmt.Errorf("resume %s: %w; refused, nothing written (start over with --force)", o.OutDir, err)
+			return &ResumeError{Dir: o.OutDir, Err: err}
 		}
 	}
 	s := o.settings()

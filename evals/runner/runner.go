@@ -155,9 +155,22 @@ type ConfigMismatchError struct {
 }
 
 func (e *ConfigMismatchError) Error() string {
-	return fmt.Sprintf("%s holds a run with a different configuration:\n  %s\nuse --force to start over, or choose another --out",
-		e.Dir, strings.Join(e.Diffs, "\n  "))
+	return fmt.Sprintf("%s holds a run with a different configuration:\n  %s", e.Dir, strings.Join(e.Diffs, "\n  "))
 }
+
+// ResumeError is a result directory whose stored run cannot be resumed
+// (a damaged samples line, digests that do not match): refused, and
+// nothing was written.
+type ResumeError struct {
+	Dir string
+	Err error
+}
+
+func (e *ResumeError) Error() string {
+	return fmt.Sprintf("resume %s: %v; refused, nothing written", e.Dir, e.Err)
+}
+
+func (e *ResumeError) Unwrap() error { return e.Err }
 
 // RequestChecker is implemented by runtimes that serve saved predictions:
 // CheckRequests reports predictions that match none of the requests the

@@ -34,12 +34,12 @@ func validateSampleIDs(o *Options) error {
 		name := t.Info().Name
 		names[name] = true
 		if len(o.SampleIDs[name]) == 0 {
-			return selectionErrorf("no sample of task %s is selected (name one as %s:ID, or leave the task out of --tasks)", name, name)
+			return selectionErrorf("no sample of task %s is selected (name one as %s:ID, or leave the task out of the run)", name, name)
 		}
 	}
 	for _, task := range slices.Sorted(maps.Keys(o.SampleIDs)) {
 		if !names[task] {
-			return selectionErrorf("task %s is not in the run (--tasks)", task)
+			return selectionErrorf("task %s is not in the run", task)
 		}
 	}
 	return nil

@@ -206,7 +206,7 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 		}
 	}
 	if v, ok := raw["task"]; ok && v.node.Kind == yaml.SequenceNode {
-		return nil, v.errorf("task", "a list of tasks: a group file (a `group` key and a `task` list) is not a task file; give it to --tasks")
+		return nil, v.errorf("task", "a list of tasks: a group file (a `group` key and a `task` list) is not a task file; select it as a task group")
 	}
 	str := func(key string, dst *string) error {
 		v, ok := raw[key]
@@ -279,7 +279,7 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 	}
 	if v, ok := raw["repeats"]; ok {
 		if x := scalarValue(v.node); !x.IsInt() || x.AsInt() != 1 {
-			return nil, v.errorf("repeats", "only 1 is supported (use --samples-per-task for repeated sampling): %w", ErrUnsupported)
+			return nil, v.errorf("repeats", "only 1 is supported (repeated sampling is a run setting, samples per task): %w", ErrUnsupported)
 		}
 	}
 	var err error

@@ -108,7 +108,7 @@ func (t *LoglikTask) Rolling() bool { return t.cfg.OutputType == LoglikelihoodRo
 
 // Prompt refuses: these tasks generate nothing.
 func (t *LoglikTask) Prompt(d *evals.Dataset, s evals.Sample, pc evals.PromptConfig) (runtime.Request, error) {
-	return runtime.Request{}, fmt.Errorf("task %s: output_type %s is scored by log-likelihood, not by generating (use --mode loglik)", t.cfg.Name, t.cfg.OutputType)
+	return runtime.Request{}, fmt.Errorf("task %s: output_type %s is scored by log-likelihood, not by generating (loglik mode)", t.cfg.Name, t.cfg.OutputType)
 }
 
 // LoglikRequests returns lm-eval's request of the document: (context,

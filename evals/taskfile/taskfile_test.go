@@ -65,7 +65,7 @@ func TestErrorsNameFileLineAndField(t *testing.T) {
 		{"metric of the other type", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\nmetric_list:\n  - metric: acc_norm\n", 6, "metric_list[0].metric", "multiple_choice", false},
 		{"generation kwarg", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\ngeneration_kwargs:\n  until: [\"\\n\"]\n  top_k: 5\n", 7, "generation_kwargs.top_k", "top_k", true},
 		{"template syntax", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: \"{{ q \"\ndoc_to_target: a\n", 3, "doc_to_text", "unclosed", false},
-		{"repeats", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\nrepeats: 4\n", 5, "repeats", "samples-per-task", true},
+		{"repeats", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\nrepeats: 4\n", 5, "repeats", "samples per task", true},
 		{"group file", "group: g\ntask:\n  - a\n  - b\n", 3, "task", "group file", false},
 		{"sampler", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\nfewshot_config:\n  sampler: balanced\n", 6, "fewshot_config.sampler", "balanced", true},
 		{"bad pin", "task: x\ndataset_path: ./d.jsonl\ndoc_to_text: q\ndoc_to_target: a\ndataset_sha256: abc\n", 5, "dataset_sha256", "sha256", false},

@@ -16,7 +16,7 @@ import (
 // prefix cache is on.
 func (r *Runtime) benchAtDepth(ctx context.Context, e engine, req runtime.BenchRequest) (runtime.BenchResult, stats, error) {
 	if r.opts.PrefixCache != "on" {
-		return runtime.BenchResult{}, stats{}, fmt.Errorf("depth %d needs the KV cache kept between calls (reuse_kv; --prefix-cache on): %w", req.Depth, runtime.ErrNotSupported)
+		return runtime.BenchResult{}, stats{}, fmt.Errorf("depth %d needs the KV cache kept between calls (reuse_kv: the prefix cache on): %w", req.Depth, runtime.ErrNotSupported)
 	}
 	ids := make([]int, req.Depth+max(req.NPrompt, 1))
 	for i := range ids {

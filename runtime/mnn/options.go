@@ -88,7 +88,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.PrefixCache = "on"
 	}
 	if _, ok := o.Config["reuse_kv"]; ok {
-		return o, errors.New("config key reuse_kv is set by the prefix cache option (--prefix-cache on|off), not directly")
+		return o, errors.New("config key reuse_kv is set by the runtime's prefix-cache option (on|off), not directly")
 	}
 	if _, _, err := configMaxAllTokens(o.Config); err != nil {
 		return o, err

@@ -531,7 +531,7 @@ func (r *Runtime) Generate(ctx context.Context, req runtime.Request) (runtime.Re
 		return runtime.Response{}, fmt.Errorf("replay: task %q id %q: all %d predictions in %s already used (more repeats requested than the file has)", req.Task, req.ID, len(g.preds), r.path)
 	}
 	if len(p.Loglik) > 0 && p.Response == "" && !p.lazy {
-		return runtime.Response{}, fmt.Errorf("replay: %s:%d comes from a log-likelihood run (it has loglik_results and no response); replay it with --mode loglik", r.path, p.Line)
+		return runtime.Response{}, fmt.Errorf("replay: %s:%d comes from a log-likelihood run (it has loglik_results and no response); replay it in log-likelihood mode", r.path, p.Line)
 	}
 	r.used[p] = true
 	text, err := r.response(p)

@@ -483,7 +483,7 @@ func e2eReplayLoglik(t *testing.T, c e2eTaskCase, samples, data, runDir string, 
 		if code != 0 && strings.Contains(errOut, "needs a runtime that scores tokens") {
 			t.Skip("BUG: --runtime replay cannot re-score a --mode loglik run: runtime/replay.Runtime does not implement " +
 				"runtime.LogLikelihooder, although the run's samples file holds every option's loglik_results " +
-				"(logprob, is_greedy, tokens); the runner refuses with \"--mode loglik needs a runtime that scores tokens\"")
+				"(logprob, is_greedy, tokens); the runner refuses with \"log-likelihood mode needs a runtime that scores tokens\"")
 		}
 		if code != 0 {
 			t.Fatalf("loglik replay: exit %d\n%s\n%s", code, out, errOut)

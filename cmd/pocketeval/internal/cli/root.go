@@ -80,7 +80,7 @@ func Execute(ctx context.Context, f *Factory, args []string) int {
 	var ec *ExitCodeError
 	if errors.As(err, &ec) {
 		if ec.Err != nil {
-			fmt.Fprintf(f.IO.ErrOut, "error: %v\n", ec.Err)
+			fmt.Fprintf(f.IO.ErrOut, "error: %s\n", withAdvice(ec.Err))
 		}
 		return ec.Code
 	}
@@ -90,10 +90,10 @@ func Execute(ctx context.Context, f *Factory, args []string) int {
 	}
 	var fe *FlagError
 	if errors.As(err, &fe) {
-		fmt.Fprintf(f.IO.ErrOut, "error: %v\nRun 'pocketeval %s --help' for usage.\n", err, commandPath(root, args))
+		fmt.Fprintf(f.IO.ErrOut, "error: %s\nRun 'pocketeval %s --help' for usage.\n", withAdvice(err), commandPath(root, args))
 		return ExitUsage
 	}
-	fmt.Fprintf(f.IO.ErrOut, "error: %v\n", err)
+	fmt.Fprintf(f.IO.ErrOut, "error: %s\n", withAdvice(err))
 	return ExitError
 }
 

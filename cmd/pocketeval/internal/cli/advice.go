@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/evals/runner"
+	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/sandbox"
+)
+
+// advice words, in flags, what the user can do about an error the
+// libraries return: they carry the facts in typed errors and name no flag
+// (the libraries serve other callers too); the command line knows its
+// flags. Execute prints it under the error. "" when there is nothing to add.
+func advice(err error) string {
+	var fixes []string
+	var mm *runner.ConfigMismatchError
+	var re *runner.ResumeError
+	var ne *runner.OutNotEmptyError
+	var le *results.LockedError
+	switch {
+	case errors.As(err, &mm):
+		fixes = append(fixes, "use --force to start over, or choose another --out")
+	case errors.As(err, &re):
+		fixes = append(fixes, "start over with --force, or choose another --out")
+	case errors.As(err, &ne):
+		fixes = append(fixes, "choose an empty --out")
+	case errors.As(err, &le):
+		fixes = append(fixes, "or choose another --out")
+	}
+	var fse *evals.FewShotError
+	if errors.As(err, &fse) {
+		counts := make([]string, len(fse.Allowed))
+		for i, n := range fse.Allowed {
+			counts[i] = strconv.Itoa(n)
+		}
+		fixes = append(fixes, "use --num-fewshot "+strings.Join(counts, " or ")+", or leave it unset for the task's default")
+	}
+	var ode *evals.OptionalDataError
+	if errors.As(err, &ode) {
+		fixes = append(fixes, "`pocketeval datasets download --optional "+ode.Task+"` fetches it")
+	}
+	if errors.Is(err, sandbox.ErrInsufficientIsolation) {
+		fixes = append(fixes, "--unsafe-no-sandbox runs model-written code without isolation")
+	}
+	return strings.Join(fixes, "\n")
+}
+
+// withAdvice is err's message followed by its advice, if any.
+func withAdvice(err error) string {
+	if a := advice(err); a != "" {
+		return err.Error() + "\n" + a
+	}
+	return err.Error()
+}
