@@ -128,9 +128,9 @@ type chatRequest struct {
 	ToolChoice          json.RawMessage `json:"tool_choice"`
 	// Functions and FunctionCall are OpenAI's deprecated forms of tools
 	// and tool_choice.
-	Functions    json.RawMessage `json:"functions"`
-	FunctionCall json.RawMessage `json:"function_call"`
-	ResponseFormat      *struct {
+	Functions      json.RawMessage `json:"functions"`
+	FunctionCall   json.RawMessage `json:"function_call"`
+	ResponseFormat *struct {
 		Type string `json:"type"`
 	} `json:"response_format"`
 	// ChatTemplateKwargs are extra chat template variables, as
