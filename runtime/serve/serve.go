@@ -60,6 +60,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/chattemplate"
+	"github.com/pocketeval/pocketeval/runtime/openai"
 )
 
 // Streamer is implemented by runtimes that can report text as it is
@@ -276,14 +277,15 @@ func (h *Handler) modelObject() map[string]any {
 }
 
 // ServedName is the name a model is served under when no name is given:
-// the model file's name without its extension (an MNN package's
-// directory name), never its path on the server; a name that is not a
-// path (a remote server's model) is kept.
+// for a file (an absolute path, or one that exists) the file's name
+// without its extension (an MNN package's directory name), never its path
+// on the server; a name that is not a file (a remote server's model, such
+// as "Qwen/Qwen2.5-0.5B-Instruct") is kept.
 func ServedName(model string) string {
 	if model == "" {
 		return ""
 	}
-	if !strings.ContainsAny(model, `/\`) || strings.Contains(model, "://") {
+	if _, err := os.Stat(model); err != nil && !filepath.IsAbs(model) {
 		return model
 	}
 	base := filepath.Base(model)
@@ -510,6 +512,7 @@ const statusCancelled = 499
 // parameter an over-long prompt is blamed on.
 func (h *Handler) writeRuntimeError(w http.ResponseWriter, r *http.Request, err error, param string) {
 	var tn *chattemplate.ToolsNotRenderedError
+	var upstream *openai.APIError
 	switch {
 	case r.Context().Err() != nil:
 		// The client went away or the server is shutting down; nobody
@@ -520,6 +523,10 @@ func (h *Handler) writeRuntimeError(w http.ResponseWriter, r *http.Request, err 
 	case errors.Is(err, runtime.ErrNotSupported):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "", err.Error())
 	case writeContextExceeded(w, err, param):
+	case errors.As(err, &upstream) && upstream.StatusCode >= 400 && upstream.StatusCode < 500 && upstream.StatusCode != http.StatusTooManyRequests:
+		// A server behind the openai runtime refused the request as
+		// sent: the client's fault there too, not this server's.
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "", "the upstream server refused the request: "+upstream.Error())
 	default:
 		writeError(w, http.StatusInternalServerError, "server_error", "", fmt.Sprintf("generation failed: %v", err))
 	}
