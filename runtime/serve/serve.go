@@ -200,6 +200,9 @@ func New(rt runtime.Runtime, opts Options) *Handler {
 	return h
 }
 
+// Model is the name the model is served under.
+func (h *Handler) Model() string { return h.model }
+
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := h.opts.Now()
