@@ -22,9 +22,12 @@ import (
 	"github.com/pocketeval/pocketeval/runtime/serve/internal/fake"
 )
 
-// sdkDir is where scripts/setup-openai-node.sh installed the SDK.
+// sdkDir is where scripts/setup-openai-node.sh installed the SDK. With
+// POCKETEVAL_OPENAI_NODE_HOME set (scripts/test.sh sets it) the SDK is
+// required; otherwise the test is skipped when it is not installed.
 func sdkDir(t *testing.T) string {
 	dir := os.Getenv("POCKETEVAL_OPENAI_NODE_HOME")
+	required := dir != ""
 	if dir == "" {
 		cache := os.Getenv("XDG_CACHE_HOME")
 		if cache == "" {
@@ -34,9 +37,15 @@ func sdkDir(t *testing.T) string {
 		dir = filepath.Join(cache, "pocketeval", "openai-node")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "openai", "package.json")); err != nil {
+		if required {
+			t.Fatalf("POCKETEVAL_OPENAI_NODE_HOME=%s: the OpenAI Node SDK is not installed there: %v", dir, err)
+		}
 		t.Skipf("the OpenAI Node SDK is not installed (run scripts/setup-openai-node.sh): %v", err)
 	}
 	if _, err := exec.LookPath("node"); err != nil {
+		if required {
+			t.Fatal("node is not installed")
+		}
 		t.Skip("node is not installed")
 	}
 	return dir
