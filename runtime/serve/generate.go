@@ -100,7 +100,8 @@ func (h *Handler) generate(w http.ResponseWriter, r *http.Request, req runtime.R
 }
 
 // callIDs gives resp's tool calls ids unique across responses (and
-// server restarts): runtimes number the calls of one answer from call_0.
+// server restarts): runtimes number the calls of one answer from call_0
+// (toolcall.Apply).
 func (h *Handler) callIDs(resp *runtime.Response) {
 	for i := range resp.ToolCalls {
 		resp.ToolCalls[i].ID = fmt.Sprintf("call_%s%d", h.idBase, h.ids.Add(1))

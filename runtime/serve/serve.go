@@ -16,11 +16,22 @@
 // report on-device prefill and decode speed without the network in them.
 //
 // Generations are bounded by Options.MaxConcurrent; up to Options.MaxQueue
-// more requests wait for a slot and the rest get 429 with Retry-After.
+// more requests wait for a slot and the rest get 429 with a Retry-After
+// estimated from the durations of recent generations (load.go).
 // Invalid requests get 400 with an OpenAI-style error body naming the
 // offending parameter. Sampling parameters the runtime cannot honour
-// (n > 1, penalties, logit_bias, tools) are rejected rather than ignored:
-// an evaluation must not silently run with settings other than asked.
+// (n > 1, penalties, logit_bias, per-token logprobs) are rejected rather
+// than ignored: an evaluation must not silently run with settings other
+// than asked. A request without a seed samples with a fresh one, reported
+// in the response's "pocketeval" member.
+//
+// Tools (tools.go) are validated as OpenAI validates them, the deprecated
+// functions/function_call mapped to them, and they reach the runtime's
+// chat template or the request is refused (chattemplate's
+// ToolsNotRenderedError becomes a 400); tool_choice "required" or a named
+// function needs a runtime that enforces it (ToolChoiceEnforcer). Tool
+// calls get ids unique across responses and stream as OpenAI streams
+// them.
 //
 // A chat request's "chat_template_kwargs" (an object, as llama-server,
 // vLLM and SGLang take it: {"enable_thinking": false}) reaches the
