@@ -76,7 +76,7 @@ await check('an earlier assistant tool_calls turn is rendered', async () => {
   assert(p.includes('<tool_response>\nsunny\n</tool_response>'), 'tool result not rendered');
 });
 await check('deprecated functions + function_call are mapped and answered with function_call', async () => {
-  const c = await qwen.chat.completions.create({ model, messages: ask, functions: [weather.function], function_call: { name: 'get_weather' }, max_tokens: 64 });
+  const c = await qwen.chat.completions.create({ model, messages: ask, functions: [weather.function], function_call: { name: 'get_weather' }, max_tokens: 200 });
   const ch = c.choices[0];
   assert(ch.finish_reason === 'function_call', `finish_reason ${ch.finish_reason}`);
   assert(ch.message.function_call.name === 'get_weather', JSON.stringify(ch.message));
@@ -87,7 +87,7 @@ await check('deprecated functions + function_call are mapped and answered with f
 let requiredIDs = [];
 await check('tool_choice required yields a tool call (llama.cpp grammar)', async () => {
   for (const seed of [1, 2, 3]) {
-    const c = await qwen.chat.completions.create({ model, messages: ask, tools: [weather, time], tool_choice: 'required', temperature: 1, seed, max_tokens: 64 });
+    const c = await qwen.chat.completions.create({ model, messages: ask, tools: [weather, time], tool_choice: 'required', temperature: 1, seed, max_tokens: 200 });
     const ch = c.choices[0];
     assert(ch.finish_reason === 'tool_calls' && ch.message.tool_calls.length === 1, JSON.stringify(ch));
     JSON.parse(ch.message.tool_calls[0].function.arguments);
@@ -95,7 +95,7 @@ await check('tool_choice required yields a tool call (llama.cpp grammar)', async
   }
 });
 await check('a named tool_choice calls that function', async () => {
-  const c = await qwen.chat.completions.create({ model, messages: ask, tools: [weather, time], tool_choice: { type: 'function', function: { name: 'get_time' } }, max_tokens: 64 });
+  const c = await qwen.chat.completions.create({ model, messages: ask, tools: [weather, time], tool_choice: { type: 'function', function: { name: 'get_time' } }, max_tokens: 200 });
   const call = c.choices[0].message.tool_calls[0];
   assert(call.function.name === 'get_time' && call.function.arguments === '{}', JSON.stringify(call));
 });
@@ -106,7 +106,7 @@ await check('a named tool_choice on a runtime that cannot constrain: 400', () =>
 
 // 3. Streaming tool calls, as OpenAI streams them.
 await check('a streamed tool call equals the unstreamed one', async () => {
-  const body = { model, messages: ask, tools: [weather, time], tool_choice: 'required', temperature: 1, seed: 7, max_tokens: 64 };
+  const body = { model, messages: ask, tools: [weather, time], tool_choice: 'required', temperature: 1, seed: 7, max_tokens: 200 };
   const plain = await qwen.chat.completions.create(body);
   const stream = qwen.chat.completions.stream({ ...body, stream: true });
   let deltas = 0;
@@ -122,7 +122,7 @@ for (const streamed of [false, true]) {
   await check(`runTools round trip${streamed ? ' (stream)' : ''}`, async () => {
     const seen = [];
     const runner = qwen.chat.completions.runTools({
-      model, messages: ask, tool_choice: 'required', max_tokens: 64, stream: streamed,
+      model, messages: ask, tool_choice: 'required', max_tokens: 200, stream: streamed,
       tools: [{
         type: 'function',
         function: { name: 'get_weather', description: weather.function.description, parameters: weather.function.parameters, parse: JSON.parse,
