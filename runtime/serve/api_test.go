@@ -442,3 +442,54 @@ func TestServedName(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyFunctionStream: a streamed answer to the deprecated functions
+// API sends function_call deltas (name, then arguments in fragments) and
+// finish_reason "function_call".
+func TestLegacyFunctionStream(t *testing.T) {
+	t.Parallel()
+	_, srv := newServer(t, newTmplModel(t, "qwen2.5-7b-instruct.jinja"), Options{})
+	resp, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"weather?"}],"functions":[{"name":"get_weather"}],"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var name, args, finish string
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		var ch struct {
+			Choices []struct {
+				Delta struct {
+					FunctionCall *struct {
+						Name      string `json:"name"`
+						Arguments string `json:"arguments"`
+					} `json:"function_call"`
+					ToolCalls json.RawMessage `json:"tool_calls"`
+				} `json:"delta"`
+				FinishReason *string `json:"finish_reason"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(data), &ch); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range ch.Choices {
+			if fc := c.Delta.FunctionCall; fc != nil {
+				name += fc.Name
+				args += fc.Arguments
+			}
+			if c.Delta.ToolCalls != nil {
+				t.Errorf("tool_calls in a functions stream: %s", data)
+			}
+			if c.FinishReason != nil {
+				finish = *c.FinishReason
+			}
+		}
+	}
+	if name != "get_weather" || args != `{"city":"Pâris","note":"a long argument that streams in several fragments"}` || finish != "function_call" {
+		t.Errorf("streamed function_call %q %q, finish %q", name, args, finish)
+	}
+}
