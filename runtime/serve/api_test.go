@@ -343,10 +343,20 @@ func TestRetryAfter(t *testing.T) {
 	if got := l.retryAfter(t0.Add(20*time.Second), 1, 2); got != 60 {
 		t.Errorf("one running for 20 s, 2 queued: %d, want 60 (at least 20 s each)", got)
 	}
+	if got := l.retryAfter(t0.Add(20*time.Second), 1, 2); got != 80 {
+		t.Errorf("a second refusal at once: %d, want 80 (one generation after the first's 60)", got)
+	}
 	l.done(t0.Add(30 * time.Second))
 	l.start(t0.Add(30 * time.Second))
-	if got := l.retryAfter(t0.Add(31*time.Second), 2, 3); got != 60 {
-		t.Errorf("30 s per generation, 1 running + 3 queued on 2 slots: %d, want 60", got)
+	if got := l.retryAfter(t0.Add(200*time.Second), 2, 3); got != 340 {
+		t.Errorf("one running for 170 s, 3 queued on 2 slots: %d, want 340", got)
+	}
+	var cold load
+	if got := cold.retryAfter(t0, 1, 4); got != 1 {
+		t.Errorf("nothing known: %d, want 1", got)
+	}
+	if got := cold.retryAfter(t0, 1, 4); got != 2 {
+		t.Errorf("nothing known, a second refusal: %d, want 2 (a second after the first)", got)
 	}
 }
 
