@@ -503,3 +503,27 @@ func TestLegacyFunctionStream(t *testing.T) {
 		t.Errorf("streamed function_call %q %q, finish %q", name, args, finish)
 	}
 }
+
+// ignoring claims to enforce tool_choice but answers in prose, as an
+// upstream server that ignores tool_choice would.
+type ignoring struct{ tmplModel }
+
+func (m *ignoring) Generate(_ context.Context, req runtime.Request) (runtime.Response, error) {
+	return runtime.Response{Text: "No call.", FinishReason: runtime.FinishStop}, nil
+}
+
+func (m *ignoring) EnforcesToolChoice() bool { return true }
+
+// TestToolChoiceIgnored: an answer that ignores a forced tool_choice is
+// not passed off as obeying it.
+func TestToolChoiceIgnored(t *testing.T) {
+	t.Parallel()
+	_, srv := newServer(t, &ignoring{}, Options{})
+	for _, stream := range []string{"false", "true"} {
+		doCase(t, srv.URL, httpCase{name: "ignored", path: "/v1/chat/completions",
+			body:       `{"messages":[{"role":"user","content":"x"}],"tools":[` + weatherTool + `],"tool_choice":"required","stream":` + stream + `}`,
+			wantStatus: 502, wantParam: "tool_choice", wantIn: "did not honour tool_choice"})
+	}
+	doCase(t, srv.URL, httpCase{name: "auto", path: "/v1/chat/completions",
+		body: `{"messages":[{"role":"user","content":"x"}],"tools":[` + weatherTool + `]}`, wantStatus: 200, wantIn: "No call."})
+}

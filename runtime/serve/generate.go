@@ -58,6 +58,9 @@ func (h *Handler) generate(w http.ResponseWriter, r *http.Request, req runtime.R
 		return
 	}
 	resp, err := h.rt.Generate(r.Context(), req)
+	if err == nil {
+		err = call.tools.honoured(resp)
+	}
 	if err != nil {
 		h.writeRuntimeError(w, r, err, call.param())
 		return
@@ -201,6 +204,9 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, req runtime.Req
 		})
 	} else {
 		resp, err = h.rt.Generate(r.Context(), req)
+		if err == nil {
+			err = call.tools.honoured(resp)
+		}
 		if err == nil {
 			h.callIDs(&resp)
 		}

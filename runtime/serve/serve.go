@@ -534,6 +534,8 @@ func (h *Handler) writeRuntimeError(w http.ResponseWriter, r *http.Request, err 
 		writeError(w, statusCancelled, "request_cancelled", "", "request cancelled")
 	case errors.As(err, &tn):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", tn.Param, tn.Error())
+	case errors.Is(err, errChoiceIgnored):
+		writeError(w, http.StatusBadGateway, "server_error", "tool_choice", err.Error())
 	case errors.Is(err, runtime.ErrNotSupported):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "", err.Error())
 	case writeContextExceeded(w, err, param):

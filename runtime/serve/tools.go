@@ -3,9 +3,9 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/pocketeval/pocketeval/runtime"
 )
@@ -363,10 +363,25 @@ func enforcesToolChoice(rt runtime.Runtime) bool {
 	return ok && e.EnforcesToolChoice()
 }
 
-// describeChoice names a forced tool choice for an error message.
-func (tr toolRequest) describeChoice() string {
-	if tr.mode == choiceNamed {
-		return fmt.Sprintf("a named function (%q)", tr.named)
+// errChoiceIgnored is an answer that ignored a forced tool_choice: a
+// runtime that said it enforces it (an upstream server behind the openai
+// runtime that does not) answered without the call.
+var errChoiceIgnored = errors.New("the runtime did not honour tool_choice")
+
+// honoured checks that an answer finished normally obeys a forced
+// tool_choice: at least one call, and only of the named function. An
+// answer cut by max_tokens is returned as it is (finish_reason "length").
+func (tr toolRequest) honoured(resp runtime.Response) error {
+	if tr.mode != choiceRequired && tr.mode != choiceNamed || resp.FinishReason == runtime.FinishLength {
+		return nil
 	}
-	return strings.ToUpper(tr.mode[:1]) + tr.mode[1:]
+	if len(resp.ToolCalls) == 0 {
+		return fmt.Errorf("%w: tool_choice %s, but the answer calls no function", errChoiceIgnored, tr.mode)
+	}
+	for _, c := range resp.ToolCalls {
+		if tr.mode == choiceNamed && c.Name != tr.named {
+			return fmt.Errorf("%w: tool_choice names %q, but the answer calls %q", errChoiceIgnored, tr.named, c.Name)
+		}
+	}
+	return nil
 }
