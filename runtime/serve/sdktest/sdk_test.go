@@ -56,7 +56,10 @@ func sdkDir(t *testing.T) string {
 type held struct{ started chan struct{} }
 
 func (h *held) Generate(ctx context.Context, req runtime.Request) (runtime.Response, error) {
-	h.started <- struct{}{}
+	select {
+	case h.started <- struct{}{}:
+	default:
+	}
 	<-ctx.Done()
 	return runtime.Response{}, ctx.Err()
 }
