@@ -50,6 +50,9 @@ echo "setup: downloading Go modules" >&2
 
 echo "setup: installing llama.cpp libraries" >&2
 "$here/setup-llamacpp.sh" >/dev/null
+# The official OpenAI Node SDK for serve's compatibility suite.
+echo "setup: installing the OpenAI Node SDK" >&2
+"$here/setup-openai-node.sh" >/dev/null
 # The arm64 llama.cpp libraries and libffi8:arm64 for the qemu checks
 # (ci-llamacpp-arm64.sh skips, saying why, when they cannot be had).
 "$here/setup-llamacpp-arm64.sh" >/dev/null || echo "setup: arm64 llama.cpp libraries not installed (see above); ci-llamacpp-arm64.sh will skip" >&2

@@ -15,6 +15,9 @@ cd "$root"
 export PATH=$PATH:/usr/local/go/bin:$(go env GOPATH)/bin
 export POCKETEVAL_DATA=${POCKETEVAL_DATA:-$(cd "$root/.." && pwd)/shared/datasets}
 export POCKETEVAL_LLAMA_LIB=${POCKETEVAL_LLAMA_LIB:-$("$here/setup-llamacpp.sh")}
+# The OpenAI Node SDK that runtime/serve/sdktest drives serve with; set, it
+# is required (the suite fails instead of skipping).
+export POCKETEVAL_OPENAI_NODE_HOME=${POCKETEVAL_OPENAI_NODE_HOME:-$("$here/setup-openai-node.sh")}
 
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*'))

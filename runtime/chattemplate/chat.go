@@ -70,7 +70,24 @@ type ChatOptions struct {
 // Chat renders a conversation with transformers' apply_chat_template
 // variables: messages, add_generation_prompt, tools and documents (None),
 // bos_token/eos_token, enable_thinking per o.Thinking, and o.Extra.
+//
+// Tools and tool calls reach the prompt or the render fails: when o.Tools
+// offers functions or an assistant turn carries tool calls, Chat renders
+// again without them and returns a *ToolsNotRenderedError if a function's
+// name is not added by them (a template without a tools branch).
 func (t *Template) Chat(msgs []chat.Message, o ChatOptions) (string, error) {
+	out, err := t.chat(msgs, o)
+	if err != nil {
+		return "", err
+	}
+	if err := t.checkToolsRendered(out, msgs, o); err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+// chat is Chat without the tools check.
+func (t *Template) chat(msgs []chat.Message, o ChatOptions) (string, error) {
 	vars := map[string]any{
 		"messages":              msgs,
 		"add_generation_prompt": o.AddGenerationPrompt,

@@ -4,6 +4,7 @@ package llamacpp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -33,10 +34,18 @@ func (r *Runtime) generate(ctx context.Context, req runtime.Request, text *runti
 	if err != nil {
 		return runtime.Response{}, fmt.Errorf("generate: %w", err)
 	}
+	grammar, err := r.toolGrammar(req)
+	if err != nil {
+		return runtime.Response{}, fmt.Errorf("generate: %w", err)
+	}
+	smpl, err := r.newSampler(req.Gen, grammar)
+	if err != nil {
+		return runtime.Response{}, fmt.Errorf("generate: %w", err)
+	}
 	j := &genJob{
 		r: r, ctx: ctx, prompt: prompt, rendered: rendered, maxTokens: req.Gen.MaxTokens,
-		smpl: newSampler(req.Gen), done: make(chan struct{}),
-		speculative: r.spec != nil && req.Gen.Temperature == 0, text: text,
+		smpl: smpl, done: make(chan struct{}),
+		speculative: r.spec != nil && req.Gen.Temperature == 0 && grammar == "", text: text,
 	}
 	if j.maxTokens == 0 {
 		j.maxTokens = r.opts.DefaultMaxTokens
@@ -59,10 +68,24 @@ func (r *Runtime) generate(ctx context.Context, req runtime.Request, text *runti
 	return j.resp, nil
 }
 
-// newSampler builds the sampler chain for g: greedy at temperature 0,
-// otherwise top-p (when 0 < TopP < 1), temperature and a seeded draw.
-func newSampler(g runtime.GenConfig) llama.Sampler {
+// newSampler builds the sampler chain for g: the grammar first when one
+// is given (grammar.go), then greedy at temperature 0, otherwise top-p
+// (when 0 < TopP < 1), temperature and a seeded draw.
+func (r *Runtime) newSampler(g runtime.GenConfig, grammar string) (llama.Sampler, error) {
 	chain := llama.SamplerChainInit(llama.SamplerChainDefaultParams())
+	if grammar != "" {
+		gs := llama.SamplerInitGrammar(r.vocab, grammar, "root")
+		if gs == 0 {
+			llama.SamplerFree(chain)
+			return 0, errors.New("llama.cpp refused the tool-call grammar")
+		}
+		llama.SamplerChainAdd(chain, gs)
+	}
+	return newSamplerChain(chain, g), nil
+}
+
+// newSamplerChain adds g's samplers to chain.
+func newSamplerChain(chain llama.Sampler, g runtime.GenConfig) llama.Sampler {
 	if g.Temperature == 0 {
 		llama.SamplerChainAdd(chain, llama.SamplerInitGreedy())
 		return chain

@@ -318,7 +318,6 @@ func (r *Runtime) describe() map[string]any {
 		"batch_size":           r.opts.BatchSize,
 		"flash_attn":           r.opts.FlashAttention,
 		"chat_template":        ct.Source,
-		"lib_dir":              r.opts.LibDir,
 		"binding":              BindingVersion,
 		"backend":              "cpu",
 		"goarch":               goruntime.GOARCH,

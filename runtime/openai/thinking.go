@@ -64,3 +64,9 @@ func (s serverThinking) ChatTemplate() runtime.ChatTemplateInfo {
 			` (llama-server --no-jinja), ignores it`,
 	}
 }
+
+// EnforcesToolChoice reports that a request's tool_choice ("required", a
+// named function) reaches the server, which enforces it or refuses the
+// request, so `pocketeval serve` in front of this runtime accepts it;
+// only with the chat endpoint.
+func (c *Client) EnforcesToolChoice() bool { return c.opts.Endpoint == EndpointChat }

@@ -112,7 +112,7 @@ func TestTemplateKwargsHTTP(t *testing.T) {
 	const user = `"messages":[{"role":"user","content":"hi"}]`
 	for _, tt := range []httpCase{
 		{name: "off", path: "/v1/chat/completions", body: `{` + user + `,"chat_template_kwargs":{"enable_thinking":false}}`, wantStatus: 200,
-			wantIn: `"pocketeval":{"rendered_prompt":"\u003c|im_start|\u003euser\nhi\u003c|im_end|\u003e\n\u003c|im_start|\u003eassistant\n\u003cthink\u003e\n\n\u003c/think\u003e\n\n"}`},
+			wantIn: `"pocketeval":{"seed":42,"rendered_prompt":"\u003c|im_start|\u003euser\nhi\u003c|im_end|\u003e\n\u003c|im_start|\u003eassistant\n\u003cthink\u003e\n\n\u003c/think\u003e\n\n"}`},
 		{name: "other kwargs", path: "/v1/chat/completions", body: `{` + user + `,"chat_template_kwargs":{"custom":[1,"a"]}}`, wantStatus: 200},
 		{name: "null", path: "/v1/chat/completions", body: `{` + user + `,"chat_template_kwargs":null}`, wantStatus: 200},
 		{name: "not an object", path: "/v1/chat/completions", body: `{` + user + `,"chat_template_kwargs":"enable_thinking=false"}`, wantStatus: 400, wantParam: "chat_template_kwargs", wantIn: "must be an object"},

@@ -126,7 +126,11 @@ type chatRequest struct {
 	Logprobs            *bool           `json:"logprobs"`
 	Tools               json.RawMessage `json:"tools"`
 	ToolChoice          json.RawMessage `json:"tool_choice"`
-	ResponseFormat      *struct {
+	// Functions and FunctionCall are OpenAI's deprecated forms of tools
+	// and tool_choice.
+	Functions      json.RawMessage `json:"functions"`
+	FunctionCall   json.RawMessage `json:"function_call"`
+	ResponseFormat *struct {
 		Type string `json:"type"`
 	} `json:"response_format"`
 	// ChatTemplateKwargs are extra chat template variables, as
@@ -141,6 +145,7 @@ type chatMessage struct {
 	ToolCallID       string          `json:"tool_call_id"`
 	Name             string          `json:"name"`
 	ReasoningContent string          `json:"reasoning_content"`
+	FunctionCall     json.RawMessage `json:"function_call"`
 }
 
 // wireToolCall is an OpenAI tool call.
@@ -169,117 +174,89 @@ func toolCalls(raw json.RawMessage, param string) ([]runtime.ToolCall, *validati
 		if c.Function.Name == "" {
 			return nil, invalid(fmt.Sprintf("%s[%d].function.name", param, i), "is required")
 		}
-		args := string(bytes.TrimSpace(c.Function.Arguments))
-		var str string
-		if json.Unmarshal(c.Function.Arguments, &str) == nil {
-			args = str
+		if c.ID == "" {
+			return nil, invalid(fmt.Sprintf("%s[%d].id", param, i), "is required")
 		}
-		if args == "" || args == "null" {
-			args = "{}"
+		if c.Type != "" && c.Type != "function" {
+			return nil, invalid(fmt.Sprintf("%s[%d].type", param, i), "must be \"function\"")
 		}
-		out[i] = runtime.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: args}
+		out[i] = runtime.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: argumentsText(c.Function.Arguments)}
 	}
 	return out, nil
 }
 
-// checkTools validates tools (an array of {"type": "function", "function":
-// {"name", ...}}) and tool_choice ("none", "auto", "required" or
-// {"type": "function", "function": {"name"}}); "none" offers no tools.
-func checkTools(tools, choice json.RawMessage) (json.RawMessage, json.RawMessage, *validationError) {
-	tools = bytes.TrimSpace(tools)
-	if len(tools) == 0 || string(tools) == "null" || string(tools) == "[]" {
-		return nil, nil, nil
-	}
-	var list []struct {
-		Type     string `json:"type"`
-		Function *struct {
-			Name string `json:"name"`
-		} `json:"function"`
-	}
-	if err := json.Unmarshal(tools, &list); err != nil {
-		return nil, nil, invalid("tools", "must be an array of {type: \"function\", function: {name, description, parameters}}")
-	}
-	for i, t := range list {
-		if t.Type != "function" || t.Function == nil || t.Function.Name == "" {
-			return nil, nil, invalid(fmt.Sprintf("tools[%d]", i), "must be {type: \"function\", function: {name, ...}}")
-		}
-	}
-	choice = bytes.TrimSpace(choice)
-	switch string(choice) {
-	case "", "null", `"auto"`, `"required"`:
-	case `"none"`:
-		return nil, nil, nil
-	default:
-		var named struct {
-			Type     string `json:"type"`
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-		}
-		if json.Unmarshal(choice, &named) != nil || named.Type != "function" || named.Function.Name == "" {
-			return nil, nil, invalid("tool_choice", "must be \"none\", \"auto\", \"required\" or {type: \"function\", function: {name}}")
-		}
-	}
-	return tools, choice, nil
+// chatCall is a validated chat request: what the runtime gets and how
+// the answer is written.
+type chatCall struct {
+	req          runtime.Request
+	stream       bool
+	includeUsage bool
+	tools        toolRequest
+	seeded       bool // the client gave a seed
 }
 
-func (c *chatRequest) toRequest() (req runtime.Request, stream, includeUsage bool, verr *validationError) {
+func (c *chatRequest) toRequest() (cc chatCall, verr *validationError) {
 	if c.MaxCompletionTokens != nil {
 		if c.MaxTokens != nil && *c.MaxTokens != *c.MaxCompletionTokens {
-			return req, false, false, invalid("max_completion_tokens", "conflicts with max_tokens")
+			return cc, invalid("max_completion_tokens", "conflicts with max_tokens")
 		}
 		c.MaxTokens = c.MaxCompletionTokens
 	}
 	g, verr := c.gen()
 	if verr != nil {
-		return req, false, false, verr
+		return cc, verr
 	}
 	if len(c.Messages) == 0 {
-		return req, false, false, invalid("messages", "must be a non-empty array")
+		return cc, invalid("messages", "must be a non-empty array")
 	}
 	if c.Logprobs != nil && *c.Logprobs {
-		return req, false, false, invalid("logprobs", "not supported by this server")
+		return cc, invalid("logprobs", "per-token logprobs are not available from this server")
 	}
-	tools, choice, verr := checkTools(c.Tools, c.ToolChoice)
+	tr, verr := parseToolRequest(c.Tools, c.ToolChoice, c.Functions, c.FunctionCall)
 	if verr != nil {
-		return req, false, false, verr
-	}
-	if tools != nil && c.Stream {
-		return req, false, false, invalid("stream", "streaming with tools is not supported by this server (tool calls are parsed from the whole answer)")
+		return cc, verr
 	}
 	if c.ResponseFormat != nil && c.ResponseFormat.Type != "" && c.ResponseFormat.Type != "text" {
-		return req, false, false, invalid("response_format", "only type \"text\" is supported")
+		return cc, invalid("response_format", "only type \"text\" is supported")
 	}
 	msgs := make([]runtime.Message, len(c.Messages))
 	for i, m := range c.Messages {
 		role := m.Role
 		switch role {
-		case "system", "user", "assistant", "tool":
+		case "system", "user", "assistant", "tool", "function":
 		case "developer":
 			role = "system" // OpenAI's newer name for system
 		case "":
-			return req, false, false, invalid(fmt.Sprintf("messages[%d].role", i), "is required")
+			return cc, invalid(fmt.Sprintf("messages[%d].role", i), "is required")
 		default:
-			return req, false, false, invalid(fmt.Sprintf("messages[%d].role", i), "must be system, user, assistant or tool, got %q", m.Role)
+			return cc, invalid(fmt.Sprintf("messages[%d].role", i), "must be system, user, assistant or tool, got %q", m.Role)
 		}
 		calls, verr := toolCalls(m.ToolCalls, fmt.Sprintf("messages[%d].tool_calls", i))
 		if verr != nil {
-			return req, false, false, verr
+			return cc, verr
 		}
 		var text string
-		if c := bytes.TrimSpace(m.Content); role != "assistant" || len(calls) == 0 || len(c) > 0 && string(c) != "null" {
+		hasCall := len(calls) > 0 || !isNull(m.FunctionCall)
+		if c := bytes.TrimSpace(m.Content); role != "assistant" || !hasCall || len(c) > 0 && string(c) != "null" {
 			if text, verr = messageText(m.Content, fmt.Sprintf("messages[%d].content", i)); verr != nil {
-				return req, false, false, verr
+				return cc, verr
 			}
 		}
 		msgs[i] = runtime.Message{Role: role, Content: text, ToolCalls: calls, ToolCallID: m.ToolCallID, Name: m.Name, ReasoningContent: m.ReasoningContent}
+		if verr := legacyMessage(i, &m, &msgs[i], msgs[:i]); verr != nil {
+			return cc, verr
+		}
+	}
+	if verr := checkToolMessages(msgs); verr != nil {
+		return cc, verr
 	}
 	kwargs, verr := templateKwargs(c.ChatTemplateKwargs)
 	if verr != nil {
-		return req, false, false, verr
+		return cc, verr
 	}
-	req = runtime.Request{Messages: msgs, Gen: g, TemplateKwargs: kwargs, Tools: tools, ToolChoice: choice}
-	return req, c.Stream, c.StreamOptions != nil && c.StreamOptions.IncludeUsage, nil
+	cc.req = runtime.Request{Messages: msgs, Gen: g, TemplateKwargs: kwargs, Tools: tr.tools, ToolChoice: tr.choice}
+	cc.stream, cc.includeUsage, cc.tools, cc.seeded = c.Stream, c.StreamOptions != nil && c.StreamOptions.IncludeUsage, tr, c.Seed != nil
+	return cc, nil
 }
 
 // templateKwargs reads chat_template_kwargs: null, or an object whose

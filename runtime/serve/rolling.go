@@ -38,7 +38,7 @@ func (h *Handler) loglikelihoodRolling(w http.ResponseWriter, r *http.Request) {
 		res, err = rl.LoglikelihoodRolling(r.Context(), body.Texts)
 		h.release()
 		if err != nil {
-			h.writeRuntimeError(w, r, err)
+			h.writeRuntimeError(w, r, err, "texts")
 			return
 		}
 	}

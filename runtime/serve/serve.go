@@ -16,11 +16,22 @@
 // report on-device prefill and decode speed without the network in them.
 //
 // Generations are bounded by Options.MaxConcurrent; up to Options.MaxQueue
-// more requests wait for a slot and the rest get 429 with Retry-After.
+// more requests wait for a slot and the rest get 429 with a Retry-After
+// estimated from the durations of recent generations (load.go).
 // Invalid requests get 400 with an OpenAI-style error body naming the
 // offending parameter. Sampling parameters the runtime cannot honour
-// (n > 1, penalties, logit_bias, tools) are rejected rather than ignored:
-// an evaluation must not silently run with settings other than asked.
+// (n > 1, penalties, logit_bias, per-token logprobs) are rejected rather
+// than ignored: an evaluation must not silently run with settings other
+// than asked. A request without a seed samples with a fresh one, reported
+// in the response's "pocketeval" member.
+//
+// Tools (tools.go) are validated as OpenAI validates them, the deprecated
+// functions/function_call mapped to them, and they reach the runtime's
+// chat template or the request is refused (chattemplate's
+// ToolsNotRenderedError becomes a 400); tool_choice "required" or a named
+// function needs a runtime that enforces it (ToolChoiceEnforcer). Tool
+// calls get ids unique across responses and stream as OpenAI streams
+// them.
 //
 // A chat request's "chat_template_kwargs" (an object, as llama-server,
 // vLLM and SGLang take it: {"enable_thinking": false}) reaches the
@@ -43,6 +54,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -51,11 +63,15 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
+	"github.com/pocketeval/pocketeval/runtime/openai"
 )
 
 // Streamer is implemented by runtimes that can report text as it is
@@ -93,8 +109,18 @@ type Options struct {
 	// Log receives one line per request (method, path, status, duration,
 	// token counts; never prompt or response text). Nil means no logging.
 	Log *slog.Logger
-	// Now is the clock for "created" timestamps; nil means time.Now.
+	// Now is the clock for "created" timestamps and the durations behind
+	// Retry-After; nil means time.Now.
 	Now func() time.Time
+	// CORSOrigins are the browser origins allowed to call the API
+	// ("https://app.example", or "*" for any), answered with CORS headers
+	// and preflight (OPTIONS) responses, as llama-server's --cors-origin
+	// does. Empty means no CORS headers: browsers then refuse the answers
+	// of another origin.
+	CORSOrigins []string
+	// Seed draws the seed of a request that gives none; nil means a
+	// random one from crypto/rand. Tests pin it.
+	Seed func() int64
 }
 
 // KwargsForwarder is implemented by runtimes that render no chat template
@@ -126,6 +152,7 @@ type Handler struct {
 	idBase  string
 	ids     atomic.Uint64
 	mux     *http.ServeMux
+	load    load
 }
 
 var _ http.Handler = (*Handler)(nil)
@@ -151,7 +178,7 @@ func New(rt runtime.Runtime, opts Options) *Handler {
 	h := &Handler{rt: rt, opts: opts, model: opts.Model, slots: make(chan struct{}, opts.MaxConcurrent)}
 	if h.model == "" {
 		if d, ok := rt.(runtime.Describer); ok {
-			h.model = d.Describe().Model
+			h.model = ServedName(d.Describe().Model)
 		}
 	}
 	if h.model == "" {
@@ -164,6 +191,7 @@ func New(rt runtime.Runtime, opts Options) *Handler {
 	h.mux = http.NewServeMux()
 	for _, prefix := range []string{"", "/v1"} {
 		h.mux.HandleFunc("GET "+prefix+"/models", h.models)
+		h.mux.HandleFunc("GET "+prefix+"/models/{id...}", h.modelByID)
 		h.mux.HandleFunc("POST "+prefix+"/chat/completions", h.chat)
 		h.mux.HandleFunc("POST "+prefix+"/completions", h.completions)
 		h.mux.HandleFunc("POST "+prefix+"/loglikelihood", h.loglikelihood)
@@ -183,16 +211,27 @@ func New(rt runtime.Runtime, opts Options) *Handler {
 	return h
 }
 
+// Model is the name the model is served under.
+func (h *Handler) Model() string { return h.model }
+
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := h.opts.Now()
 	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 	defer func() {
 		if h.opts.Log != nil {
-			h.opts.Log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+			status := rec.status
+			if rec.cancelled {
+				status = statusCancelled
+			}
+			h.opts.Log.Info("request", "method", r.Method, "path", r.URL.Path, "status", status,
 				"duration", h.opts.Now().Sub(start).Round(time.Millisecond), "prompt_tokens", rec.promptTokens, "completion_tokens", rec.completionTokens)
 		}
 	}()
+	if h.cors(rec, r) && r.Method == http.MethodOptions {
+		h.preflight(rec, r)
+		return
+	}
 	if h.opts.APIKey != "" && r.URL.Path != "/health" && !h.authorized(r) {
 		writeError(rec, http.StatusUnauthorized, "invalid_request_error", "", "missing or wrong API key (Authorization: Bearer ...)")
 		return
@@ -213,11 +252,64 @@ func (h *Handler) health(w http.ResponseWriter, r *http.Request) {
 // runtime (engine, version, settings) so a remote run's manifest can
 // record what actually produced the answers.
 func (h *Handler) models(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []any{h.modelObject()}})
+}
+
+// modelByID answers GET /v1/models/{id}: the served model, or 404 as
+// OpenAI answers a model that does not exist.
+func (h *Handler) modelByID(w http.ResponseWriter, r *http.Request) {
+	if id := r.PathValue("id"); id != h.model {
+		writeJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{
+			"message": fmt.Sprintf("The model %q does not exist; this server serves %q", id, h.model),
+			"type":    "invalid_request_error", "param": "model", "code": "model_not_found",
+		}})
+		return
+	}
+	writeJSON(w, http.StatusOK, h.modelObject())
+}
+
+// modelObject is the served model as OpenAI describes one. Its
+// "pocketeval" member is the runtime's Describe() with the model given
+// by its file name and without paths of the server's file system.
+func (h *Handler) modelObject() map[string]any {
 	m := map[string]any{"id": h.model, "object": "model", "created": 0, "owned_by": "pocketeval"}
 	if d, ok := h.rt.(runtime.Describer); ok {
-		m["pocketeval"] = d.Describe()
+		info := d.Describe()
+		info.Model = ServedName(info.Model)
+		if info.Settings != nil {
+			settings := make(map[string]any, len(info.Settings))
+			for k, v := range info.Settings {
+				if k != "lib_dir" {
+					settings[k] = v
+				}
+			}
+			info.Settings = settings
+		}
+		m["pocketeval"] = info
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []any{m}})
+	return m
+}
+
+// ServedName is the name a model is served under when no name is given:
+// for a file (an absolute path, or one that exists) the file's name
+// without its extension (an MNN package's directory name), never its path
+// on the server; a name that is not a file (a remote server's model, such
+// as "Qwen/Qwen2.5-0.5B-Instruct") is kept.
+func ServedName(model string) string {
+	if model == "" {
+		return ""
+	}
+	if _, err := os.Stat(model); err != nil && !filepath.IsAbs(model) {
+		return model
+	}
+	base := filepath.Base(model)
+	if base == "config.json" || base == "llm_config.json" {
+		base = filepath.Base(filepath.Dir(model))
+	}
+	if ext := filepath.Ext(base); ext == ".gguf" || ext == ".json" {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return base
 }
 
 // acquire waits for a generation slot. It returns false after answering
@@ -226,25 +318,43 @@ func (h *Handler) models(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) acquire(w http.ResponseWriter, r *http.Request) bool {
 	select {
 	case h.slots <- struct{}{}:
+		h.load.start(h.opts.Now())
 		return true
 	default:
 	}
 	if h.waiting.Add(1) > int64(h.opts.MaxQueue) {
 		h.waiting.Add(-1)
-		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusTooManyRequests, "rate_limit_error", "", fmt.Sprintf("server busy: %d generations running and %d queued", h.opts.MaxConcurrent, h.opts.MaxQueue))
+		after := h.load.retryAfter(h.opts.Now(), h.opts.MaxConcurrent, h.opts.MaxQueue)
+		w.Header().Set("Retry-After", strconv.Itoa(after))
+		writeError(w, http.StatusTooManyRequests, "rate_limit_error", "", fmt.Sprintf("server busy: %d generations running and %d queued; retry in about %d s", h.opts.MaxConcurrent, h.opts.MaxQueue, after))
 		return false
 	}
 	defer h.waiting.Add(-1)
 	select {
 	case h.slots <- struct{}{}:
+		h.load.start(h.opts.Now())
 		return true
 	case <-r.Context().Done():
+		markCancelled(w)
 		return false
 	}
 }
 
-func (h *Handler) release() { <-h.slots }
+func (h *Handler) release() {
+	h.load.done(h.opts.Now())
+	<-h.slots
+}
+
+// newSeed draws the seed of a request that gives none: positive and
+// below 2^31, so every runtime takes it as it is.
+func (h *Handler) newSeed() int64 {
+	if h.opts.Seed != nil {
+		return h.opts.Seed()
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return int64(binary.BigEndian.Uint32(b[:])>>1) | 1
+}
 
 func (h *Handler) newID(prefix string) string {
 	return fmt.Sprintf("%s-%s%d", prefix, h.idBase, h.ids.Add(1))
@@ -255,16 +365,24 @@ func (h *Handler) chat(w http.ResponseWriter, r *http.Request) {
 	if !h.decode(w, r, &body) {
 		return
 	}
-	req, stream, includeUsage, verr := body.toRequest()
+	cc, verr := body.toRequest()
 	if verr != nil {
 		writeValidation(w, verr)
 		return
 	}
-	if req.TemplateKwargs != nil && !takesTemplateKwargs(h.rt) {
+	if cc.req.TemplateKwargs != nil && !takesTemplateKwargs(h.rt) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "chat_template_kwargs", "chat_template_kwargs: this server's runtime does not render chat templates")
 		return
 	}
-	h.generate(w, r, req, genCall{chat: true, stream: stream, includeUsage: includeUsage})
+	if (cc.tools.mode == choiceRequired || cc.tools.mode == choiceNamed) && !enforcesToolChoice(h.rt) {
+		param := "tool_choice"
+		if cc.tools.legacy {
+			param = "function_call"
+		}
+		writeError(w, http.StatusBadRequest, "invalid_request_error", param, param+": this server's runtime cannot force a function call (it cannot constrain decoding); use \"auto\"")
+		return
+	}
+	h.generate(w, r, cc.req, genCall{chat: true, stream: cc.stream, includeUsage: cc.includeUsage, tools: cc.tools, seeded: cc.seeded})
 }
 
 func (h *Handler) completions(w http.ResponseWriter, r *http.Request) {
@@ -278,16 +396,18 @@ func (h *Handler) completions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if body.Logprobs != nil && *body.Logprobs > 0 {
-		msg := "per-token logprobs are not available from this runtime"
+		// 400, not 501: the request cannot succeed as sent, and clients
+		// retry 5xx answers.
+		msg := "per-token logprobs are not available from this server"
 		if _, ok := h.rt.(runtime.LogLikelihooder); ok {
 			msg += "; use POST /v1/loglikelihood for exact log-likelihoods"
 		}
-		writeError(w, http.StatusNotImplemented, "invalid_request_error", "logprobs", msg)
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "logprobs", msg)
 		return
 	}
 	stream := body.Stream
 	includeUsage := body.StreamOptions != nil && body.StreamOptions.IncludeUsage
-	h.generate(w, r, req, genCall{chat: false, stream: stream, includeUsage: includeUsage, echo: body.Echo})
+	h.generate(w, r, req, genCall{chat: false, stream: stream, includeUsage: includeUsage, echo: body.Echo, seeded: body.Seed != nil})
 }
 
 func (h *Handler) loglikelihood(w http.ResponseWriter, r *http.Request) {
@@ -323,7 +443,7 @@ func (h *Handler) loglikelihood(w http.ResponseWriter, r *http.Request) {
 	res, err := ll.LogLikelihood(r.Context(), body.Requests)
 	h.release()
 	if err != nil {
-		h.writeRuntimeError(w, r, err)
+		h.writeRuntimeError(w, r, err, "requests")
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "loglikelihood", "model": h.model, "results": res})
@@ -398,15 +518,31 @@ func jsonKind(k string) string {
 	return "a " + k
 }
 
-func (h *Handler) writeRuntimeError(w http.ResponseWriter, r *http.Request, err error) {
+// statusCancelled is the status logged for a request whose client went
+// away (nginx's 499).
+const statusCancelled = 499
+
+// writeRuntimeError answers a runtime's error; param is the request
+// parameter an over-long prompt is blamed on.
+func (h *Handler) writeRuntimeError(w http.ResponseWriter, r *http.Request, err error, param string) {
+	var tn *chattemplate.ToolsNotRenderedError
+	var upstream *openai.APIError
 	switch {
 	case r.Context().Err() != nil:
 		// The client went away or the server is shutting down; nobody
 		// reads an answer.
-		writeError(w, 499, "request_cancelled", "", "request cancelled")
+		writeError(w, statusCancelled, "request_cancelled", "", "request cancelled")
+	case errors.As(err, &tn):
+		writeError(w, http.StatusBadRequest, "invalid_request_error", tn.Param, tn.Error())
+	case errors.Is(err, errChoiceIgnored):
+		writeError(w, http.StatusBadGateway, "server_error", "tool_choice", err.Error())
 	case errors.Is(err, runtime.ErrNotSupported):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "", err.Error())
-	case writeContextExceeded(w, err):
+	case writeContextExceeded(w, err, param):
+	case errors.As(err, &upstream) && upstream.StatusCode >= 400 && upstream.StatusCode < 500 && upstream.StatusCode != http.StatusTooManyRequests:
+		// A server behind the openai runtime refused the request as
+		// sent: the client's fault there too, not this server's.
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "", "the upstream server refused the request: "+upstream.Error())
 	default:
 		writeError(w, http.StatusInternalServerError, "server_error", "", fmt.Sprintf("generation failed: %v", err))
 	}
@@ -417,6 +553,7 @@ type recorder struct {
 	http.ResponseWriter
 	status           int
 	wrote            bool
+	cancelled        bool // the client went away before the answer was complete
 	promptTokens     int
 	completionTokens int
 }
@@ -431,6 +568,13 @@ func (r *recorder) WriteHeader(code int) {
 func (r *recorder) Write(b []byte) (int, error) {
 	r.wrote = true
 	return r.ResponseWriter.Write(b)
+}
+
+// markCancelled records that the client went away.
+func markCancelled(w http.ResponseWriter) {
+	if rec, ok := w.(*recorder); ok {
+		rec.cancelled = true
+	}
 }
 
 // Flush lets streamed responses through the recorder.

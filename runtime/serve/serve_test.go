@@ -32,6 +32,9 @@ func (p plain) Close() error { return nil }
 
 func newServer(t *testing.T, rt runtime.Runtime, opts Options) (*Handler, *httptest.Server) {
 	t.Helper()
+	if opts.Seed == nil {
+		opts.Seed = func() int64 { return 42 }
+	}
 	h := New(rt, opts)
 	h.idBase = "test"
 	srv := httptest.NewServer(h)
@@ -204,7 +207,7 @@ func TestHTTP(t *testing.T) {
 		{name: "bad json", path: "/v1/chat/completions", body: `{"messages":`, wantStatus: 400, wantIn: "invalid JSON"},
 		{name: "wrong type", path: "/v1/chat/completions", body: `{"messages":[],"temperature":"hot"}`, wantStatus: 400, wantParam: "temperature", wantIn: "must be a number"},
 		{name: "no messages", path: "/v1/chat/completions", body: `{"model":"m"}`, wantStatus: 400, wantParam: "messages"},
-		{name: "bad role", path: "/v1/chat/completions", body: `{"messages":[{"role":"function","content":"x"}]}`, wantStatus: 400, wantParam: "messages[0].role"},
+		{name: "bad role", path: "/v1/chat/completions", body: `{"messages":[{"role":"critic","content":"x"}]}`, wantStatus: 400, wantParam: "messages[0].role"},
 		{name: "missing content", path: "/v1/chat/completions", body: `{"messages":[{"role":"user"}]}`, wantStatus: 400, wantParam: "messages[0].content"},
 		{name: "image part", path: "/v1/chat/completions", body: `{"messages":[{"role":"user","content":[{"type":"image_url"}]}]}`, wantStatus: 400, wantParam: "messages[0].content[0]"},
 		{name: "temperature range", path: "/v1/chat/completions", body: `{` + user + `,"temperature":2.5}`, wantStatus: 400, wantParam: "temperature"},
@@ -219,7 +222,7 @@ func TestHTTP(t *testing.T) {
 		{name: "stream_options without stream", path: "/v1/chat/completions", body: `{` + user + `,"stream_options":{"include_usage":true}}`, wantStatus: 400, wantParam: "stream_options"},
 		{name: "token prompt", path: "/v1/completions", body: `{"prompt":[1,2,3]}`, wantStatus: 400, wantParam: "prompt"},
 		{name: "batched prompt", path: "/v1/completions", body: `{"prompt":["a","b"]}`, wantStatus: 400, wantParam: "prompt", wantIn: "batched"},
-		{name: "completion logprobs", path: "/v1/completions", body: `{"prompt":"a","logprobs":1}`, wantStatus: 501, wantParam: "logprobs", wantIn: "/v1/loglikelihood"},
+		{name: "completion logprobs", path: "/v1/completions", body: `{"prompt":"a","logprobs":1}`, wantStatus: 400, wantParam: "logprobs", wantIn: "/v1/loglikelihood"},
 		{name: "loglikelihood", path: "/v1/loglikelihood", body: `{"requests":[{"context":"a","continuation":" bc"}]}`, wantStatus: 200, wantIn: `"results":[{"logprob":-3,"is_greedy":true,"tokens":1}]`},
 		{name: "loglikelihood probe", path: "/v1/loglikelihood", body: `{"requests":[]}`, wantStatus: 200, wantIn: `"results":[]`},
 		{name: "loglikelihood no requests", path: "/v1/loglikelihood", body: `{}`, wantStatus: 400, wantParam: "requests"},
@@ -264,7 +267,7 @@ func TestStreamGolden(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h := New(plainTimings{}, Options{Model: "golden", Now: func() time.Time { return time.Unix(1700000000, 0) }})
+			h := New(plainTimings{}, Options{Model: "golden", Now: func() time.Time { return time.Unix(1700000000, 0) }, Seed: func() int64 { return 42 }})
 			h.idBase = "test"
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, httptest.NewRequest("POST", tt.path, strings.NewReader(tt.body)))

@@ -52,20 +52,26 @@ func writeNotUTF8(w http.ResponseWriter, err error) bool {
 }
 
 // writeContextExceeded answers a prompt longer than the context as
-// llama-server does — 400, type exceed_context_size_error, with the
-// prompt's token count and the context size — so clients do not retry it
-// as a server fault; it reports whether err was one.
-func writeContextExceeded(w http.ResponseWriter, err error) bool {
+// OpenAI does — 400, type invalid_request_error, code
+// context_length_exceeded, param naming the prompt ("messages" for chat),
+// on which apps trim their history — with llama-server's n_prompt_tokens
+// and n_ctx added; it reports whether err was one.
+func writeContextExceeded(w http.ResponseWriter, err error, param string) bool {
 	var ce *runtime.ContextExceededError
 	if !errors.As(err, &ce) {
 		return false
 	}
-	writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{
-		"code":            http.StatusBadRequest,
-		"message":         fmt.Sprintf("request (%d tokens) exceeds the available context size (%d tokens), try increasing it", ce.PromptTokens, ce.ContextSize),
-		"type":            "exceed_context_size_error",
+	e := map[string]any{
+		"message":         fmt.Sprintf("This model's maximum context length is %d tokens. However, your request has %d prompt tokens (with room for at least one generated token). Please reduce the length of the %s.", ce.ContextSize, ce.PromptTokens, param),
+		"type":            "invalid_request_error",
+		"param":           nil,
+		"code":            "context_length_exceeded",
 		"n_prompt_tokens": ce.PromptTokens,
 		"n_ctx":           ce.ContextSize,
-	}})
+	}
+	if param != "" {
+		e["param"] = param
+	}
+	writeJSON(w, http.StatusBadRequest, map[string]any{"error": e})
 	return true
 }

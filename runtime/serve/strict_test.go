@@ -37,8 +37,9 @@ func TestStrictRequests(t *testing.T) {
 	}
 	code, doc := post(`{"model":"m","messages":[{"role":"user","content":"a long story"}]}`)
 	e, _ := doc["error"].(map[string]any)
-	if code != http.StatusBadRequest || e["type"] != "exceed_context_size_error" || e["n_prompt_tokens"] != 1019.0 || e["n_ctx"] != 256.0 ||
-		!strings.Contains(e["message"].(string), "request (1019 tokens) exceeds the available context size (256 tokens)") {
+	if code != http.StatusBadRequest || e["type"] != "invalid_request_error" || e["code"] != "context_length_exceeded" || e["param"] != "messages" ||
+		e["n_prompt_tokens"] != 1019.0 || e["n_ctx"] != 256.0 ||
+		!strings.Contains(e["message"].(string), "maximum context length is 256 tokens. However, your request has 1019 prompt tokens") {
 		t.Errorf("prompt too long: %d %v", code, doc)
 	}
 	_, plainSrv := newServer(t, plain{}, Options{})

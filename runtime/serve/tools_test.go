@@ -66,14 +66,18 @@ func TestToolsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := runtime.ToolCall{ID: "call_0", Name: "get_weather", Arguments: `{"city":"Paris","scale":1.0}`}
-	if len(resp.ToolCalls) != 1 || resp.ToolCalls[0] != want || resp.Text != "" {
+	want := runtime.ToolCall{Name: "get_weather", Arguments: `{"city":"Paris","scale":1.0}`}
+	if len(resp.ToolCalls) != 1 || !strings.HasPrefix(resp.ToolCalls[0].ID, "call_") || resp.ToolCalls[0].ID == "call_0" || resp.Text != "" {
+		t.Fatalf("response %+v, want the call %+v with a server-unique id", resp, want)
+	}
+	want.ID = resp.ToolCalls[0].ID
+	if resp.ToolCalls[0] != want {
 		t.Fatalf("response %+v, want the call %+v", resp, want)
 	}
 	if !strings.Contains(m.rendered[0], `{"type": "function", "function": {"name": "get_weather", "description": "Weather.", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}`) {
 		t.Errorf("tools not rendered by the template:\n%s", m.rendered[0])
 	}
-	msgs = append(msgs, runtime.Message{Role: "assistant", ToolCalls: resp.ToolCalls}, runtime.Message{Role: "tool", ToolCallID: "call_0", Name: "get_weather", Content: "sunny"})
+	msgs = append(msgs, runtime.Message{Role: "assistant", ToolCalls: resp.ToolCalls}, runtime.Message{Role: "tool", ToolCallID: want.ID, Name: "get_weather", Content: "sunny"})
 	resp, err = c.Generate(context.Background(), runtime.Request{Messages: msgs, Tools: tools})
 	if err != nil || resp.Text != "It is sunny." || len(resp.ToolCalls) != 0 {
 		t.Fatalf("second turn: %+v, %v", resp, err)

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -31,6 +32,7 @@ type ServeOptions struct {
 	KeyEnv        string        // --require-key-env
 	Grace         time.Duration // --shutdown-grace
 	Quiet         bool          // --quiet
+	CORSOrigins   []string      // --cors-origin
 
 	// Open opens the runtime; OpenRuntime unless a test replaces it.
 	Open func(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error)
@@ -77,6 +79,11 @@ SIGINT/SIGTERM stop accepting requests and let running ones finish for
 			if opts.Runtime.Name == "" {
 				return FlagErrorf("--runtime is required")
 			}
+			for _, o := range opts.CORSOrigins {
+				if o != "*" && !strings.HasPrefix(o, "http://") && !strings.HasPrefix(o, "https://") {
+					return FlagErrorf("--cors-origin %q: want an origin such as https://app.example, or *", o)
+				}
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -92,6 +99,7 @@ SIGINT/SIGTERM stop accepting requests and let running ones finish for
 	fl.StringVar(&opts.KeyEnv, "require-key-env", "", "environment variable holding a key clients must send as a Bearer token")
 	fl.DurationVar(&opts.Grace, "shutdown-grace", 30*time.Second, "how long running requests may finish after SIGINT/SIGTERM")
 	fl.BoolVar(&opts.Quiet, "quiet", false, "do not log each request to stderr")
+	fl.StringSliceVar(&opts.CORSOrigins, "cors-origin", nil, "browser origin allowed to call the API (CORS), e.g. https://app.example; repeatable; * allows any")
 	return cmd
 }
 
@@ -136,12 +144,13 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		MaxQueue:      opts.MaxQueue,
 		APIKey:        key,
 		Log:           log,
+		CORSOrigins:   opts.CORSOrigins,
 	})
 	name := opts.Runtime.Name
 	if d, ok := rt.(runtime.Describer); ok && d.Describe().Model != "" {
 		name += " " + d.Describe().Model
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "serving %s on http://%s/v1 (parallel %d)\n", name, ln.Addr(), opts.MaxConcurrent)
+	fmt.Fprintf(opts.IO.ErrOut, "serving %s on http://%s/v1 as model %q (parallel %d)\n", name, ln.Addr(), h.Model(), opts.MaxConcurrent)
 	if opts.Ready != nil {
 		opts.Ready(ln.Addr())
 	}
