@@ -349,10 +349,14 @@ func (t *Task) Score(_ context.Context, s evals.Sample, out evals.Output) (evals
 	details := map[string]any{"valid": v.Valid}
 	if !v.Valid {
 		details["error_type"] = v.ErrorType
-		details["error"] = fmt.Sprint(v.Errors...)
+		details["error"] = scorer.CapText(fmt.Sprint(v.Errors...), maxDetail)
 	}
-	return evals.Score{Values: map[string]float64{"accuracy": score}, Extracted: decodedText(v.Decoded), ExtractionFailed: strings.HasPrefix(v.ErrorType, "ast_decoder:"), Details: details}, nil
+	return evals.Score{Values: map[string]float64{"accuracy": score}, Extracted: scorer.CapText(decodedText(v.Decoded), maxDetail), ExtractionFailed: strings.HasPrefix(v.ErrorType, "ast_decoder:"), Details: details}, nil
 }
+
+// maxDetail bounds what a sample records of the checker's message and of
+// the decoded calls (a hostile answer's values can be megabytes).
+const maxDetail = 4096
 
 func decodedText(calls []any) string {
 	if calls == nil {

@@ -10,7 +10,10 @@
 // error_type strings.
 package bfcl
 
-import "strings"
+import (
+	"errors"
+	"strings"
+)
 
 // Verdict is one entry's result, as a line of BFCL's score file.
 type Verdict struct {
@@ -39,6 +42,9 @@ func (c Checker) Evaluate(category string, fc bool, functions, answer, result an
 	}
 	if IsRelevance(category) {
 		decoded, err := decode()
+		if tooLarge(err) {
+			err = nil // decoded: Python builds the value
+		}
 		called := err == nil && !IsEmpty(decoded)
 		switch {
 		case category == "live_relevance":
@@ -57,6 +63,9 @@ func (c Checker) Evaluate(category string, fc bool, functions, answer, result an
 		return Verdict{Valid: true, Decoded: decoded}
 	}
 	decoded, err := decode()
+	if tooLarge(err) {
+		return Verdict{ErrorType: "value_error:too_large", Errors: []any{"Invalid value: " + err.Error() + "."}, Decoded: decoded}
+	}
 	if err != nil {
 		return Verdict{ErrorType: "ast_decoder:decoder_failed", Errors: []any{"Invalid syntax. Failed to decode AST. " + err.Error()}}
 	}
@@ -72,4 +81,9 @@ func errType(r Result) string {
 		return ""
 	}
 	return r.ErrorType
+}
+
+func tooLarge(err error) bool {
+	var e *TooLargeError
+	return errors.As(err, &e)
 }

@@ -553,6 +553,11 @@ func (p *pyParser) and() (pnode, error) {
 
 func (p *pyParser) not() (pnode, error) {
 	if p.accept("not") {
+		p.nest++
+		defer func() { p.nest-- }()
+		if p.nest > maxASTDepth {
+			return nil, errASTDepth
+		}
 		x, err := p.not()
 		return &pUnary{op: "not", x: x}, err
 	}
