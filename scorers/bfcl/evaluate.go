@@ -35,6 +35,9 @@ func IsRelevance(category string) bool {
 // function-calling decoder, else the prompt-mode one.
 func (c Checker) Evaluate(category string, fc bool, functions, answer, result any) Verdict {
 	decode := func() ([]any, error) {
+		if c.Handler != nil {
+			return c.Handler.Decode(c.Version, fc, result)
+		}
 		if fc {
 			return DecodeFC(result)
 		}

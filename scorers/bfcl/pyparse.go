@@ -698,7 +698,6 @@ func (p *pyParser) primary() (pnode, error) {
 
 func (p *pyParser) callArgs(fn pnode) (pnode, error) {
 	c := &pCall{fn: fn}
-	seen := map[string]bool{}
 	for !p.accept(")") {
 		if len(c.args)+len(c.kw) > 0 {
 			if err := p.expect(","); err != nil {
@@ -726,10 +725,8 @@ func (p *pyParser) callArgs(fn pnode) (pnode, error) {
 			if pyKeywords[name] {
 				return nil, fmt.Errorf("invalid syntax: keyword %s as an argument name", name)
 			}
-			if seen[name] {
-				return nil, fmt.Errorf("keyword argument repeated: %s", name)
-			}
-			seen[name] = true
+			// a repeated keyword is the compiler's error, not ast.parse's
+			// (Python 3.9 and later): f(a=1, a=2) parses, the last value wins
 			p.i++
 			x, err := p.expr()
 			if err != nil {

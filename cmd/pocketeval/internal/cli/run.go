@@ -21,6 +21,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/datasets"
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/evals/bfcl"
 	"github.com/pocketeval/pocketeval/evals/code"
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/evals/runner"
@@ -77,6 +78,9 @@ type RunOptions struct {
 	DataDirSource string
 	// IFEvalSeed is langdetect's seed for IFEval's language checks.
 	IFEvalSeed uint64
+	// BFCLHandler names the BFCL model handler (or a model name of BFCL's
+	// registry) whose decoder reads the answers of bfcl tasks.
+	BFCLHandler string
 
 	// groups are the task groups of the group files in Tasks (set by
 	// selectTasks).
@@ -191,6 +195,7 @@ silently — a missing dataset fails with the command that fetches it.`,
 	fl.BoolVar(&opts.SkipBadRecords, "skip-bad-records", false, "skip malformed dataset records (each reported with file, line and field) instead of refusing the dataset")
 	fl.BoolVar(&opts.KeepGoing, "keep-going", false, "run even when some selected samples cannot succeed (prompts longer than the context, samples without a saved prediction), recording them as failed")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "plan the run instead: per task samples, prompt tokens (with the model's tokenizer), cached prompt tokens, new tokens at most, and an ETA from a short calibration bench; writes nothing")
+	fl.StringVar(&opts.BFCLHandler, "bfcl-handler", "", "bfcl tasks: decode answers with this BFCL model handler (hermes, xlam, glm, ...; `pocketeval tasks` lists them) or the one BFCL's model registry names for this model (e.g. Salesforce/xLAM-2-1b-fc-r); recorded in the task version")
 	fl.Uint64Var(&opts.IFEvalSeed, "ifeval-seed", 0, "langdetect seed for IFEval's language checks: the verdicts of the official scorer run with DetectorFactory.seed = N (recorded in the task version)")
 	return cmd
 }
@@ -228,10 +233,22 @@ func selectTasks(opts *RunOptions) ([]evals.Task, error) {
 	}
 	tasks := sel.Tasks
 	opts.groups = sel.Groups
+	bfclTasks := 0
 	for i, t := range tasks {
 		if s, ok := t.(interface{ WithLangdetectSeed(uint64) evals.Task }); ok {
 			tasks[i] = s.WithLangdetectSeed(opts.IFEvalSeed)
 		}
+		if b, ok := t.(*bfcl.Task); ok && opts.BFCLHandler != "" {
+			bt, err := b.WithHandler(opts.BFCLHandler)
+			if err != nil {
+				return nil, &FlagError{err: fmt.Errorf("--bfcl-handler: %w", err)}
+			}
+			tasks[i] = bt
+			bfclTasks++
+		}
+	}
+	if opts.BFCLHandler != "" && bfclTasks == 0 {
+		return nil, FlagErrorf("--bfcl-handler applies to bfcl tasks only")
 	}
 	return tasks, nil
 }
