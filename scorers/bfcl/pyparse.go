@@ -91,6 +91,11 @@ func pyTokenize(s string) ([]ptok, error) {
 			if j < len(s) && s[j] != '\n' && s[j] != '\r' && s[j] != '#' && j > i {
 				return nil, fmt.Errorf("unexpected indent")
 			}
+			// a last line of blanks (no newline) is indented too, unless a
+			// form feed ends its blanks (the tokenizer counts columns from it)
+			if j == len(s) && j > i && s[j-1] != '\f' {
+				return nil, fmt.Errorf("unexpected indent")
+			}
 			lineStart = false
 		}
 		switch {
