@@ -18,11 +18,11 @@ var bombs = map[string]string{
 	"ab10e8":     "[calculate_triangle_area(base='ab'*10**8, height=5)]",
 	"format":     "[calculate_triangle_area(base='%s'%('x'*10**9), height=5)]",
 	"sum":        "[calculate_triangle_area(base=" + strings.Repeat("'a'*10**6+", 100) + "'b', height=5)]",
-	"chain":      "[calculate_triangle_area(base=" + strings.Repeat("1+", 200000) + "1, height=5)]",
-	"not":        "[calculate_triangle_area(base=" + strings.Repeat("not ", 200000) + "1, height=5)]",
-	"attr":       "[calculate_triangle_area(base=a" + strings.Repeat(".b", 200000) + ", height=5)]",
-	"calls":      "[calculate_triangle_area(base=f" + strings.Repeat("()", 200000) + ", height=5)]",
-	"subscripts": "[calculate_triangle_area(base=a" + strings.Repeat("[0]", 200000) + ", height=5)]",
+	"chain":      "[calculate_triangle_area(base=" + strings.Repeat("1+", 20000) + "1, height=5)]",
+	"not":        "[calculate_triangle_area(base=" + strings.Repeat("not ", 20000) + "1, height=5)]",
+	"attr":       "[calculate_triangle_area(base=a" + strings.Repeat(".b", 20000) + ", height=5)]",
+	"calls":      "[calculate_triangle_area(base=f" + strings.Repeat("()", 20000) + ", height=5)]",
+	"subscripts": "[calculate_triangle_area(base=a" + strings.Repeat("[0]", 20000) + ", height=5)]",
 	"pow":        "[calculate_triangle_area(base=2**10**10, height=5)]",
 	"many":       "[" + strings.Repeat("calculate_triangle_area(base='a'*4000000, height=5),", 300) + "]",
 }
@@ -178,4 +178,31 @@ func built(v any) int {
 		return built(x.Keys) + built(x.Vals)
 	}
 	return 1
+}
+
+// TestLongAnswersFail: an answer past MaxAnswer is not decoded and fails
+// in every category, relevance ones included.
+func TestLongAnswersFail(t *testing.T) {
+	long := "[" + strings.Repeat("f(a=1),", MaxAnswer/7+1) + "]"
+	call := &Dict{}
+	call.Set("f", `{"a": "`+strings.Repeat("x", MaxAnswer)+`"}`)
+	for _, c := range []struct {
+		v        Version
+		category string
+		fc       bool
+		result   any
+		want     string
+	}{
+		{V4, "simple_python", false, long, "ast_decoder:too_large"},
+		{V4, "irrelevance", false, long, "irrelevance_error:too_large"},
+		{V4, "live_relevance", false, long, "relevance_error:too_large"},
+		{V2, "relevance", false, long, "relevance_error:too_large"},
+		{V4, "simple_python", true, []any{call}, "ast_decoder:too_large"},
+		{V4, "live_irrelevance", true, []any{call}, "irrelevance_error:too_large"},
+	} {
+		v := Checker{Version: c.v}.Evaluate(c.category, c.fc, nil, nil, c.result)
+		if v.Valid || v.ErrorType != c.want {
+			t.Errorf("v%d %s: %+v, want %s", c.v, c.category, v.ErrorType, c.want)
+		}
+	}
 }

@@ -31,6 +31,34 @@ const (
 	maxJSONDepth    = 990
 )
 
+// MaxAnswer bounds the answers pocketeval decodes: 256 KiB of text (or of
+// FC names and arguments), sixteen times the longest of the 118,998
+// results BFCL published for its August 2024 leaderboard (16 KB). A longer
+// answer is not decoded and fails in every category (an answer cannot
+// earn an irrelevance point by being too long to read).
+const MaxAnswer = 256 << 10
+
+// answerSize is the length of a recorded result's text, names and
+// arguments, counted no further than MaxAnswer+1.
+func answerSize(v any) int {
+	switch x := v.(type) {
+	case string:
+		return len(x)
+	case []any:
+		n := 0
+		for _, it := range x {
+			if n > MaxAnswer {
+				break
+			}
+			n += answerSize(it)
+		}
+		return n
+	case *Dict:
+		return answerSize(x.Keys) + answerSize(x.Vals)
+	}
+	return 0
+}
+
 // Oversized is a value Python would build that pocketeval does not: its
 // Python type and its size in items or characters.
 type Oversized struct {

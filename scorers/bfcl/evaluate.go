@@ -12,6 +12,7 @@ package bfcl
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -42,6 +43,18 @@ func (c Checker) Evaluate(category string, fc bool, functions, answer, result an
 			return DecodeFC(result)
 		}
 		return DecodePrompt(c.Version, result)
+	}
+	if n := answerSize(result); n > MaxAnswer {
+		msg := fmt.Sprintf("The answer is longer than pocketeval decodes (%d bytes, more than %d): it counts as a failure.", n, MaxAnswer)
+		switch {
+		case !IsRelevance(category):
+			return Verdict{ErrorType: "ast_decoder:too_large", Errors: []any{msg}}
+		case category == "live_relevance":
+			return Verdict{ErrorType: "relevance_error:too_large", Errors: []any{msg}}
+		case c.Version == V2:
+			return Verdict{ErrorType: "relevance_error:too_large", Errors: []any{msg}}
+		}
+		return Verdict{ErrorType: "irrelevance_error:too_large", Errors: []any{msg}}
 	}
 	if IsRelevance(category) {
 		decoded, err := decode()
