@@ -107,7 +107,11 @@ func (t *Task) WithTaskOptions(opts map[string]string) (evals.Task, error) {
 		}
 		name = v
 	}
-	return t.WithHandler(name)
+	c, err := t.WithHandler(name)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 const source = "https://github.com/ShishirPatil/gorilla/tree/main/berkeley-function-call-leaderboard (see bfcl/SOURCES in the data directory)"

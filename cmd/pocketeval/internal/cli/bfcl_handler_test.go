@@ -47,6 +47,10 @@ func TestRunBFCLHandler(t *testing.T) {
 		if !strings.Contains(string(m), "1+handler.hermes") {
 			t.Errorf("manifest does not record the handler:\n%s", m)
 		}
+		// verify re-scores with the recorded handler
+		if code, stdout, stderr := runReal(t, "verify", out, "--data-dir", data); code != 0 || !strings.Contains(stdout, "0 records differ") {
+			t.Errorf("verify: exit %d\n%s%s", code, stdout, stderr)
+		}
 	}
 	// Without the handler the same answers are not BFCL's prompt format.
 	out := filepath.Join(dir, "default")
