@@ -225,30 +225,33 @@ func ApplyOptions(tasks []Task, opts map[string]string) ([]Task, error) {
 		if !ok {
 			continue
 		}
-		merged, changed := map[string]string{}, ""
+		merged, given := map[string]string{}, []string(nil)
 		for k, v := range op.TaskOptions() {
 			merged[k] = v
 		}
 		for _, k := range op.OptionKeys() {
 			if v, ok := opts[k]; ok {
-				merged[k], changed = v, k
+				merged[k] = v
+				given = append(given, k)
 			}
 		}
-		if changed == "" {
+		if len(given) == 0 {
 			continue
 		}
 		nt, err := op.WithTaskOptions(merged)
 		if err != nil {
-			return nil, &OptionError{Task: t.Info().Name, Err: err}
+			return nil, &OptionError{Task: t.Info().Name, Keys: given, Err: err}
 		}
 		out[i] = nt
 	}
 	return out, nil
 }
 
-// OptionError is a run option a task refused.
+// OptionError is a run option a task refused: Keys are the options it
+// was given (in OptionKeys order), one of which it refused.
 type OptionError struct {
 	Task string
+	Keys []string
 	Err  error
 }
 

@@ -52,6 +52,68 @@ type Task struct {
 	answers  string // "" for relevance categories
 	version  scorer.Version
 	fc       bool
+	handler  *scorer.Handler // nil: the default decoders
+}
+
+var _ evals.Optioner = (*Task)(nil)
+
+// OptionHandler is the task option (evals.Optioner) naming the BFCL model
+// handler whose decoder reads the answers (--bfcl-handler).
+const OptionHandler = "handler"
+
+// WithHandler returns the task decoding answers with BFCL's handler name
+// ("" or "default": the default decoders), or, when name is not a handler,
+// with the one BFCL's model registry of the task's release maps that model
+// name to. The handler is part of the task version ("1+handler.hermes"), so
+// that the manifest records it and a run is never resumed with another.
+func (t *Task) WithHandler(name string) (*Task, error) {
+	c := *t
+	c.handler = nil
+	if name == "" || name == "default" {
+		return &c, nil
+	}
+	h, err := scorer.LookupHandler(name)
+	if err != nil {
+		mh, ok := scorer.HandlerForModel(t.version, name)
+		if !ok {
+			return nil, fmt.Errorf("%w (or a model name of BFCL v%d's registry)", err, t.version)
+		}
+		h = mh
+	}
+	if !h.Has(t.version) {
+		return nil, fmt.Errorf("BFCL handler %q is not in BFCL v%d (task %s)", h.Name, t.version, t.name)
+	}
+	if h.Name != "default" {
+		c.handler = h
+	}
+	return &c, nil
+}
+
+// OptionKeys implements evals.Optioner.
+func (t *Task) OptionKeys() []string { return []string{OptionHandler} }
+
+// TaskOptions implements evals.Optioner: the handler, when not the default.
+func (t *Task) TaskOptions() map[string]string {
+	if t.handler == nil {
+		return nil
+	}
+	return map[string]string{OptionHandler: t.handler.Name}
+}
+
+// WithTaskOptions implements evals.Optioner.
+func (t *Task) WithTaskOptions(opts map[string]string) (evals.Task, error) {
+	name := ""
+	for k, v := range opts {
+		if k != OptionHandler {
+			return nil, fmt.Errorf("task %s: unknown option %q (known: %s)", t.name, k, OptionHandler)
+		}
+		name = v
+	}
+	c, err := t.WithHandler(name)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 const source = "https://github.com/ShishirPatil/gorilla/tree/main/berkeley-function-call-leaderboard (see bfcl/SOURCES in the data directory)"
@@ -113,10 +175,15 @@ func (t *Task) Info() evals.TaskInfo {
 	if t.fc {
 		mode = "function-calling mode (tools through the chat template)"
 	}
+	version, decoder := "1", ""
+	if t.handler != nil {
+		version += "+handler." + t.handler.Name
+		decoder = fmt.Sprintf(", decoded by BFCL's %s handler", t.handler.Name)
+	}
 	return evals.TaskInfo{
-		Name: t.name, Version: "1", DatasetFiles: files, Source: source,
+		Name: t.name, Version: version, DatasetFiles: files, Source: source,
 		PrimaryMetric: "accuracy", Metrics: []string{"accuracy"},
-		Description:      fmt.Sprintf("BFCL v%d %s, %s, scored by BFCL's ast_checker", t.version, t.category, mode),
+		Description:      fmt.Sprintf("BFCL v%d %s, %s%s, scored by BFCL's ast_checker", t.version, t.category, mode, decoder),
 		DefaultMaxTokens: 512,
 	}
 }
@@ -328,7 +395,13 @@ func (t *Task) Score(_ context.Context, s evals.Sample, out evals.Output) (evals
 	}
 	var result any = out.Text
 	dotsReplaced := false
-	if t.fc && len(out.ToolCalls) > 0 {
+	handler := t.handler
+	if handler != nil && len(out.ToolCalls) > 0 && !handler.ReadsCalls() {
+		// A live run's runtime parsed the calls out of the text
+		// (runtime/toolcall): they are scored as BFCL scores calls.
+		handler = nil
+	}
+	if (t.fc || handler != nil) && len(out.ToolCalls) > 0 {
 		calls := make([]any, len(out.ToolCalls))
 		dotsReplaced = true
 		for i, c := range out.ToolCalls {
@@ -341,7 +414,10 @@ func (t *Task) Score(_ context.Context, s evals.Sample, out evals.Output) (evals
 		}
 		result = calls
 	}
-	v := scorer.Checker{Version: t.version, DotsReplaced: dotsReplaced}.Evaluate(t.category, t.fc, funcs, answer, result)
+	if handler != nil && !handler.ReadsCalls() {
+		dotsReplaced = handler.UnderscoreToDot(t.version)
+	}
+	v := scorer.Checker{Version: t.version, DotsReplaced: dotsReplaced, Handler: handler}.Evaluate(t.category, t.fc, funcs, answer, result)
 	score := 0.0
 	if v.Valid {
 		score = 1
@@ -349,10 +425,14 @@ func (t *Task) Score(_ context.Context, s evals.Sample, out evals.Output) (evals
 	details := map[string]any{"valid": v.Valid}
 	if !v.Valid {
 		details["error_type"] = v.ErrorType
-		details["error"] = fmt.Sprint(v.Errors...)
+		details["error"] = scorer.CapText(fmt.Sprint(v.Errors...), maxDetail)
 	}
-	return evals.Score{Values: map[string]float64{"accuracy": score}, Extracted: decodedText(v.Decoded), ExtractionFailed: strings.HasPrefix(v.ErrorType, "ast_decoder:"), Details: details}, nil
+	return evals.Score{Values: map[string]float64{"accuracy": score}, Extracted: scorer.CapText(decodedText(v.Decoded), maxDetail), ExtractionFailed: strings.HasPrefix(v.ErrorType, "ast_decoder:"), Details: details}, nil
 }
+
+// maxDetail bounds what a sample records of the checker's message and of
+// the decoded calls (a hostile answer's values can be megabytes).
+const maxDetail = 4096
 
 func decodedText(calls []any) string {
 	if calls == nil {

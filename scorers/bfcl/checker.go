@@ -43,6 +43,9 @@ type Checker struct {
 	// match ^[a-zA-Z0-9_-]+$), so expected names are compared so converted
 	// (BFCL's convert_func_name).
 	DotsReplaced bool
+	// Handler decodes the results (nil: the tasks' default decoders,
+	// BFCL's OpenAI and base OSS handlers).
+	Handler *Handler
 }
 
 func (c Checker) funcName(name string) string {

@@ -24,8 +24,9 @@ func DecodePrompt(v Version, result any) ([]any, error) {
 	if !ok {
 		return nil, fmt.Errorf("the result is a %s, not a string", pyType(result))
 	}
+	bud := &budget{}
 	if v == V2 {
-		body, err := pyParse(s)
+		body, err := parseBounded(s)
 		if err != nil {
 			return nil, err
 		}
@@ -39,13 +40,13 @@ func DecodePrompt(v Version, result any) ([]any, error) {
 			if !ok {
 				return nil, errors.New("") // BFCL: assert isinstance(elem, ast.Call)
 			}
-			x, err := resolveValue(c)
+			x, err := resolveValue(bud, c)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, x)
 		}
-		return out, nil
+		return out, bud.err()
 	}
 	s = strings.Trim(s, "`\n ")
 	if !strings.HasPrefix(s, "[") {
@@ -55,16 +56,16 @@ func DecodePrompt(v Version, result any) ([]any, error) {
 		s += "]"
 	}
 	s = strings.Trim(strings.TrimFunc(s, isPySpace), "'")
-	body, err := pyParse(s)
+	body, err := parseBounded(s)
 	if err != nil {
 		return nil, err
 	}
 	if c, ok := body.(*pCall); ok {
-		d, err := resolveCall(c)
+		d, err := resolveCall(bud, c)
 		if err != nil {
 			return nil, err
 		}
-		return []any{d}, nil
+		return []any{d}, bud.err()
 	}
 	elts, err := elements(body)
 	if err != nil {
@@ -76,13 +77,13 @@ func DecodePrompt(v Version, result any) ([]any, error) {
 		if !ok {
 			return nil, errors.New("")
 		}
-		d, err := resolveCall(c)
+		d, err := resolveCall(bud, c)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, d)
 	}
-	return out, nil
+	return out, bud.err()
 }
 
 func isPySpace(r rune) bool {
@@ -172,7 +173,7 @@ func ParseJSON(data []byte) (any, error) {
 	fixed := pyJSONConstants(data)
 	dec := json.NewDecoder(bytes.NewReader(fixed))
 	dec.UseNumber()
-	v, err := jsonValue(dec)
+	v, err := jsonValue(dec, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -222,18 +223,26 @@ func pyJSONConstants(data []byte) []byte {
 	return b.Bytes()
 }
 
-func jsonValue(dec *json.Decoder) (any, error) {
+func jsonValue(dec *json.Decoder, depth int) (any, error) {
 	t, err := dec.Token()
 	if err != nil {
 		return nil, err
 	}
 	switch x := t.(type) {
 	case json.Delim:
+		if depth >= maxJSONDepth {
+			// json.loads: RecursionError
+			kind := "array"
+			if x == '{' {
+				kind = "object"
+			}
+			return nil, fmt.Errorf("maximum recursion depth exceeded while decoding a JSON %s from a unicode string", kind)
+		}
 		switch x {
 		case '[':
 			out := []any{}
 			for dec.More() {
-				v, err := jsonValue(dec)
+				v, err := jsonValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -248,7 +257,7 @@ func jsonValue(dec *json.Decoder) (any, error) {
 				if err != nil {
 					return nil, err
 				}
-				v, err := jsonValue(dec)
+				v, err := jsonValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}

@@ -10,7 +10,11 @@
 // error_type strings.
 package bfcl
 
-import "strings"
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
 
 // Verdict is one entry's result, as a line of BFCL's score file.
 type Verdict struct {
@@ -32,13 +36,31 @@ func IsRelevance(category string) bool {
 // function-calling decoder, else the prompt-mode one.
 func (c Checker) Evaluate(category string, fc bool, functions, answer, result any) Verdict {
 	decode := func() ([]any, error) {
+		if c.Handler != nil {
+			return c.Handler.Decode(c.Version, fc, result)
+		}
 		if fc {
 			return DecodeFC(result)
 		}
 		return DecodePrompt(c.Version, result)
 	}
+	if n := answerSize(result); n > MaxAnswer {
+		msg := fmt.Sprintf("The answer is longer than pocketeval decodes (%d bytes, more than %d): it counts as a failure.", n, MaxAnswer)
+		switch {
+		case !IsRelevance(category):
+			return Verdict{ErrorType: "ast_decoder:too_large", Errors: []any{msg}}
+		case category == "live_relevance":
+			return Verdict{ErrorType: "relevance_error:too_large", Errors: []any{msg}}
+		case c.Version == V2:
+			return Verdict{ErrorType: "relevance_error:too_large", Errors: []any{msg}}
+		}
+		return Verdict{ErrorType: "irrelevance_error:too_large", Errors: []any{msg}}
+	}
 	if IsRelevance(category) {
 		decoded, err := decode()
+		if tooLarge(err) {
+			err = nil // decoded: Python builds the value
+		}
 		called := err == nil && !IsEmpty(decoded)
 		switch {
 		case category == "live_relevance":
@@ -57,6 +79,9 @@ func (c Checker) Evaluate(category string, fc bool, functions, answer, result an
 		return Verdict{Valid: true, Decoded: decoded}
 	}
 	decoded, err := decode()
+	if tooLarge(err) {
+		return Verdict{ErrorType: "value_error:too_large", Errors: []any{"Invalid value: " + err.Error() + "."}, Decoded: decoded}
+	}
 	if err != nil {
 		return Verdict{ErrorType: "ast_decoder:decoder_failed", Errors: []any{"Invalid syntax. Failed to decode AST. " + err.Error()}}
 	}
@@ -72,4 +97,9 @@ func errType(r Result) string {
 		return ""
 	}
 	return r.ErrorType
+}
+
+func tooLarge(err error) bool {
+	var e *TooLargeError
+	return errors.As(err, &e)
 }

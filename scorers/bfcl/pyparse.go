@@ -91,6 +91,11 @@ func pyTokenize(s string) ([]ptok, error) {
 			if j < len(s) && s[j] != '\n' && s[j] != '\r' && s[j] != '#' && j > i {
 				return nil, fmt.Errorf("unexpected indent")
 			}
+			// a last line of blanks (no newline) is indented too, unless a
+			// form feed ends its blanks (the tokenizer counts columns from it)
+			if j == len(s) && j > i && s[j-1] != '\f' {
+				return nil, fmt.Errorf("unexpected indent")
+			}
 			lineStart = false
 		}
 		switch {
@@ -553,6 +558,11 @@ func (p *pyParser) and() (pnode, error) {
 
 func (p *pyParser) not() (pnode, error) {
 	if p.accept("not") {
+		p.nest++
+		defer func() { p.nest-- }()
+		if p.nest > maxASTDepth {
+			return nil, errASTDepth
+		}
 		x, err := p.not()
 		return &pUnary{op: "not", x: x}, err
 	}
@@ -693,7 +703,6 @@ func (p *pyParser) primary() (pnode, error) {
 
 func (p *pyParser) callArgs(fn pnode) (pnode, error) {
 	c := &pCall{fn: fn}
-	seen := map[string]bool{}
 	for !p.accept(")") {
 		if len(c.args)+len(c.kw) > 0 {
 			if err := p.expect(","); err != nil {
@@ -721,10 +730,8 @@ func (p *pyParser) callArgs(fn pnode) (pnode, error) {
 			if pyKeywords[name] {
 				return nil, fmt.Errorf("invalid syntax: keyword %s as an argument name", name)
 			}
-			if seen[name] {
-				return nil, fmt.Errorf("keyword argument repeated: %s", name)
-			}
-			seen[name] = true
+			// a repeated keyword is the compiler's error, not ast.parse's
+			// (Python 3.9 and later): f(a=1, a=2) parses, the last value wins
 			p.i++
 			x, err := p.expr()
 			if err != nil {

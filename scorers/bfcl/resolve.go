@@ -11,7 +11,7 @@ import (
 
 // resolveCall is BFCL's resolve_ast_call: {dotted name: {keyword: value}};
 // positional arguments are ignored, as BFCL ignores them.
-func resolveCall(c *pCall) (*Dict, error) {
+func resolveCall(b *budget, c *pCall) (*Dict, error) {
 	var parts []string
 	f := c.fn
 	for {
@@ -30,7 +30,7 @@ func resolveCall(c *pCall) (*Dict, error) {
 	}
 	args := &Dict{}
 	for _, k := range c.kw {
-		v, err := resolveValue(k.v)
+		v, err := resolveValue(b, k.v)
 		if err != nil {
 			return nil, err
 		}
@@ -48,7 +48,7 @@ func resolveCall(c *pCall) (*Dict, error) {
 var errUnsupported = errors.New("unsupported AST type")
 
 // resolveValue is BFCL's resolve_ast_by_type.
-func resolveValue(n pnode) (any, error) {
+func resolveValue(b *budget, n pnode) (any, error) {
 	switch x := n.(type) {
 	case *pConst:
 		if _, ok := x.v.(pEllipsis); ok {
@@ -71,7 +71,7 @@ func resolveValue(n pnode) (any, error) {
 	case *pList:
 		out := make([]any, len(x.elts))
 		for i, e := range x.elts {
-			v, err := resolveValue(e)
+			v, err := resolveValue(b, e)
 			if err != nil {
 				return nil, err
 			}
@@ -81,7 +81,7 @@ func resolveValue(n pnode) (any, error) {
 	case *pTuple:
 		out := make(Tuple, len(x.elts))
 		for i, e := range x.elts {
-			v, err := resolveValue(e)
+			v, err := resolveValue(b, e)
 			if err != nil {
 				return nil, err
 			}
@@ -94,14 +94,14 @@ func resolveValue(n pnode) (any, error) {
 			if k == nil {
 				return nil, errUnsupported
 			}
-			kv, err := resolveValue(k)
+			kv, err := resolveValue(b, k)
 			if err != nil {
 				return nil, err
 			}
 			if !hashable(kv) {
 				return nil, fmt.Errorf("unhashable type: '%s'", pyType(kv))
 			}
-			v, err := resolveValue(x.vals[i])
+			v, err := resolveValue(b, x.vals[i])
 			if err != nil {
 				return nil, err
 			}
@@ -109,16 +109,26 @@ func resolveValue(n pnode) (any, error) {
 		}
 		return d, nil
 	case *pBin:
-		// BFCL evaluates the expression (eval(ast.unparse(value)))
-		return pyEval(x)
+		// BFCL evaluates the expression (eval(ast.unparse(value)));
+		// ast.unparse recurses once per level
+		if astDepth(x, maxUnparseDepth) > maxUnparseDepth {
+			return nil, errUnparseDepth
+		}
+		return pyEval(b, x)
 	case *pName:
 		return x.id, nil
 	case *pCall:
 		if len(x.kw) == 0 {
+			if astDepth(x, maxUnparseDepth) > maxUnparseDepth {
+				return nil, errUnparseDepth
+			}
 			return unparse(x), nil
 		}
-		return resolveCall(x)
+		return resolveCall(b, x)
 	case *pSubscript:
+		if astDepth(x, maxUnparseDepth+1) > maxUnparseDepth+1 {
+			return nil, errUnparseDepth
+		}
 		return unparse(x.value) + "[" + unparse(x.slice) + "]", nil
 	case *pOther:
 		if x.kind == "Lambda" {
@@ -165,7 +175,7 @@ func negate(v any) (any, error) {
 // pyEval evaluates a constant expression as Python's eval does; names and
 // calls are not evaluated (an error, as a NameError would be for all but
 // Python's builtins).
-func pyEval(n pnode) (any, error) {
+func pyEval(b *budget, n pnode) (any, error) {
 	switch x := n.(type) {
 	case *pConst:
 		if _, ok := x.v.(pEllipsis); ok {
@@ -173,7 +183,7 @@ func pyEval(n pnode) (any, error) {
 		}
 		return x.v, nil
 	case *pUnary:
-		v, err := pyEval(x.x)
+		v, err := pyEval(b, x.x)
 		if err != nil {
 			return nil, err
 		}
@@ -207,7 +217,7 @@ func pyEval(n pnode) (any, error) {
 		}
 		out := make([]any, len(elts))
 		for i, e := range elts {
-			v, err := pyEval(e)
+			v, err := pyEval(b, e)
 			if err != nil {
 				return nil, err
 			}
@@ -218,15 +228,15 @@ func pyEval(n pnode) (any, error) {
 		}
 		return out, nil
 	case *pBin:
-		l, err := pyEval(x.l)
+		l, err := pyEval(b, x.l)
 		if err != nil {
 			return nil, err
 		}
-		r, err := pyEval(x.r)
+		r, err := pyEval(b, x.r)
 		if err != nil {
 			return nil, err
 		}
-		return binop(x.op, l, r)
+		return binop(b, x.op, l, r)
 	case *pName:
 		return nil, fmt.Errorf("name '%s' is not defined", x.id)
 	}
@@ -259,7 +269,7 @@ func truthy(v any) bool {
 	return true
 }
 
-func binop(op string, l, r any) (any, error) {
+func binop(bud *budget, op string, l, r any) (any, error) {
 	bad := fmt.Errorf("unsupported operand type(s) for %s: '%s' and '%s'", op, pyType(l), pyType(r))
 	li, lInt := intOf(l)
 	ri, rInt := intOf(r)
@@ -321,6 +331,9 @@ func binop(op string, l, r any) (any, error) {
 		}
 		return nil, bad
 	}
+	if v, ok := bud.sized(op, l, r); ok {
+		return v, nil
+	}
 	switch a := l.(type) {
 	case string:
 		switch op {
@@ -364,8 +377,8 @@ func binop(op string, l, r any) (any, error) {
 	}
 	if _, ok := intOf(l); ok && op == "*" {
 		switch r.(type) {
-		case string, []any, Tuple:
-			return binop(op, r, l)
+		case string, []any, Tuple, Oversized:
+			return binop(bud, op, r, l)
 		}
 	}
 	return nil, bad

@@ -1,6 +1,7 @@
 package bfcl
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -48,7 +49,7 @@ func (d *Dict) Set(k, v any) {
 
 // pyType is type(v).__name__.
 func pyType(v any) string {
-	switch v.(type) {
+	switch x := v.(type) {
 	case nil:
 		return "NoneType"
 	case bool:
@@ -69,6 +70,8 @@ func pyType(v any) string {
 		return "tuple"
 	case *Dict:
 		return "dict"
+	case Oversized:
+		return x.Type
 	}
 	return "object"
 }
@@ -215,6 +218,8 @@ func repr(v any) string {
 			parts[i] = repr(k) + ": " + repr(x.Vals[i])
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
+	case Oversized:
+		return fmt.Sprintf("<%s of %d items or characters, not built>", x.Type, x.Size)
 	}
 	return "<object>"
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/datasets"
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/evals/bfcl"
 	"github.com/pocketeval/pocketeval/evals/code"
 	"github.com/pocketeval/pocketeval/evals/ifeval"
 	"github.com/pocketeval/pocketeval/evals/registry"
@@ -80,6 +80,9 @@ type RunOptions struct {
 	DataDirSource string
 	// IFEvalSeed is langdetect's seed for IFEval's language checks.
 	IFEvalSeed uint64
+	// BFCLHandler names the BFCL model handler (or a model name of BFCL's
+	// registry) whose decoder reads the answers of bfcl tasks.
+	BFCLHandler string
 
 	// groups are the task groups of the group files in Tasks (set by
 	// selectTasks).
@@ -194,6 +197,7 @@ silently — a missing dataset fails with the command that fetches it.`,
 	fl.BoolVar(&opts.SkipBadRecords, "skip-bad-records", false, "skip malformed dataset records (each reported with file, line and field) instead of refusing the dataset")
 	fl.BoolVar(&opts.KeepGoing, "keep-going", false, "run even when some selected samples cannot succeed (prompts longer than the context, samples without a saved prediction), recording them as failed")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "plan the run instead: per task samples, prompt tokens (with the model's tokenizer), cached prompt tokens, new tokens at most, and an ETA from a short calibration bench; writes nothing")
+	fl.StringVar(&opts.BFCLHandler, "bfcl-handler", "", "bfcl tasks: decode answers with this BFCL model handler (hermes, xlam, glm, ...; `pocketeval tasks` lists them) or the one BFCL's model registry names for this model (e.g. Salesforce/xLAM-2-1b-fc-r); recorded in the task version")
 	fl.Uint64Var(&opts.IFEvalSeed, "ifeval-seed", 0, "langdetect seed for IFEval's language checks: the verdicts of the official scorer run with DetectorFactory.seed = N (recorded in the task version)")
 	return cmd
 }
@@ -243,13 +247,17 @@ func (opts *RunOptions) taskOptions() (map[string]string, error) {
 		return nil, FlagErrorf("--verdict-mode: %v", err)
 	}
 	tl := opts.CodeTimeLimits
-	return map[string]string{
+	to := map[string]string{
 		ifeval.OptionLangdetectSeed: strconv.FormatUint(opts.IFEvalSeed, 10),
 		code.OptionVerdictMode:      opts.VerdictMode,
 		code.OptionTimeLimitMode:    tl.Mode,
 		code.OptionTimeLimitFloor:   tl.Floor.String(),
 		code.OptionTimeLimitFactor:  strconv.FormatFloat(tl.Factor, 'g', -1, 64),
-	}, nil
+	}
+	if opts.BFCLHandler != "" {
+		to[bfcl.OptionHandler] = opts.BFCLHandler
+	}
+	return to, nil
 }
 
 // optionFlags name the flag behind each task option, for errors.
@@ -259,6 +267,7 @@ var optionFlags = map[string]string{
 	code.OptionTimeLimitMode:    "--time-limit-mode",
 	code.OptionTimeLimitFloor:   "--time-limit-floor",
 	code.OptionTimeLimitFactor:  "--time-limit-factor",
+	bfcl.OptionHandler:          "--bfcl-handler",
 }
 
 // withTaskOptions gives every task the run's options it accepts.
@@ -267,16 +276,25 @@ func (opts *RunOptions) withTaskOptions(tasks []evals.Task) ([]evals.Task, error
 	if err != nil {
 		return nil, err
 	}
+	if opts.BFCLHandler != "" && !slices.ContainsFunc(tasks, func(t evals.Task) bool { return accepts(t, bfcl.OptionHandler) }) {
+		return nil, FlagErrorf("--bfcl-handler applies to bfcl tasks only")
+	}
 	out, err := evals.ApplyOptions(tasks, to)
 	var oe *evals.OptionError
 	if errors.As(err, &oe) {
-		flags := make([]string, 0, len(optionFlags))
-		for _, k := range slices.Sorted(maps.Keys(optionFlags)) {
-			flags = append(flags, optionFlags[k])
+		flags := make([]string, len(oe.Keys))
+		for i, k := range oe.Keys {
+			flags[i] = optionFlags[k]
 		}
-		return nil, FlagErrorf("%s (set by %s)", oe.Err, strings.Join(flags, ", "))
+		return nil, FlagErrorf("%s: %v", strings.Join(flags, ", "), oe.Err)
 	}
 	return out, err
+}
+
+// accepts reports whether task t takes the option key.
+func accepts(t evals.Task, key string) bool {
+	op, ok := t.(evals.Optioner)
+	return ok && slices.Contains(op.OptionKeys(), key)
 }
 
 // validateNumbers refuses numeric flags no run can use (NaN fails every

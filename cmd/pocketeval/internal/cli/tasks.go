@@ -2,12 +2,15 @@ package cli
 
 import (
 	"fmt"
-	"github.com/pocketeval/pocketeval/internal/texttab"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/texttab"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/evals/bfcl"
+	bfclscorer "github.com/pocketeval/pocketeval/scorers/bfcl"
 )
 
 // TasksOptions are the options of `pocketeval tasks`.
@@ -51,10 +54,24 @@ func tasksRun(opts *TasksOptions) error {
 	}
 	tw := texttab.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tDATASET\tVERSION\tPRIMARY METRIC")
-	for _, in := range infos {
+	hasBFCL := false
+	for i, in := range infos {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", in.Name, strings.Join(in.DatasetFiles, ","), in.Version, headlineOf(in))
+		if _, ok := opts.Tasks[i].(*bfcl.Task); ok {
+			hasBFCL = true
+		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if hasBFCL {
+		names := []string{}
+		for _, h := range bfclscorer.Handlers() {
+			names = append(names, h.Name)
+		}
+		fmt.Fprintf(opts.IO.Out, "\nBFCL handlers (run --bfcl-handler NAME, or a model name of BFCL's registry): %s\n", strings.Join(names, ", "))
+	}
+	return nil
 }
 
 // headlineOf is the metric `tasks` lists: the one suites, gates and the
