@@ -3,6 +3,7 @@ package mnnconv
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/pocketeval/pocketeval/internal/gguf"
 )
@@ -198,4 +199,59 @@ func (s *Session) Step(t int) ([]float32, error) {
 		h := rmsnorm(x, r.w["output_norm.weight"], m.Eps)
 		return matvec(r.w["output.weight"], h, nil, m.Vocab), nil
 	}
+}
+
+// Quantize rounds the weights of every linear layer as mnnconvert stores
+// them at bits 8 or 4 (symmetric, one scale per block of inputs: the
+// largest magnitude over 2^(bits-1)-1), so the reference computes what a
+// quantized package should.
+func (r *Reference) Quantize(bits, block int) {
+	clip := float64(int(1)<<(bits-1) - 1)
+	for name, w := range r.w {
+		in, ok := r.linearInputs(name)
+		if !ok {
+			continue
+		}
+		blk := block
+		if blk <= 0 {
+			blk = in
+		}
+		for in%blk != 0 {
+			blk /= 2
+		}
+		q := make([]float32, len(w))
+		for b := 0; b < len(w); b += blk {
+			var amax float64
+			for _, x := range w[b : b+blk] {
+				amax = math.Max(amax, math.Abs(float64(x)))
+			}
+			scale := float32(float32(amax) / float32(clip))
+			for i, x := range w[b : b+blk] {
+				v := 0.0
+				if scale > 0 {
+					v = math.RoundToEven(float64(x / scale))
+				}
+				q[b+i] = float32(math.Max(-clip, math.Min(clip, v))) * scale
+			}
+		}
+		r.w[name] = q
+	}
+}
+
+// linearInputs gives a linear layer's input size by tensor name.
+func (r *Reference) linearInputs(name string) (int, bool) {
+	m := r.m
+	switch {
+	case name == "output.weight":
+		return m.Hidden, true
+	case strings.HasSuffix(name, ".attn_q.weight"), strings.HasSuffix(name, ".attn_k.weight"),
+		strings.HasSuffix(name, ".attn_v.weight"), strings.HasSuffix(name, ".ffn_gate.weight"),
+		strings.HasSuffix(name, ".ffn_up.weight"):
+		return m.Hidden, true
+	case strings.HasSuffix(name, ".attn_output.weight"):
+		return m.Heads * m.HeadDim, true
+	case strings.HasSuffix(name, ".ffn_down.weight"):
+		return m.FFN, true
+	}
+	return 0, false
 }
