@@ -80,6 +80,8 @@ func modelsConvertRun(cmd *cobra.Command, opts *ModelsConvertOptions) error {
 			return &ExitCodeError{Code: ExitUsage, Err: errors.New("mnnconvert not found: build tools/mnnconvert (docs/mnn-convert.md) and pass --tool or set POCKETEVAL_MNNCONVERT")}
 		}
 		tool = p
+	} else if _, err := exec.LookPath(tool); err != nil {
+		return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("--tool: %w (build tools/mnnconvert: docs/mnn-convert.md)", err)}
 	}
 	m, err := mnnconv.Open(opts.GGUF)
 	if err != nil {
