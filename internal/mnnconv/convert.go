@@ -26,6 +26,9 @@ type Options struct {
 	// llm.mnn), 8 or 4 (MNN's symmetric block quantization in
 	// llm.mnn.weight).
 	Bits int
+	// Asym quantizes with a minimum and a scale a block (llmexport's
+	// default) rather than a scale alone (--sym).
+	Asym bool
 	// Block is the quantization block (inputs per scale); 0 means one
 	// block per row. MNN's llmexport uses 64 for 4 bits.
 	Block int
@@ -156,7 +159,8 @@ func (m *Model) writeWeights(specPath, weightsPath string, o Options) error {
 		{"heads", strconv.Itoa(m.Heads)}, {"kv_heads", strconv.Itoa(m.KVHeads)}, {"head_dim", strconv.Itoa(m.HeadDim)},
 		{"ffn", strconv.Itoa(m.FFN)}, {"eps", strconv.FormatFloat(m.Eps, 'g', -1, 64)},
 		{"theta", strconv.FormatFloat(m.Theta, 'g', -1, 64)}, {"bits", strconv.Itoa(o.Bits)},
-		{"block", strconv.Itoa(o.Block)}, {"embed_parts", strconv.Itoa(max(o.EmbedParts, 1))}, {"qk_norm", map[bool]string{true: "1", false: "0"}[m.QKNorm]},
+		{"block", strconv.Itoa(o.Block)}, {"embed_parts", strconv.Itoa(max(o.EmbedParts, 1))},
+		{"asym", map[bool]string{true: "1", false: "0"}[o.Asym]}, {"qk_norm", map[bool]string{true: "1", false: "0"}[m.QKNorm]},
 	} {
 		fmt.Fprintf(&spec, "%s %s\n", kv.k, kv.v)
 	}

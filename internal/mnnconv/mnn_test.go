@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pocketeval/pocketeval/runtime"
@@ -41,15 +42,19 @@ func TestConvertedMatchesReference(t *testing.T) {
 		paths = append(paths, s.write(t, dir))
 	}
 	for _, p := range paths {
-		for _, bits := range []int{0, 8, 4} {
-			name := filepath.Base(p) + map[int]string{0: "/fp32", 8: "/int8", 4: "/int4"}[bits]
+		for _, q := range []struct {
+			bits int
+			asym bool
+		}{{0, false}, {8, false}, {4, false}, {8, true}, {4, true}} {
+			bits := q.bits
+			name := filepath.Base(p) + map[int]string{0: "/fp32", 8: "/int8", 4: "/int4"}[bits] + map[bool]string{true: "-asym"}[q.asym]
 			t.Run(name, func(t *testing.T) {
 				m, err := Open(p)
 				if err != nil {
 					t.Fatal(err)
 				}
-				out := filepath.Join(dir, filepath.Base(p)+"-"+map[int]string{0: "fp32", 8: "int8", 4: "int4"}[bits])
-				if _, err := Convert(context.Background(), m, Options{Out: out, Bits: bits, Block: 32, Tool: tool, EmbedParts: 3}); err != nil {
+				out := filepath.Join(dir, strings.ReplaceAll(name, "/", "-"))
+				if _, err := Convert(context.Background(), m, Options{Out: out, Bits: bits, Block: 32, Asym: q.asym, Tool: tool, EmbedParts: 3}); err != nil {
 					t.Fatal(err)
 				}
 				ref, err := NewReference(m)
@@ -57,7 +62,7 @@ func TestConvertedMatchesReference(t *testing.T) {
 					t.Fatal(err)
 				}
 				if bits > 0 {
-					ref.Quantize(bits, 32)
+					ref.Quantize(bits, 32, q.asym)
 				}
 				toks := testTokens(m.Vocab, 48)
 				want, err := ref.Logits(toks)

@@ -202,10 +202,11 @@ func (s *Session) Step(t int) ([]float32, error) {
 }
 
 // Quantize rounds the weights of every linear layer as mnnconvert stores
-// them at bits 8 or 4 (symmetric, one scale per block of inputs: the
-// largest magnitude over 2^(bits-1)-1), so the reference computes what a
-// quantized package should.
-func (r *Reference) Quantize(bits, block int) {
+// them at bits 8 or 4: symmetric, one scale per block of inputs (the
+// largest magnitude over 2^(bits-1)-1), or asym, a minimum and a scale a
+// block ((max-min)/(2^bits-1)), so the reference computes what a quantized
+// package should.
+func (r *Reference) Quantize(bits, block int, asym bool) {
 	clip := float64(int(1)<<(bits-1) - 1)
 	for name, w := range r.w {
 		in, ok := r.linearInputs(name)
@@ -221,6 +222,22 @@ func (r *Reference) Quantize(bits, block int) {
 		}
 		q := make([]float32, len(w))
 		for b := 0; b < len(w); b += blk {
+			if asym {
+				lo, hi := w[b], w[b]
+				for _, x := range w[b : b+blk] {
+					lo, hi = min(lo, x), max(hi, x)
+				}
+				scale := (hi - lo) / float32(int(1)<<bits-1)
+				for i, x := range w[b : b+blk] {
+					u := 0.0
+					if scale > 0 {
+						u = math.RoundToEven(float64((x - lo) / scale))
+					}
+					u = math.Max(0, math.Min(float64(int(1)<<bits-1), u))
+					q[b+i] = lo + scale*float32(u)
+				}
+				continue
+			}
 			var amax float64
 			for _, x := range w[b : b+blk] {
 				amax = math.Max(amax, math.Abs(float64(x)))

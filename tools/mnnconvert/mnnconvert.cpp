@@ -13,7 +13,7 @@
 // Usage: mnnconvert SPEC WEIGHTS OUTDIR
 //
 // SPEC is a text file of "key value" lines (vocab, hidden, layers, heads,
-// kv_heads, head_dim, ffn, eps, theta, bits, block, qk_norm, embed_parts) followed by
+// kv_heads, head_dim, ffn, eps, theta, bits, block, qk_norm, embed_parts, asym) followed by
 // "tensor NAME ROWS COLS OFFSET" lines; WEIGHTS holds the tensors as
 // little-endian float32, row-major [ROWS][COLS] (a linear layer's [out][in]),
 // each at OFFSET floats. The graph is the decoder MNN's LLM engine loads:
@@ -21,8 +21,9 @@
 // and logits_index; output logits. Rotary embedding is the "rotate half"
 // (NeoX) form: the caller reorders the rows of Q and K for models whose
 // file stores them for interleaved pairs. bits 0 keeps float32 weights in
-// llm.mnn; bits 8 or 4 quantizes every linear layer symmetrically per block
-// of `block` inputs, as MNN's llmexport does (--sym), into llm.mnn.weight.
+// llm.mnn; bits 8 or 4 quantizes every linear layer per block of `block`
+// inputs into llm.mnn.weight as MNN's llmexport does: with asym 1 a minimum
+// and a scale a block (its default), else a scale alone (--sym).
 #include <MNN/expr/Expr.hpp>
 #include <MNN/expr/ExprCreator.hpp>
 #include "MNN_generated.h"
@@ -91,6 +92,7 @@ public:
         if (!wf_) fail("cannot open " + weights);
         bits_ = (int)get("bits");
         block_ = (int)get("block");
+        asym_ = spec_.num.count("asym") && get("asym") != 0;
         if (bits_ != 0 && bits_ != 4 && bits_ != 8) fail("bits must be 0, 4 or 8");
         std::string wpath = outdir + "/llm.mnn.weight";
         out_ = fopen(wpath.c_str(), "wb");
@@ -162,7 +164,7 @@ private:
         c->common->inputCount = in; c->common->outputCount = out; c->common->padMode = PadMode_VALID;
         c->quanParameter.reset(new IDSTQuanT);
         auto q = c->quanParameter.get();
-        q->type = 1; q->aMaxOrBits = bits_; q->aMin = 0; q->readType = 0; q->quantScale = 1.0f;
+        q->type = 1; q->aMaxOrBits = bits_; q->aMin = asym_ ? 1 : 0; q->readType = asym_ ? 1 : 0; q->quantScale = 1.0f;
         q->useInt32 = false; q->has_scaleInt = false; q->weightSize = 0;
         bool i32 = (in > 32767 || out > 32767);
         q->shapeInt32 = i32;
@@ -180,10 +182,29 @@ private:
         int nblk = in / blk;
         int clip = offset - 1;
         std::vector<uint8_t> codes((size_t)out * in);
-        std::vector<float> alpha((size_t)out * nblk);
+        std::vector<float> alpha((size_t)out * nblk * (asym_ ? 2 : 1));
         for (int o = 0; o < out; ++o) {
             for (int b = 0; b < nblk; ++b) {
                 const float* src = &w[(size_t)o * in + (size_t)b * blk];
+                uint8_t* dst = &codes[(size_t)o * in + (size_t)b * blk];
+                if (asym_) {
+                    // llmexport's default: codes u in [0, 2^bits) for
+                    // min + scale*u; MNN reads the code as u - 2^(bits-1)
+                    // (the value map) and computes bias + scale*code, so the
+                    // bias is min + 2^(bits-1)*scale (readType 1, aMin 1:
+                    // no further shift).
+                    float lo = src[0], hi = src[0];
+                    for (int i = 1; i < blk; ++i) { lo = std::min(lo, src[i]); hi = std::max(hi, src[i]); }
+                    float scale = (hi - lo) / (float)((1 << bits_) - 1);
+                    for (int i = 0; i < blk; ++i) {
+                        int u = scale > 0.f ? (int)std::nearbyint((src[i] - lo) / scale) : 0;
+                        dst[i] = (uint8_t)std::min((1 << bits_) - 1, std::max(0, u));
+                    }
+                    float zeros = lo + offset * scale;
+                    alpha[2 * ((size_t)o * nblk + b)] = zeros;
+                    alpha[2 * ((size_t)o * nblk + b) + 1] = scale;
+                    continue;
+                }
                 float amax = 0.f;
                 for (int i = 0; i < blk; ++i) amax = std::max(amax, std::fabs(src[i]));
                 float scale = amax / clip;
@@ -191,7 +212,7 @@ private:
                 for (int i = 0; i < blk; ++i) {
                     int v = scale > 0.f ? (int)std::nearbyint(src[i] / scale) : 0;
                     v = std::min(clip, std::max(-clip, v));
-                    codes[(size_t)o * in + (size_t)b * blk + i] = (uint8_t)(v + offset);
+                    dst[i] = (uint8_t)(v + offset);
                 }
             }
         }
@@ -216,6 +237,7 @@ private:
     FILE* wf_ = nullptr;
     FILE* out_ = nullptr;
     int bits_ = 0, block_ = 0;
+    bool asym_ = false;
     int64_t off_ = 0;
 };
 

@@ -23,6 +23,7 @@ type ModelsConvertOptions struct {
 	Tool    string // --tool (default $POCKETEVAL_MNNCONVERT, then mnnconvert on PATH)
 	Threads int    // --threads, config.json's thread_num
 	Embed   string // --embeddings: bf16 or fp32
+	Quant   string // --quant: asym or sym
 }
 
 // NewCmdModelsConvert converts a GGUF decoder into an MNN LLM package.
@@ -38,7 +39,8 @@ the mnnconvert tool (tools/mnnconvert, built against an MNN prefix), the
 embeddings as bfloat16, tokenizer.txt with every id of the file's vocabulary,
 llm_config.json with the file's chat template, and config.json.
 --weights int8 or int4 quantizes the linear layers as MNN's llmexport does
-(symmetric, one scale per --quant-block inputs). See docs/mnn-convert.md.`,
+(--quant asym: a minimum and a scale per --quant-block inputs; sym: a scale).
+See docs/mnn-convert.md.`,
 		Args:    cobra.ExactArgs(1),
 		Example: "  $ pocketeval models convert stories260K.gguf --out stories-mnn --weights fp32",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -52,6 +54,7 @@ llm_config.json with the file's chat template, and config.json.
 	cmd.Flags().StringVarP(&opts.Out, "out", "o", "", "package directory to write (required)")
 	cmd.Flags().StringVar(&opts.Weights, "weights", "fp32", "weight precision: fp32, int8 or int4")
 	cmd.Flags().IntVar(&opts.Block, "quant-block", 64, "inputs per quantization scale (0: one per row)")
+	cmd.Flags().StringVar(&opts.Quant, "quant", "asym", "int8/int4 rounding: asym (a minimum and a scale a block, llmexport's default) or sym (a scale alone, llmexport --sym)")
 	cmd.Flags().StringVar(&opts.Tool, "tool", os.Getenv("POCKETEVAL_MNNCONVERT"), "the mnnconvert executable (default $POCKETEVAL_MNNCONVERT, then mnnconvert on PATH)")
 	cmd.Flags().IntVar(&opts.Threads, "threads", 1, "thread_num written to config.json")
 	cmd.Flags().StringVar(&opts.Embed, "embeddings", "bf16", "embeddings: bf16 (MNN's embeddings_bf16.bin, rounded) or fp32 (exact: three bfloat16 parts a value, summed in the graph; 3x the size)")
@@ -69,6 +72,9 @@ func modelsConvertRun(cmd *cobra.Command, opts *ModelsConvertOptions) error {
 	parts, ok := map[string]int{"bf16": 1, "fp32": 3}[opts.Embed]
 	if !ok {
 		return FlagErrorf("--embeddings %q: want bf16 or fp32", opts.Embed)
+	}
+	if opts.Quant != "asym" && opts.Quant != "sym" {
+		return FlagErrorf("--quant %q: want asym or sym", opts.Quant)
 	}
 	if opts.Block < 0 {
 		return FlagErrorf("--quant-block %d: want 0 or more", opts.Block)
@@ -90,7 +96,7 @@ func modelsConvertRun(cmd *cobra.Command, opts *ModelsConvertOptions) error {
 	if _, err := m.ReadVocab(); err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	res, err := mnnconv.Convert(cmd.Context(), m, mnnconv.Options{Out: opts.Out, Bits: bits, Block: opts.Block, Tool: tool, Threads: opts.Threads, EmbedParts: parts})
+	res, err := mnnconv.Convert(cmd.Context(), m, mnnconv.Options{Out: opts.Out, Bits: bits, Block: opts.Block, Tool: tool, Threads: opts.Threads, EmbedParts: parts, Asym: bits > 0 && opts.Quant == "asym"})
 	if err != nil {
 		return err
 	}
@@ -117,6 +123,7 @@ type convertReport struct {
 	Out         string   `json:"out"`
 	Weights     string   `json:"weights"`
 	Embeddings  string   `json:"embeddings"`
+	Quant       string   `json:"quant,omitempty"`
 	Arch        string   `json:"arch"`
 	Vocab       int      `json:"vocab"`
 	Hidden      int      `json:"hidden"`
@@ -141,8 +148,16 @@ func convertJSON(res *mnnconv.Result, opts *ModelsConvertOptions) convertReport 
 	if notes == nil {
 		notes = []string{}
 	}
-	return convertReport{Input: opts.GGUF, Out: opts.Out, Weights: opts.Weights, Embeddings: opts.Embed, Arch: m.Arch, Vocab: m.Vocab,
+	return convertReport{Input: opts.GGUF, Out: opts.Out, Weights: opts.Weights, Embeddings: opts.Embed, Quant: quantName(opts), Arch: m.Arch, Vocab: m.Vocab,
 		Hidden: m.Hidden, Layers: m.Layers, Heads: m.Heads, KVHeads: m.KVHeads, HeadDim: m.HeadDim, FFN: m.FFN,
 		Eps: m.Eps, Theta: m.Theta, Interleaved: m.Interleaved, QKNorm: m.QKNorm, Tied: m.Tied,
 		Template: res.Vocab.Template != "", Files: res.Files, Notes: notes}
+}
+
+// quantName is --quant when the weights are quantized.
+func quantName(o *ModelsConvertOptions) string {
+	if o.Weights == "fp32" {
+		return ""
+	}
+	return o.Quant
 }
