@@ -26,7 +26,7 @@ type Vocab struct {
 	Template string
 }
 
-// Vocab reads the tokenizer metadata.
+// ReadVocab reads the tokenizer metadata.
 func (m *Model) ReadVocab() (*Vocab, error) {
 	v := &Vocab{BOS: -1, EOS: -1, EOT: -1}
 	var ok bool
