@@ -29,7 +29,16 @@ type accum struct {
 // add compares one position: the candidate's logits against the saved
 // reference record, for next token tok.
 func (a *accum) add(logits []float32, base decoded, tok int) {
+	a.addTop(logits, base, tok, -1)
+}
+
+// addTop is add with the candidate's most likely token given (top1 >= 0)
+// rather than taken from logits.
+func (a *accum) addTop(logits []float32, base decoded, tok, top1 int) {
 	lse, maxLogit, _, imax := logSumExp(logits)
+	if top1 >= 0 {
+		imax = top1
+	}
 	logSum := lse - maxLogit
 	nll := maxLogit + logSum - logits[tok]
 	nllBase := -(base.scale*float32(base.vals[tok]) + base.minLP)
@@ -205,6 +214,17 @@ type TokenReport struct {
 	// minus the reference's; RMS its root mean square.
 	DeltaP    Interval `json:"delta_p_mean"`
 	DeltaPRMS Interval `json:"delta_p_rms"`
+	// CandidateTopK is set when the candidate was a server known only by
+	// its top-k log-probabilities (CompareTopK).
+	CandidateTopK *TopKNote `json:"candidate_top_k,omitempty"`
+}
+
+// TopKNote qualifies a comparison with a top-k candidate: the KL figures
+// are lower bounds, and the candidate's perplexity is estimated at the
+// positions whose actual next token was outside the top k.
+type TopKNote struct {
+	KLIsLowerBound      bool `json:"kl_is_lower_bound"`
+	EstimatedNextTokens int  `json:"estimated_next_tokens"`
 }
 
 // meanUnc is llama-perplexity's mean_and_uncertainty: the mean and the

@@ -56,6 +56,7 @@ const (
 	F16  TensorType = 1
 	Q4_0 TensorType = 2
 	Q8_0 TensorType = 8
+	BF16 TensorType = 30
 )
 
 // BlockSize is the number of elements per quantisation block (QK4_0 and
@@ -78,6 +79,8 @@ func (t TensorType) String() string {
 		return "Q4_0"
 	case Q8_0:
 		return "Q8_0"
+	case BF16:
+		return "BF16"
 	}
 	return fmt.Sprintf("ggml_type(%d)", uint32(t))
 }
@@ -105,7 +108,7 @@ func (t TensorType) RowBytes(n uint64) (uint64, error) {
 	switch t {
 	case F32:
 		return 4 * n, nil
-	case F16:
+	case F16, BF16:
 		return 2 * n, nil
 	case Q8_0, Q4_0:
 		if n%BlockSize != 0 {

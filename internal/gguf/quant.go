@@ -68,6 +68,16 @@ func FP32(h uint16) float32 {
 	return math.Float32frombits(sign | e<<23 | (mant&0x3ff)<<13)
 }
 
+// BF16Bits rounds f to bfloat16 to the nearest even, as ggml's
+// ggml_compute_fp32_to_bf16 does (a NaN stays a quiet NaN).
+func BF16Bits(f float32) uint16 {
+	u := math.Float32bits(f)
+	if u&0x7fffffff > 0x7f800000 {
+		return uint16(u>>16 | 64)
+	}
+	return uint16((u + (0x7fff + (u>>16)&1)) >> 16)
+}
+
 // Encode appends the encoding of src in type t to dst. For block types
 // len(src) must be a multiple of BlockSize.
 func Encode(dst []byte, t TensorType, src []float32) ([]byte, error) {
@@ -80,6 +90,11 @@ func Encode(dst []byte, t TensorType, src []float32) ([]byte, error) {
 	case F16:
 		for _, v := range src {
 			dst = binary.LittleEndian.AppendUint16(dst, FP16(v))
+		}
+		return dst, nil
+	case BF16:
+		for _, v := range src {
+			dst = binary.LittleEndian.AppendUint16(dst, BF16Bits(v))
 		}
 		return dst, nil
 	case Q8_0, Q4_0:
@@ -162,6 +177,13 @@ func Decode(dst []float32, t TensorType, src []byte) ([]float32, error) {
 		}
 		for i := 0; i < len(src); i += 2 {
 			dst = append(dst, FP32(binary.LittleEndian.Uint16(src[i:])))
+		}
+	case BF16:
+		if len(src)%2 != 0 {
+			return dst, fmt.Errorf("decode BF16: %d bytes is not a multiple of 2", len(src))
+		}
+		for i := 0; i < len(src); i += 2 {
+			dst = append(dst, math.Float32frombits(uint32(binary.LittleEndian.Uint16(src[i:]))<<16))
 		}
 	case Q8_0:
 		if len(src)%q8_0BlockBytes != 0 {

@@ -219,3 +219,6 @@ func (v *Vocab) kvs() []gguf.KV {
 	}
 	return kvs
 }
+
+// KVs returns the tokenizer metadata, for writers of other GGUF files.
+func (v *Vocab) KVs() []gguf.KV { return v.kvs() }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -255,6 +256,11 @@ type fidelityCompareOptions struct {
 	Ref     string
 	TopP    float64
 	JSON    bool
+	// Server is a server candidate known by its top-k log-probabilities
+	// (--server, --server-api, --server-top-k).
+	Server    string
+	ServerAPI string
+	ServerK   int
 }
 
 func newCmdFidelityCompare(f *Factory) *cobra.Command {
@@ -280,6 +286,21 @@ Exit status: 0 when compared, 2 when the reference or the flags are unusable.`,
 			if o.Ref == "" {
 				return FlagErrorf("--ref REF is required")
 			}
+			if o.Server != "" {
+				if o.ServerK < 1 {
+					return FlagErrorf("--server-top-k must be at least 1, got %d", o.ServerK)
+				}
+				switch o.ServerAPI {
+				case "llama-server":
+				case "vllm":
+					if o.Runtime.Model == "" {
+						return FlagErrorf("--server-api vllm needs --model, the served model's name")
+					}
+				default:
+					return FlagErrorf("--server-api %q: want llama-server or vllm", o.ServerAPI)
+				}
+				return fidelityCompareServer(cmd.Context(), o)
+			}
 			if o.Runtime.Model == "" {
 				return FlagErrorf("--model is required")
 			}
@@ -300,8 +321,39 @@ Exit status: 0 when compared, 2 when the reference or the flags are unusable.`,
 	fl.StringVar(&o.Ref, "ref", "", "reference logits file (from fidelity reference)")
 	fl.Float64Var(&o.TopP, "top-p", fidelity.DefaultTopP, "nucleus mass of the same-top-p rate (0: not measured, which is faster on large vocabularies)")
 	fl.BoolVar(&o.JSON, "json", false, "machine-readable output")
+	fl.StringVar(&o.Server, "server", "", "compare a server known by its top-k log-probabilities instead of a runtime: llama-server's root URL (n_probs) or vLLM's /v1 URL (prompt_logprobs); KL is then a lower bound")
+	fl.StringVar(&o.ServerAPI, "server-api", "llama-server", "how --server returns log-probabilities: llama-server or vllm")
+	fl.IntVar(&o.ServerK, "server-top-k", 20, "log-probabilities asked of --server per position")
 	o.Runtime.AddFlags(fl)
 	return cmd
+}
+
+// fidelityCompareServer compares a server candidate known by its top-k
+// log-probabilities (fidelity.CompareTopK).
+func fidelityCompareServer(ctx context.Context, o *fidelityCompareOptions) error {
+	ref, err := fidelity.OpenReference(o.Ref)
+	if err != nil {
+		return &ExitCodeError{Code: ExitUsage, Err: err}
+	}
+	defer ref.Close()
+	var src fidelity.TopKSource = &fidelity.LlamaServer{BaseURL: strings.TrimSuffix(strings.TrimSuffix(o.Server, "/"), "/v1"), K: o.ServerK}
+	if o.ServerAPI == "vllm" {
+		src = &fidelity.VLLM{BaseURL: o.Server, Model: o.Runtime.Model, K: o.ServerK}
+	}
+	prog, done := fidelityProgress(o.IO, "compare")
+	rep, cost, err := fidelity.CompareTopK(ctx, src, ref, fidelity.Options{Progress: prog})
+	done()
+	if err != nil {
+		return err
+	}
+	info := runtime.Info{Name: o.ServerAPI, Model: src.Describe()}
+	if o.JSON {
+		return writeJSON(o.IO, fidelityCompareJSON{Ref: o.Ref, RefSHA256: ref.SHA256, RefModel: ref.Header.Model, Candidate: info, Report: *rep, Cost: cost})
+	}
+	writeTokenReport(o.IO.Out, ref, info, rep, cost)
+	fmt.Fprintf(o.IO.Out, "\nthe candidate is known by its top %d log-probabilities a position: KL is a lower bound (its unknown mass spread like the reference's), the same-top-p rate is not measured, and PPL(candidate) is estimated at %d positions whose next token was outside the top %d; the vocabulary is not checked by hash\n",
+		o.ServerK, rep.CandidateTopK.EstimatedNextTokens, o.ServerK)
+	return nil
 }
 
 // fidelityCompareJSON is `fidelity compare --json` (docs/json.md).

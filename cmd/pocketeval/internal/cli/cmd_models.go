@@ -34,7 +34,7 @@ overrides entries; $POCKETEVAL_HF_ENDPOINT points at a mirror.
 	shared := &ModelsOptions{IO: f.IO}
 	cmd.PersistentFlags().StringVar(&shared.File, "models-file", os.Getenv("POCKETEVAL_MODELS"), "JSON file adding or overriding registry entries")
 	cmd.PersistentFlags().BoolVar(&shared.JSON, "json", false, "machine-readable output")
-	cmd.AddCommand(NewCmdModelsList(f, shared, nil), NewCmdModelsDownload(f, shared, nil), NewCmdModelsShow(f, shared, nil))
+	cmd.AddCommand(NewCmdModelsList(f, shared, nil), NewCmdModelsDownload(f, shared, nil), NewCmdModelsShow(f, shared, nil), NewCmdModelsConvert(f, shared, nil))
 	return cmd
 }
 
