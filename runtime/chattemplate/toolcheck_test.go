@@ -3,9 +3,11 @@ package chattemplate_test
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,7 +66,7 @@ func TestToolsReachPromptCorpus(t *testing.T) {
 	var metas map[string]templateMeta
 	readJSON(t, "testdata/templates.json", &metas)
 	got := map[string]bool{}
-	for _, name := range sortedKeys(metas) {
+	for _, name := range slices.Sorted(maps.Keys(metas)) {
 		src, err := os.ReadFile(filepath.Join("testdata", metas[name].File))
 		if err != nil {
 			t.Fatal(err)
