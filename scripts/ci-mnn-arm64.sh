@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# ci-mnn-arm64.sh — MNN in process on linux/arm64, under qemu-user. When an
-# arm64 MNN is installed (MNN_ARM64_ROOT, default /opt/mnn-arm64, built as
-# docs/device.md §2 says), Debian's aarch64 cross compiler is there and
-# qemu-aarch64 runs arm64 binaries, it cross-builds pocketeval's MNN
-# runtime and bench packages with cgo and -tags mnn, runs their unit tests
-# under qemu (with the cross toolchain's sysroot for libstdc++ and libc),
-# and runs the arm64 pocketeval on the tiny shared packages: bench (a
-# prefill+decode test at two KV-cache depths, with the SVG plot), bench
-# --prompts-from gsm8k, and a GSM8K/IFEval run that must score every
-# sample; then the arm64 `serve --runtime mnn` under qemu answers a
-# host-side `run --runtime openai`, whose responses must equal the
-# in-process run's. Where any of the three is missing it says which and exits 0
-# (a fresh CI machine has no /opt/mnn-arm64); MNN_ARM64_REQUIRE=1 makes
-# that an error.
+# ci-mnn-arm64.sh — MNN in process on linux/arm64, under qemu-user. It
+# finds an arm64 MNN (scripts/ci-lib.sh, find_mnn: MNN_ARM64_ROOT, else
+# /opt/mnn-arm64, else the prebuilt MNN in
+# ../shared/engines/mnn-3.6.1/linux-aarch64), Debian's aarch64 cross
+# compiler and qemu-aarch64 (installing g++-aarch64-linux-gnu and
+# qemu-user-static with apt-get when they are missing and it can), then
+# cross-builds pocketeval's MNN runtime and bench packages with cgo and
+# -tags mnn, runs their unit tests under qemu (with the cross toolchain's
+# sysroot for libstdc++ and libc), and runs the arm64 pocketeval on the
+# tiny shared packages: bench (a prefill+decode test at two KV-cache
+# depths, with the SVG plot), bench --prompts-from gsm8k, and a GSM8K/IFEval
+# run that must score every sample; then the arm64 `serve --runtime mnn`
+# under qemu answers a host-side `run --runtime openai`, whose responses
+# must equal the in-process run's. The server runs in its own process group
+# and is stopped with it; last the script checks that no process it
+# started is still running.
+#
+# Where a piece is missing it says "ci-mnn-arm64: SKIPPED …" and which,
+# and exits 0; under CI=true (or MNN_ARM64_REQUIRE=1) that is a failure.
 #
 # The binary is built with -tags nollamacpp: the llama.cpp runtime loads
 # libffi at start-up, and the cross toolchain has no arm64 libffi.
@@ -21,27 +26,47 @@
 # test timeouts are hang guards, nothing here depends on speed.
 #
 # Environment: MNN_ARM64_ROOT; ARM64_SYSROOT (default /usr/aarch64-linux-gnu);
-# POCKETEVAL_SHARED (default <repo>/../shared); MNN_ARM64_REQUIRE=1.
+# POCKETEVAL_SHARED (default <repo>/../shared); CI=true or MNN_ARM64_REQUIRE=1.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export PATH=$PATH:/usr/local/go/bin
-
-root=${MNN_ARM64_ROOT:-/opt/mnn-arm64}
-sysroot=${ARM64_SYSROOT:-/usr/aarch64-linux-gnu}
-skip() {
-	echo "ci-mnn-arm64: SKIPPED the arm64 MNN tests: $1"
-	if [[ ${MNN_ARM64_REQUIRE:-} == 1 ]]; then
-		exit 1
-	fi
-	exit 0
-}
-if [[ ! -f $root/include/llm/llm.hpp || ! -e $root/lib/libllm.so ]]; then
-	skip "no arm64 MNN at $root (need include/llm/llm.hpp and lib/libllm.so; docs/device.md §2 builds it; set MNN_ARM64_ROOT)"
+. scripts/ci-lib.sh
+mark_run
+if [[ ${MNN_ARM64_REQUIRE:-} == 1 ]]; then
+	export CI=true
 fi
-if ! command -v aarch64-linux-gnu-g++ >/dev/null || [[ ! -e $sysroot/lib/libstdc++.so.6 ]]; then
+skip() { ci_skip ci-mnn-arm64 "the arm64 MNN tests: $1"; }
+
+sysroot=${ARM64_SYSROOT:-/usr/aarch64-linux-gnu}
+if ! root=$(find_mnn aarch64 2>&1); then
+	skip "$root (docs/device.md §2 builds it)"
+fi
+find_qemu() { command -v qemu-aarch64-static || command -v qemu-aarch64 || true; }
+have_cross() { command -v aarch64-linux-gnu-g++ >/dev/null && [[ -e $sysroot/lib/libstdc++.so.6 ]]; }
+qemu=$(find_qemu)
+if [[ -z $qemu ]] || ! have_cross; then
+	# Install what is missing, once (a later run finds it), as
+	# scripts/ci-arm64.sh does for qemu.
+	want=()
+	[[ -n $qemu ]] || want+=(qemu-user-static)
+	have_cross || want+=(g++-aarch64-linux-gnu)
+	sudo_cmd=()
+	[[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo -n)
+	if command -v apt-get >/dev/null; then
+		echo "ci-mnn-arm64: installing ${want[*]}" >&2
+		log=$(mktemp)
+		if DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 update -qq >"$log" 2>&1 &&
+			DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${want[@]}" >>"$log" 2>&1; then
+			qemu=$(find_qemu)
+		else
+			echo "ci-mnn-arm64: apt-get failed: $(tail -n 3 "$log" | tr '\n' ' ')" >&2
+		fi
+		rm -f "$log"
+	fi
+fi
+if ! have_cross; then
 	skip "no aarch64 cross toolchain (Debian's g++-aarch64-linux-gnu, with its sysroot $sysroot)"
 fi
-qemu=$(command -v qemu-aarch64-static || command -v qemu-aarch64 || true)
 if [[ -z $qemu ]]; then
 	skip "no qemu-aarch64 (Debian's qemu-user-static or qemu-user)"
 fi
@@ -49,6 +74,12 @@ case "$(aarch64-linux-gnu-readelf -h "$root/lib/libllm.so" 2>/dev/null | grep Ma
 *AArch64*) ;;
 *) skip "$root/lib/libllm.so is not an arm64 library" ;;
 esac
+shared=${POCKETEVAL_SHARED:-$(pwd)/../shared}
+tiny=$shared/models/mnn/tiny-int4
+data=${POCKETEVAL_DATA:-$shared/datasets}
+if [[ ! -d $tiny ]]; then
+	skip "the tiny MNN package is not at $tiny"
+fi
 
 export CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=aarch64-linux-gnu-gcc CXX=aarch64-linux-gnu-g++
 # Flags from the environment come before the package's #cgo defaults
@@ -58,7 +89,17 @@ export CGO_CXXFLAGS="-I$root/include ${CGO_CXXFLAGS:-}"
 export CGO_LDFLAGS="-L$root/lib -Wl,-rpath,$root/lib ${CGO_LDFLAGS:-}"
 tags="mnn nollamacpp"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+server=
+# stop_server ends the server's process group: qemu and the arm64
+# pocketeval it emulates (one process), started with setsid.
+stop_server() {
+	if [[ -n $server ]]; then
+		kill -TERM -- "-$server" 2>/dev/null || true
+		wait "$server" 2>/dev/null || true
+		server=
+	fi
+}
+trap 'stop_server; rm -rf "$tmp"' EXIT
 run() { "$qemu" -L "$sysroot" "$@"; }
 
 echo "== arm64 MNN at $root, under $(basename "$qemu") with $sysroot"
@@ -75,13 +116,6 @@ for pkg in ./runtime/mnn ./bench; do
 	grep -E '^(ok|PASS)' "$tmp/out" | tail -1 | sed "s|^|$pkg (arm64): |"
 done
 
-shared=${POCKETEVAL_SHARED:-$(pwd)/../shared}
-tiny=$shared/models/mnn/tiny-int4
-data=${POCKETEVAL_DATA:-$shared/datasets}
-if [[ ! -d $tiny ]]; then
-	echo "ci-mnn-arm64: tiny MNN package not found at $tiny: the CLI checks were not run"
-	exit 0
-fi
 go build -tags "$tags" -o "$tmp/pocketeval" ./cmd/pocketeval
 pe() { run "$tmp/pocketeval" "$@"; }
 set -x
@@ -118,10 +152,11 @@ grep -q '"complete": true' "$tmp/run/summary.json" || {
 GOOS= GOARCH= CGO_ENABLED=0 go build -tags nollamacpp -o "$tmp/pocketeval-host" ./cmd/pocketeval
 port=$((20000 + $$ % 20000))
 set -x
-run "$tmp/pocketeval" serve --runtime mnn --model "$tiny" --threads 1 --addr "127.0.0.1:$port" --quiet &
+# Not through run(): a backgrounded shell function is a subshell, and $!
+# would name it instead of qemu. setsid gives qemu its own process group.
+setsid "$qemu" -L "$sysroot" "$tmp/pocketeval" serve --runtime mnn --model "$tiny" --threads 1 --addr "127.0.0.1:$port" --quiet &
 server=$!
 set +x
-trap 'kill $server 2>/dev/null || true; rm -rf "$tmp"' EXIT
 i=0
 until curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1; do
 	i=$((i + 1))
@@ -135,8 +170,11 @@ set -x
 "$tmp/pocketeval-host" run --runtime openai --base-url "http://127.0.0.1:$port/v1" --model tiny --tasks gsm8k,ifeval \
 	--limit 3 --max-tokens 16 --data-dir "$data" --out "$tmp/served"
 set +x
-kill "$server"
-wait "$server" 2>/dev/null || true
+stop_server
+if curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1; then
+	echo "the arm64 server still answers on port $port after it was stopped" >&2
+	exit 1
+fi
 grep -q '"complete": true' "$tmp/served/summary.json" || {
 	cat "$tmp/served/summary.json" >&2
 	echo "the run against the arm64 server did not score every sample" >&2
@@ -149,4 +187,5 @@ for task in gsm8k ifeval; do
 	fi
 	echo "$task: the arm64 server's $(grep -c '"response"' "$tmp/served/samples/$task.jsonl") responses equal the in-process arm64 run's"
 done
+check_no_survivors ci-mnn-arm64
 echo "== arm64 MNN checks passed (unit tests, bench at depth, latency on real prompts, GSM8K and IFEval, served to a host-side run)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# ci-mnn.sh — the MNN part of CI. When MNN is installed (MNN_ROOT, default
-# /opt/mnn, with include/llm/llm.hpp and lib/libllm.so), it vets and tests
-# pocketeval's MNN runtime and bench packages with -tags mnn (including the
+# ci-mnn.sh — the MNN part of CI. It finds MNN (scripts/ci-lib.sh,
+# find_mnn: MNN_ROOT, else /opt/mnn, else the prebuilt MNN in
+# ../shared/engines/mnn-3.6.1/linux-x86_64), vets and tests pocketeval's
+# MNN runtime and bench packages with -tags mnn against it (including the
 # test that three bench processes measure the same peak memory within 1 %),
 # runs `pocketeval bench` on the tiny shared package, with and without
 # lookahead speculative decoding, and checks that run and serve, run with
@@ -10,28 +11,36 @@
 # several KV-cache depths and on a task's real prompts, that a run killed
 # with SIGKILL and resumed equals a clean one, that wikitext.yaml scores
 # perplexity in rolling windows, and that the
-# decision example (examples/decisions) runs both scorings. When MNN is
-# absent it says so plainly and exits 0.
+# decision example (examples/decisions) runs both scorings. Last it checks
+# that no process it started (the server above all) is still running.
 #
-# Environment: MNN_ROOT (default /opt/mnn); POCKETEVAL_SHARED (default
-# <repo>/../shared) for the test models; POCKETEVAL_MNN_BENCH_MODEL, a
-# Pocket-shaped package for the memory test (default: the tiny package).
-set -eu
+# Without MNN, cgo or the tiny package it says "ci-mnn: SKIPPED …" and
+# exits 0; under CI=true that is a failure (exit 1) instead.
+#
+# Environment: MNN_ROOT; POCKETEVAL_SHARED (default <repo>/../shared) for
+# the test models and the prebuilt MNN; POCKETEVAL_MNN_BENCH_MODEL, a
+# Pocket-shaped package for the memory test (default: the tiny package);
+# CI=true.
+set -euo pipefail
+export PATH=$PATH:/usr/local/go/bin
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. scripts/ci-lib.sh
+mark_run
 
-root="${MNN_ROOT:-/opt/mnn}"
-if [ ! -f "$root/include/llm/llm.hpp" ] || [ ! -f "$root/include/MNN/Interpreter.hpp" ] || [ ! -e "$root/lib/libllm.so" ]; then
-	echo "MNN not found at $root (need include/llm/llm.hpp, include/MNN/ and lib/libllm.so; set MNN_ROOT): skipping MNN tests"
-	exit 0
+if ! root=$(find_mnn x86_64 2>&1); then
+	ci_skip ci-mnn "the MNN tests: $root (docs/mnn.md §1 builds MNN, or use a prebuilt one)"
 fi
-
-cd "$(dirname "$0")/.."
 if [ "$(go env CGO_ENABLED)" != 1 ]; then
-	echo "MNN found at $root but cgo is disabled (CGO_ENABLED=0): cannot build the MNN runtime" >&2
-	exit 1
+	ci_skip ci-mnn "the MNN tests: MNN found at $root but cgo is disabled (CGO_ENABLED=0; install gcc and g++)"
+fi
+shared="${POCKETEVAL_SHARED:-$(pwd)/../shared}"
+tiny="$shared/models/mnn/tiny-int4"
+if [ ! -d "$tiny" ]; then
+	ci_skip ci-mnn "the MNN tests: the tiny MNN package is not at $tiny"
 fi
 
 # Flags from the environment come before the package's #cgo defaults
-# (/opt/mnn), so MNN_ROOT wins.
+# (/opt/mnn), so the prefix found wins.
 export CGO_CXXFLAGS="-I$root/include ${CGO_CXXFLAGS:-}"
 export CGO_LDFLAGS="-L$root/lib -Wl,-rpath,$root/lib ${CGO_LDFLAGS:-}"
 
@@ -41,14 +50,18 @@ go vet -tags mnn ./runtime/mnn/... ./bench/...
 go test -count=1 -tags mnn ./runtime/mnn/... ./bench/...
 set +x
 
-shared="${POCKETEVAL_SHARED:-$(pwd)/../shared}"
-tiny="$shared/models/mnn/tiny-int4"
-if [ ! -d "$tiny" ]; then
-	echo "tiny MNN package not found at $tiny: skipping the bench CLI check"
-	exit 0
-fi
 tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
+server=
+# stop_server ends the server's process group (it runs in its own,
+# started with setsid) and waits for it.
+stop_server() {
+	if [ -n "$server" ]; then
+		kill -TERM -- "-$server" 2>/dev/null || true
+		wait "$server" 2>/dev/null || true
+		server=
+	fi
+}
+trap 'stop_server; rm -rf "$tmp"' EXIT
 set -x
 go build -tags mnn -o "$tmp/pocketeval" ./cmd/pocketeval
 "$tmp/pocketeval" bench --runtime mnn --model "$tiny" -p 64 -n 16 --pg 64,16 --rep 2 --threads 1
@@ -186,14 +199,13 @@ if ! grep -q '"counted": true' "$tmp/plan.json" || grep -q '"cached_tokens": 0,'
 fi
 set -x
 port=$((20000 + $$ % 20000))
-"$tmp/pocketeval" serve --runtime mnn --model "$tiny" --addr "127.0.0.1:$port" --quiet &
+setsid "$tmp/pocketeval" serve --runtime mnn --model "$tiny" --addr "127.0.0.1:$port" --quiet &
 server=$!
 set +x
-trap 'kill $server 2>/dev/null || true; rm -rf "$tmp"' EXIT
 i=0
 until curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1; do
 	i=$((i + 1))
-	if [ "$i" -gt 100 ]; then
+	if [ "$i" -gt 600 ] || ! kill -0 "$server" 2>/dev/null; then
 		echo "pocketeval serve did not become healthy" >&2
 		exit 1
 	fi
@@ -206,7 +218,7 @@ set -x
 # them), so the two are compared as unlike runs, marked as such.
 "$tmp/pocketeval" compare "$tmp/inproc" "$tmp/served" --allow-unlike --json >"$tmp/compare.json"
 set +x
-kill "$server"
+stop_server
 # Identical greedy responses: every task's difference is exactly zero and
 # no sample is discordant.
 if [ "$(grep -c '"diff": 0,' "$tmp/compare.json")" != 2 ] || grep -q '"only_[ab]": [1-9]' "$tmp/compare.json"; then
@@ -297,4 +309,5 @@ then
 	cat "$tmp/wiki.json" "$tmp/wiki64.json" >&2
 	exit 1
 fi
+check_no_survivors ci-mnn
 echo "== MNN checks passed (run, serve, speculative decoding, the prefix cache and resume agree; decisions scored both ways; perplexity in rolling windows)"

@@ -2,14 +2,38 @@
 # test.sh sets up a fresh machine (scripts/setup.sh) and runs every test:
 # formatting and vet checks, the whole Go test suite against the shared
 # datasets, models and conformance material, a bounded run of every fuzz
-# target (scripts/fuzz.sh), and the MNN tests when an
-# installed MNN is found (they are skipped, with a message, otherwise).
+# target (scripts/fuzz.sh), the arm64 checks under qemu, and the MNN
+# tests: scripts/ci-mnn.sh (x86-64, in process) and scripts/ci-mnn-arm64.sh
+# (arm64 under qemu), against the MNN that scripts/ci-lib.sh finds:
+# MNN_ROOT / MNN_ARM64_ROOT, else /opt/mnn / /opt/mnn-arm64, else the
+# prebuilt MNN in ../shared/engines/mnn-3.6.1/.
+#
+# A step that cannot run here says "SKIPPED …"; test.sh repeats every such
+# line at its end, so a skip is the last thing it prints. Under CI=true a
+# missing MNN fails the run instead. Last it checks that no process the
+# run started (a test server, qemu) is still running.
 #
 # Datasets: $POCKETEVAL_DATA, default ../shared/datasets next to the repo.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 cd "$root"
+. "$here/ci-lib.sh"
+mark_run
+
+skips=$(mktemp)
+trap 'rm -f "$skips"' EXIT
+# step NAME CMD...: runs a CI script, keeping the lines that say it
+# skipped something for the end of the run.
+step() {
+	echo "== $1"
+	shift
+	local log
+	log=$(mktemp)
+	"$@" 2>&1 | tee "$log"
+	grep -E 'SKIPPED' "$log" >>"$skips" || true
+	rm -f "$log"
+}
 
 "$here/setup.sh"
 export PATH=$PATH:/usr/local/go/bin:$(go env GOPATH)/bin
@@ -31,7 +55,7 @@ echo "== chat template goldens (Python jinja2, transformers' conventions)"
 if /usr/bin/python3 -c 'import jinja2' >/dev/null 2>&1; then
 	/usr/bin/python3 "$here/chattemplate-goldens.py" --check
 else
-	echo "python3-jinja2 not installed: the goldens were not re-rendered"
+	echo "chat template goldens: SKIPPED re-rendering them: python3-jinja2 is not installed" | tee -a "$skips"
 fi
 
 echo "== go test"
@@ -44,14 +68,14 @@ go test -count=1 -run 'Determinism' ./...
 
 echo "== fuzz (every target, bounded)"; "$here/fuzz.sh"
 
-"$here/ci-arm64.sh"
-echo "== llama.cpp on arm64 (qemu)"
-"$here/ci-llamacpp-arm64.sh"
+step "arm64 (cross-built, qemu)" "$here/ci-arm64.sh"
+step "llama.cpp on arm64 (qemu)" "$here/ci-llamacpp-arm64.sh"
+step "MNN (x86-64, in process)" "$here/ci-mnn.sh"
+step "MNN on arm64 (qemu)" "$here/ci-mnn-arm64.sh"
 
-if [[ -x "$here/ci-mnn.sh" ]]; then
-	echo "== MNN"
-	"$here/ci-mnn.sh"
+check_no_survivors test.sh
+if [[ -s $skips ]]; then
+	echo "== skipped (every test that ran passed; these did not run):"
+	sort -u "$skips"
 fi
-echo "== MNN on arm64 (qemu)"
-"$here/ci-mnn-arm64.sh"
 

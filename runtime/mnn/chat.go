@@ -13,6 +13,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/chattemplate"
+	"github.com/pocketeval/pocketeval/runtime/toolcall"
 )
 
 // chatConfig is what renders chat requests for a package, read once from
@@ -147,11 +148,20 @@ func (c *chatConfig) load(pkg Package, o Options) error {
 	return nil
 }
 
+// errNoToolTemplate is returned for a request with tools when the package
+// has no Jinja chat template to render them with.
+var errNoToolTemplate = errors.New("the request offers tools, but the package has no Jinja chat template (llm_config.json jinja.chat_template) to render them with")
+
 // render renders a conversation with the generation prompt; kwargs (a
 // request's TemplateKwargs) are set over the package's context and
-// --thinking. Printf-style templates and plain concatenation have no
-// variables and ignore them.
-func (c *chatConfig) render(msgs []runtime.Message, kwargs map[string]any) (string, error) {
+// --thinking, and tools (an OpenAI tools array) are given to the template
+// as tools, as transformers' apply_chat_template(tools=...) does.
+// Printf-style templates and plain concatenation have no variables and
+// ignore kwargs; they cannot render tools.
+func (c *chatConfig) render(msgs []runtime.Message, kwargs map[string]any, tools json.RawMessage) (string, error) {
+	if c.tmpl == nil && toolcall.HasTools(runtime.Request{Tools: tools}) {
+		return "", errNoToolTemplate
+	}
 	switch {
 	case c.tmpl != nil:
 		extra := c.extra
@@ -169,7 +179,7 @@ func (c *chatConfig) render(msgs []runtime.Message, kwargs map[string]any) (stri
 			}
 		}
 		return c.tmpl.Chat(msgs, chattemplate.ChatOptions{
-			AddGenerationPrompt: true, BOS: c.bos, EOS: c.eos, Thinking: c.thinking, Now: c.now, Extra: extra,
+			AddGenerationPrompt: true, BOS: c.bos, EOS: c.eos, Thinking: c.thinking, Now: c.now, Extra: extra, Tools: tools,
 		})
 	case c.legacy != nil:
 		return c.legacy.render(msgs), nil
@@ -235,12 +245,12 @@ func (r *Runtime) ChatTemplate() runtime.ChatTemplateInfo {
 // prepends its prefix (BOS) tokens to every text; when the template
 // already rendered the BOS text, that text is left out of the tokenized
 // string so the prompt does not start with two BOS tokens.
-func (r *Runtime) chatTokens(e engine, msgs []runtime.Message, kwargs map[string]any) ([]int, string, error) {
+func (r *Runtime) chatTokens(e engine, req runtime.Request) ([]int, string, error) {
 	c, err := r.chat()
 	if err != nil {
 		return nil, "", err
 	}
-	text, err := c.render(msgs, kwargs)
+	text, err := c.render(req.Messages, req.TemplateKwargs, req.Tools)
 	if err != nil {
 		return nil, "", fmt.Errorf("apply chat template (%s): %w", c.source, err)
 	}
@@ -259,4 +269,14 @@ func (r *Runtime) chatTokens(e engine, msgs []runtime.Message, kwargs map[string
 		return nil, "", fmt.Errorf("tokenize prompt: %w", err)
 	}
 	return ids, text, nil
+}
+
+// parseToolCalls finds the function calls in resp's text for a request
+// that offered tools, in the format the package's template writes
+// (runtime/toolcall, as the llama.cpp runtime does): resp.Text becomes the
+// content outside the calls and resp.ToolCalls the calls.
+func (r *Runtime) parseToolCalls(req runtime.Request, resp *runtime.Response) {
+	if c, err := r.chat(); err == nil && c.tmpl != nil {
+		toolcall.Apply(c.tmpl.Source(), req, resp)
+	}
 }

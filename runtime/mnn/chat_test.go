@@ -169,3 +169,98 @@ func TestChatOverride(t *testing.T) {
 		t.Errorf("unparsable template: %v", err)
 	}
 }
+
+// TestChatTools: a package whose llm_config.json carries Qwen3's chat
+// template renders a request's tools exactly as transformers does (the
+// golden was rendered by Python's jinja2, scripts/chattemplate-goldens.py),
+// and the tool calls the model writes come back parsed, as the llama.cpp
+// runtime parses them (runtime/toolcall), streamed or not.
+func TestChatTools(t *testing.T) {
+	tdata := filepath.Join("..", "chattemplate", "testdata")
+	tmpl, err := os.ReadFile(filepath.Join(tdata, "templates", "qwen3-0.6b.jinja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var convs map[string]json.RawMessage
+	var golden map[string]struct {
+		Text string `json:"text"`
+	}
+	for name, v := range map[string]any{"tool-conversations.json": &convs, "golden-tools/qwen3-0.6b.json": &golden} {
+		b, err := os.ReadFile(filepath.Join(tdata, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	var conv struct {
+		Tools    json.RawMessage   `json:"tools"`
+		Messages []runtime.Message `json:"messages"`
+	}
+	if err := json.Unmarshal(convs["tools-user"], &conv); err != nil {
+		t.Fatal(err)
+	}
+	want := golden["tools-user"].Text
+	if len(conv.Tools) == 0 || want == "" {
+		t.Fatal("the tools-user conversation or its Qwen3 golden is missing")
+	}
+	rt, f := chatPackage(t, Options{}, nil, map[string]any{
+		"config.json":     map[string]any{"llm_model": "llm.mnn"},
+		"llm_config.json": map[string]any{"jinja": map[string]any{"chat_template": string(tmpl), "eos": "<|im_end|>"}},
+	})
+	f.pieces = []string{"Let me check.\n", "<tool_call>\n", `{"name": "get_weather", `, `"arguments": {"location": "Paris", "days": 3}}`, "\n</tool_call>"}
+	req := runtime.Request{Messages: conv.Messages, Tools: conv.Tools, Gen: runtime.GenConfig{MaxTokens: 16}}
+	wantCalls := []runtime.ToolCall{{ID: "call_0", Name: "get_weather", Arguments: `{"location":"Paris","days":3}`}}
+	for _, stream := range []bool{false, true} {
+		var resp runtime.Response
+		var err error
+		var streamed strings.Builder
+		if stream {
+			resp, err = rt.GenerateStream(context.Background(), req, func(d string) error { streamed.WriteString(d); return nil })
+		} else {
+			resp, err = rt.Generate(context.Background(), req)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.RenderedPrompt != want {
+			t.Errorf("stream %v: rendered\n%q\nwant (transformers)\n%q", stream, resp.RenderedPrompt, want)
+		}
+		if resp.Text != "Let me check.\n" || !reflect.DeepEqual(resp.ToolCalls, wantCalls) {
+			t.Errorf("stream %v: text %q, calls %+v; want the content before the call and %+v", stream, resp.Text, resp.ToolCalls, wantCalls)
+		}
+		if stream && !strings.HasPrefix(streamed.String(), "Let me check.\n<tool_call>") {
+			t.Errorf("streamed %q: want the generated text as it was decoded", streamed.String())
+		}
+		f.step = 0
+	}
+	// Without tools the same text is left as it is.
+	resp, err := rt.Generate(context.Background(), runtime.Request{Messages: conv.Messages, Gen: runtime.GenConfig{MaxTokens: 16}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.ToolCalls != nil || !strings.Contains(resp.Text, "<tool_call>") {
+		t.Errorf("a request without tools: text %q, calls %+v; want the text unparsed", resp.Text, resp.ToolCalls)
+	}
+}
+
+// TestChatToolsNeedJinja: tools cannot be rendered by printf-style
+// templates or plain concatenation; such a request fails, saying why,
+// rather than silently dropping the tools.
+func TestChatToolsNeedJinja(t *testing.T) {
+	tools := json.RawMessage(`[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}]`)
+	for name, files := range map[string]map[string]any{
+		"legacy": {"config.json": map[string]any{"prompt_template": "<u>%s</u>"}},
+		"none":   {"config.json": map[string]any{"llm_model": "llm.mnn"}},
+	} {
+		rt, _ := chatPackage(t, Options{}, nil, files)
+		_, err := rt.Generate(context.Background(), runtime.Request{Messages: []runtime.Message{{Role: "user", Content: "hi"}}, Tools: tools})
+		if err == nil || !strings.Contains(err.Error(), "no Jinja chat template") {
+			t.Errorf("%s: err = %v, want the missing Jinja template named", name, err)
+		}
+		if _, err := rt.Generate(context.Background(), runtime.Request{Messages: []runtime.Message{{Role: "user", Content: "hi"}}, Tools: json.RawMessage("[]")}); err != nil {
+			t.Errorf("%s: an empty tools array: %v", name, err)
+		}
+	}
+}

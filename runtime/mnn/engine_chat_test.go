@@ -4,7 +4,11 @@ package mnn
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -71,5 +75,45 @@ func TestEngineChatTokens(t *testing.T) {
 				t.Errorf("override rendered %q, %v", got.RenderedPrompt, err)
 			}
 		})
+	}
+}
+
+// TestEngineTools: on the real engine a request with tools is rendered by
+// the package's template with them (Qwen3's here, over the tiny
+// package's) and tokenized as rendered; streamed, it gives Generate's
+// answer. (The random weights write no call; TestChatTools checks the
+// parsing.)
+func TestEngineTools(t *testing.T) {
+	tmpl, err := os.ReadFile(filepath.Join("..", "chattemplate", "testdata", "templates", "qwen3-0.6b.jinja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := openTiny(t, "tiny-int4", Options{ChatTemplate: string(tmpl), ChatTemplateSource: "file:qwen3-0.6b.jinja"})
+	s := r.pool.idle[0]
+	rec := &recorder{engine: s.e}
+	s.e = rec
+	req := runtime.Request{Messages: chat.Messages, Gen: runtime.GenConfig{MaxTokens: 8},
+		Tools: json.RawMessage(`[{"type":"function","function":{"name":"get_weather","description":"Weather in a city.","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}}]`)}
+	resp, err := r.Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(resp.RenderedPrompt, "<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"get_weather\"") {
+		t.Errorf("the rendered prompt lacks the tools:\n%s", resp.RenderedPrompt)
+	}
+	want, err := rec.engine.Tokenize(resp.RenderedPrompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.prompts) != 1 || !reflect.DeepEqual(rec.prompts[0], want) || resp.PromptTokens != len(want) {
+		t.Errorf("tokens sent %v (%d counted), want the render tokenized %v", rec.prompts, resp.PromptTokens, want)
+	}
+	var streamed strings.Builder
+	got, err := r.GenerateStream(context.Background(), req, func(d string) error { streamed.WriteString(d); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Text != resp.Text || !reflect.DeepEqual(got.ToolCalls, resp.ToolCalls) || streamed.String() != resp.Text && got.ToolCalls == nil {
+		t.Errorf("streamed %q (%q, calls %v), Generate %q (calls %v)", streamed.String(), got.Text, got.ToolCalls, resp.Text, resp.ToolCalls)
 	}
 }

@@ -170,6 +170,7 @@ func (r *Runtime) generateText(ctx context.Context, req runtime.Request, text *r
 		resp, err = r.generate(ctx, s, req, ids, rendered, text)
 		if err == nil {
 			text.Final(resp.Text)
+			r.parseToolCalls(req, &resp)
 		}
 	}
 	if err != nil {
@@ -206,7 +207,7 @@ func checkRequest(req runtime.Request) error {
 // chat template's output (empty for a raw prompt).
 func (r *Runtime) promptTokens(e engine, req runtime.Request) (ids []int, rendered string, err error) {
 	if req.IsChat() {
-		ids, rendered, err = r.chatTokens(e, req.Messages, req.TemplateKwargs)
+		ids, rendered, err = r.chatTokens(e, req)
 	} else if ids, err = e.Tokenize(req.Prompt); err != nil {
 		err = fmt.Errorf("tokenize prompt: %w", err)
 	}
@@ -508,18 +509,29 @@ func benchStepwise(ctx context.Context, e engine, ids []int, keep, nGen int) (ru
 	return res, st, nil
 }
 
+// prefixCacheReason is what the manifest says about the prefix cache
+// setting: why reuse is not the command line's default.
+var prefixCacheReason = map[string]string{
+	"off": "every prompt computed from an empty KV cache; prefix reuse is not the default because it is not bit-exact: " + prefixNotExact,
+	"on":  "requests continue from the longest cached prefix; not bit-exact: " + prefixNotExact,
+}
+
+const prefixNotExact = "the rest of a prompt runs with other matrix shapes than the whole prompt, and MNN's CPU kernels are not shape-invariant " +
+	"(identical on the tiny test packages, TestEnginePrefixCache; max |Δlogit| 1.5e-3 on a Pocket-shaped int4 package, docs/mnn.md §7)"
+
 // Describe reports the engine version and settings for the run manifest.
 func (r *Runtime) Describe() runtime.Info {
 	settings := map[string]any{
-		"threads":      r.opts.Threads,
-		"backend":      r.opts.Backend,
-		"precision":    r.opts.Precision,
-		"memory":       r.opts.Memory,
-		"workers":      len(r.all),
-		"max_tokens":   r.maxTokens,
-		"sampler":      "greedy (temperature 0); seeded temperature/top-p sampling in Go otherwise",
-		"prefix_cache": r.opts.PrefixCache,
-		"batch":        fmt.Sprintf("off: one sequence per engine, %d engines (MNN has no multi-sequence batching)", len(r.all)),
+		"threads":             r.opts.Threads,
+		"backend":             r.opts.Backend,
+		"precision":           r.opts.Precision,
+		"memory":              r.opts.Memory,
+		"workers":             len(r.all),
+		"max_tokens":          r.maxTokens,
+		"sampler":             "greedy (temperature 0); seeded temperature/top-p sampling in Go otherwise",
+		"prefix_cache":        r.opts.PrefixCache,
+		"prefix_cache_reason": prefixCacheReason[r.opts.PrefixCache],
+		"batch":               fmt.Sprintf("off: one sequence per engine, %d engines (MNN has no multi-sequence batching)", len(r.all)),
 	}
 	if n, err := r.MaxLength(); err == nil {
 		settings["max_length"] = n // the window of loglikelihood_rolling

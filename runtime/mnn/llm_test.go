@@ -447,6 +447,10 @@ func TestDescribe(t *testing.T) {
 			t.Errorf("settings[%s] = %v, want %v", k, info.Settings[k], v)
 		}
 	}
+	// The manifest says why prefix reuse is not the default.
+	if why, _ := info.Settings["prefix_cache_reason"].(string); !strings.Contains(why, "not bit-exact") {
+		t.Errorf("settings[prefix_cache_reason] = %q, want the reason reuse is not exact", why)
+	}
 }
 
 func TestOptions(t *testing.T) {
