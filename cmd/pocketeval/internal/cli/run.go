@@ -197,7 +197,7 @@ silently — a missing dataset fails with the command that fetches it.`,
 	fl.BoolVar(&opts.SkipBadRecords, "skip-bad-records", false, "skip malformed dataset records (each reported with file, line and field) instead of refusing the dataset")
 	fl.BoolVar(&opts.KeepGoing, "keep-going", false, "run even when some selected samples cannot succeed (prompts longer than the context, samples without a saved prediction), recording them as failed")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "plan the run instead: per task samples, prompt tokens (with the model's tokenizer), cached prompt tokens, new tokens at most, and an ETA from a short calibration bench; writes nothing")
-	fl.StringVar(&opts.BFCLHandler, "bfcl-handler", "", "bfcl tasks: decode answers with this BFCL model handler (hermes, xlam, glm, ...; `pocketeval tasks` lists them) or the one BFCL's model registry names for this model (e.g. Salesforce/xLAM-2-1b-fc-r); recorded in the task version")
+	fl.StringVar(&opts.BFCLHandler, "bfcl-handler", "", "bfcl tasks: decode answers with the BFCL model handler `NAME` (hermes, xlam, glm, ...; pocketeval tasks lists them) or the one BFCL's model registry names for this model (e.g. Salesforce/xLAM-2-1b-fc-r); recorded in the task version")
 	fl.Uint64Var(&opts.IFEvalSeed, "ifeval-seed", 0, "langdetect seed for IFEval's language checks: the verdicts of the official scorer run with DetectorFactory.seed = N (recorded in the task version)")
 	return cmd
 }
