@@ -63,7 +63,7 @@ func refExtractStrict(text string, n int) Extraction {
 		return e
 	}
 	pos, best := -1, -1
-	for _, re := range []*regexp.Regexp{reAnswerEN, reAnswerZH} {
+	for _, re := range []*regexp.Regexp{patterns().answerEN, patterns().answerZH} {
 		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
 			idx := LetterIndex(text[m[2]:m[3]])
 			if idx < 0 || idx >= n {
@@ -90,13 +90,13 @@ func refExtractN(text string, n int, choices []string) Extraction {
 	found := func(idx int, method string) Extraction {
 		return Extraction{Index: idx, Letter: Letter(idx), Method: method}
 	}
-	if idx := refUniqueLetter(reSelectZH, text, n, false); idx >= 0 {
+	if idx := refUniqueLetter(patterns().selectZH, text, n, false); idx >= 0 {
 		return found(idx, MethodChineseSelect)
 	}
 	if idx := leadingLetter(text, n); idx >= 0 {
 		return found(idx, MethodLeadingLetter)
 	}
-	if idx := refUniqueLetter(reMention, math, n, false); idx >= 0 {
+	if idx := refUniqueLetter(patterns().mention, math, n, false); idx >= 0 {
 		return found(idx, MethodMention)
 	}
 	if idx := optionText(text, choices); idx >= 0 {
