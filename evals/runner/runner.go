@@ -232,7 +232,8 @@ func (p *Prepared) Close() {
 func (p *Prepared) Run(ctx context.Context, rt runtime.Runtime) (*Result, error) {
 	o := p.o
 	o.Runtime = rt
-	if err := checkRuntime(ctx, o, p.preps); err != nil {
+	rc := newRenderCache(o.settings().prompt)
+	if err := checkRuntime(ctx, o, p.preps, rc); err != nil {
 		return nil, err
 	}
 	// One writer per result directory, from before the manifest is read
@@ -255,6 +256,7 @@ func (p *Prepared) Run(ctx context.Context, rt runtime.Runtime) (*Result, error)
 	}
 	defer pl.close()
 	o.Progress.Start(pl.total, pl.done)
+	pl.rendered = rc
 	ex := execute(ctx, o, pl)
 	o.Progress.Finish()
 	res, err := finalize(ctx, o, man, pl, ex, p.env)
