@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"maps"
+	"math"
 	"unicode/utf8"
 
 	"github.com/pocketeval/pocketeval/results"
@@ -39,11 +40,65 @@ func summaryRecord(rec *results.Record) results.Record {
 	if len(rec.Details) > 0 {
 		// Numbers become float64, lists []any: what aggregators see when
 		// they read a samples file.
-		if b, err := json.Marshal(rec.Details); err == nil {
+		if d, ok := jsonValue(rec.Details); ok {
+			r.Details = d.(map[string]any)
+		} else if b, err := json.Marshal(rec.Details); err == nil {
 			_ = json.Unmarshal(b, &r.Details)
 		}
 	}
 	return r
+}
+
+// jsonValue is v after a JSON round trip (encoding/json into an any), for
+// the kinds of values scorers put in details; ok is false for any other,
+// which the caller round-trips through JSON.
+func jsonValue(v any) (any, bool) {
+	switch v := v.(type) {
+	case nil, bool:
+		return v, true
+	case float64:
+		return v, !math.IsNaN(v) && !math.IsInf(v, 0)
+	case int:
+		return float64(v), true
+	case string:
+		return v, utf8.ValidString(v)
+	case []string:
+		out := make([]any, len(v))
+		for i, x := range v {
+			if !utf8.ValidString(x) {
+				return nil, false
+			}
+			out[i] = x
+		}
+		return out, true
+	case []bool:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = x
+		}
+		return out, true
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			y, ok := jsonValue(x)
+			if !ok {
+				return nil, false
+			}
+			out[i] = y
+		}
+		return out, true
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			y, ok := jsonValue(x)
+			if !ok || !utf8.ValidString(k) {
+				return nil, false
+			}
+			out[k] = y
+		}
+		return out, true
+	}
+	return nil, false
 }
 
 // jsonString is s after a JSON round trip: unchanged unless it holds
