@@ -15,6 +15,7 @@
 package choice
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"sync"
@@ -487,10 +488,25 @@ func foldText(s string) string {
 	if isASCII(s) {
 		return foldASCII(s)
 	}
-	s = strings.ToLower(strings.Join(strings.Fields(s), " "))
-	return strings.TrimFunc(s, func(r rune) bool {
+	// In one pass: strings.Fields, joined with single spaces, then
+	// strings.ToLower (invalid UTF-8 becoming U+FFFD, as strings.Map
+	// writes it), then trimmed (foldTextRef in the tests).
+	b := make([]byte, 0, len(s)+8)
+	pending := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			pending = len(b) > 0
+			continue
+		}
+		if pending {
+			b = append(b, ' ')
+			pending = false
+		}
+		b = utf8.AppendRune(b, unicode.ToLower(r))
+	}
+	return string(bytes.TrimFunc(b, func(r rune) bool {
 		return unicode.IsPunct(r) || unicode.IsSpace(r) || r == '*'
-	})
+	}))
 }
 
 // foldASCII is foldText for ASCII text, in one pass: the same lower-casing,
