@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 	"path/filepath"
 	"unsafe"
@@ -19,11 +20,12 @@ import (
 // sha256 and the layout's version; its last four bytes are a CRC-32C of
 // the rest. A file that is missing, torn, corrupt or of another layout is
 // ignored (and rewritten): the cache can change how fast a process starts,
-// never a result. TestModelCache checks that a model read back equals the
-// one built.
+// never a result. The file is replaced only by renaming a new one over
+// it, so a process that maps it keeps valid pages. TestModelCache checks
+// that a model read back equals the one built.
 
 // cacheLayout changes whenever the model's fields or their encoding do.
-const cacheLayout = 1
+const cacheLayout = 2
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
@@ -82,12 +84,13 @@ func writeCache(path string, m *model) {
 	}
 }
 
-// readCache reads the model cached at path.
+// readCache reads the model cached at path. Its tables are the file's
+// pages, mapped read-only where the system can (mapFile), not copies.
 func readCache(path string) (*model, error) {
 	if path == "" {
 		return nil, os.ErrNotExist
 	}
-	b, err := os.ReadFile(path)
+	b, err := mapFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -105,8 +108,7 @@ func encodeModel(m *model) []byte {
 	u64 := func(v uint64) { b = binary.LittleEndian.AppendUint64(b, v) }
 	u64(uint64(len(m.langs)))
 	for _, l := range m.langs {
-		u64(uint64(len(l)))
-		b = append(b, l...)
+		b = appendSlice(b, []byte(l))
 	}
 	for _, g := range m.grams {
 		u64(uint64(g.shift))
@@ -122,13 +124,13 @@ func encodeModel(m *model) []byte {
 	}
 	u64(flag)
 	b = appendSlice(b, m.start)
-	langs := make([]uint8, len(m.entries))
-	ps := make([]float64, len(m.entries))
-	for i, e := range m.entries {
-		langs[i], ps[i] = e.lang, e.p
+	// entries as the struct lays them out: the language, seven zero
+	// bytes, the probability.
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(m.entries)))
+	for _, e := range m.entries {
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.lang))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.p))
 	}
-	b = appendSlice(b, langs)
-	b = appendSlice(b, ps)
 	b = appendSlice(b, m.dense)
 	b = appendSlice(b, m.rows)
 	excluded := make([]uint8, len(m.latin1Excluded))
@@ -152,11 +154,16 @@ type element interface {
 }
 
 // appendSlice appends s's length and its elements' bytes (little-endian
-// machines only; see decodeModel).
+// machines only; see decodeModel), then zeros up to a multiple of 8 bytes
+// so that every array starts aligned.
 func appendSlice[T element](b []byte, s []T) []byte {
 	b = binary.LittleEndian.AppendUint64(b, uint64(len(s)))
 	var zero T
-	return append(b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(zero)))...)
+	b = append(b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(zero)))...)
+	for len(b)%8 != 0 {
+		b = append(b, 0)
+	}
+	return b
 }
 
 // decoder reads what encodeModel wrote.
@@ -175,6 +182,8 @@ func (d *decoder) u64() uint64 {
 	return v
 }
 
+// readSlice returns the next array, in place: a slice of the file's bytes
+// (aligned by appendSlice).
 func readSlice[T element](d *decoder) []T {
 	n := d.u64()
 	var zero T
@@ -183,12 +192,37 @@ func readSlice[T element](d *decoder) []T {
 		d.err = errCorrupt
 		return nil
 	}
-	out := make([]T, n)
-	copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), n*size), d.b)
-	d.b = d.b[n*size:]
+	padded := (n*size + 7) &^ 7
+	if padded > uint64(len(d.b)) || uintptr(unsafe.Pointer(unsafe.SliceData(d.b)))%unsafe.Alignof(zero) != 0 {
+		d.err = errCorrupt
+		return nil
+	}
+	var out []T
+	if n > 0 {
+		out = unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(d.b))), n)
+	}
+	d.b = d.b[padded:]
 	return out
 }
 
+// readEntries returns the entries in place, as encodeModel wrote them.
+func readEntries(d *decoder) []entry {
+	n := d.u64()
+	if d.err != nil || n > uint64(len(d.b))/16 || unsafe.Sizeof(entry{}) != 16 || unsafe.Offsetof(entry{}.p) != 8 ||
+		uintptr(unsafe.Pointer(unsafe.SliceData(d.b)))%8 != 0 {
+		d.err = errCorrupt
+		return nil
+	}
+	var out []entry
+	if n > 0 {
+		out = unsafe.Slice((*entry)(unsafe.Pointer(unsafe.SliceData(d.b))), n)
+	}
+	d.b = d.b[16*n:]
+	return out
+}
+
+// decodeModel returns the model whose tables are b's bytes (which must
+// stay unchanged: the model is never written after it is built).
 func decodeModel(b []byte) (*model, error) {
 	if !littleEndian() {
 		return nil, errCorrupt
@@ -200,12 +234,7 @@ func decodeModel(b []byte) (*model, error) {
 		return nil, errCorrupt
 	}
 	for range nl {
-		n := d.u64()
-		if d.err != nil || n > uint64(len(d.b)) {
-			return nil, errCorrupt
-		}
-		m.langs = append(m.langs, string(d.b[:n]))
-		d.b = d.b[n:]
+		m.langs = append(m.langs, string(readSlice[uint8](d)))
 	}
 	for i := range m.grams {
 		g := &gramTable{shift: uint(d.u64()), n: int(d.u64())}
@@ -220,8 +249,7 @@ func decodeModel(b []byte) (*model, error) {
 	}
 	m.suffixClosed = d.u64() == 1
 	m.start = readSlice[int32](d)
-	langs := readSlice[uint8](d)
-	ps := readSlice[float64](d)
+	m.entries = readEntries(d)
 	m.dense = readSlice[int32](d)
 	m.rows = readSlice[float64](d)
 	excluded := readSlice[uint8](d)
@@ -231,15 +259,13 @@ func decodeModel(b []byte) (*model, error) {
 	for i := range m.viChars {
 		m.viChars[i] = readSlice[int32](d)
 	}
-	if d.err != nil || len(d.b) != 0 || len(langs) != len(ps) || len(excluded) != len(m.latin1Excluded) {
+	if d.err != nil || len(d.b) != 0 || len(excluded) != len(m.latin1Excluded) {
 		return nil, errCorrupt
 	}
-	m.entries = make([]entry, len(langs))
-	for i := range langs {
-		if int(langs[i]) >= len(m.langs) {
+	for _, e := range m.entries {
+		if int(e.lang) >= len(m.langs) {
 			return nil, errCorrupt
 		}
-		m.entries[i] = entry{langs[i], ps[i]}
 	}
 	for i, x := range excluded {
 		m.latin1Excluded[i] = x != 0
