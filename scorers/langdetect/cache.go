@@ -81,6 +81,14 @@ func writeCache(path string, m *model) {
 	}
 	if err != nil {
 		os.Remove(f.Name())
+		return
+	}
+	// Caches of other archives or layouts are stale.
+	old, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "langdetect-*.bin"))
+	for _, o := range old {
+		if o != path {
+			os.Remove(o)
+		}
 	}
 }
 
