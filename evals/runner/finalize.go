@@ -30,6 +30,10 @@ func finalize(ctx context.Context, o Options, man *results.Manifest, pl *workPla
 			// A file this run wrote alone, in order, is summarised from
 			// the records kept in memory (TestSummaryFromMemory checks that
 			// they give the summary the file gives).
+			if e := tf.early; e != nil && ex.fatal == nil && !tf.isUnordered() {
+				summaries[i], missing[i] = e.ts, e.missing
+				return nil
+			}
 			recs, ok := tf.memRecords(finished)
 			if !ok || ex.fatal != nil {
 				// Only the fields a summary uses are decoded; the lines

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pocketeval/pocketeval/results"
@@ -48,6 +49,19 @@ type taskFile struct {
 	// instead of reading the file back (summaryRecords).
 	fresh bool
 	mem   []results.Record
+	// filled counts the records in mem; the goroutine that fills the last
+	// one summarises the task at once (early) and lets mem go, so that a
+	// run keeps the records of about one task at a time.
+	filled  atomic.Int64
+	repeats int
+	early   *earlySummary
+}
+
+// earlySummary is a task's summary computed when its last record was
+// written.
+type earlySummary struct {
+	ts      *results.TaskSummary
+	missing int
 }
 
 // Limits on records waiting for earlier ones (see taskFile).
@@ -184,6 +198,7 @@ func plan(o Options, preps preparedTasks) (*workPlan, error) {
 		}
 		if tf.fresh {
 			tf.mem = make([]results.Record, tf.count)
+			tf.repeats = o.SamplesPerTask
 		}
 	}
 	return pl, nil

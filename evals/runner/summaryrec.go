@@ -13,10 +13,21 @@ import (
 // pos, as results.ReadTaskForSummary would read them back from the file.
 // Positions are distinct per work item, so calls need no lock.
 func (tf *taskFile) remember(pos int, rec *results.Record) {
-	if tf.mem == nil {
+	mem := tf.mem
+	if mem == nil {
 		return
 	}
-	tf.mem[pos] = summaryRecord(rec)
+	mem[pos] = summaryRecord(rec)
+	if tf.filled.Add(1) != int64(len(mem)) {
+		return
+	}
+	// The task's last record: every other was remembered before its own
+	// Add, so all of mem is visible here.
+	if recs, ok := tf.memRecords(true); ok {
+		ts, missing := summarizeTask(tf.p, tf.repeats, recs)
+		tf.early = &earlySummary{ts: ts, missing: missing}
+		tf.mem = nil
+	}
 }
 
 // summaryRecord is rec as results.ReadTaskForSummary decodes it from the
@@ -121,7 +132,10 @@ func (tf *taskFile) memRecords(finished bool) ([]results.Record, bool) {
 	if !tf.fresh || tf.mem == nil {
 		return nil, false
 	}
-	if finished && tf.unordered {
+	tf.mu.Lock()
+	unordered := tf.unordered
+	tf.mu.Unlock()
+	if finished && unordered {
 		return nil, false
 	}
 	recs := make([]results.Record, 0, len(tf.mem))
@@ -149,4 +163,11 @@ func sortedAfter(a, b *results.Record) bool {
 		return a.ID < b.ID
 	}
 	return a.Repeat < b.Repeat
+}
+
+// isUnordered reports whether the file gave up writing in order.
+func (tf *taskFile) isUnordered() bool {
+	tf.mu.Lock()
+	defer tf.mu.Unlock()
+	return tf.unordered
 }
