@@ -43,7 +43,10 @@ var _ evals.Task = GSM8K{}
 // gsm8kExtractor's strict answer is the first "#### N" (lm-eval gsm8k,
 // raw prompts) or else the last "The final answer is N" (lm-eval
 // gsm8k_cot_llama, chat prompts, group_select: -1).
-var gsm8kExtractor = mathx.NewNumericExtractor("The final answer is", "The answer is").StrictLastCue()
+// It is built on first use.
+var gsm8kExtractor = sync.OnceValue(func() *mathx.NumericExtractor {
+	return mathx.NewNumericExtractor("The final answer is", "The answer is").StrictLastCue()
+})
 
 // Info implements evals.Task.
 func (GSM8K) Info() evals.TaskInfo {
@@ -117,11 +120,11 @@ func (x *gsm8kExtra) shots(ord, k int) ([]int, error) {
 	return d[ord], nil
 }
 
-var hashAnswer = regexp.MustCompile(`(?s)^(.*?)\n?####\s*(.+?)\s*$`)
+var hashAnswer = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)^(.*?)\n?####\s*(.+?)\s*$`) })
 
 // parseGSM8KAnswer splits an answer field into reasoning and final number.
 func parseGSM8KAnswer(answer string) (reasoning, final string, err error) {
-	m := hashAnswer.FindStringSubmatch(answer)
+	m := hashAnswer().FindStringSubmatch(answer)
 	if m == nil {
 		return "", "", errors.New(`no "#### <number>" line`)
 	}
@@ -303,5 +306,5 @@ func (t GSM8K) Prompt(d *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) 
 
 // Score implements evals.Task.
 func (GSM8K) Score(ctx context.Context, s evals.Sample, out evals.Output) (evals.Score, error) {
-	return scoreNumeric(gsm8kExtractor, s, out), ctx.Err()
+	return scoreNumeric(gsm8kExtractor(), s, out), ctx.Err()
 }

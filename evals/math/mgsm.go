@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/runtime"
@@ -95,16 +96,17 @@ func (t MGSM) Info() evals.TaskInfo {
 }
 
 func (t MGSM) extractor() *mathx.NumericExtractor {
-	return mgsmExtractors[t.Lang]
+	return mgsmExtractors()[t.Lang]
 }
 
-var mgsmExtractors = func() map[string]*mathx.NumericExtractor {
+// mgsmExtractors are built on first use.
+var mgsmExtractors = sync.OnceValue(func() map[string]*mathx.NumericExtractor {
 	m := map[string]*mathx.NumericExtractor{}
 	for code, l := range mgsmLangs {
 		m[code] = mathx.NewNumericExtractor(l.Cues...)
 	}
 	return m
-}()
+})
 
 // Load implements evals.Task.
 func (t MGSM) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, error) {

@@ -10,8 +10,8 @@ import (
 // format is how one benchmark renders questions.
 type format struct {
 	header func(subject string) string // task description before the first question
-	// question and options, without the answer cue
-	block     func(s evals.Sample) string
+	// lead comes before the question in a block ("Question: ", "题目：").
+	lead      string
 	answerCue string // "Answer:", "答案：", "答案是："
 	letterSep string // between cue and letter: " " in English, "" in Chinese
 	// instruction ends the last chat turn.
@@ -21,23 +21,45 @@ type format struct {
 	loglikContext func(s evals.Sample) string
 }
 
-// raw renders the official completion prompt: header, k answered
-// exemplars, the question and the answer cue.
-func (f *format) raw(s evals.Sample, shots []evals.Sample) string {
+// raw renders the official completion prompt: prefix (the header and k
+// answered exemplars, shotPrefix), the question and the answer cue.
+func (f *format) raw(s evals.Sample, prefix string) string {
 	var b strings.Builder
-	b.WriteString(f.header(s.Group))
-	for _, ex := range shots {
-		b.WriteString(f.block(ex))
-		b.WriteString("\n" + f.answerCue + f.letterSep + ex.Target + "\n\n")
-	}
-	b.WriteString(f.block(s))
-	b.WriteString("\n" + f.answerCue)
+	b.Grow(len(prefix) + f.blockLen(s) + 1 + len(f.answerCue))
+	b.WriteString(prefix)
+	f.writeBlock(&b, s)
+	b.WriteString("\n")
+	b.WriteString(f.answerCue)
 	return b.String()
 }
 
-func optionLines(b *strings.Builder, choices []string) {
-	for i, c := range choices {
-		b.WriteString("\n" + choice.Letter(i) + ". " + c)
+// block is a question with its lettered options, without the answer cue.
+func (f *format) block(s evals.Sample) string {
+	var b strings.Builder
+	b.Grow(f.blockLen(s))
+	f.writeBlock(&b, s)
+	return b.String()
+}
+
+// blockLen is the length of s's block.
+func (f *format) blockLen(s evals.Sample) int {
+	n := len(f.lead) + len(s.Input)
+	for i, c := range s.Choices {
+		n += 1 + len(choice.Letter(i)) + 2 + len(c)
+	}
+	return n
+}
+
+// writeBlock writes s's block: the lead, the question and one line per
+// option, "\nA. text".
+func (f *format) writeBlock(b *strings.Builder, s evals.Sample) {
+	b.WriteString(f.lead)
+	b.WriteString(s.Input)
+	for i, c := range s.Choices {
+		b.WriteByte('\n')
+		b.WriteString(choice.Letter(i))
+		b.WriteString(". ")
+		b.WriteString(c)
 	}
 }
 
@@ -52,12 +74,6 @@ var mmluFormat = &format{
 	header: func(subject string) string {
 		return "The following are multiple choice questions (with answers) about " + strings.ReplaceAll(subject, "_", " ") + ".\n\n"
 	},
-	block: func(s evals.Sample) string {
-		var b strings.Builder
-		b.WriteString(s.Input)
-		optionLines(&b, s.Choices)
-		return b.String()
-	},
 	answerCue:   "Answer:",
 	letterSep:   " ",
 	instruction: instructionEN,
@@ -69,7 +85,6 @@ var cevalFormat = &format{
 	header: func(subject string) string {
 		return "以下是中国关于" + cevalSubjects[subject].zhOr(subject) + "考试的单项选择题，请选出其中的正确答案。\n\n"
 	},
-	block:       mmluFormat.block,
 	answerCue:   "答案：",
 	letterSep:   "",
 	instruction: instructionZH,
@@ -92,12 +107,7 @@ var cmmluFormat = &format{
 		}
 		return "以下是关于" + zh + "的单项选择题，请直接给出正确答案的选项。\n\n"
 	},
-	block: func(s evals.Sample) string {
-		var b strings.Builder
-		b.WriteString("题目：" + s.Input)
-		optionLines(&b, s.Choices)
-		return b.String()
-	},
+	lead:        "题目：",
 	answerCue:   "答案是：",
 	letterSep:   "",
 	instruction: instructionZH,
@@ -107,13 +117,8 @@ var cmmluFormat = &format{
 // under "Question:", log-likelihood uses lm-eval's "Question: …\nAnswer:"
 // with each option's text as the continuation.
 var arcFormat = &format{
-	header: func(string) string { return "" },
-	block: func(s evals.Sample) string {
-		var b strings.Builder
-		b.WriteString("Question: " + s.Input)
-		optionLines(&b, s.Choices)
-		return b.String()
-	},
+	header:      func(string) string { return "" },
+	lead:        "Question: ",
 	answerCue:   "Answer:",
 	letterSep:   " ",
 	instruction: instructionEN,

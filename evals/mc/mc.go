@@ -24,6 +24,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/runtime"
@@ -171,6 +172,18 @@ type extra struct {
 	// zeroShot: the dataset has no dev split (subject files given with
 	// --dataset-file); prompts are zero-shot unless shots are asked for.
 	zeroShot bool
+	// shots caches the rendered exemplars of a subject (shotKey → string
+	// for raw prompts, []runtime.Message for chat prompts): every question
+	// of a subject shares them, and the rendered strings are immutable.
+	shots sync.Map
+}
+
+// shotKey names a rendering of a subject's first k exemplars.
+type shotKey struct {
+	format *format
+	group  string
+	k      int
+	chat   bool
 }
 
 // Prompt renders the generation request for a sample: k exemplars from the
@@ -188,8 +201,9 @@ func (t *Task) Prompt(d *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) 
 		req.Gen.MaxTokens = defaultMaxTokens
 	}
 	f := t.b.format
+	ex, _ := d.Extra.(*extra)
 	if !cfg.Chat {
-		req.Prompt = f.raw(s, shots)
+		req.Prompt = f.raw(s, shotPrefix(ex, f, s.Group, shots))
 		if len(req.Gen.Stop) == 0 {
 			// A base model continues with the next question after a blank
 			// line; the answer comes before it.
@@ -197,23 +211,68 @@ func (t *Task) Prompt(d *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) 
 		}
 		return req, nil
 	}
-	header := f.header(s.Group)
-	for i, ex := range shots {
-		content := f.block(ex)
-		if i == 0 {
-			content = header + content
-		}
-		req.Messages = append(req.Messages,
-			runtime.Message{Role: "user", Content: content},
-			runtime.Message{Role: "assistant", Content: f.answerCue + f.letterSep + ex.Target},
-		)
-	}
+	turns := shotTurns(ex, f, s.Group, shots)
+	req.Messages = make([]runtime.Message, len(turns), len(turns)+1)
+	copy(req.Messages, turns)
 	final := f.block(s) + "\n\n" + f.instruction
 	if len(shots) == 0 {
-		final = header + final
+		final = f.header(s.Group) + final
 	}
 	req.Messages = append(req.Messages, runtime.Message{Role: "user", Content: final})
 	return req, nil
+}
+
+// shotPrefix is the raw prompt before the question: the header and the
+// answered exemplars, rendered once per subject when ex caches them.
+func shotPrefix(ex *extra, f *format, group string, shots []evals.Sample) string {
+	key := shotKey{format: f, group: group, k: len(shots)}
+	if ex != nil {
+		if v, ok := ex.shots.Load(key); ok {
+			return v.(string)
+		}
+	}
+	var b strings.Builder
+	b.WriteString(f.header(group))
+	for _, s := range shots {
+		f.writeBlock(&b, s)
+		b.WriteString("\n" + f.answerCue + f.letterSep + s.Target + "\n\n")
+	}
+	prefix := b.String()
+	if ex != nil {
+		ex.shots.Store(key, prefix)
+	}
+	return prefix
+}
+
+// shotTurns are the exemplars as chat turns (a user question and the
+// assistant's answer each, the header before the first), rendered once per
+// subject when ex caches them. Callers copy the slice before appending.
+func shotTurns(ex *extra, f *format, group string, shots []evals.Sample) []runtime.Message {
+	if len(shots) == 0 {
+		return nil
+	}
+	key := shotKey{format: f, group: group, k: len(shots), chat: true}
+	if ex != nil {
+		if v, ok := ex.shots.Load(key); ok {
+			return v.([]runtime.Message)
+		}
+	}
+	header := f.header(group)
+	turns := make([]runtime.Message, 0, 2*len(shots))
+	for i, s := range shots {
+		content := f.block(s)
+		if i == 0 {
+			content = header + content
+		}
+		turns = append(turns,
+			runtime.Message{Role: "user", Content: content},
+			runtime.Message{Role: "assistant", Content: f.answerCue + f.letterSep + s.Target},
+		)
+	}
+	if ex != nil {
+		ex.shots.Store(key, turns)
+	}
+	return turns
 }
 
 // LoglikRequests returns one request per option, in option order: the raw
@@ -234,7 +293,8 @@ func (t *Task) LoglikRequests(d *evals.Dataset, s evals.Sample, cfg evals.Prompt
 		}
 		return reqs, nil
 	}
-	ctx := f.raw(s, shots)
+	ex, _ := d.Extra.(*extra)
+	ctx := f.raw(s, shotPrefix(ex, f, s.Group, shots))
 	for i := range s.Choices {
 		reqs[i] = runtime.LoglikRequest{Context: ctx, Continuation: f.letterSep + choice.Letter(i)}
 	}

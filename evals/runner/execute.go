@@ -35,7 +35,7 @@ func execute(ctx context.Context, o Options, pl *workPlan) execution {
 			break
 		}
 		g.Go(func() error {
-			rec, err := runOne(gctx, o, wi)
+			rec, err := runOne(gctx, o, wi, pl.rendered)
 			if err != nil {
 				return err // cancellation
 			}
@@ -46,6 +46,7 @@ func execute(ctx context.Context, o Options, pl *workPlan) execution {
 			if err := wi.file.put(wi.pos, line); err != nil {
 				return err
 			}
+			wi.file.remember(wi.pos, rec)
 			mu.Lock()
 			ex.generated++
 			if rec.Error != "" {
@@ -68,7 +69,7 @@ func execute(ctx context.Context, o Options, pl *workPlan) execution {
 
 // runOne produces the record of one work item. It returns an error only
 // for cancellation; runtime and scorer failures become the record's Error.
-func runOne(ctx context.Context, o Options, wi workItem) (*results.Record, error) {
+func runOne(ctx context.Context, o Options, wi workItem, rc *renderCache) (*results.Record, error) {
 	s := wi.p.data.Samples[wi.idx]
 	pc := o.settings().prompt
 	pc.Gen.Seed = o.Gen.Seed + int64(wi.repeat)
@@ -82,7 +83,7 @@ func runOne(ctx context.Context, o Options, wi workItem) (*results.Record, error
 	if wi.p.loglik {
 		out, stage, err = loglikOne(ctx, o.Runtime, wi, s, pc, rec)
 	} else {
-		out, stage, err = generateOne(ctx, o, wi, s, pc, rec)
+		out, stage, err = generateOne(ctx, o, wi, s, pc, rc, rec)
 	}
 	if err == nil {
 		stage = "score"
@@ -156,10 +157,13 @@ func rollingOne(ctx context.Context, rt runtime.Runtime, reqs []runtime.LoglikRe
 
 // generateOne renders a sample's request and generates the response,
 // recording both. On error it names the stage that failed.
-func generateOne(ctx context.Context, o Options, wi workItem, s evals.Sample, pc evals.PromptConfig, rec *results.Record) (evals.Output, string, error) {
-	req, err := wi.p.task.Prompt(wi.p.data, s, pc)
-	if err != nil {
-		return evals.Output{}, "render", err
+func generateOne(ctx context.Context, o Options, wi workItem, s evals.Sample, pc evals.PromptConfig, rc *renderCache, rec *results.Record) (evals.Output, string, error) {
+	req, ok := rc.take(wi.p, wi.idx, wi.repeat)
+	if !ok {
+		var err error
+		if req, err = wi.p.task.Prompt(wi.p.data, s, pc); err != nil {
+			return evals.Output{}, "render", err
+		}
 	}
 	req.ID, req.Task = s.ID, wi.p.info.Name
 	rec.Messages, rec.Prompt = req.Messages, req.Prompt

@@ -10,7 +10,8 @@ import (
 )
 
 // finalize is Run's finalize phase: every task is summarised from its
-// records as read back from disk; a run that was neither interrupted nor
+// records (kept in memory when this run wrote the whole file, else read
+// back from disk); a run that was neither interrupted nor
 // failed has its samples files rewritten in dataset order; summary.json
 // and the manifest's end, resources and status are written.
 func finalize(ctx context.Context, o Options, man *results.Manifest, pl *workPlan, ex execution, env *environment) (*Result, error) {
@@ -26,11 +27,21 @@ func finalize(ctx context.Context, o Options, man *results.Manifest, pl *workPla
 	g.SetLimit(goruntime.GOMAXPROCS(0))
 	for i, tf := range pl.tasks {
 		g.Go(func() error {
-			// Only the fields a summary uses are decoded; the lines are
-			// put in dataset order as they are.
-			recs, err := results.ReadTaskForSummary(o.OutDir, tf.p.info.Name, finished)
-			if err != nil {
-				return err
+			// A file this run wrote alone, in order, is summarised from
+			// the records kept in memory (TestSummaryFromMemory checks that
+			// they give the summary the file gives).
+			if e := tf.early; e != nil && ex.fatal == nil && !tf.isUnordered() {
+				summaries[i], missing[i] = e.ts, e.missing
+				return nil
+			}
+			recs, ok := tf.memRecords(finished)
+			if !ok || ex.fatal != nil {
+				// Only the fields a summary uses are decoded; the lines
+				// are put in dataset order as they are.
+				var err error
+				if recs, err = results.ReadTaskForSummary(o.OutDir, tf.p.info.Name, finished); err != nil {
+					return err
+				}
 			}
 			summaries[i], missing[i] = summarizeTask(tf.p, o.SamplesPerTask, recs)
 			return nil

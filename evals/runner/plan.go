@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pocketeval/pocketeval/results"
@@ -18,6 +19,8 @@ type workPlan struct {
 	// total counts every work item of the selection; done those finished
 	// by an earlier run.
 	total, done int
+	// rendered has the requests the checks rendered, for execute.
+	rendered *renderCache
 }
 
 // taskFile is one task's samples file, open for appending.
@@ -40,6 +43,25 @@ type taskFile struct {
 	oldest       time.Time // when the first waiting record finished
 	unordered    bool
 	count        int // work items of this run in the file
+	// fresh: the file had no records when the run began, so the records
+	// this run wrote (mem, by position; an empty ID where none was
+	// written) are all of them, and the summary is built from memory
+	// instead of reading the file back (summaryRecords).
+	fresh bool
+	mem   []results.Record
+	// filled counts the records in mem; the goroutine that fills the last
+	// one summarises the task at once (early) and lets mem go, so that a
+	// run keeps the records of about one task at a time.
+	filled  atomic.Int64
+	repeats int
+	early   *earlySummary
+}
+
+// earlySummary is a task's summary computed when its last record was
+// written.
+type earlySummary struct {
+	ts      *results.TaskSummary
+	missing int
 }
 
 // Limits on records waiting for earlier ones (see taskFile).
@@ -156,6 +178,7 @@ func plan(o Options, preps preparedTasks) (*workPlan, error) {
 			pl.close()
 			return nil, err
 		}
+		tf.fresh = len(recs) == 0 && rep.GoodBytes == 0
 		pl.tasks = append(pl.tasks, tf)
 		finished := map[results.Key]bool{}
 		for _, r := range recs {
@@ -172,6 +195,10 @@ func plan(o Options, preps preparedTasks) (*workPlan, error) {
 			wi.file, wi.pos = tf, tf.count
 			tf.count++
 			pl.work = append(pl.work, wi)
+		}
+		if tf.fresh {
+			tf.mem = make([]results.Record, tf.count)
+			tf.repeats = o.SamplesPerTask
 		}
 	}
 	return pl, nil

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
@@ -57,7 +56,7 @@ func (e *PreflightError) Unwrap() []error {
 // runtime, when it can tell (runtime.Preflighter), whether it can succeed.
 // Requests that cannot refuse the run (*PreflightError) unless
 // o.KeepGoing, which only warns: they run and are recorded as failed.
-func preflight(o Options, preps preparedTasks, pc evals.PromptConfig) error {
+func preflight(o Options, preps preparedTasks, rc *renderCache) error {
 	pf, _ := o.Runtime.(runtime.Preflighter)
 	var bad []PreflightTask
 	for _, p := range preps {
@@ -67,7 +66,7 @@ func preflight(o Options, preps preparedTasks, pc evals.PromptConfig) error {
 		t := PreflightTask{Task: p.info.Name, Selected: len(p.selected)}
 		for _, idx := range p.selected {
 			s := p.data.Samples[idx]
-			err := preflightOne(pf, p, s, pc)
+			err := preflightOne(pf, p, idx, rc)
 			if err == nil {
 				continue
 			}
@@ -93,10 +92,12 @@ func preflight(o Options, preps preparedTasks, pc evals.PromptConfig) error {
 	return nil
 }
 
-// preflightOne renders sample s's request as the execute phase will and
-// asks pf (when not nil) whether it can succeed.
-func preflightOne(pf runtime.Preflighter, p *prepared, s evals.Sample, pc evals.PromptConfig) error {
-	req, err := p.task.Prompt(p.data, s, pc)
+// preflightOne renders sample idx's request as the execute phase will
+// (keeping it in rc for that phase) and asks pf (when not nil) whether it
+// can succeed.
+func preflightOne(pf runtime.Preflighter, p *prepared, idx int, rc *renderCache) error {
+	s := p.data.Samples[idx]
+	req, err := rc.render(p, idx)
 	if err != nil {
 		return fmt.Errorf("render: %w", err)
 	}

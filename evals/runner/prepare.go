@@ -96,8 +96,7 @@ func prepareTasks(ctx context.Context, o Options, env *environment) (preparedTas
 // the result directory is touched: log-likelihood where a task scores by
 // it, saved predictions that match no sample, and requests that cannot
 // succeed (preflight).
-func checkRuntime(ctx context.Context, o Options, preps preparedTasks) error {
-	pc := o.settings().prompt
+func checkRuntime(ctx context.Context, o Options, preps preparedTasks, rc *renderCache) error {
 	for _, p := range preps {
 		if p.loglik && rolling(p.task) {
 			rl, ok := o.Runtime.(runtime.RollingLoglikelihooder)
@@ -114,10 +113,10 @@ func checkRuntime(ctx context.Context, o Options, preps preparedTasks) error {
 			}
 		}
 	}
-	if err := checkRequests(o.Runtime, preps, pc); err != nil {
+	if err := checkRequests(o.Runtime, preps, rc); err != nil {
 		return err
 	}
-	return preflight(o, preps, pc)
+	return preflight(o, preps, rc)
 }
 
 // setup runs a task's Setup, if it has one.
@@ -297,7 +296,7 @@ func checkLoglik(ctx context.Context, rt runtime.Runtime, task string) error {
 
 // checkRequests refuses saved predictions for samples no task knows (a
 // wrong task name, another dataset version) before anything is generated.
-func checkRequests(rt runtime.Runtime, preps preparedTasks, pc evals.PromptConfig) error {
+func checkRequests(rt runtime.Runtime, preps preparedTasks, rc *renderCache) error {
 	chk, ok := rt.(RequestChecker)
 	if !ok {
 		return nil
@@ -311,12 +310,12 @@ func checkRequests(rt runtime.Runtime, preps preparedTasks, pc evals.PromptConfi
 		if p.loglik {
 			continue
 		}
-		for _, s := range p.data.Samples {
+		for i, s := range p.data.Samples {
 			if !prompts {
 				reqs = append(reqs, runtime.Request{ID: s.ID, Task: p.info.Name})
 				continue
 			}
-			req, err := p.task.Prompt(p.data, s, pc)
+			req, err := rc.render(p, i)
 			if err != nil {
 				continue
 			}

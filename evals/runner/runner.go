@@ -274,7 +274,8 @@ func (p *Prepared) With(e Engine) Options {
 // result directory, plans, executes and finalizes.
 func (p *Prepared) Run(ctx context.Context, e Engine) (*Result, error) {
 	o := p.With(e)
-	if err := checkRuntime(ctx, o, p.preps); err != nil {
+	rc := newRenderCache(o.settings().prompt)
+	if err := checkRuntime(ctx, o, p.preps, rc); err != nil {
 		return nil, err
 	}
 	// One writer per result directory, from before the manifest is read
@@ -297,6 +298,7 @@ func (p *Prepared) Run(ctx context.Context, e Engine) (*Result, error) {
 	}
 	defer pl.close()
 	o.Progress.Start(pl.total, pl.done)
+	pl.rendered = rc
 	ex := execute(ctx, o, pl)
 	o.Progress.Finish()
 	res, err := finalize(ctx, o, man, pl, ex, p.env)

@@ -229,8 +229,30 @@ func quote(s string) string {
 	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
 		q = `"`
 	}
-	r := strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`, "\t", `\t`, q, `\`+q)
-	return q + r.Replace(s) + q
+	// What strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`,
+	// "\t", `\t`, q, `\`+q) does, without building one per call.
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteString(q)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case q[0]:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteString(q)
+	return b.String()
 }
 
 // formatFloat is Python's repr(float).

@@ -15,8 +15,10 @@
 package choice
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -73,24 +75,39 @@ func LetterIndex(s string) int {
 	return -1
 }
 
-var (
-	// English answer statements: "answer" then a colon or a verb ("is",
-	// "would be"…), so "the answer A is wrong" does not count. The letter
-	// must be a capital, optionally bracketed, and must not start a longer
-	// word ("Answer: Because").
-	reAnswerEN = regexp.MustCompile(`(?i:answer)[\s*]*(?:(?:(?i:is|would\s+be|should\s+be|will\s+be|must\s+be)[\s*]*[:：]?)|[:：])[\s*]*(?:(?i:option|choice)\s+)?[\(\[]?\s*([A-Z])\s*[\)\]]?\**(?:[^A-Za-z0-9]|$)`)
-	// Chinese answer statements: 答案：B, 答案是B, 正确答案为（B）, 答案应该选B.
-	reAnswerZH = regexp.MustCompile(`答案[\s*]*(?:应该|应当|应)?\s*(?:是|为|选择|选)?[\s*]*[:：]?[\s*]*(?:选项)?\s*[\(（\[【]?\s*([A-Za-z])\s*[\)）\]】]?\**(?:[^A-Za-z0-9]|$)`)
-	// Chinese selection: 选B, 故选B, 选择 B, B项正确, 选项B符合题意.
-	reSelectZH = regexp.MustCompile(`(?:选(?:择)?\s*[:：]?\s*[\(（]?\s*([A-Z])(?:[^A-Za-z0-9]|$))|(?:([A-Z])\s*(?:选?项)?\s*(?:是|为)?\s*(?:正确|符合题意|当选))`)
-	// A response that opens with the letter.
-	reLeading     = regexp.MustCompile(`^\s*(?:\*+)?[\(\[（]?\s*([A-Z])\s*(?:[\)\]）\.．:：、,，]|\*+|$)`)
-	reLeadingLone = regexp.MustCompile(`^\s*([A-Z])\s*$`)
-	// Mentions: (B), [B], option B, 选项B.
-	reMention = regexp.MustCompile(`(?:[\(\[（]\s*([A-Z])\s*[\)\]）])|(?:(?i:option|choice)\s*[:：]?\s*([A-Z])(?:[^A-Za-z0-9]|$))|(?:选项\s*([A-Z])(?:[^A-Za-z0-9]|$))`)
-	// Standalone capital letters, (?:^|[^A-Za-z0-9'’])([A-Z])(?:[^A-Za-z0-9'’]|$),
-	// are found by loneLetters rather than by a regular expression.
-)
+// patterns are the regular expressions of this file, compiled on first
+// use so that importing the package costs nothing.
+var patterns = sync.OnceValue(func() *extractPatterns {
+	p := &extractPatterns{
+		// English answer statements: "answer" then a colon or a verb ("is",
+		// "would be"…), so "the answer A is wrong" does not count. The letter
+		// must be a capital, optionally bracketed, and must not start a longer
+		// word ("Answer: Because").
+		answerEN: regexp.MustCompile(`(?i:answer)[\s*]*(?:(?:(?i:is|would\s+be|should\s+be|will\s+be|must\s+be)[\s*]*[:：]?)|[:：])[\s*]*(?:(?i:option|choice)\s+)?[\(\[]?\s*([A-Z])\s*[\)\]]?\**(?:[^A-Za-z0-9]|$)`),
+		// Chinese answer statements: 答案：B, 答案是B, 正确答案为（B）, 答案应该选B.
+		answerZH: regexp.MustCompile(`答案[\s*]*(?:应该|应当|应)?\s*(?:是|为|选择|选)?[\s*]*[:：]?[\s*]*(?:选项)?\s*[\(（\[【]?\s*([A-Za-z])\s*[\)）\]】]?\**(?:[^A-Za-z0-9]|$)`),
+		// Chinese selection: 选B, 故选B, 选择 B, B项正确, 选项B符合题意.
+		selectZH: regexp.MustCompile(`(?:选(?:择)?\s*[:：]?\s*[\(（]?\s*([A-Z])(?:[^A-Za-z0-9]|$))|(?:([A-Z])\s*(?:选?项)?\s*(?:是|为)?\s*(?:正确|符合题意|当选))`),
+		// A response that opens with the letter.
+		leading:     regexp.MustCompile(`^\s*(?:\*+)?[\(\[（]?\s*([A-Z])\s*(?:[\)\]）\.．:：、,，]|\*+|$)`),
+		leadingLone: regexp.MustCompile(`^\s*([A-Z])\s*$`),
+		// Mentions: (B), [B], option B, 选项B.
+		mention: regexp.MustCompile(`(?:[\(\[（]\s*([A-Z])\s*[\)\]）])|(?:(?i:option|choice)\s*[:：]?\s*([A-Z])(?:[^A-Za-z0-9]|$))|(?:选项\s*([A-Z])(?:[^A-Za-z0-9]|$))`),
+		// What follows a letter that is being ruled out: "A is wrong",
+		// "A项错误", "A不正确".
+		rejected: regexp.MustCompile(`^\s*(?:(?i:is\s+(?:wrong|incorrect|false|not))|(?:选?项)?\s*(?:错|不|排除))`),
+		// Standalone capital letters, (?:^|[^A-Za-z0-9'’])([A-Z])(?:[^A-Za-z0-9'’]|$),
+		// are found by loneLetters rather than by a regular expression.
+	}
+	// answerENAt is answerEN anchored at the start of its input.
+	p.answerENAt = regexp.MustCompile(`^(?:` + p.answerEN.String() + `)`)
+	return p
+})
+
+type extractPatterns struct {
+	answerEN, answerENAt, answerZH, selectZH *regexp.Regexp
+	leading, leadingLone, mention, rejected  *regexp.Regexp
+}
 
 // normalize folds full-width letters (Ｂ) to ASCII; the patterns accept
 // full-width punctuation themselves.
@@ -126,7 +143,7 @@ func ExtractStrict(text string, n int) Extraction {
 		idx int
 	}
 	best := hit{pos: -1}
-	for _, re := range []*regexp.Regexp{reAnswerEN, reAnswerZH} {
+	for _, re := range []*regexp.Regexp{patterns().answerEN, patterns().answerZH} {
 		if !mayMatch(re, text) {
 			continue
 		}
@@ -167,13 +184,13 @@ func ExtractN(text string, n int, choices []string) Extraction {
 	found := func(idx int, method string) Extraction {
 		return Extraction{Index: idx, Letter: Letter(idx), Method: method}
 	}
-	if idx := uniqueLetter(reSelectZH, text, n, false); idx >= 0 {
+	if idx := uniqueLetter(patterns().selectZH, text, n, false); idx >= 0 {
 		return found(idx, MethodChineseSelect)
 	}
 	if idx := leadingLetter(text, n); idx >= 0 {
 		return found(idx, MethodLeadingLetter)
 	}
-	if idx := uniqueLetter(reMention, math, n, false); idx >= 0 {
+	if idx := uniqueLetter(patterns().mention, math, n, false); idx >= 0 {
 		return found(idx, MethodMention)
 	}
 	if idx := optionText(text, choices); idx >= 0 {
@@ -185,15 +202,12 @@ func ExtractN(text string, n int, choices []string) Extraction {
 	return none
 }
 
-// reAnswerENAt is reAnswerEN anchored at the start of its input.
-var reAnswerENAt = regexp.MustCompile(`^(?:` + reAnswerEN.String() + `)`)
-
 // findAll is re.FindAllStringSubmatchIndex(text, -1). Every match of
-// reAnswerEN starts with the word "answer", so its matches are found by
+// answerEN starts with the word "answer", so its matches are found by
 // trying the anchored pattern where the word occurs — the backtracking
 // matcher otherwise tries every position of a long response.
 func findAll(re *regexp.Regexp, text string) [][]int {
-	if re != reAnswerEN {
+	if re != patterns().answerEN {
 		return re.FindAllStringSubmatchIndex(text, -1)
 	}
 	var all [][]int
@@ -202,7 +216,7 @@ func findAll(re *regexp.Regexp, text string) [][]int {
 		if i < end || text[i]|0x20 != 'a' || !hasFoldPrefix(text[i:], "answer") {
 			continue
 		}
-		m := reAnswerENAt.FindStringSubmatchIndex(text[i:])
+		m := patterns().answerENAt.FindStringSubmatchIndex(text[i:])
 		if m == nil {
 			continue
 		}
@@ -244,15 +258,15 @@ func hasFoldPrefix(s, word string) bool {
 // no match — and knows the patterns of this file.
 func mayMatch(re *regexp.Regexp, text string) bool {
 	switch re {
-	case reAnswerEN:
+	case patterns().answerEN:
 		// (?i:answer): Go folds 's' with U+017F (ſ) as well.
 		return containsFoldASCII(text, "answer") || strings.ContainsRune(text, 'ſ')
-	case reAnswerZH:
+	case patterns().answerZH:
 		return strings.Contains(text, "答案")
-	case reSelectZH:
+	case patterns().selectZH:
 		// 选 (and 当选), or 正确, or 符合题意.
 		return strings.Contains(text, "选") || strings.Contains(text, "正确") || strings.Contains(text, "符合题意")
-	case reMention:
+	case patterns().mention:
 		return strings.IndexByte(text, '(') >= 0 || strings.IndexByte(text, '[') >= 0 ||
 			strings.Contains(text, "（") || strings.Contains(text, "选项") ||
 			containsFoldASCII(text, "option") || containsFoldASCII(text, "choice")
@@ -279,13 +293,13 @@ func containsFoldASCII(s, word string) bool {
 // "A" or "I" followed by a lower-case word is English ("A good question"),
 // so it needs punctuation or brackets to count.
 func leadingLetter(text string, n int) int {
-	if m := reLeadingLone.FindStringSubmatch(text); m != nil {
+	if m := patterns().leadingLone.FindStringSubmatch(text); m != nil {
 		if idx := LetterIndex(m[1]); idx < n {
 			return idx
 		}
 		return -1
 	}
-	m := reLeading.FindStringSubmatchIndex(text)
+	m := patterns().leading.FindStringSubmatchIndex(text)
 	if m == nil {
 		return -1
 	}
@@ -327,12 +341,8 @@ func uniqueLetter(re *regexp.Regexp, text string, n int, prose bool) int {
 	return got
 }
 
-// reRejected matches what follows a letter that is being ruled out:
-// "A is wrong", "A项错误", "A不正确".
-var reRejected = regexp.MustCompile(`^\s*(?:(?i:is\s+(?:wrong|incorrect|false|not))|(?:选?项)?\s*(?:错|不|排除))`)
-
 func isProseWord(letter, rest string) bool {
-	if reRejected.MatchString(rest) {
+	if patterns().rejected.MatchString(rest) {
 		return true
 	}
 	if letter == "I" {
@@ -478,10 +488,25 @@ func foldText(s string) string {
 	if isASCII(s) {
 		return foldASCII(s)
 	}
-	s = strings.ToLower(strings.Join(strings.Fields(s), " "))
-	return strings.TrimFunc(s, func(r rune) bool {
+	// In one pass: strings.Fields, joined with single spaces, then
+	// strings.ToLower (invalid UTF-8 becoming U+FFFD, as strings.Map
+	// writes it), then trimmed (foldTextRef in the tests).
+	b := make([]byte, 0, len(s)+8)
+	pending := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			pending = len(b) > 0
+			continue
+		}
+		if pending {
+			b = append(b, ' ')
+			pending = false
+		}
+		b = utf8.AppendRune(b, unicode.ToLower(r))
+	}
+	return string(bytes.TrimFunc(b, func(r rune) bool {
 		return unicode.IsPunct(r) || unicode.IsSpace(r) || r == '*'
-	})
+	}))
 }
 
 // foldASCII is foldText for ASCII text, in one pass: the same lower-casing,

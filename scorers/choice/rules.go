@@ -137,11 +137,15 @@ func letterResult(letter string, n int, method string) Extraction {
 	return Extraction{Index: idx, Letter: letter, Method: method}
 }
 
-var (
-	reProFirst = pyre.MustCompile(`answer is \(?([A-J])\)?`, 0)
-	reProAgain = pyre.MustCompile(`.*[aA]nswer:\s*([A-J])`, 0)
-	reProFinal = pyre.MustCompile(`\b[A-J]\b(?!.*\b[A-J]\b)`, pyre.DotAll)
-)
+// mmluProPatterns are MMLU-Pro's three patterns in the order it tries
+// them, compiled on first use.
+var mmluProPatterns = sync.OnceValue(func() []*pyre.Regexp {
+	return []*pyre.Regexp{
+		pyre.MustCompile(`answer is \(?([A-J])\)?`, 0),
+		pyre.MustCompile(`.*[aA]nswer:\s*([A-J])`, 0),
+		pyre.MustCompile(`\b[A-J]\b(?!.*\b[A-J]\b)`, pyre.DotAll),
+	}
+})
 
 // mmluPro is MMLU-Pro's extract_answer (level 2, the one its evaluation
 // scripts use). None is returned when all three fail; the official
@@ -149,7 +153,7 @@ var (
 // sample counts as extraction_failed and wrong).
 func mmluPro(text string, choices []string) Extraction {
 	n := len(choices)
-	for _, re := range []*pyre.Regexp{reProFirst, reProAgain, reProFinal} {
+	for _, re := range mmluProPatterns() {
 		m, err := re.Search(text)
 		if err != nil || m == nil {
 			continue

@@ -43,7 +43,7 @@ func BenchmarkDetectGPT4(b *testing.B) {
 // BenchmarkLoad measures reading the embedded profiles.
 func BenchmarkLoad(b *testing.B) {
 	for range b.N {
-		files, err := readArchive()
+		files, err := archiveFiles()
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -255,7 +255,7 @@ var bufPool = sync.Pool{New: func() any { return &buffers{} }}
 func (m *model) prepare(text string, out []rune) []rune {
 	text = removeURLs(text)
 	if containsByte(text, '@') {
-		text = mailRE.ReplaceAllLiteralString(text, " ")
+		text = mailRE().ReplaceAllLiteralString(text, " ")
 	}
 	var pre rune = -1
 	n := 0
@@ -303,8 +303,11 @@ func containsByte(s string, b byte) bool {
 }
 
 // mailRE is detector.py's MAIL_RE. Go's regexp picks the same leftmost,
-// greedy-first match as Python's backtracking engine for it.
-var mailRE = regexp.MustCompile(`[-_.0-9A-Za-z]{1,64}@[-_0-9A-Za-z]{1,255}[-_.0-9A-Za-z]{1,255}`)
+// greedy-first match as Python's backtracking engine for it. Its counted
+// repetitions make a large program, compiled on first use.
+var mailRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[-_.0-9A-Za-z]{1,64}@[-_0-9A-Za-z]{1,255}[-_.0-9A-Za-z]{1,255}`)
+})
 
 // isURLChar reports the characters of URL_RE's class [-_.?&~;+=/#0-9A-Za-z].
 func isURLChar(c byte) bool {

@@ -32,7 +32,7 @@ func TestProfilesMatchProvenance(t *testing.T) {
 	if prov.Version != "1.0.9-1" {
 		t.Errorf("provenance version %q, want 1.0.9-1", prov.Version)
 	}
-	files, err := readArchive()
+	files, err := archiveFiles()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestProfilesMatchProvenance(t *testing.T) {
 // TestParseProfileMatchesEncodingJSON reads every embedded profile with
 // the fast parser and with encoding/json.
 func TestParseProfileMatchesEncodingJSON(t *testing.T) {
-	files, err := readArchive()
+	files, err := archiveFiles()
 	if err != nil {
 		t.Fatal(err)
 	}

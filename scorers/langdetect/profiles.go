@@ -56,20 +56,30 @@ type model struct {
 	viChars        [5][]rune // NORMALIZED_VI_CHARS_0300 ... _0323
 }
 
+// loadModel builds the model from the embedded archive on first use, or
+// reads it from the model cache (cache.go) that an earlier build wrote.
 var loadModel = sync.OnceValues(func() (*model, error) {
-	files, err := readArchive()
-	if err != nil {
-		return nil, err
-	}
-	return buildModel(files)
-})
-
-// readArchive returns the files of the embedded archive by name.
-func readArchive() (map[string][]byte, error) {
 	raw, err := dataFS.ReadFile(archivePath)
 	if err != nil {
 		return nil, fmt.Errorf("langdetect: read %s: %w", archivePath, err)
 	}
+	path := cachePath(raw)
+	if m, err := readCache(path); err == nil {
+		return m, nil
+	}
+	files, err := readArchive(raw)
+	if err != nil {
+		return nil, err
+	}
+	m, err := buildModel(files)
+	if err == nil {
+		writeCache(path, m) // best effort: the next process reads it
+	}
+	return m, err
+})
+
+// readArchive returns the files of the archive by name.
+func readArchive(raw []byte) (map[string][]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("langdetect: read %s: %w", archivePath, err)

@@ -1,0 +1,173 @@
+package runner
+
+import (
+	"encoding/json"
+	"maps"
+	"math"
+	"unicode/utf8"
+
+	"github.com/pocketeval/pocketeval/results"
+)
+
+// remember keeps the summary fields of the record written at position
+// pos, as results.ReadTaskForSummary would read them back from the file.
+// Positions are distinct per work item, so calls need no lock.
+func (tf *taskFile) remember(pos int, rec *results.Record) {
+	mem := tf.mem
+	if mem == nil {
+		return
+	}
+	mem[pos] = summaryRecord(rec)
+	if tf.filled.Add(1) != int64(len(mem)) {
+		return
+	}
+	// The task's last record: every other was remembered before its own
+	// Add, so all of mem is visible here.
+	if recs, ok := tf.memRecords(true); ok {
+		ts, missing := summarizeTask(tf.p, tf.repeats, recs)
+		tf.early = &earlySummary{ts: ts, missing: missing}
+		tf.mem = nil
+	}
+}
+
+// summaryRecord is rec as results.ReadTaskForSummary decodes it from the
+// line results.EncodeLine wrote: the summary fields only, with what the
+// JSON round trip changes changed the same way (details decoded from
+// JSON, strings with invalid UTF-8 as JSON encodes them).
+func summaryRecord(rec *results.Record) results.Record {
+	r := results.Record{
+		Task: jsonString(rec.Task), ID: jsonString(rec.ID), Repeat: rec.Repeat, Index: rec.Index,
+		Error: jsonString(rec.Error), Extracted: jsonString(rec.Extracted), ExtractionFailed: rec.ExtractionFailed,
+		Retryable: rec.Retryable, FinishReason: jsonString(rec.FinishReason), Thinking: jsonString(rec.Thinking),
+		PromptTokens: rec.PromptTokens, CompletionTokens: rec.CompletionTokens,
+	}
+	if len(rec.Scores) > 0 {
+		r.Scores = maps.Clone(rec.Scores)
+	}
+	if rec.Timings != nil {
+		t := *rec.Timings
+		r.Timings = &t
+	}
+	if len(rec.Details) > 0 {
+		// Numbers become float64, lists []any: what aggregators see when
+		// they read a samples file.
+		if d, ok := jsonValue(rec.Details); ok {
+			r.Details = d.(map[string]any)
+		} else if b, err := json.Marshal(rec.Details); err == nil {
+			_ = json.Unmarshal(b, &r.Details)
+		}
+	}
+	return r
+}
+
+// jsonValue is v after a JSON round trip (encoding/json into an any), for
+// the kinds of values scorers put in details; ok is false for any other,
+// which the caller round-trips through JSON.
+func jsonValue(v any) (any, bool) {
+	switch v := v.(type) {
+	case nil, bool:
+		return v, true
+	case float64:
+		return v, !math.IsNaN(v) && !math.IsInf(v, 0)
+	case int:
+		return float64(v), true
+	case string:
+		return v, utf8.ValidString(v)
+	case []string:
+		out := make([]any, len(v))
+		for i, x := range v {
+			if !utf8.ValidString(x) {
+				return nil, false
+			}
+			out[i] = x
+		}
+		return out, true
+	case []bool:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = x
+		}
+		return out, true
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			y, ok := jsonValue(x)
+			if !ok {
+				return nil, false
+			}
+			out[i] = y
+		}
+		return out, true
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			y, ok := jsonValue(x)
+			if !ok || !utf8.ValidString(k) {
+				return nil, false
+			}
+			out[k] = y
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// jsonString is s after a JSON round trip: unchanged unless it holds
+// invalid UTF-8, which encoding replaces.
+func jsonString(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b, _ := json.Marshal(s)
+	var out string
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+// memRecords returns the task's records from memory, in file order, when
+// they are all of the file and the file needs no sorting (finished says
+// the file must end sorted, as results.ReadTaskForSummary leaves it);
+// ok is false when the file must be read back instead.
+func (tf *taskFile) memRecords(finished bool) ([]results.Record, bool) {
+	if !tf.fresh || tf.mem == nil {
+		return nil, false
+	}
+	tf.mu.Lock()
+	unordered := tf.unordered
+	tf.mu.Unlock()
+	if finished && unordered {
+		return nil, false
+	}
+	recs := make([]results.Record, 0, len(tf.mem))
+	for i := range tf.mem {
+		r := &tf.mem[i]
+		if r.ID == "" {
+			continue // not written (the run was interrupted)
+		}
+		if finished && len(recs) > 0 && !sortedAfter(&recs[len(recs)-1], r) {
+			return nil, false
+		}
+		recs = append(recs, *r)
+		recs[len(recs)-1].Line = len(recs)
+	}
+	return recs, true
+}
+
+// sortedAfter reports whether b may follow a in a sorted samples file
+// (index, id, repeat).
+func sortedAfter(a, b *results.Record) bool {
+	if a.Index != b.Index {
+		return a.Index < b.Index
+	}
+	if a.ID != b.ID {
+		return a.ID < b.ID
+	}
+	return a.Repeat < b.Repeat
+}
+
+// isUnordered reports whether the file gave up writing in order.
+func (tf *taskFile) isUnordered() bool {
+	tf.mu.Lock()
+	defer tf.mu.Unlock()
+	return tf.unordered
+}

@@ -1,0 +1,320 @@
+package langdetect
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"unsafe"
+)
+
+// The model cache. Building the model from the archive (decompressing it,
+// parsing 55 JSON profiles and laying out the tables) costs about 100 ms
+// of CPU, more than scoring all of IFEval; so the first process to build
+// it writes its tables to $XDG_CACHE_HOME/pocketeval/langdetect-*.bin, and
+// later processes copy them back. The file's name carries the archive's
+// sha256 and the layout's version; its last four bytes are a CRC-32C of
+// the rest. A file that is missing, torn, corrupt or of another layout is
+// ignored (and rewritten): the cache can change how fast a process starts,
+// never a result. The file is replaced only by renaming a new one over
+// it, so a process that maps it keeps valid pages. TestModelCache checks
+// that a model read back equals the one built.
+
+// cacheLayout changes whenever the model's fields or their encoding do.
+const cacheLayout = 2
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// cacheDir is where the cache lives; tests point it elsewhere.
+var cacheDir = func() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "pocketeval")
+}
+
+// cachePath is the cache file of the model built from archive raw, or ""
+// when there is no cache directory.
+func cachePath(raw []byte) string {
+	dir := cacheDir()
+	if dir == "" {
+		return ""
+	}
+	sum := sha256.Sum256(raw)
+	return filepath.Join(dir, fmt.Sprintf("langdetect-%x-v%d.bin", sum[:12], cacheLayout))
+}
+
+// archiveFiles returns the files of the embedded archive by name.
+func archiveFiles() (map[string][]byte, error) {
+	raw, err := dataFS.ReadFile(archivePath)
+	if err != nil {
+		return nil, fmt.Errorf("langdetect: read %s: %w", archivePath, err)
+	}
+	return readArchive(raw)
+}
+
+// writeCache writes m to path atomically; failures are ignored.
+func writeCache(path string, m *model) {
+	if path == "" {
+		return
+	}
+	b := encodeModel(m)
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".langdetect-*")
+	if err != nil {
+		return
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return
+	}
+	// Caches of other archives or layouts are stale.
+	old, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "langdetect-*.bin"))
+	for _, o := range old {
+		if o != path {
+			os.Remove(o)
+		}
+	}
+}
+
+// readCache reads the model cached at path. Its tables are the file's
+// pages, mapped read-only where the system can (mapFile), not copies.
+func readCache(path string) (*model, error) {
+	if path == "" {
+		return nil, os.ErrNotExist
+	}
+	b, err := mapFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) < 4 || crc32.Checksum(b[:len(b)-4], crcTable) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+		return nil, errCorrupt
+	}
+	return decodeModel(b[:len(b)-4])
+}
+
+var errCorrupt = errors.New("langdetect: corrupt model cache")
+
+// encodeModel lays m out as length-prefixed little-endian arrays.
+func encodeModel(m *model) []byte {
+	var b []byte
+	u64 := func(v uint64) { b = binary.LittleEndian.AppendUint64(b, v) }
+	u64(uint64(len(m.langs)))
+	for _, l := range m.langs {
+		b = appendSlice(b, []byte(l))
+	}
+	for _, g := range m.grams {
+		u64(uint64(g.shift))
+		u64(uint64(g.n))
+		b = appendSlice(b, g.slots)
+	}
+	for _, v := range m.base {
+		u64(uint64(v))
+	}
+	flag := uint64(0)
+	if m.suffixClosed {
+		flag = 1
+	}
+	u64(flag)
+	b = appendSlice(b, m.start)
+	// entries as the struct lays them out: the language, seven zero
+	// bytes, the probability.
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(m.entries)))
+	for _, e := range m.entries {
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.lang))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.p))
+	}
+	b = appendSlice(b, m.dense)
+	b = appendSlice(b, m.rows)
+	excluded := make([]uint8, len(m.latin1Excluded))
+	for i, x := range m.latin1Excluded {
+		if x {
+			excluded[i] = 1
+		}
+	}
+	b = appendSlice(b, excluded)
+	b = appendSlice(b, m.cjk)
+	b = appendSlice(b, m.viBase)
+	b = appendSlice(b, m.viMarks)
+	for _, c := range m.viChars {
+		b = appendSlice(b, c)
+	}
+	return b
+}
+
+type element interface {
+	~uint8 | ~int32 | ~uint64 | ~float64
+}
+
+// appendSlice appends s's length and its elements' bytes (little-endian
+// machines only; see decodeModel), then zeros up to a multiple of 8 bytes
+// so that every array starts aligned.
+func appendSlice[T element](b []byte, s []T) []byte {
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(s)))
+	var zero T
+	b = append(b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(zero)))...)
+	for len(b)%8 != 0 {
+		b = append(b, 0)
+	}
+	return b
+}
+
+// decoder reads what encodeModel wrote.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) u64() uint64 {
+	if len(d.b) < 8 {
+		d.err = errCorrupt
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(d.b)
+	d.b = d.b[8:]
+	return v
+}
+
+// readSlice returns the next array, in place: a slice of the file's bytes
+// (aligned by appendSlice).
+func readSlice[T element](d *decoder) []T {
+	n := d.u64()
+	var zero T
+	size := uint64(unsafe.Sizeof(zero))
+	if d.err != nil || n > uint64(len(d.b))/size {
+		d.err = errCorrupt
+		return nil
+	}
+	padded := (n*size + 7) &^ 7
+	if padded > uint64(len(d.b)) || uintptr(unsafe.Pointer(unsafe.SliceData(d.b)))%unsafe.Alignof(zero) != 0 {
+		d.err = errCorrupt
+		return nil
+	}
+	var out []T
+	if n > 0 {
+		out = unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(d.b))), n)
+	}
+	d.b = d.b[padded:]
+	return out
+}
+
+// readEntries returns the entries in place, as encodeModel wrote them.
+func readEntries(d *decoder) []entry {
+	n := d.u64()
+	if d.err != nil || n > uint64(len(d.b))/16 || unsafe.Sizeof(entry{}) != 16 || unsafe.Offsetof(entry{}.p) != 8 ||
+		uintptr(unsafe.Pointer(unsafe.SliceData(d.b)))%8 != 0 {
+		d.err = errCorrupt
+		return nil
+	}
+	var out []entry
+	if n > 0 {
+		out = unsafe.Slice((*entry)(unsafe.Pointer(unsafe.SliceData(d.b))), n)
+	}
+	d.b = d.b[16*n:]
+	return out
+}
+
+// decodeModel returns the model whose tables are b's bytes (which must
+// stay unchanged: the model is never written after it is built).
+func decodeModel(b []byte) (*model, error) {
+	if !littleEndian() {
+		return nil, errCorrupt
+	}
+	d := &decoder{b: b}
+	m := &model{}
+	nl := d.u64()
+	if nl > 64 {
+		return nil, errCorrupt
+	}
+	for range nl {
+		m.langs = append(m.langs, string(readSlice[uint8](d)))
+	}
+	for i := range m.grams {
+		g := &gramTable{shift: uint(d.u64()), n: int(d.u64())}
+		g.slots = readSlice[uint64](d)
+		if d.err == nil && (len(g.slots) == 0 || len(g.slots)&(len(g.slots)-1) != 0 || 64-g.shift >= 64 || 1<<(64-g.shift) != len(g.slots)) {
+			return nil, errCorrupt
+		}
+		m.grams[i] = g
+	}
+	for i := range m.base {
+		m.base[i] = int32(d.u64())
+	}
+	m.suffixClosed = d.u64() == 1
+	m.start = readSlice[int32](d)
+	m.entries = readEntries(d)
+	m.dense = readSlice[int32](d)
+	m.rows = readSlice[float64](d)
+	excluded := readSlice[uint8](d)
+	m.cjk = readSlice[int32](d)
+	m.viBase = readSlice[int32](d)
+	m.viMarks = readSlice[int32](d)
+	for i := range m.viChars {
+		m.viChars[i] = readSlice[int32](d)
+	}
+	if d.err != nil || len(d.b) != 0 || len(excluded) != len(m.latin1Excluded) {
+		return nil, errCorrupt
+	}
+	for _, e := range m.entries {
+		if int(e.lang) >= len(m.langs) {
+			return nil, errCorrupt
+		}
+	}
+	for i, x := range excluded {
+		m.latin1Excluded[i] = x != 0
+	}
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// check refuses tables whose indexes point outside them, so that a cache
+// file that passes its checksum yet was written by other code cannot make
+// detection index out of range.
+func (m *model) check() error {
+	if len(m.start) == 0 || len(m.dense) != len(m.start)-1 || m.start[len(m.start)-1] != int32(len(m.entries)) {
+		return errCorrupt
+	}
+	for i := 1; i < len(m.start); i++ {
+		if m.start[i] < m.start[i-1] || m.start[0] != 0 {
+			return errCorrupt
+		}
+	}
+	for _, off := range m.dense {
+		if off >= 0 && int(off)+len(m.langs) > len(m.rows) {
+			return errCorrupt
+		}
+	}
+	for l, g := range m.grams {
+		if int(m.base[l])+g.n > len(m.dense) {
+			return errCorrupt
+		}
+		for _, s := range g.slots {
+			if s != 0 && int(s&0xffff) >= g.n {
+				return errCorrupt
+			}
+		}
+	}
+	return nil
+}
+
+func littleEndian() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}

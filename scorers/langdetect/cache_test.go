@@ -1,0 +1,70 @@
+package langdetect
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// TestModelCache checks that a model written to the cache reads back
+// equal to the one built from the archive, and that damaged cache files
+// are refused rather than used.
+func TestModelCache(t *testing.T) {
+	files, err := archiveFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, err := buildModel(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "sub", "langdetect.bin")
+	writeCache(path, built)
+	got, err := readCache(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, built) {
+		t.Fatal("the model read from the cache differs from the one built")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, bad := range map[string][]byte{
+		"torn":    b[:len(b)/2],
+		"empty":   nil,
+		"flipped": append(append([]byte(nil), b[:100]...), append([]byte{b[100] ^ 1}, b[101:]...)...),
+	} {
+		if err := os.WriteFile(path, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := readCache(path); err == nil {
+			t.Errorf("%s cache file accepted", name)
+		}
+	}
+	if _, err := readCache(filepath.Join(t.TempDir(), "missing.bin")); err == nil {
+		t.Error("missing cache file accepted")
+	}
+}
+
+// BenchmarkLoadCached measures reading the model from the cache, what
+// every process after the first pays (BenchmarkLoad is the build).
+func BenchmarkLoadCached(b *testing.B) {
+	files, err := archiveFiles()
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := buildModel(files)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "langdetect.bin")
+	writeCache(path, m)
+	for b.Loop() {
+		if _, err := readCache(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

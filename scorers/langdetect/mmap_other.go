@@ -1,0 +1,8 @@
+//go:build !unix
+
+package langdetect
+
+import "os"
+
+// mapFile reads path (no memory mapping here).
+func mapFile(path string) ([]byte, error) { return os.ReadFile(path) }
