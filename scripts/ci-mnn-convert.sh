@@ -17,7 +17,8 @@
 #     resumed gives a clean run's samples;
 #   - pocketeval bench and MNN's llm_bench on the int4 package, 1 thread
 #     (printed, not asserted: speed depends on the machine).
-# Without MNN it says so and exits 0, or 1 under CI=true.
+# MNN is found as scripts/ci-lib.sh's find_mnn says; without it the script
+# says SKIPPED and exits 0, or fails under CI=true.
 #
 # Environment: MNN_ROOT; POCKETEVAL_SHARED (default <repo>/../shared);
 # POCKETEVAL_LLAMA_LIB (default: scripts/setup-llamacpp.sh's directory).
@@ -28,22 +29,9 @@ cd "$(dirname "$0")/.."
 shared="${POCKETEVAL_SHARED:-$(pwd)/../shared}"
 arch="$(uname -m)"
 [ "$arch" = arm64 ] && arch=aarch64
-root=""
-for cand in "${MNN_ROOT:-}" /opt/mnn "$shared/engines/mnn-3.6.1/linux-$arch"; do
-	if [ -n "$cand" ] && [ -f "$cand/include/llm/llm.hpp" ] && [ -e "$cand/lib/libllm.so" ]; then
-		root="$cand"
-		break
-	fi
-done
-if [ -z "$root" ]; then
-	msg="MNN not found (MNN_ROOT, /opt/mnn, $shared/engines/mnn-3.6.1/linux-$arch): skipping the GGUF to MNN conversion checks"
-	if [ "${CI:-}" = true ]; then
-		echo "$msg; under CI=true that is a failure" >&2
-		exit 1
-	fi
-	echo "$msg"
-	exit 0
-fi
+. scripts/ci-lib.sh
+mark_run
+root=$(find_mnn "$arch" 2>&1) || ci_skip ci-mnn-convert.sh "the GGUF to MNN conversion checks: $root"
 for d in include/schema include/flatbuffers; do
 	if [ ! -d "$root/$d" ]; then
 		echo "MNN at $root lacks $d (MNN's generated schema and flatbuffers headers, needed by tools/mnnconvert)" >&2
@@ -68,8 +56,8 @@ g++ -std=c++17 -O2 -I"$root/include" -I"$root/include/schema" -I"$root/include/f
 	tools/mnnconvert/mnnconvert.cpp -o "$tmp/mnnconvert" \
 	-L"$root/lib" -Wl,--no-as-needed -lMNN_Express -lMNN -Wl,-rpath,"$root/lib"
 go build -tags mnn -o "$tmp/pocketeval" ./cmd/pocketeval
-go vet -tags mnn ./internal/mnnconv
-POCKETEVAL_MNNCONVERT="$tmp/mnnconvert" go test -count=1 -tags mnn ./internal/mnnconv ./internal/gguf
+go vet -tags mnn ./runtime/mnnconv
+POCKETEVAL_MNNCONVERT="$tmp/mnnconvert" go test -count=1 -tags mnn ./runtime/mnnconv ./internal/gguf
 set +x
 pe="$tmp/pocketeval"
 export POCKETEVAL_MNNCONVERT="$tmp/mnnconvert"
@@ -192,3 +180,4 @@ if [ -x "$root/bin/llm_bench" ]; then
 	set +x
 fi
 echo "== GGUF to MNN conversion checks passed in $((SECONDS - start)) s (tests, fidelity, greedy answers, kill -9 and resume)"
+check_no_survivors ci-mnn-convert.sh

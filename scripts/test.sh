@@ -3,7 +3,8 @@
 # formatting and vet checks, the whole Go test suite against the shared
 # datasets, models and conformance material, a bounded run of every fuzz
 # target (scripts/fuzz.sh), the arm64 checks under qemu, and the MNN
-# tests: scripts/ci-mnn.sh (x86-64, in process) and scripts/ci-mnn-arm64.sh
+# tests: scripts/ci-mnn.sh (x86-64, in process), scripts/ci-mnn-convert.sh
+# (stories260K converted from GGUF, against llama.cpp) and scripts/ci-mnn-arm64.sh
 # (arm64 under qemu), against the MNN that scripts/ci-lib.sh finds:
 # MNN_ROOT / MNN_ARM64_ROOT, else /opt/mnn / /opt/mnn-arm64, else the
 # prebuilt MNN in ../shared/engines/mnn-3.6.1/.
@@ -71,6 +72,7 @@ echo "== fuzz (every target, bounded)"; "$here/fuzz.sh"
 step "arm64 (cross-built, qemu)" "$here/ci-arm64.sh"
 step "llama.cpp on arm64 (qemu)" "$here/ci-llamacpp-arm64.sh"
 step "MNN (x86-64, in process)" "$here/ci-mnn.sh"
+step "GGUF to MNN conversion, against llama.cpp" "$here/ci-mnn-convert.sh"
 step "MNN on arm64 (qemu)" "$here/ci-mnn-arm64.sh"
 
 check_no_survivors test.sh

@@ -35,7 +35,7 @@ func TestBenchAtDepth(t *testing.T) {
 	}
 	// Without reuse_kv the cache cannot be kept: a clear error.
 	_, err = newFake(t, &fakeEngine{}).Bench(context.Background(), runtime.BenchRequest{NPrompt: 2, Depth: 4})
-	if !errors.Is(err, runtime.ErrNotSupported) || !strings.Contains(err.Error(), "--prefix-cache on") {
-		t.Errorf("depth with the prefix cache off: err = %v, want ErrNotSupported naming --prefix-cache on", err)
+	if !errors.Is(err, runtime.ErrNotSupported) || !strings.Contains(err.Error(), "the prefix cache on") {
+		t.Errorf("depth with the prefix cache off: err = %v, want ErrNotSupported naming the prefix cache", err)
 	}
 }

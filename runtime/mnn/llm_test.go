@@ -497,8 +497,8 @@ func TestOptions(t *testing.T) {
 	if cfg, _ := o.engineConfig(); !strings.Contains(cfg, `"reuse_kv":false`) {
 		t.Errorf("prefix cache off: engine config %s lacks reuse_kv false", cfg)
 	}
-	if _, err := (Options{Config: map[string]any{"reuse_kv": true}}).withDefaults(); err == nil || !strings.Contains(err.Error(), "--prefix-cache") {
-		t.Errorf("reuse_kv in Config: err = %v, want one naming --prefix-cache", err)
+	if _, err := (Options{Config: map[string]any{"reuse_kv": true}}).withDefaults(); err == nil || !strings.Contains(err.Error(), "prefix-cache option") {
+		t.Errorf("reuse_kv in Config: err = %v, want one naming the prefix-cache option", err)
 	}
 	if _, err := (Options{PrefixCache: "auto"}).withDefaults(); err == nil || !strings.Contains(err.Error(), "prefix cache") {
 		t.Errorf("prefix cache auto: err = %v", err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pocketeval/pocketeval/internal/mnnconv"
+	"github.com/pocketeval/pocketeval/runtime/mnnconv"
 )
 
 // ModelsConvertOptions are the options of `pocketeval models convert`.
