@@ -81,6 +81,8 @@ func runOne(ctx context.Context, o Options, wi workItem) (*results.Record, error
 	var err error
 	if wi.p.loglik {
 		out, stage, err = loglikOne(ctx, o.Runtime, wi, s, pc, rec)
+	} else if c, ok := wi.p.task.(evals.Conversational); ok && !replayed(o.Runtime) {
+		out, stage, err = converseOne(ctx, o, c, wi, s, pc, rec)
 	} else {
 		out, stage, err = generateOne(ctx, o, wi, s, pc, rec)
 	}
@@ -191,6 +193,32 @@ func generateOne(ctx context.Context, o Options, wi workItem, s evals.Sample, pc
 		}
 	}
 	return out, "", nil
+}
+
+// converseOne runs a conversational task's sample: every model call of
+// its conversation (Converse), recorded as one record whose response is
+// what Score judges and whose messages are the whole conversation.
+func converseOne(ctx context.Context, o Options, c evals.Conversational, wi workItem, s evals.Sample, pc evals.PromptConfig, rec *results.Record) (evals.Output, string, error) {
+	if pc.Gen.MaxTokens == 0 {
+		pc.Gen.MaxTokens = wi.p.info.DefaultMaxTokens
+	}
+	rec.Gen = recordedGen(pc.Gen)
+	gen := func(ctx context.Context, req runtime.Request) (runtime.Response, error) {
+		req.ID, req.Task = s.ID, wi.p.info.Name
+		return o.Runtime.Generate(ctx, req)
+	}
+	conv, err := c.Converse(ctx, wi.p.data, s, pc, gen)
+	if err != nil {
+		return evals.Output{}, "runtime", err
+	}
+	rec.Messages = conv.Messages
+	rec.Response = conv.Output.Text
+	rec.FinishReason = conv.Output.FinishReason
+	rec.PromptTokens, rec.CompletionTokens = conv.PromptTokens, conv.CompletionTokens
+	if conv.Total > 0 {
+		rec.Timings = &runtime.Timings{Total: conv.Total}
+	}
+	return conv.Output, "", nil
 }
 
 // replayed reports whether rt replays saved results instead of running a
