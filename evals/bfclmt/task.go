@@ -348,16 +348,14 @@ type conversation struct {
 	msgs     []runtime.Message
 	tools    json.RawMessage
 	revealed []any
+	raw      bool // raw prompts: the conversation as text
 }
 
 // start renders the conversation before its first turn: BFCL's
 // _pre_query_processing (the system prompt of prompt mode goes into the
 // first turn's messages) and _compile_tools.
 func (t *Task) start(e *entry, chat bool) (*conversation, error) {
-	if !chat {
-		return nil, errors.New("the multi-turn tasks need chat requests (a runtime with a chat template); raw prompts are not supported")
-	}
-	c := &conversation{t: t, e: e}
+	c := &conversation{t: t, e: e, raw: !chat}
 	if t.fc {
 		tools, err := bfcl.Tools(e.functions, true)
 		if err != nil {
@@ -409,6 +407,19 @@ func (c *conversation) request(s evals.Sample, t *Task, cfg evals.PromptConfig) 
 	}
 	if t.fc {
 		req.Tools = c.tools
+	}
+	if c.raw {
+		// Raw prompts have no template to put the conversation in: its
+		// messages follow each other as text, after the tools in FC mode
+		// (a fallback, as the single-turn tasks do; BFCL chats).
+		var b strings.Builder
+		if t.fc {
+			b.WriteString("Tools: " + string(c.tools) + "\n\n")
+		}
+		for _, m := range c.msgs {
+			b.WriteString(m.Content + "\n\n")
+		}
+		req.Messages, req.Prompt = nil, b.String()
 	}
 	return req
 }

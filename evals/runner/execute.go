@@ -203,9 +203,13 @@ func converseOne(ctx context.Context, o Options, c evals.Conversational, wi work
 		pc.Gen.MaxTokens = wi.p.info.DefaultMaxTokens
 	}
 	rec.Gen = recordedGen(pc.Gen)
+	var step evals.GenerateFunc = o.Runtime.Generate
+	if wi.file != nil && wi.file.journal != nil {
+		step = wi.file.journal.gen(o.Runtime, s.ID, wi.repeat)
+	}
 	gen := func(ctx context.Context, req runtime.Request) (runtime.Response, error) {
 		req.ID, req.Task = s.ID, wi.p.info.Name
-		return o.Runtime.Generate(ctx, req)
+		return step(ctx, req)
 	}
 	conv, err := c.Converse(ctx, wi.p.data, s, pc, gen)
 	if err != nil {

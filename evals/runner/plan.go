@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/results"
 )
 
@@ -40,6 +41,9 @@ type taskFile struct {
 	oldest       time.Time // when the first waiting record finished
 	unordered    bool
 	count        int // work items of this run in the file
+	// journal records the steps of a conversational task's
+	// conversations (nil for other tasks).
+	journal *journal
 }
 
 // Limits on records waiting for earlier ones (see taskFile).
@@ -157,6 +161,12 @@ func plan(o Options, preps preparedTasks) (*workPlan, error) {
 			return nil, err
 		}
 		pl.tasks = append(pl.tasks, tf)
+		if _, ok := p.task.(evals.Conversational); ok && !replayed(o.Runtime) {
+			if tf.journal, err = openJournal(o.OutDir, p.info.Name); err != nil {
+				pl.close()
+				return nil, err
+			}
+		}
 		finished := map[results.Key]bool{}
 		for _, r := range recs {
 			if r.Error == "" {
@@ -184,6 +194,8 @@ func (pl *workPlan) close() {
 			tf.w.Close()
 			tf.w = nil
 		}
+		tf.journal.close()
+		tf.journal = nil
 	}
 }
 

@@ -111,7 +111,11 @@ func TestBFCLMultiTurnKillResume(t *testing.T) {
 		t.Fatalf("clean run: exit %d\n%s\n%s", code, out, errOut)
 	}
 	want := samplesBytes(t, clean, tasks...)
-	for _, at := range []int{1, 4} {
+	points := []int{1, 4}
+	if testing.Short() {
+		points = points[1:]
+	}
+	for _, at := range points {
 		dir := filepath.Join(base, "killed", time.Now().Format("150405.000000"))
 		cmd := selfCommand(args(dir)...)
 		if err := cmd.Start(); err != nil {
