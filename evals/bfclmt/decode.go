@@ -1,7 +1,6 @@
 package bfclmt
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -151,9 +150,4 @@ func str(k any) string {
 		return s
 	}
 	return scorer.Repr(k)
-}
-
-// parseStep reads one step of a result as Python's json.loads does.
-func parseSteps(raw json.RawMessage) (any, error) {
-	return scorer.ParseJSON(raw)
 }

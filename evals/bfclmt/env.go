@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -277,5 +276,3 @@ func (e *env) check(ctx context.Context, ex sandbox.Executor, ent entryInfo, dec
 	err := e.runDriver(ctx, ex, map[string]any{"op": "check", "entry": ent, "decoded": decoded, "ground_truth": groundTruth}, &v)
 	return v, err
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }

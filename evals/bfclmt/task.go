@@ -162,8 +162,10 @@ func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, 
 	if path == "" {
 		path = filepath.Join(cfg.DataDir, "bfcl", "v4", t.file())
 	} else {
+		// --dataset-file: the entries and their possible answers from
+		// there; BFCL's backends and function documents stay the data
+		// directory's.
 		apath = filepath.Join(filepath.Dir(path), "possible_answer", filepath.Base(path))
-		root = filepath.Dir(filepath.Dir(filepath.Dir(path)))
 	}
 	ds := &evals.Dataset{Files: map[string]string{}}
 	e, err := loadEnv(name, root)
