@@ -148,12 +148,13 @@ func TestBFCLMultiTurnKillResume(t *testing.T) {
 	}
 }
 
-// TestBFCLMultiTurnStoryModel runs the four multi-turn tasks end to end
-// on the story model in process through llama.cpp, and the first through
-// `pocketeval serve` with --runtime openai, one sample each (the smallest:
-// one backend's function documents are still ~19,000 of its tokens, a
-// prefill of minutes on one thread), and requires the same conversation
-// both ways.
+// TestBFCLMultiTurnStoryModel runs bfcl_multi_turn_base end to end on
+// the story model, in process through llama.cpp and through `pocketeval
+// serve` with --runtime openai, on its smallest entry (one backend's
+// function documents are still ~19,000 of the model's tokens, a prefill of
+// minutes on one thread), and requires the same conversation both ways.
+// The other categories run the same loop; TestBFCLMultiTurnThroughServe
+// and TestBFCLMultiTurnKillResume run them with a scripted model.
 func TestBFCLMultiTurnStoryModel(t *testing.T) {
 	needLlama(t)
 	if testing.Short() {
@@ -161,19 +162,13 @@ func TestBFCLMultiTurnStoryModel(t *testing.T) {
 	}
 	model := sharedtest.Dir(t, "models/gguf/stories260K.gguf")
 	data := sharedtest.Datasets(t)
-	var sel []string
-	var tasks []string
-	for _, c := range []string{"base", "miss_func", "miss_param", "long_context"} {
-		task := "bfcl_multi_turn_" + c
-		tasks = append(tasks, task)
-		sel = append(sel, task+":multi_turn_"+c+"_100")
-	}
-	common := []string{"--samples", strings.Join(sel, ","), "--max-tokens", "4", "--data-dir", data}
+	const task = "bfcl_multi_turn_base"
+	common := []string{"--tasks", task, "--samples", task + ":multi_turn_base_100", "--max-tokens", "4", "--data-dir", data}
 	e2eLlamaSlots <- struct{}{}
 	defer func() { <-e2eLlamaSlots }()
 	dir := filepath.Join(t.TempDir(), "llamacpp")
 	code, out, errOut := runReal(t, append([]string{"run", "--runtime", "llamacpp", "--model", model, "--threads", "1",
-		"--ctx-size", "24576", "--ignore-limits", "--tasks", strings.Join(tasks, ","), "--out", dir}, common...)...)
+		"--ctx-size", "24576", "--ignore-limits", "--out", dir}, common...)...)
 	if code != 0 {
 		t.Fatalf("llamacpp: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -195,18 +190,20 @@ func TestBFCLMultiTurnStoryModel(t *testing.T) {
 	}()
 	sdir := filepath.Join(t.TempDir(), "serve")
 	code, out, errOut = runReal(t, append([]string{"run", "--runtime", "openai", "--base-url", "http://" + addr.String() + "/v1",
-		"--model", "stories", "--max-retries", "0", "--request-timeout", "30m", "--tasks", tasks[0], "--out", sdir}, common...)...)
+		"--model", "stories", "--max-retries", "0", "--request-timeout", "30m", "--out", sdir}, common...)...)
 	if code != 0 {
 		t.Fatalf("serve: exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, task := range tasks[:1] {
-		a, b := e2eReadSamples(t, dir, task), e2eReadSamples(t, sdir, task)
-		if len(a) != 1 || len(b) != 1 || a[0].Error != "" || b[0].Error != "" {
-			t.Fatalf("%s: records %+v / %+v", task, a, b)
-		}
-		if *a[0].Response != *b[0].Response || a[0].Details["error_type"] != b[0].Details["error_type"] {
-			t.Errorf("%s: in process %s %v, through serve %s %v", task, *a[0].Response, a[0].Details, *b[0].Response, b[0].Details)
-		}
+	a, b := e2eReadSamples(t, dir, task), e2eReadSamples(t, sdir, task)
+	if len(a) != 1 || len(b) != 1 || a[0].Error != "" || b[0].Error != "" {
+		t.Fatalf("records %+v / %+v", a, b)
+	}
+	var turns [][]any
+	if err := json.Unmarshal([]byte(*a[0].Response), &turns); err != nil || len(turns) == 0 {
+		t.Errorf("response %s is not a conversation's turns: %v", *a[0].Response, err)
+	}
+	if *a[0].Response != *b[0].Response || a[0].Details["error_type"] != b[0].Details["error_type"] {
+		t.Errorf("in process %s %v, through serve %s %v", *a[0].Response, a[0].Details, *b[0].Response, b[0].Details)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
 		t.Error(err)
