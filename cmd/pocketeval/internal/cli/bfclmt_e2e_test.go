@@ -157,8 +157,11 @@ func TestBFCLMultiTurnKillResume(t *testing.T) {
 // and TestBFCLMultiTurnKillResume run them with a scripted model.
 func TestBFCLMultiTurnStoryModel(t *testing.T) {
 	needLlama(t)
-	if testing.Short() {
-		t.Skip("prefills of ~19,000 tokens")
+	if os.Getenv("POCKETEVAL_BFCLMT_STORY") == "" {
+		// On a machine shared by ~10 jobs the first prefill alone took
+		// more than 3.5 CPU-minutes (16 minutes of wall clock) and had
+		// not ended: past go test's default timeout.
+		t.Skip("set POCKETEVAL_BFCLMT_STORY=1: two prefills of ~19,000 tokens on one thread take many minutes")
 	}
 	model := sharedtest.Dir(t, "models/gguf/stories260K.gguf")
 	data := sharedtest.Datasets(t)
