@@ -12,6 +12,7 @@ package evals
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/scorers/selective"
@@ -327,4 +328,33 @@ func Indicator(ok bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// Conversational is implemented by tasks whose samples are conversations
+// of several model calls (BFCL's multi-turn categories: the model's calls
+// are executed and their results fed back until it stops calling). The
+// runner calls Converse instead of generating once, except when the
+// runtime replays saved results: then the one saved response is the whole
+// conversation's result and goes to Score as it is. Score must judge
+// Conversation.Output alone, so a record can be re-scored (resume, verify)
+// without running the conversation again.
+type Conversational interface {
+	Converse(ctx context.Context, d *Dataset, s Sample, cfg PromptConfig, gen GenerateFunc) (Conversation, error)
+}
+
+// GenerateFunc generates one response of a conversation.
+type GenerateFunc func(ctx context.Context, req runtime.Request) (runtime.Response, error)
+
+// Conversation is what Converse produced.
+type Conversation struct {
+	// Output goes to Score; Output.Text is the record's response.
+	Output Output
+	// Messages are the whole conversation, the model's turns and the
+	// tool results included (the record's messages).
+	Messages []runtime.Message
+	// Requests counts the model calls; PromptTokens, CompletionTokens
+	// and Total sum over them.
+	Requests                       int
+	PromptTokens, CompletionTokens int
+	Total                          time.Duration
 }

@@ -27,6 +27,9 @@ command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v jq >/dev/null 2>&1 || need+=(jq)
 # python3-jinja2: the reference renderer of the chat-template goldens.
 /usr/bin/python3 -c 'import jinja2' >/dev/null 2>&1 || need+=(python3-jinja2)
+# python3-mpmath: BFCL's multi-turn math backend (math_api.py) imports it; the
+# bfcl_multi_turn_* tasks run that backend in the sandbox.
+/usr/bin/python3 -c 'import mpmath' >/dev/null 2>&1 || need+=(python3-mpmath)
 # libffi: the llama.cpp binding (yzma) loads it at start-up.
 ldconfig -p 2>/dev/null | grep -q "libffi.so.8 " || need+=(libffi8)
 if [[ ${#need[@]} -gt 0 ]]; then

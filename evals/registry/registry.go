@@ -5,7 +5,6 @@ package registry
 
 import (
 	"fmt"
-	"github.com/pocketeval/pocketeval/evals/bfcl"
 	"os"
 	"sort"
 	"strings"
@@ -29,7 +28,7 @@ func Families() []Family {
 		{"math", mathTasks()},
 		{"code", codeTasks()},
 		{"knowledge", knowledgeTasks()},
-		{"tool calling", bfcl.Tasks()},
+		{"tool calling", toolTasks()},
 	}
 }
 

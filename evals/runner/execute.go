@@ -82,6 +82,8 @@ func runOne(ctx context.Context, o Options, wi workItem, rc *renderCache) (*resu
 	var err error
 	if wi.p.loglik {
 		out, stage, err = loglikOne(ctx, o.Runtime, wi, s, pc, rec)
+	} else if c, ok := wi.p.task.(evals.Conversational); ok && !replayed(o.Runtime) {
+		out, stage, err = converseOne(ctx, o, c, wi, s, pc, rec)
 	} else {
 		out, stage, err = generateOne(ctx, o, wi, s, pc, rc, rec)
 	}
@@ -195,6 +197,36 @@ func generateOne(ctx context.Context, o Options, wi workItem, s evals.Sample, pc
 		}
 	}
 	return out, "", nil
+}
+
+// converseOne runs a conversational task's sample: every model call of
+// its conversation (Converse), recorded as one record whose response is
+// what Score judges and whose messages are the whole conversation.
+func converseOne(ctx context.Context, o Options, c evals.Conversational, wi workItem, s evals.Sample, pc evals.PromptConfig, rec *results.Record) (evals.Output, string, error) {
+	if pc.Gen.MaxTokens == 0 {
+		pc.Gen.MaxTokens = wi.p.info.DefaultMaxTokens
+	}
+	rec.Gen = recordedGen(pc.Gen)
+	var step evals.GenerateFunc = o.Runtime.Generate
+	if wi.file != nil && wi.file.journal != nil {
+		step = wi.file.journal.gen(o.Runtime, s.ID, wi.repeat)
+	}
+	gen := func(ctx context.Context, req runtime.Request) (runtime.Response, error) {
+		req.ID, req.Task = s.ID, wi.p.info.Name
+		return step(ctx, req)
+	}
+	conv, err := c.Converse(ctx, wi.p.data, s, pc, gen)
+	if err != nil {
+		return evals.Output{}, "runtime", err
+	}
+	rec.Messages = conv.Messages
+	rec.Response = conv.Output.Text
+	rec.FinishReason = conv.Output.FinishReason
+	rec.PromptTokens, rec.CompletionTokens = conv.PromptTokens, conv.CompletionTokens
+	if conv.Total > 0 {
+		rec.Timings = &runtime.Timings{Total: conv.Total}
+	}
+	return conv.Output, "", nil
 }
 
 // replayed reports whether rt replays saved results instead of running a

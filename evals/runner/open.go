@@ -104,6 +104,9 @@ func clearDir(dir string) error {
 	if err := os.RemoveAll(filepath.Join(dir, results.SamplesDir)); err != nil {
 		return err
 	}
+	if err := os.RemoveAll(filepath.Join(dir, ConversationsDir)); err != nil {
+		return err
+	}
 	return os.MkdirAll(filepath.Join(dir, results.SamplesDir), 0o755)
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/results"
 )
 
@@ -55,6 +56,9 @@ type taskFile struct {
 	filled  atomic.Int64
 	repeats int
 	early   *earlySummary
+	// journal records the steps of a conversational task's
+	// conversations (nil for other tasks).
+	journal *journal
 }
 
 // earlySummary is a task's summary computed when its last record was
@@ -180,6 +184,12 @@ func plan(o Options, preps preparedTasks) (*workPlan, error) {
 		}
 		tf.fresh = len(recs) == 0 && rep.GoodBytes == 0
 		pl.tasks = append(pl.tasks, tf)
+		if _, ok := p.task.(evals.Conversational); ok && !replayed(o.Runtime) {
+			if tf.journal, err = openJournal(o.OutDir, p.info.Name); err != nil {
+				pl.close()
+				return nil, err
+			}
+		}
 		finished := map[results.Key]bool{}
 		for _, r := range recs {
 			if r.Error == "" {
@@ -211,6 +221,8 @@ func (pl *workPlan) close() {
 			tf.w.Close()
 			tf.w = nil
 		}
+		tf.journal.close()
+		tf.journal = nil
 	}
 }
 

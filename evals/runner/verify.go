@@ -127,7 +127,13 @@ func rescoreOne(ctx context.Context, p *prepared, s settings, stripThinking bool
 			return nil, fmt.Errorf("re-render %s sample %s: %w", p.info.Name, r.ID, err)
 		}
 		diff("prompt", strconv.Quote(r.Prompt), strconv.Quote(req.Prompt))
-		diff("messages", jsonText(r.Messages), jsonText(req.Messages))
+		msgs := r.Messages
+		if _, ok := p.task.(evals.Conversational); ok && len(msgs) > len(req.Messages) {
+			// A conversation's record holds the whole conversation,
+			// which starts with the request Prompt renders.
+			msgs = msgs[:len(req.Messages)]
+		}
+		diff("messages", jsonText(msgs), jsonText(req.Messages))
 		out = evals.Output{Raw: r.Response, Text: r.Response, FinishReason: r.FinishReason, Prompt: r.Prompt}
 		th := evals.SplitThinking(r.Response, evals.PromptOpensThinking(r.RenderedPrompt), r.FinishReason == runtime.FinishLength)
 		stored, rescored := "none", "none"

@@ -11,6 +11,7 @@
 //	{"task_id": "HumanEval/0", "completion": "..."}    human-eval's samples
 //	{"id": "simple_0", "result": "[f(a=1)]"}           BFCL's result files (prompt mode)
 //	{"id": "parallel_0", "result": [{"f": "{\"a\": 1}"}]}  BFCL's result files (function calling)
+//	{"id": "multi_turn_base_0", "result": [["[f(a=1)]"], ...]} BFCL's multi-turn result files (turns of steps; the JSON is the response)
 //
 // A pocketeval line may carry "finish_reason" (default "stop") and
 // "repeat" (0-based; default 0); its "task" may be empty, making the line
@@ -384,6 +385,10 @@ func parseLine(line []byte, file string, n int) (*Prediction, error) {
 		switch v := raw["result"]; {
 		case v.Type == gjson.String:
 			p.Response = strings.Clone(v.String())
+		case v.IsArray() && len(v.Array()) > 0 && v.Array()[0].IsArray():
+			// A multi-turn result (a list of turns, each a list of
+			// steps): the multi-turn tasks score it as JSON.
+			p.Response = strings.Clone(v.Raw)
 		case v.IsArray():
 			for i, item := range v.Array() {
 				if !item.IsObject() {
@@ -399,7 +404,7 @@ func parseLine(line []byte, file string, n int) (*Prediction, error) {
 				})
 			}
 		default:
-			return nil, &ParseError{File: file, Line: n, Field: "result", Err: errors.New("must be a string (prompt mode) or a list of {name: arguments} (function calling)")}
+			return nil, &ParseError{File: file, Line: n, Field: "result", Err: errors.New("must be a string (prompt mode), a list of {name: arguments} (function calling) or a list of turns (multi-turn)")}
 		}
 	case has("prompt") && has("response"):
 		p.Form = FormIFEval
@@ -559,6 +564,9 @@ func (r *Runtime) response(p *Prediction) (string, error) {
 	}
 	// A field appears once (parseLine refuses a line naming one twice).
 	v := gjson.GetBytes(line, field)
+	if p.Form == FormBFCL && v.IsArray() {
+		return v.Raw, nil // a multi-turn result
+	}
 	if v.Type != gjson.String {
 		return "", fmt.Errorf("replay: %s:%d changed since it was opened", r.path, p.Line)
 	}

@@ -120,7 +120,7 @@ predictions) on standard benchmarks with conformant scoring.`,
 	// looked for only when it is asked.
 	root.SetVersionTemplate("{{pocketevalVersion}}")
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(NewCmdRun(f, nil), NewCmdTasks(f, nil), NewCmdVersion(f, nil))
+	root.AddCommand(NewCmdRun(f, nil), NewCmdTasks(f, nil), NewCmdVersion(f, nil), NewCmdBFCLScore(f, nil))
 	for _, add := range []func(*Factory) []*cobra.Command{
 		serveCommands, benchCommands, sandboxCommands, leaderboardCommands, datasetCommands, fidelityCommands,
 	} {
