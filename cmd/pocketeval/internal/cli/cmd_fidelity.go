@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/pocketeval/pocketeval/fidelity"
 	"github.com/pocketeval/pocketeval/results"
@@ -65,6 +66,17 @@ func fidelityRuntime(ctx context.Context, o RuntimeOptions) (runtime.Logitser, r
 		info = d.Describe()
 	}
 	return lg, info, func() { rt.Close() }, nil
+}
+
+// hideSpeculative hides the speculative-decoding flags from a fidelity
+// command's help: logits are computed one forward pass at a time, so a
+// draft model or its settings change nothing there.
+func hideSpeculative(fl *pflag.FlagSet) {
+	for _, name := range []string{"speculative", "speculative-verify", "draft-model", "draft-max", "draft-min", "draft-p-min"} {
+		if f := fl.Lookup(name); f != nil {
+			f.Hidden = true
+		}
+	}
 }
 
 func fidelityProgress(io *IOStreams, what string) (fidelity.Progress, func()) {
@@ -141,6 +153,7 @@ REF.sha256. compare reads them back for each candidate.`,
 	fl.StringVarP(&o.Out, "output", "o", "", "reference logits file to write")
 	fl.BoolVar(&o.JSON, "json", false, "machine-readable output")
 	o.Runtime.AddFlags(fl)
+	hideSpeculative(fl)
 	return cmd
 }
 
@@ -301,6 +314,7 @@ Exit status: 0 when compared, 2 when the reference or the flags are unusable.`,
 	fl.Float64Var(&o.TopP, "top-p", fidelity.DefaultTopP, "nucleus mass of the same-top-p rate (0: not measured, which is faster on large vocabularies)")
 	fl.BoolVar(&o.JSON, "json", false, "machine-readable output")
 	o.Runtime.AddFlags(fl)
+	hideSpeculative(fl)
 	return cmd
 }
 
@@ -581,6 +595,7 @@ the reference or the runs are unusable.`,
 	fl.StringVar(&o.JUnit, "junit", "", "write JUnit XML here (one test case per policy key)")
 	fl.BoolVar(&o.JSON, "json", false, "machine-readable output")
 	o.Runtime.AddFlags(fl)
+	hideSpeculative(fl)
 	return cmd
 }
 
@@ -614,6 +629,7 @@ func fidelityGate(ctx context.Context, o *fidelityGateOptions, p *fidelity.Polic
 		}
 		cases = append(p.CheckTokens(rep), cases...)
 	}
+	p.Sort(cases)
 	pass := true
 	for _, c := range cases {
 		pass = pass && c.Pass
