@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/results"
@@ -195,8 +196,8 @@ func applyAggregates(ts *results.TaskSummary, agg evals.Aggregates, n int, prima
 }
 
 // chanceOf tests the primary metric's per-sample values against random
-// answers when the task knows its baseline for every scored sample and
-// the values are 0 or 1.
+// answers when the task knows its baseline for every scored sample, the
+// baseline is above 0 and the values are 0 or 1.
 func chanceOf(t evals.Task, metric string, scored []evals.SampleResult) *results.Chance {
 	ch, ok := t.(evals.Chancer)
 	if !ok {
@@ -219,7 +220,9 @@ func chanceOf(t evals.Task, metric string, scored []evals.SampleResult) *results
 		p = append(p, pi)
 		correct += int(v)
 	}
-	if len(p) == 0 {
+	if len(p) == 0 || !slices.ContainsFunc(p, func(pi float64) bool { return pi > 0 }) {
+		// A baseline of 0 (free-form answers: a random guess does not
+		// hit a number) is no chance level worth a test.
 		return nil
 	}
 	return &results.Chance{Metric: metric, Chance: stats.AboveChance(p, correct)}

@@ -39,7 +39,8 @@ func NewCmdCompare(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 sample ids) and reports, per task, both scores, the difference B−A with a 95%
 paired-bootstrap interval, and a paired test: exact McNemar for pass/fail
 metrics, paired bootstrap otherwise. "*" marks p < alpha, "~" a difference that
-is not significant. It refuses, with the reason, when samples do not align.
+is not significant, "°" a score not significantly above what random answers
+score (the marks of every report). It refuses, with the reason, when samples do not align.
 
 Exit status: 0 when the runs were compared (whatever the differences), 2
 when they cannot be: an unreadable result directory, no task that both
@@ -100,22 +101,22 @@ func compareRun(opts *CompareOptions) error {
 		s := fmt.Sprintf("%.2f", 100*v)
 		if ch != nil && !ch.Above {
 			atChance = true
-			s += "°"
+			s += results.MarkAtChance
 		}
 		return s
 	}
 	for _, t := range c.Tasks {
-		mark := "~"
+		mark := results.MarkNotSignificant
 		if t.Significant {
-			mark = "*"
+			mark = results.MarkSignificant
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%+.2f\t[%+.2f, %+.2f]\t%s\t%s\t%s\n", t.Task, t.Metric,
 			score(t.AggregateA, t.ChanceA), score(t.AggregateB, t.ChanceB), 100*(t.AggregateB-t.AggregateA), 100*t.Lo, 100*t.Hi, fmtPValue(t.P), t.Test, mark)
 	}
 	tw.Flush()
-	fmt.Fprintf(opts.IO.Out, "A = %s\nB = %s\n* significant at alpha=%g, ~ not significant\n", opts.A, opts.B, c.Alpha)
+	fmt.Fprintf(opts.IO.Out, "A = %s\nB = %s\n%s\n", opts.A, opts.B, results.SignificanceLegend(c.Alpha))
 	if atChance {
-		fmt.Fprintln(opts.IO.Out, "° at chance: not significantly above what random answers score (exact one-sided test at 5%)")
+		fmt.Fprintln(opts.IO.Out, results.AtChanceLegend(""))
 	}
 	for _, t := range c.Tasks {
 		switch {
