@@ -435,6 +435,7 @@ Exit status: 0 when compared, 2 when the runs cannot be read or share no task.`,
 	fl.Uint64Var(&o.Seed, "seed", 1, "bootstrap seed")
 	fl.IntVar(&o.Show, "show", 5, "flipped samples listed per task in the table")
 	fl.BoolVar(&o.JSON, "json", false, "machine-readable output (every flipped sample)")
+	acceptDataDir(fl, "fidelity flips")
 	return cmd
 }
 
