@@ -468,9 +468,17 @@ func (r *BoardRow) IdentityParts() []string {
 // RuntimeLabel is the runtime with its engine version: the version alone
 // when it names the engine ("llama.cpp b6050"), else the runtime's name
 // followed by it ("mnn 3.6.1"). A source reference "owner/repo@v0.4.0" is
-// shortened to its version; the drill-down has it whole.
+// shortened to its version, and llama.cpp's "commit C, npm PKG@V" to
+// "C (npm V)"; the drill-down has it whole.
 func (r *BoardRow) RuntimeLabel() string {
-	v := repoAt.ReplaceAllString(r.RuntimeVersion, "$1")
+	v := r.RuntimeVersion
+	if head, pkg, ok := strings.Cut(v, ", npm "); ok {
+		v = strings.Replace(head, "commit ", "", 1)
+		if at := strings.LastIndex(pkg, "@"); at > 0 {
+			v += " (npm " + pkg[at+1:] + ")"
+		}
+	}
+	v = repoAt.ReplaceAllString(v, "$1")
 	switch {
 	case v == "":
 		return r.Runtime
