@@ -156,4 +156,3 @@ func metadataRelease(dir string) string {
 	}
 	return "node-llama-cpp's " + meta.BuildOptions.LlamaCpp.Repo + "@" + meta.BuildOptions.LlamaCpp.Release
 }
-
