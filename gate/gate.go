@@ -682,16 +682,7 @@ func (g *GateResult) warnOfficialVerdicts(task string, p *Policy, runs ...*rundi
 // the "code:<task>" record of its manifest; ok is false for other tasks.
 // Runs made before the mode was recorded used the official one.
 func codeVerdictMode(r *rundir.Run, task string) (mode string, ok bool) {
-	rec, ok := r.Manifest.Environment["code:"+task].(map[string]any)
-	if !ok {
-		return "", false
-	}
-	if vm, _ := rec["verdict_mode"].(map[string]any); vm != nil {
-		if m, _ := vm["mode"].(string); m != "" {
-			return m, true
-		}
-	}
-	return "official", true
+	return r.CodeVerdictMode(task)
 }
 
 // verdict applies the policy's rule for one task: base and cand are the

@@ -149,3 +149,20 @@ func ModelKey(p string) string {
 	}
 	return p
 }
+
+// CodeVerdictMode is the verdict mode ("official" or "isolated") the run
+// judged a code task in, from the "code:<task>" record of its manifest; ok
+// is false for other tasks. Runs made before the mode was recorded used
+// the official one.
+func (r *Run) CodeVerdictMode(task string) (mode string, ok bool) {
+	rec, ok := r.Manifest.Environment["code:"+task].(map[string]any)
+	if !ok {
+		return "", false
+	}
+	if vm, _ := rec["verdict_mode"].(map[string]any); vm != nil {
+		if m, _ := vm["mode"].(string); m != "" {
+			return m, true
+		}
+	}
+	return "official", true
+}
