@@ -170,6 +170,10 @@ func (tl *tally) rates(ts *results.TaskSummary) {
 // over its units, from its standard error, or none.
 func applyAggregates(ts *results.TaskSummary, agg evals.Aggregates, n int, primary string) {
 	for k, v := range agg.Metrics {
+		n := n
+		if agg.N[k] > 0 {
+			n = agg.N[k]
+		}
 		s := ts.Metrics[k]
 		switch units := agg.Units[k]; {
 		case len(units) > 0:
