@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -200,6 +203,22 @@ func TestRunDepths(t *testing.T) {
 		if !strings.Contains(svg.String(), want) {
 			t.Errorf("svg lacks %q", want)
 		}
+	}
+	// The depth axis is linear (issue 48): 512 sits a quarter of the way
+	// from 0 to 2048, not halfway; the title names the model, not its path.
+	cx := map[int]float64{}
+	for _, d := range []int{0, 512, 2048} {
+		m := regexp.MustCompile(`<circle cx="([0-9.]+)"[^>]*><title>pp64 prefill at depth ` + strconv.Itoa(d) + `:`).FindStringSubmatch(svg.String())
+		if m == nil {
+			t.Fatalf("no point of pp64 prefill at depth %d", d)
+		}
+		cx[d], _ = strconv.ParseFloat(m[1], 64)
+	}
+	if r := (cx[512] - cx[0]) / (cx[2048] - cx[0]); math.Abs(r-0.25) > 0.01 {
+		t.Errorf("depth 512 at %.2f of the axis from 0 to 2048, want 0.25 (a linear axis)", r)
+	}
+	if title := regexp.MustCompile(`<text[^>]*font-size="13">([^<]*)</text>`).FindStringSubmatch(svg.String()); title == nil || strings.Contains(title[1], "/") || !strings.HasPrefix(title[1], filepath.Base(rep.Model)+":") {
+		t.Errorf("title %q: want the model's name %q, not its path", title, filepath.Base(rep.Model))
 	}
 	one, _ := Run(context.Background(), open, writePackage(t, 1), Config{Prompt: 8, Reps: 1}, &fakeProbe{rss: []int64{1}, peak: []int64{1}})
 	if err := WriteDepthSVG(&svg, one); err == nil {
