@@ -249,7 +249,10 @@ func TestRunPrompts(t *testing.T) {
 	for i := range 4 {
 		reqs = append(reqs, runtime.Request{ID: fmt.Sprint(i), Prompt: "p"})
 	}
-	cfg := Config{Reps: 2, Prompts: &Prompts{Task: "gsm8k", Requests: reqs}}
+	var progress []string
+	cfg := Config{Reps: 2, Prompts: &Prompts{Task: "gsm8k", Requests: reqs, Progress: func(done, total int) {
+		progress = append(progress, fmt.Sprintf("%d/%d", done, total))
+	}}}
 	rep, err := Run(context.Background(), func(context.Context, OpenRequest) (runtime.Runtime, error) { return lr, nil },
 		writePackage(t, 1), cfg, &fakeProbe{rss: []int64{1}, peak: []int64{1}})
 	if err != nil {
@@ -259,6 +262,11 @@ func TestRunPrompts(t *testing.T) {
 		t.Fatalf("rows %+v", rep.Rows)
 	}
 	l := rep.Rows[0].Latency
+	// Progress is told of every measured request (issue 48), not the
+	// warm-up.
+	if strings.Join(progress, " ") != "1/8 2/8 3/8 4/8 5/8 6/8 7/8 8/8" {
+		t.Errorf("progress %v", progress)
+	}
 	// A warm-up request, then 2 passes over the 4 prompts, in order.
 	if len(lr.calls) != 9 || lr.calls[0].ID != "0" || lr.calls[1].ID != "0" || lr.calls[8].ID != "3" {
 		t.Errorf("requests %v", lr.calls)
