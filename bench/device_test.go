@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -201,6 +204,22 @@ func TestRunDepths(t *testing.T) {
 			t.Errorf("svg lacks %q", want)
 		}
 	}
+	// The depth axis is linear (issue 48): 512 sits a quarter of the way
+	// from 0 to 2048, not halfway; the title names the model, not its path.
+	cx := map[int]float64{}
+	for _, d := range []int{0, 512, 2048} {
+		m := regexp.MustCompile(`<circle cx="([0-9.]+)"[^>]*><title>pp64 prefill at depth ` + strconv.Itoa(d) + `:`).FindStringSubmatch(svg.String())
+		if m == nil {
+			t.Fatalf("no point of pp64 prefill at depth %d", d)
+		}
+		cx[d], _ = strconv.ParseFloat(m[1], 64)
+	}
+	if r := (cx[512] - cx[0]) / (cx[2048] - cx[0]); math.Abs(r-0.25) > 0.01 {
+		t.Errorf("depth 512 at %.2f of the axis from 0 to 2048, want 0.25 (a linear axis)", r)
+	}
+	if title := regexp.MustCompile(`<text[^>]*font-size="13">([^<]*)</text>`).FindStringSubmatch(svg.String()); title == nil || strings.Contains(title[1], "/") || !strings.HasPrefix(title[1], filepath.Base(rep.Model)+":") {
+		t.Errorf("title %q: want the model's name %q, not its path", title, filepath.Base(rep.Model))
+	}
 	one, _ := Run(context.Background(), open, writePackage(t, 1), Config{Prompt: 8, Reps: 1}, &fakeProbe{rss: []int64{1}, peak: []int64{1}})
 	if err := WriteDepthSVG(&svg, one); err == nil {
 		t.Error("plot of one depth: no error")
@@ -230,7 +249,10 @@ func TestRunPrompts(t *testing.T) {
 	for i := range 4 {
 		reqs = append(reqs, runtime.Request{ID: fmt.Sprint(i), Prompt: "p"})
 	}
-	cfg := Config{Reps: 2, Prompts: &Prompts{Task: "gsm8k", Requests: reqs}}
+	var progress []string
+	cfg := Config{Reps: 2, Prompts: &Prompts{Task: "gsm8k", Requests: reqs, Progress: func(done, total int) {
+		progress = append(progress, fmt.Sprintf("%d/%d", done, total))
+	}}}
 	rep, err := Run(context.Background(), func(context.Context, OpenRequest) (runtime.Runtime, error) { return lr, nil },
 		writePackage(t, 1), cfg, &fakeProbe{rss: []int64{1}, peak: []int64{1}})
 	if err != nil {
@@ -240,6 +262,11 @@ func TestRunPrompts(t *testing.T) {
 		t.Fatalf("rows %+v", rep.Rows)
 	}
 	l := rep.Rows[0].Latency
+	// Progress is told of every measured request (issue 48), not the
+	// warm-up.
+	if strings.Join(progress, " ") != "1/8 2/8 3/8 4/8 5/8 6/8 7/8 8/8" {
+		t.Errorf("progress %v", progress)
+	}
 	// A warm-up request, then 2 passes over the 4 prompts, in order.
 	if len(lr.calls) != 9 || lr.calls[0].ID != "0" || lr.calls[1].ID != "0" || lr.calls[8].ID != "3" {
 		t.Errorf("requests %v", lr.calls)

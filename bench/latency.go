@@ -18,6 +18,9 @@ type Prompts struct {
 	Requests []runtime.Request
 	// Level is the confidence level of the quantile intervals (0: 0.95).
 	Level float64
+	// Progress, when not nil, is told of each measured request: done of
+	// total (the requests times the repetitions).
+	Progress func(done, total int)
 }
 
 // Latency is what the prompts took: per request, the time to the first
@@ -98,6 +101,9 @@ func (m *measurer) latency(ctx context.Context, open Opener, p *Prompts) (Row, r
 				completion += resp.CompletionTokens
 				l.Finished[resp.FinishReason]++
 				l.Requests++
+				if p.Progress != nil {
+					p.Progress(l.Requests, m.cfg.Reps*len(p.Requests))
+				}
 			}
 			m.snapshot(&row, rep)
 		}

@@ -5,12 +5,15 @@ import (
 	"html"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
 // WriteDepthSVG draws a depth sweep (DepthPoints) as an SVG with two
-// panels over the depths (equally spaced, labelled): prefill and decode
+// panels over the depths (a linear axis, each depth ticked and labelled
+// where there is room): prefill and decode
 // tok/s per test, and the peak resident-memory increment, the
 // memory-vs-context curve. It fails when the report has one depth only.
 func WriteDepthSVG(w io.Writer, r *Report) error {
@@ -29,7 +32,7 @@ func WriteDepthSVG(w io.Writer, r *Report) error {
 		}
 	}
 	slices.Sort(depths)
-	title := fmt.Sprintf("%s: speed and memory by context depth (%s, %s)", r.Model, r.Runtime.Name, r.Center)
+	title := fmt.Sprintf("%s: speed and memory by context depth (%s, %s)", modelName(r.Model), r.Runtime.Name, r.Center)
 	if inc := r.Incomplete; inc != nil {
 		title += fmt.Sprintf(" — INCOMPLETE: %d of %d tests, stopped at %s", inc.Measured, inc.Planned, inc.Test)
 	}
@@ -83,16 +86,27 @@ func WriteDepthSVG(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#eee"/><text x="%.1f" y="%.1f" text-anchor="end">%s</text>`+"\n", x0, x0+pw, y, y, x0-4, y+4, trimNum(v))
 		}
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" transform="rotate(-90 %.1f %.1f)">%s</text>`+"\n", x0-58, top+ph/2, x0-58, top+ph/2, unit)
+		// A linear axis: the distances between depths are the distances
+		// between their token counts, so a curve bends where it bends.
+		lo, hi := depths[0], depths[len(depths)-1]
 		xOf := func(i int) float64 {
-			if len(depths) == 1 {
+			if hi == lo {
 				return x0 + pw/2
 			}
-			return x0 + 20 + (pw-40)*float64(i)/float64(len(depths)-1)
+			return x0 + 20 + (pw-40)*float64(depths[i]-lo)/float64(hi-lo)
 		}
+		last := math.Inf(-1)
 		for i, d := range depths {
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%d</text>`+"\n", xOf(i), top+ph+14, d)
+			// Every depth has a tick; a label that would overlap the
+			// previous one is left out (its points name it).
+			x := xOf(i)
+			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#999"/>`+"\n", x, x, top+ph, top+ph+4)
+			if x-last >= 7*float64(len(strconv.Itoa(d)))+6 {
+				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%d</text>`+"\n", x, top+ph+14, d)
+				last = x
+			}
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">depth (tokens in the KV cache)</text>`+"\n", x0+pw/2, top+ph+30)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">depth (tokens in the KV cache, linear scale)</text>`+"\n", x0+pw/2, top+ph+30)
 		yOf := func(v float64) float64 {
 			if ymax == 0 {
 				return top + ph
@@ -123,6 +137,20 @@ func WriteDepthSVG(w io.Writer, r *Report) error {
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// modelName is the model as a reader names it: the file's or package
+// directory's base name, not the path as typed (an MNN config.json names
+// its directory).
+func modelName(path string) string {
+	if path == "" {
+		return "model"
+	}
+	p := filepath.Clean(path)
+	if b := filepath.Base(p); strings.HasSuffix(b, ".json") {
+		p = filepath.Dir(p)
+	}
+	return filepath.Base(p)
 }
 
 // niceCeil rounds v up to 1, 2 or 5 times a power of ten (1 for v <= 0).

@@ -29,6 +29,9 @@ type Options struct {
 	// (Unlike) instead of refusing them; the comparison lists the
 	// differences in Unlike.
 	AllowUnlike bool
+	// Progress, when not nil, is told of each task of A considered
+	// (compared or skipped), in A's order.
+	Progress func(task string)
 }
 
 // TaskComparison is the comparison of one task.
@@ -106,21 +109,22 @@ func Runs(a, b *rundir.Run, o Options) (*Comparison, error) {
 	for _, t := range o.Tasks {
 		want[t] = true
 	}
+	progress := func(string) {}
+	if o.Progress != nil {
+		progress = o.Progress
+	}
 	for _, task := range a.Tasks() {
 		if len(want) > 0 && !want[task] {
 			continue
 		}
-		if _, ok := b.Summary.Tasks[task]; !ok {
-			c.Skipped = append(c.Skipped, task+" (only in A)")
-			continue
-		}
-		if why := unscored(a, b, task); why != "" {
-			c.Skipped = append(c.Skipped, task+" ("+why+")")
-			continue
-		}
-		tc, err := compareTask(a, b, task, o)
+		tc, skip, err := compareOrSkip(a, b, task, o)
 		if err != nil {
 			return nil, err
+		}
+		progress(task)
+		if skip != "" {
+			c.Skipped = append(c.Skipped, task+" ("+skip+")")
+			continue
 		}
 		c.Tasks = append(c.Tasks, *tc)
 	}
@@ -141,6 +145,18 @@ func Runs(a, b *rundir.Run, o Options) (*Comparison, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// compareOrSkip compares one task of A, or says why it is skipped.
+func compareOrSkip(a, b *rundir.Run, task string, o Options) (*TaskComparison, string, error) {
+	if _, ok := b.Summary.Tasks[task]; !ok {
+		return nil, "only in A", nil
+	}
+	if why := unscored(a, b, task); why != "" {
+		return nil, why, nil
+	}
+	tc, err := compareTask(a, b, task, o)
+	return tc, "", err
 }
 
 // NothingToCompareError is returned when the runs share no task that both

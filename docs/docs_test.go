@@ -91,6 +91,9 @@ func TestDocs(t *testing.T) {
 		ok := t.Run(name, func(t *testing.T) {
 			ran = true
 			runFile(t, repo, env, blocks, isolate, &tally)
+			if left := strays(t, root, repo, blocks); len(left) > 0 {
+				t.Errorf("%s's commands left %s in the checkout, which git would show as untracked: write such files under runs/ (ignored)", file, strings.Join(left, ", "))
+			}
 		})
 		if file == "README.md" {
 			bin = filepath.Join(repo, "bin")
@@ -143,6 +146,38 @@ func TestDocsParse(t *testing.T) {
 		}
 		t.Logf("%s: %d blocks, %d run", rel, len(blocks), run)
 	}
+}
+
+// strays lists what a file's commands left at the top of the checkout copy
+// repo that a reader's `git status` would show: names that are neither the
+// repository's, nor ignored by its .gitignore (bin/, runs/, out/), nor
+// files the document itself asks the reader to write (doctest: file).
+func strays(t *testing.T, root, repo string, blocks []doctest.Block) []string {
+	t.Helper()
+	known := map[string]bool{"bin": true, "runs": true, "out": true, "node_modules": true, "pocketeval": true}
+	files, err := repoFiles(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		known[strings.SplitN(filepath.ToSlash(f), "/", 2)[0]] = true
+	}
+	for _, b := range blocks {
+		if b.Marker.Kind == doctest.File {
+			known[strings.SplitN(filepath.ToSlash(b.Marker.Arg), "/", 2)[0]] = true
+		}
+	}
+	entries, err := os.ReadDir(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, e := range entries {
+		if !known[e.Name()] {
+			left = append(left, e.Name())
+		}
+	}
+	return left
 }
 
 type counts struct {

@@ -192,6 +192,10 @@ type Aggregates struct {
 	// neither a mean over units nor has a standard error (a bootstrap
 	// interval of a threshold's coverage).
 	Intervals map[string][2]float64 `json:"-"`
+	// N optionally gives the number of items a metric is over when it is
+	// not every scored sample (a decision task's test split); the
+	// summary's N is then that.
+	N map[string]int `json:"-"`
 	// Decision is the selective-prediction report of a decision task
 	// (a task file with a decision block); nil for other tasks.
 	Decision *selective.Report `json:"decision,omitempty"`

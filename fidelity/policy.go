@@ -29,6 +29,10 @@ type Policy struct {
 	MinRelativeScore      *float64
 	Tasks                 map[string]float64
 	SuiteMinRelativeScore *float64
+
+	// order is each key's position in the file ("tasks.NAME" for a
+	// task's own threshold), the order Sort puts the checks in.
+	order map[string]int
 }
 
 // NeedsTokens and NeedsAnswers say which comparisons the policy reads.
@@ -82,12 +86,14 @@ func ParsePolicy(file string, data []byte) (*Policy, error) {
 		return &v, nil
 	}
 	seen := map[string]bool{}
+	p.order = map[string]int{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if seen[k.Value] {
 			return nil, errf(k, k.Value, "set twice")
 		}
 		seen[k.Value] = true
+		p.order[k.Value] = len(p.order)
 		var err error
 		inf := math.Inf(1)
 		switch k.Value {
@@ -122,6 +128,7 @@ func ParsePolicy(file string, data []byte) (*Policy, error) {
 					return nil, err
 				}
 				p.Tasks[tk.Value] = *x
+				p.order[field] = len(p.order)
 			}
 		default:
 			return nil, errf(k, k.Value, "unknown field (known: max_kl_mean, max_kl_p99, min_top1_agreement, max_ppl_increase_pct, min_relative_score, suite_min_relative_score, tasks)")
@@ -230,6 +237,29 @@ func (p *Policy) CheckAnswers(tasks []TaskFlips) []Case {
 		out = append(out, c)
 	}
 	return out
+}
+
+// Sort puts checks in the order of their keys in the policy file (a
+// task's own threshold where its tasks entry stands; min_relative_score's
+// checks of the runs' tasks where that key stands, in the runs' order), so
+// the report reads as the policy does. Checks of keys the policy did not
+// parse (a hand-built Policy) keep their order, last.
+func (p *Policy) Sort(cases []Case) {
+	pos := func(c Case) int {
+		name := c.Name
+		if task, ok := strings.CutPrefix(name, "min_relative_score:"); ok {
+			if _, own := p.Tasks[task]; own {
+				name = "tasks." + task
+			} else {
+				name = "min_relative_score"
+			}
+		}
+		if i, ok := p.order[name]; ok {
+			return i
+		}
+		return len(p.order)
+	}
+	sort.SliceStable(cases, func(i, j int) bool { return pos(cases[i]) < pos(cases[j]) })
 }
 
 // JUnit renders cases as JUnit XML, one test case per policy key.

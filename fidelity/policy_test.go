@@ -62,3 +62,23 @@ func TestPolicyChecks(t *testing.T) {
 		t.Fatalf("%s %v", x, err)
 	}
 }
+
+// TestPolicySort: fidelity gate reports its checks in the policy file's
+// order (issue 48), not alphabetically nor token keys first.
+func TestPolicySort(t *testing.T) {
+	p, err := ParsePolicy("p.yaml", []byte("suite_min_relative_score: 90\ntasks:\n  zz: {min_relative_score: 95}\n  aa: {min_relative_score: 95}\nmin_top1_agreement: 90\nmin_relative_score: 98\nmax_kl_mean: 0.01\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := p.CheckTokens(&TokenReport{Positions: 1})
+	cases = append(cases, p.CheckAnswers([]TaskFlips{{Task: "mm", RefScore: 1, CandScore: 1}, {Task: "aa", RefScore: 1, CandScore: 1}, {Task: "zz", RefScore: 1, CandScore: 1}, {Task: "bb", RefScore: 1, CandScore: 1}})...)
+	p.Sort(cases)
+	var got []string
+	for _, c := range cases {
+		got = append(got, c.Name)
+	}
+	want := "suite_min_relative_score min_relative_score:zz min_relative_score:aa min_top1_agreement min_relative_score:mm min_relative_score:bb max_kl_mean"
+	if strings.Join(got, " ") != want {
+		t.Errorf("order:\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+}

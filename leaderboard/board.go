@@ -29,6 +29,10 @@ type Board struct {
 	Tasks  []string
 	// Notes are the suite's notes on its tasks (task → note).
 	Notes map[string]string
+	// Assumed lists the suite's members whose place in it is assumed,
+	// not published (suite.Suite.Assumed): its reported average may be
+	// over other benchmarks.
+	Assumed []string
 	// Rows are the runs and reference rows, best suite average first
 	// (rows without an average follow; see NewBoard).
 	Rows []BoardRow
@@ -88,7 +92,11 @@ type BoardRow struct {
 	Date    time.Time // the run's start
 	Limit   int       // --limit, 0 for none
 	Shard   string    // "i/N" for a shard, else ""
-	Status  string    // the manifest's status
+	// VerdictMode is how the run judged its code tasks on the board
+	// ("official", "isolated", "mixed" when they differ), "" when it has
+	// none: the same completions score differently in the two modes.
+	VerdictMode string
+	Status      string // the manifest's status
 	// Samples, Scored and Errors add up the board's tasks.
 	Samples, Scored, Errors int
 
@@ -219,6 +227,7 @@ func NewBoard(rs []*rundir.Run, o BoardOptions) (*Board, error) {
 	var entries []suite.Entry
 	if o.Suite != nil {
 		b.Suite = o.Suite.Name
+		b.Assumed = o.Suite.Assumed()
 		entries = append(entries, o.Suite.Tasks...)
 		for _, e := range o.Suite.Tasks {
 			if e.Note != "" {
@@ -359,7 +368,45 @@ func runRow(r *rundir.Run, entries []suite.Entry) (BoardRow, error) {
 	}
 	row.Energy = runEnergyOf(r)
 	row.Cost = runCostOf(r, entries, row.Energy)
+	row.VerdictMode = verdictModeOf(r, entries)
 	return row, nil
+}
+
+// VerdictModeNote says what a row's verdict mode means.
+const VerdictModeNote = "how a run judged its code tasks: official (the harnesses' own rule, as published numbers were measured) or isolated " +
+	"(the model's code in its own sandboxed process, which no program can game); the same completions can score differently in the two"
+
+// assumedCount is "k of n members assumed".
+func (b *Board) assumedCount() string {
+	return fmt.Sprintf("%d of %d members assumed", len(b.Assumed), len(b.Tasks))
+}
+
+// AssumedNote names the suite members whose place in the suite is
+// assumed ("" when none).
+func (b *Board) AssumedNote() string {
+	if len(b.Assumed) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Assumed members of %s (%s; the published list does not name them, so its reported average may be over other benchmarks): %s",
+		b.Suite, b.assumedCount(), strings.Join(b.Assumed, ", "))
+}
+
+// verdictModeOf is how r judged the code tasks among entries: their one
+// mode, "mixed", or "" when it ran none of them.
+func verdictModeOf(r *rundir.Run, entries []suite.Entry) string {
+	mode := ""
+	for _, e := range entries {
+		vm, ok := r.Manifest.CodeVerdictMode(e.Task)
+		m := string(vm)
+		switch {
+		case !ok:
+		case mode == "":
+			mode = m
+		case mode != m:
+			return "mixed"
+		}
+	}
+	return mode
 }
 
 func firstError(e string) string {
@@ -468,9 +515,17 @@ func (r *BoardRow) IdentityParts() []string {
 // RuntimeLabel is the runtime with its engine version: the version alone
 // when it names the engine ("llama.cpp b6050"), else the runtime's name
 // followed by it ("mnn 3.6.1"). A source reference "owner/repo@v0.4.0" is
-// shortened to its version; the drill-down has it whole.
+// shortened to its version, and llama.cpp's "commit C, npm PKG@V" to
+// "C (npm V)"; the drill-down has it whole.
 func (r *BoardRow) RuntimeLabel() string {
-	v := repoAt.ReplaceAllString(r.RuntimeVersion, "$1")
+	v := r.RuntimeVersion
+	if head, pkg, ok := strings.Cut(v, ", npm "); ok {
+		v = strings.Replace(head, "commit ", "", 1)
+		if at := strings.LastIndex(pkg, "@"); at > 0 {
+			v += " (npm " + pkg[at+1:] + ")"
+		}
+	}
+	v = repoAt.ReplaceAllString(v, "$1")
 	switch {
 	case v == "":
 		return r.Runtime

@@ -57,6 +57,8 @@ type pageView struct {
 	Measured  int
 	Figures   []figureView
 	Marks     []string
+	// VerdictNote explains the verdict badges.
+	VerdictNote string
 }
 
 type groupView struct {
@@ -115,7 +117,7 @@ type plotView struct {
 
 // page builds the view of the board.
 func (b *Board) page() *pageView {
-	p := &pageView{B: b, CSS: template.CSS(boardCSS), CardsCSS: template.CSS(cardsCSS), JS: template.JS(boardJS)}
+	p := &pageView{B: b, CSS: template.CSS(boardCSS), CardsCSS: template.CSS(cardsCSS), JS: template.JS(boardJS), VerdictNote: VerdictModeNote}
 	col := 3
 	for _, g := range b.Groups {
 		p.Groups = append(p.Groups, groupView{Capability: g.Capability, Span: len(g.Tasks)})
@@ -175,6 +177,9 @@ func (b *Board) page() *pageView {
 		}
 		if r.Shard != "" {
 			rv.Badges = append(rv.Badges, badge{"b-limit", "shard " + r.Shard, "one shard of the samples"})
+		}
+		if r.VerdictMode != "" {
+			rv.Badges = append(rv.Badges, badge{"b-verdict", r.VerdictMode + " verdicts", VerdictModeNote})
 		}
 		led := map[string]bool{}
 		for _, c := range p.Cols {

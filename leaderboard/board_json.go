@@ -19,6 +19,9 @@ type BoardReport struct {
 	// Tasks are the columns in display order, each with its capability
 	// group.
 	Tasks []ColumnReport `json:"tasks"`
+	// AssumedMembers are the suite's members whose place in it is
+	// assumed, not published (empty when none or no suite).
+	AssumedMembers []string `json:"assumed_members"`
 	// Rows are in the table's order: ranked runs best first, then the
 	// others; a reference row among them.
 	Rows []RowReport `json:"rows"`
@@ -74,6 +77,9 @@ type RowReport struct {
 	Limit *int `json:"limit"`
 	// Shard is "i/N" for a shard of a run.
 	Shard *string `json:"shard"`
+	// VerdictMode is how the run judged its code tasks: official,
+	// isolated, or mixed; null when it has none on the board.
+	VerdictMode *string `json:"verdict_mode"`
 	// Date is when the run started (RFC 3339, UTC); Status the manifest's
 	// status.
 	Date   *string `json:"date"`
@@ -179,7 +185,7 @@ type FrontRunReport struct {
 
 // Report returns the board as data for `leaderboard --json`.
 func (b *Board) Report() BoardReport {
-	rep := BoardReport{Title: b.Title, Tasks: []ColumnReport{}, Rows: []RowReport{}, Fronts: []FrontReport{}}
+	rep := BoardReport{Title: b.Title, Tasks: []ColumnReport{}, AssumedMembers: append([]string{}, b.Assumed...), Rows: []RowReport{}, Fronts: []FrontReport{}}
 	if b.Suite != "" {
 		rep.Suite = ptr(b.Suite)
 	}
@@ -260,6 +266,9 @@ func (b *Board) rowReport(r *BoardRow) RowReport {
 		out.Samples, out.Scored, out.Errors, out.Limit = ptr(r.Samples), ptr(r.Scored), ptr(r.Errors), ptr(r.Limit)
 		if r.Shard != "" {
 			out.Shard = ptr(r.Shard)
+		}
+		if r.VerdictMode != "" {
+			out.VerdictMode = ptr(r.VerdictMode)
 		}
 		if !r.Date.IsZero() {
 			out.Date = ptr(r.Date.UTC().Format(time.RFC3339))

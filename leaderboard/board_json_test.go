@@ -169,6 +169,9 @@ func jsonAgreesWithMarkdown(rep BoardReport, md string) error {
 		case "failed", "partial":
 			want[1] += " **" + r.State + "**"
 		}
+		if r.VerdictMode != nil {
+			want[1] += " · " + *r.VerdictMode + " verdicts"
+		}
 		rt := ""
 		if r.Runtime != nil {
 			rt = *r.Runtime
@@ -187,6 +190,9 @@ func jsonAgreesWithMarkdown(rep BoardReport, md string) error {
 			want[6] = f2(r.Average)
 			if q := r.QuantOf; q != nil && q.RelativeScore != nil {
 				want[6] += fmt.Sprintf(" (%.1f%% of %s)", *q.RelativeScore, q.Quant)
+			}
+			if r.Reference && len(rep.AssumedMembers) > 0 {
+				want[6] += fmt.Sprintf(" (%d of %d members assumed)", len(rep.AssumedMembers), len(rep.Tasks))
 			}
 		} else if len(r.Missing) == 0 {
 			return fmt.Errorf("%s: no average and no reason", r.Label)

@@ -58,6 +58,9 @@ func (b *Board) Markdown() string {
 		case r.IsPartial():
 			name += " **partial**"
 		}
+		if r.VerdictMode != "" {
+			name += " · " + r.VerdictMode + " verdicts"
+		}
 		n, date := "", ""
 		if !r.Reference {
 			n = fmt.Sprint(r.Samples)
@@ -74,6 +77,9 @@ func (b *Board) Markdown() string {
 		}
 		if r.QuantOf != nil && r.QuantOf.Pct != nil {
 			mean += " (" + r.QuantOf.String() + ")"
+		}
+		if r.Reference && r.Mean != nil && len(b.Assumed) > 0 {
+			mean += fmt.Sprintf(" (%s)", b.assumedCount())
 		}
 		fmt.Fprintf(&s, "| %s | %s | %s | %s | %s | %s | %s |", rank, name, mdEscape(r.RuntimeLabel()), r.Quant.Name, n, date, mean)
 		for _, t := range b.Tasks {
@@ -104,6 +110,15 @@ func (b *Board) Markdown() string {
 	}
 	s.WriteString("\nScores ×100 (each task's headline metric) with 95% intervals. The average is the unweighted mean over the tasks, n/a unless every task has a score; runs without one are not ranked. " +
 		"failed: no sample scored; ⚠ k/n: only k of n samples scored; –: not in the run; reported rows are published numbers from the suite file, not measured.\n")
+	if len(b.Assumed) > 0 {
+		fmt.Fprintf(&s, "\n%s\n", b.AssumedNote())
+	}
+	for _, r := range b.Rows {
+		if r.VerdictMode != "" {
+			fmt.Fprintf(&s, "\nVerdicts: %s\n", VerdictModeNote)
+			break
+		}
+	}
 	for _, r := range b.Rows {
 		if len(r.Problems) == 0 {
 			continue

@@ -605,6 +605,8 @@ func TestRuntimeLabel(t *testing.T) {
 	for _, c := range []struct{ rt, v, want string }{
 		{"llamacpp", "llama.cpp b6050", "llama.cpp b6050"},
 		{"llamacpp", "llama.cpp ggml-org/llama.cpp@v0.4.0", "llama.cpp v0.4.0"},
+		{"llamacpp", "llama.cpp commit 5b4ebc5, npm @node-llama-cpp/linux-x64@3.21.1", "llama.cpp 5b4ebc5 (npm 3.21.1)"},
+		{"llamacpp", "llama.cpp b6050 (commit 5b4ebc5), npm @node-llama-cpp/linux-x64@3.21.1", "llama.cpp b6050 (5b4ebc5) (npm 3.21.1)"},
 		{"mnn", "3.6.1", "mnn 3.6.1"},
 		{"replay", "", "replay"},
 	} {

@@ -69,7 +69,7 @@ func TestNoScoredSamplesNeverZero(t *testing.T) {
 	}
 	var rep strings.Builder
 	(&rundir.SuiteReport{Suite: "s", Rows: rows}).Print(&rep)
-	if !strings.Contains(rep.String(), "* partial: only some selected samples were scored (gsm8k 20 of 40)") {
+	if !strings.Contains(rep.String(), "† partial: only some selected samples were scored (gsm8k 20 of 40)") {
 		t.Errorf("suite table:\n%s\nwant the partial task marked", rep.String())
 	}
 }

@@ -42,7 +42,13 @@ type DigestError struct {
 }
 
 func (e *DigestError) Error() string {
-	return fmt.Sprintf("%s: samples/%s.jsonl was changed after the run ended (sha256 %.12s, the manifest recorded %.12s); run `pocketeval verify %s` to re-score it", e.Dir, e.Task, e.Have, e.Want, e.Dir)
+	return fmt.Sprintf("%s; run `pocketeval verify %s` to re-score it", e.Fact(), e.Dir)
+}
+
+// Fact is the error without its advice (verify, which re-scores the file,
+// gives its own).
+func (e *DigestError) Fact() string {
+	return fmt.Sprintf("%s: samples/%s.jsonl was changed after the run ended (sha256 %.12s, the manifest recorded %.12s)", e.Dir, e.Task, e.Have, e.Want)
 }
 
 // SamplesDigest is the sha256 (hex) of a task's samples file, read as a

@@ -62,6 +62,13 @@ func Load(dir string) (*Run, error) {
 	if err := r.verify(); err != nil {
 		return nil, fmt.Errorf("load run %s: %w", dir, err)
 	}
+	for _, ts := range s.Tasks {
+		// Summaries written before free-form tasks stopped testing a
+		// baseline of 0 (no chance level to test) still hold one.
+		if ts.Chance != nil && ts.Chance.Baseline == 0 {
+			ts.Chance = nil
+		}
+	}
 	return r, nil
 }
 
@@ -126,3 +133,4 @@ func ModelKey(p string) string {
 	}
 	return p
 }
+

@@ -160,11 +160,11 @@ func (rep *SuiteReport) Print(w io.Writer) {
 			}
 			n = fmt.Sprint(r.N)
 			if r.Partial() {
-				score += "*"
+				score += results.MarkPartial
 				partial = append(partial, fmt.Sprintf("%s %d of %d", r.Task, r.Scored, r.Samples))
 			}
 			if r.AtChance() {
-				score += "~"
+				score += results.MarkAtChance
 				chance = append(chance, fmt.Sprintf("%s %.2f on %s", r.Task, 100*r.Chance.Baseline, r.Chance.Metric))
 			}
 		}
@@ -181,10 +181,10 @@ func (rep *SuiteReport) Print(w io.Writer) {
 	}
 	tw.Flush()
 	if len(partial) > 0 {
-		fmt.Fprintf(w, "* partial: only some selected samples were scored (%s); the score is over those\n", strings.Join(partial, ", "))
+		fmt.Fprintln(w, results.PartialLegend(strings.Join(partial, ", ")))
 	}
 	if len(chance) > 0 {
-		fmt.Fprintf(w, "~ at chance: not significantly above what random answers score (%s; exact one-sided test at 5%%)\n", strings.Join(chance, ", "))
+		fmt.Fprintln(w, results.AtChanceLegend(strings.Join(chance, ", ")))
 	}
 	if len(rep.Missing) > 0 {
 		fmt.Fprintf(w, "The suite average needs every task present and complete; not complete: %s\n", strings.Join(rep.Missing, "; "))

@@ -9,7 +9,18 @@ cd "$root"
 "$here/setup.sh"
 export PATH=$PATH:/usr/local/go/bin
 export POCKETEVAL_DATA=${POCKETEVAL_DATA:-$(cd "$root/.." && pwd)/shared/datasets}
-export POCKETEVAL_LLAMA_LIB=${POCKETEVAL_LLAMA_LIB:-$("$here/setup-llamacpp.sh")}
+if [[ -z ${POCKETEVAL_LLAMA_LIB:-} ]]; then
+	# setup.sh has just installed the libraries and said so: ask only for
+	# their directory (its message again only if it fails).
+	log=$(mktemp)
+	POCKETEVAL_LLAMA_LIB=$("$here/setup-llamacpp.sh" 2>"$log") || {
+		cat "$log" >&2
+		rm -f "$log"
+		exit 1
+	}
+	rm -f "$log"
+	export POCKETEVAL_LLAMA_LIB
+fi
 models=${POCKETEVAL_MODELS:-$(cd "$root/.." && pwd)/shared/models}
 go build -buildvcs=auto -o bin/pocketeval ./cmd/pocketeval
 bin/pocketeval run --runtime llamacpp --model "$models/gguf/stories260K.gguf" \

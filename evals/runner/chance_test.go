@@ -43,3 +43,17 @@ func TestChanceOf(t *testing.T) {
 		t.Errorf("task without Chance: %+v", c)
 	}
 }
+
+// zeroTask is a free-form task: a random answer does not hit its target.
+type zeroTask struct{ fakeTask }
+
+func (zeroTask) Chance(s evals.Sample, metric string) (float64, bool) { return 0, true }
+
+// TestChanceOfZeroBaseline: a baseline of 0 (gsm8k's numbers) has no chance
+// level worth a test, so no VS CHANCE row and no mark (issue 48).
+func TestChanceOfZeroBaseline(t *testing.T) {
+	r := []evals.SampleResult{{Score: evals.Score{Values: map[string]float64{"acc": 0}}}}
+	if c := chanceOf(zeroTask{fakeTask{"z", 1}}, "acc", r); c != nil {
+		t.Errorf("zero baseline: %+v, want none", c)
+	}
+}

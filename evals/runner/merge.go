@@ -326,7 +326,7 @@ func rescoreShards(ctx context.Context, p *prepared, s settings, strip bool, dir
 		if err != nil {
 			return err
 		}
-		ms, err := rescore(ctx, p, s, strip, results.SamplesPath(d, task), recs, 0)
+		ms, err := rescore(ctx, p, s, strip, results.SamplesPath(d, task), recs, 0, nil)
 		if err != nil {
 			return err
 		}

@@ -48,7 +48,7 @@ func checkResume(ctx context.Context, o Options, preps preparedTasks) error {
 	s := o.settings()
 	var all []Mismatch
 	for i, p := range preps {
-		ms, err := rescore(ctx, p, s, o.StripThinking, results.SamplesPath(o.OutDir, p.info.Name), recs[i], 0)
+		ms, err := rescore(ctx, p, s, o.StripThinking, results.SamplesPath(o.OutDir, p.info.Name), recs[i], 0, nil)
 		if err != nil {
 			return fmt.Errorf("resume %s: re-score: %w", o.OutDir, err)
 		}

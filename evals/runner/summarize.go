@@ -173,6 +173,10 @@ func (tl *tally) rates(ts *results.TaskSummary) {
 func applyAggregates(ts *results.TaskSummary, agg evals.Aggregates, n int, info evals.TaskInfo) {
 	primary := info.PrimaryMetric
 	for k, v := range agg.Metrics {
+		n := n
+		if agg.N[k] > 0 {
+			n = agg.N[k]
+		}
 		s := ts.Metrics[k]
 		switch units := agg.Units[k]; {
 		case len(units) > 0:
@@ -199,8 +203,8 @@ func applyAggregates(ts *results.TaskSummary, agg evals.Aggregates, n int, info 
 }
 
 // chanceOf tests the primary metric's per-sample values against random
-// answers when the task knows its baseline for every scored sample and
-// the values are 0 or 1.
+// answers when the task knows its baseline for every scored sample, the
+// baseline is above 0 and the values are 0 or 1.
 func chanceOf(t evals.Task, metric string, scored []evals.SampleResult) *results.Chance {
 	ch, ok := t.(evals.Chancer)
 	if !ok {
@@ -223,7 +227,9 @@ func chanceOf(t evals.Task, metric string, scored []evals.SampleResult) *results
 		p = append(p, pi)
 		correct += int(v)
 	}
-	if len(p) == 0 {
+	if len(p) == 0 || !slices.ContainsFunc(p, func(pi float64) bool { return pi > 0 }) {
+		// A baseline of 0 (free-form answers: a random guess does not
+		// hit a number) is no chance level worth a test.
 		return nil
 	}
 	return &results.Chance{Metric: metric, Chance: stats.AboveChance(p, correct)}

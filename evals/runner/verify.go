@@ -67,8 +67,12 @@ func (e *MismatchError) Error() string {
 
 // rescore re-scores the records of a prepared task that carry no error
 // and returns every disagreement, in record order. conc bounds the
-// scorers running at once (0: one per core).
-func rescore(ctx context.Context, p *prepared, s settings, stripThinking bool, path string, recs []results.Record, conc int) ([]Mismatch, error) {
+// scorers running at once (0: one per core); done, when not nil, is told
+// of each record checked (or skipped: it failed).
+func rescore(ctx context.Context, p *prepared, s settings, stripThinking bool, path string, recs []results.Record, conc int, done func()) ([]Mismatch, error) {
+	if done == nil {
+		done = func() {}
+	}
 	if conc <= 0 {
 		conc = goruntime.GOMAXPROCS(0)
 	}
@@ -77,12 +81,14 @@ func rescore(ctx context.Context, p *prepared, s settings, stripThinking bool, p
 	g.SetLimit(conc)
 	for i, r := range recs {
 		if r.Error != "" {
+			done()
 			continue // failed: no score to check, and retried on resume
 		}
 		if gctx.Err() != nil {
 			break
 		}
 		g.Go(func() error {
+			defer done()
 			ms, err := rescoreOne(gctx, p, s, stripThinking, r)
 			for k := range ms {
 				ms[k].Path, ms[k].Line = path, r.Line
@@ -204,6 +210,9 @@ type VerifyOptions struct {
 	Concurrency int
 	// Warn prints a warning (nil: discard).
 	Warn func(format string, args ...any)
+	// Progress is told of every record re-scored, out of the records
+	// the manifest selects (nil: none).
+	Progress Progress
 }
 
 // VerifyReport is what Verify found.
@@ -244,12 +253,21 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyReport, error) {
 	s := configSettings(cfg, o.DataDir)
 	s.shard = cfg.Shard
 	rep := &VerifyReport{Dir: o.Dir, Mismatches: []Mismatch{}}
+	if o.Progress == nil {
+		o.Progress = nopProgress{}
+	}
+	total := 0
+	for _, tc := range cfg.Tasks {
+		total += tc.Samples * max(cfg.SamplesPerTask, 1)
+	}
+	o.Progress.Start(total, 0)
+	defer o.Progress.Finish()
 	for _, tc := range cfg.Tasks {
 		p, err := prepareRecorded(ctx, o.Lookup, tc, s, cfg.UnsafeNoSandbox, o.Warn)
 		if err != nil {
 			return nil, fmt.Errorf("verify %s: %w", o.Dir, err)
 		}
-		ms, vt, err := verifyTask(ctx, p, s, cfg.StripThinking, o.Dir, o.Concurrency)
+		ms, vt, err := verifyTask(ctx, p, s, cfg.StripThinking, o.Dir, o.Concurrency, func() { o.Progress.Done(tc.Name) })
 		p.closeSetup()
 		if err != nil {
 			return nil, fmt.Errorf("verify %s: %w", o.Dir, err)
@@ -261,7 +279,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyReport, error) {
 }
 
 // verifyTask reads and re-scores one task's records in dir.
-func verifyTask(ctx context.Context, p *prepared, s settings, strip bool, dir string, conc int) ([]Mismatch, VerifiedTask, error) {
+func verifyTask(ctx context.Context, p *prepared, s settings, strip bool, dir string, conc int, done func()) ([]Mismatch, VerifiedTask, error) {
 	vt := VerifiedTask{Name: p.info.Name, Version: p.info.Version}
 	path := results.SamplesPath(dir, p.info.Name)
 	recs, _, err := results.ReadTaskSamples(dir, p.info.Name)
@@ -271,7 +289,7 @@ func verifyTask(ctx context.Context, p *prepared, s settings, strip bool, dir st
 	if err != nil {
 		return nil, vt, err
 	}
-	ms, err := rescore(ctx, p, s, strip, path, recs, conc)
+	ms, err := rescore(ctx, p, s, strip, path, recs, conc, done)
 	if err != nil {
 		return nil, vt, err
 	}

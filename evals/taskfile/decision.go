@@ -339,7 +339,16 @@ func (t *Task) aggregateDecision(results []evals.SampleResult, agg *evals.Aggreg
 	m["aurc"], m["eaurc"] = rep.AURC, rep.EAURC
 	m["ece"], m["ece_calibrated"] = rep.ECE, rep.ECECalibrated
 	op := rep.Operating
-	m["coverage_at_error"], m["risk_at_error"], m["threshold"] = op.Test.Coverage, op.Test.Risk, op.Chosen.Threshold
+	// The test split's numbers are over its decisions, the threshold over
+	// the calibration split's; with no threshold meeting the target there
+	// is no threshold and no risk (no decision is accepted): they are left
+	// out (docs/decisions.md), and coverage_at_error is 0.
+	m["coverage_at_error"] = op.Test.Coverage
+	agg.N = map[string]int{"aurc": rep.TestItems, "eaurc": rep.TestItems, "ece": rep.TestItems, "ece_calibrated": rep.TestItems, "coverage_at_error": rep.TestItems}
+	if op.Found {
+		m["risk_at_error"], m["threshold"] = op.Test.Risk, op.Chosen.Threshold
+		agg.N["risk_at_error"], agg.N["threshold"] = rep.TestItems, rep.CalibrationItems
+	}
 	if op.Found {
 		agg.Intervals = map[string][2]float64{
 			"coverage_at_error": {op.CoverageLo, op.CoverageHi},
@@ -351,7 +360,7 @@ func (t *Task) aggregateDecision(results []evals.SampleResult, agg *evals.Aggreg
 			rep.Scoring, op.Chosen.Threshold, op.ThresholdLo, op.ThresholdHi, op.Resamples, rep.CalibrationItems, op.Chosen.Risk, op.Target, rep.TestItems,
 			100*op.Test.Coverage, 100*op.CoverageLo, 100*op.CoverageHi, 100*op.Test.Risk))
 	} else if len(cal.conf) > 0 {
-		agg.Notes = append(agg.Notes, fmt.Sprintf("decisions scored by %s; no threshold keeps the %d calibration decisions' error at or below %.3g: coverage_at_error is 0 (every decision falls back)", rep.Scoring, rep.CalibrationItems, op.Target))
+		agg.Notes = append(agg.Notes, fmt.Sprintf("decisions scored by %s; no threshold keeps the %d calibration decisions' error at or below %.3g: coverage_at_error is 0 (every decision falls back), and there is no threshold, no risk_at_error (no decision is accepted) and nothing to bootstrap", rep.Scoring, rep.CalibrationItems, op.Target))
 	}
 	agg.Notes = append(agg.Notes, fmt.Sprintf("aurc: area under the test split's risk–coverage curve (Geifman et al. 2019), e-aurc its excess over a perfect ordering; temperature %.4g fitted on the calibration split by NLL (Guo et al. 2017): test ECE %.4f → %.4f, NLL %.4f → %.4f", rep.Temperature, rep.ECE, rep.ECECalibrated, rep.NLL, rep.NLLCalibrated))
 }

@@ -2,6 +2,7 @@ package taskfile
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -194,4 +195,54 @@ func writeTemp(t *testing.T, content string) string {
 func rankPred(scores []float64, gold int) int {
 	r, _ := rank.Score(scores, gold)
 	return r.Pred
+}
+
+// TestDecisionUnmet: when no threshold meets the target on the
+// calibration split there is no threshold and no risk over no accepted
+// decision (not 0, which reads as "accept everything"), coverage is 0,
+// the operating point is null in JSON, and N is the test split's 48
+// decisions, not the 96 samples (issue 48).
+func TestDecisionUnmet(t *testing.T) {
+	task, d := loadDecision(t, "intent_option.yaml")
+	var results []evals.SampleResult
+	for _, s := range d.Samples {
+		gold := s.Meta[metaGold].([]int)[0]
+		out := make([]runtime.LoglikResult, len(s.Choices))
+		for c := range out {
+			out[c] = runtime.LoglikResult{LogProb: -1, Tokens: 1}
+			if c == gold {
+				out[c].LogProb = -9 // always wrong
+			}
+		}
+		sc, err := task.Score(context.Background(), s, evals.Output{Loglik: out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, evals.SampleResult{Sample: s, Score: sc})
+	}
+	agg := task.Aggregate(results)
+	if agg.Decision == nil || agg.Decision.Operating.Found {
+		t.Fatalf("decision %+v: want no threshold found", agg.Decision)
+	}
+	for _, k := range []string{"threshold", "risk_at_error"} {
+		if v, ok := agg.Metrics[k]; ok {
+			t.Errorf("%s = %v with no threshold meeting the target; want none", k, v)
+		}
+	}
+	if v := agg.Metrics["coverage_at_error"]; v != 0 {
+		t.Errorf("coverage_at_error = %v, want 0", v)
+	}
+	if agg.N["aurc"] != 48 || agg.N["coverage_at_error"] != 48 {
+		t.Errorf("N = %v, want 48 test decisions", agg.N)
+	}
+	b, err := json.Marshal(agg.Decision.Operating)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(b); !strings.Contains(s, `"found":false`) || !strings.Contains(s, `"chosen":null`) || !strings.Contains(s, `"resamples":null`) {
+		t.Errorf("operating JSON %s: want null for what was not found", s)
+	}
+	if !strings.Contains(strings.Join(agg.Notes, "\n"), "no threshold keeps") {
+		t.Errorf("notes %q: want why no threshold was found", agg.Notes)
+	}
 }

@@ -3,9 +3,12 @@
 //
 // # Engine and binding
 //
-// The engine is the prebuilt llama.cpp (release v0.4.0) shipped by the npm
-// packages node-llama-cpp@3.21.1 and @node-llama-cpp/linux-x64@3.21.1;
+// The engine is the prebuilt llama.cpp (commit 5b4ebc5, which
+// node-llama-cpp calls its release v0.4.0) shipped by the npm packages
+// node-llama-cpp@3.21.1 and @node-llama-cpp/linux-x64@3.21.1;
 // scripts/setup-llamacpp.sh installs them and prints the library directory.
+// The runtime's version (Info.Version, `pocketeval version`) is the commit
+// libllama-common.so was built from and the npm package (version.go).
 // The runtime finds the libraries through Options.LibDir, else the
 // environment variable POCKETEVAL_LLAMA_LIB, else
 // $XDG_CACHE_HOME/pocketeval/llamacpp/lib (or ~/.cache/pocketeval/llamacpp/lib),

@@ -3,10 +3,8 @@
 package llamacpp
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"unsafe"
@@ -56,28 +54,6 @@ func loadEngine(dir string) (version string, err error) {
 		return "", fmt.Errorf("load llama.cpp libraries from %s: this process already loaded them from %s", dir, engine.dir)
 	}
 	return engine.version, nil
-}
-
-// readVersion reports the llama.cpp release recorded by the npm package
-// (build-metadata.json, copied next to the libraries by the setup script),
-// or "unknown".
-func readVersion(dir string) string {
-	b, err := os.ReadFile(filepath.Join(dir, "build-metadata.json"))
-	if err != nil {
-		return "unknown"
-	}
-	var meta struct {
-		BuildOptions struct {
-			LlamaCpp struct {
-				Repo    string `json:"repo"`
-				Release string `json:"release"`
-			} `json:"llamaCpp"`
-		} `json:"buildOptions"`
-	}
-	if json.Unmarshal(b, &meta) != nil || meta.BuildOptions.LlamaCpp.Release == "" {
-		return "unknown"
-	}
-	return meta.BuildOptions.LlamaCpp.Repo + "@" + meta.BuildOptions.LlamaCpp.Release
 }
 
 // logRing keeps the last lines llama.cpp logged so that a failure (a model

@@ -32,6 +32,7 @@
 package selective
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -157,7 +158,9 @@ func Apply(confidence []float64, correct []bool, threshold float64) Point {
 type Operating struct {
 	Target float64 `json:"target_error"`
 	// Found is false when no threshold meets the target on the
-	// calibration split; the other fields are then zero.
+	// calibration split; the other fields are then zero, and null in
+	// JSON: there is no threshold, no point on either split and nothing
+	// bootstrapped (a threshold of 0 would read as "accept everything").
 	Found bool `json:"found"`
 	// Chosen is the threshold's point on the calibration split, Test what
 	// it gives on the test split.
@@ -174,6 +177,28 @@ type Operating struct {
 	CoverageHi  float64 `json:"coverage_hi"`
 	Resamples   int     `json:"resamples"`
 	Unmet       int     `json:"unmet_resamples"`
+}
+
+// MarshalJSON writes an operating point that was not found with null
+// for every number but the target (docs/json.md: null for what was not
+// measured).
+func (op Operating) MarshalJSON() ([]byte, error) {
+	type plain Operating
+	if op.Found {
+		return json.Marshal(plain(op))
+	}
+	return json.Marshal(struct {
+		Target      float64  `json:"target_error"`
+		Found       bool     `json:"found"`
+		Chosen      *Point   `json:"chosen"`
+		Test        *Point   `json:"test"`
+		ThresholdLo *float64 `json:"threshold_lo"`
+		ThresholdHi *float64 `json:"threshold_hi"`
+		CoverageLo  *float64 `json:"coverage_lo"`
+		CoverageHi  *float64 `json:"coverage_hi"`
+		Resamples   *int     `json:"resamples"`
+		Unmet       *int     `json:"unmet_resamples"`
+	}{Target: op.Target})
 }
 
 // Choose picks the threshold meeting target on the calibration items and

@@ -31,6 +31,7 @@ type BenchOptions struct {
 	Runtime RuntimeOptions
 	Config  bench.Config
 	JSON    bool
+	Quiet   bool // --quiet: no progress line (--prompts-from)
 	// Probe reads memory and load average; bench.System by default.
 	Probe bench.Probe
 	// Open opens the runtime for one test; set by the command from
@@ -296,6 +297,7 @@ forward pass).`,
 	fl.StringVar(&opts.Config.Center, "center", "mean", "headline statistic of the speeds: mean (llm_bench) or median (the MNN-Pocket release)")
 	fl.StringVar(&profile, "profile", "", "named workload: "+strings.Join(bench.ProfileNames(), ", "))
 	fl.BoolVar(&opts.JSON, "json", false, "write the report as JSON")
+	fl.BoolVar(&opts.Quiet, "quiet", false, "with --prompts-from: print no progress on stderr")
 	opts.Energy.addFlags(fl, true)
 	opts.Device.addFlags(fl)
 	opts.Runtime.AddFlags(fl)
@@ -414,6 +416,16 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 	if opts.Device.PromptsFrom != "" {
 		if opts.Config.Prompts, err = opts.Device.prompts(ctx, opts.Tasks); err != nil {
 			return err
+		}
+		prog := progressFor(opts.IO, opts.Quiet || opts.JSON, "timing "+opts.Device.PromptsFrom+" prompts", "requests")
+		opts.Config.Prompts.Progress = func(done, total int) {
+			if done == 1 {
+				prog.Start(total, 0)
+			}
+			prog.Done(opts.Device.PromptsFrom)
+			if done == total {
+				prog.Finish()
+			}
 		}
 	}
 	for _, n := range opts.Notes {

@@ -3,11 +3,15 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/pocketeval/pocketeval/internal/texttab"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/pocketeval/pocketeval/compare"
 	"github.com/pocketeval/pocketeval/results"
@@ -20,6 +24,7 @@ type CompareOptions struct {
 
 	A, B      string   // the two result directories
 	JSON      bool     // --json
+	Quiet     bool     // --quiet: no progress line
 	Alpha     float64  // --alpha
 	Resamples int      // --resamples
 	Seed      uint64   // --seed
@@ -39,7 +44,8 @@ func NewCmdCompare(f *Factory, runF func(*CompareOptions) error) *cobra.Command 
 sample ids) and reports, per task, both scores, the difference B−A with a 95%
 paired-bootstrap interval, and a paired test: exact McNemar for pass/fail
 metrics, paired bootstrap otherwise. "*" marks p < alpha, "~" a difference that
-is not significant. It refuses, with the reason, when samples do not align.
+is not significant, "°" a score not significantly above what random answers
+score (the marks of every report). It refuses, with the reason, when samples do not align.
 
 Exit status: 0 when the runs were compared (whatever the differences), 2
 when they cannot be: an unreadable result directory, no task that both
@@ -63,11 +69,13 @@ tasks are tested on pass@k per problem, estimated from the per-sample pass.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&opts.JSON, "json", false, "machine-readable output")
+	fl.BoolVar(&opts.Quiet, "quiet", false, "print no progress on stderr")
 	fl.Float64Var(&opts.Alpha, "alpha", 0.05, "significance level")
 	fl.IntVar(&opts.Resamples, "resamples", 10000, "paired-bootstrap resamples")
 	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
 	fl.StringSliceVar(&opts.Tasks, "tasks", nil, "compare only these tasks")
 	fl.BoolVar(&opts.AllowUnlike, "allow-unlike", false, "compare runs that differ in what decides scores (limit, max tokens, few-shot, template, thinking, seeds, task versions), marked as unlike")
+	acceptDataDir(fl, "compare")
 	return cmd
 }
 
@@ -80,7 +88,19 @@ func compareRun(opts *CompareOptions) error {
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	c, err := compare.Runs(a, b, compare.Options{Alpha: opts.Alpha, Resamples: opts.Resamples, Seed: opts.Seed, Tasks: opts.Tasks, AllowUnlike: opts.AllowUnlike})
+	if why := sameRun(a, b); why != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: A and B are the same run (%s): every difference below is 0 by construction; compare two runs to see one\n", why)
+	}
+	prog := progressFor(opts.IO, opts.Quiet || opts.JSON, "comparing", "tasks")
+	total := 0
+	for _, t := range a.Tasks() {
+		if len(opts.Tasks) == 0 || slices.Contains(opts.Tasks, t) {
+			total++
+		}
+	}
+	prog.Start(total, 0)
+	c, err := compare.Runs(a, b, compare.Options{Alpha: opts.Alpha, Resamples: opts.Resamples, Seed: opts.Seed, Tasks: opts.Tasks, AllowUnlike: opts.AllowUnlike, Progress: prog.Done})
+	prog.Finish()
 	if err != nil {
 		var ae *compare.AlignmentError
 		var none *compare.NothingToCompareError
@@ -100,22 +120,22 @@ func compareRun(opts *CompareOptions) error {
 		s := fmt.Sprintf("%.2f", 100*v)
 		if ch != nil && !ch.Above {
 			atChance = true
-			s += "°"
+			s += results.MarkAtChance
 		}
 		return s
 	}
 	for _, t := range c.Tasks {
-		mark := "~"
+		mark := results.MarkNotSignificant
 		if t.Significant {
-			mark = "*"
+			mark = results.MarkSignificant
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%+.2f\t[%+.2f, %+.2f]\t%s\t%s\t%s\n", t.Task, t.Metric,
 			score(t.AggregateA, t.ChanceA), score(t.AggregateB, t.ChanceB), 100*(t.AggregateB-t.AggregateA), 100*t.Lo, 100*t.Hi, fmtPValue(t.P), t.Test, mark)
 	}
 	tw.Flush()
-	fmt.Fprintf(opts.IO.Out, "A = %s\nB = %s\n* significant at alpha=%g, ~ not significant\n", opts.A, opts.B, c.Alpha)
+	fmt.Fprintf(opts.IO.Out, "A = %s\nB = %s\n%s\n", opts.A, opts.B, results.SignificanceLegend(c.Alpha))
 	if atChance {
-		fmt.Fprintln(opts.IO.Out, "° at chance: not significantly above what random answers score (exact one-sided test at 5%)")
+		fmt.Fprintln(opts.IO.Out, results.AtChanceLegend(""))
 	}
 	for _, t := range c.Tasks {
 		switch {
@@ -198,6 +218,28 @@ func newCompareJSON(a, b string, c *compare.Comparison) compareJSON {
 		})
 	}
 	return doc
+}
+
+// acceptDataDir registers --data-dir on a command that reads result
+// directories only, so that one set of flags serves run, verify, gate and
+// it; its help says the value is not read.
+func acceptDataDir(fl *pflag.FlagSet, command string) {
+	fl.String("data-dir", "", command+" reads the stored samples only, no dataset: accepted for scripts that pass run's flags, not read")
+}
+
+// sameRun says why a and b are one run ("" when they are not): the same
+// directory, or copies of one run (the same start and samples files).
+func sameRun(a, b *rundir.Run) string {
+	sa, ea := os.Stat(a.Dir)
+	sb, eb := os.Stat(b.Dir)
+	if ea == nil && eb == nil && os.SameFile(sa, sb) {
+		return "the same directory"
+	}
+	ma, mb := a.Manifest, b.Manifest
+	if ma.Start.Equal(mb.Start) && len(ma.SamplesSHA256) > 0 && maps.Equal(ma.SamplesSHA256, mb.SamplesSHA256) {
+		return "copies of one run: the same start time and samples files"
+	}
+	return ""
 }
 
 func fmtPValue(p float64) string {

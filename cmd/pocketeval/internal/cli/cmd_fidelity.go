@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/pocketeval/pocketeval/fidelity"
 	"github.com/pocketeval/pocketeval/results"
@@ -66,6 +67,17 @@ func fidelityRuntime(ctx context.Context, o RuntimeOptions) (runtime.Logitser, r
 		info = d.Describe()
 	}
 	return lg, info, func() { rt.Close() }, nil
+}
+
+// hideSpeculative hides the speculative-decoding flags from a fidelity
+// command's help: logits are computed one forward pass at a time, so a
+// draft model or its settings change nothing there.
+func hideSpeculative(fl *pflag.FlagSet) {
+	for _, name := range []string{"speculative", "speculative-verify", "draft-model", "draft-max", "draft-min", "draft-p-min"} {
+		if f := fl.Lookup(name); f != nil {
+			f.Hidden = true
+		}
+	}
 }
 
 func fidelityProgress(io *IOStreams, what string) (fidelity.Progress, func()) {
@@ -142,6 +154,7 @@ REF.sha256. compare reads them back for each candidate.`,
 	fl.StringVarP(&o.Out, "output", "o", "", "reference logits file to write")
 	fl.BoolVar(&o.JSON, "json", false, "machine-readable output")
 	o.Runtime.AddFlags(fl)
+	hideSpeculative(fl)
 	return cmd
 }
 
@@ -325,6 +338,7 @@ Exit status: 0 when compared, 2 when the reference or the flags are unusable.`,
 	fl.StringVar(&o.ServerAPI, "server-api", "llama-server", "how --server returns log-probabilities: llama-server or vllm")
 	fl.IntVar(&o.ServerK, "server-top-k", 20, "log-probabilities asked of --server per position")
 	o.Runtime.AddFlags(fl)
+	hideSpeculative(fl)
 	return cmd
 }
 
@@ -473,6 +487,7 @@ Exit status: 0 when compared, 2 when the runs cannot be read or share no task.`,
 	fl.Uint64Var(&o.Seed, "seed", 1, "bootstrap seed")
 	fl.IntVar(&o.Show, "show", 5, "flipped samples listed per task in the table")
 	fl.BoolVar(&o.JSON, "json", false, "machine-readable output (every flipped sample)")
+	acceptDataDir(fl, "fidelity flips")
 	return cmd
 }
 
@@ -633,6 +648,7 @@ the reference or the runs are unusable.`,
 	fl.StringVar(&o.JUnit, "junit", "", "write JUnit XML here (one test case per policy key)")
 	fl.BoolVar(&o.JSON, "json", false, "machine-readable output")
 	o.Runtime.AddFlags(fl)
+	hideSpeculative(fl)
 	return cmd
 }
 
@@ -666,6 +682,7 @@ func fidelityGate(ctx context.Context, o *fidelityGateOptions, p *fidelity.Polic
 		}
 		cases = append(p.CheckTokens(rep), cases...)
 	}
+	p.Sort(cases)
 	pass := true
 	for _, c := range cases {
 		pass = pass && c.Pass

@@ -22,6 +22,7 @@ type GateOptions struct {
 	JUnit     string // --junit: write JUnit XML here
 	Markdown  string // --markdown: append a Markdown summary here
 	JSON      bool   // --json
+	Quiet     bool   // --quiet: no progress line
 	Seed      uint64 // --seed
 	// Bench are bench --json (or energy --json) reports of the candidate
 	// for the policy's budgets (--bench, repeatable); none means the
@@ -90,6 +91,7 @@ a CI step summary. See docs/ci.md for a GitHub Actions example.`,
 	fl.StringVar(&opts.JUnit, "junit", "", "write JUnit XML here")
 	fl.StringVar(&opts.Markdown, "markdown", "", "append a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)")
 	fl.BoolVar(&opts.JSON, "json", false, "print the verdict as JSON")
+	fl.BoolVar(&opts.Quiet, "quiet", false, "print no progress on stderr while the runs are re-scored")
 	fl.Uint64Var(&opts.Seed, "seed", 1, "bootstrap seed")
 	fl.BoolVar(&opts.AllowUnlike, "allow-unlike", false, "gate runs that differ in what decides scores (limit, max tokens, few-shot, template, thinking, seeds, task versions): the gate fails, naming the settings")
 	fl.BoolVar(&opts.NoVerify, "no-verify", false, "do not re-score the runs' responses (by default a run whose stored scores are not what its responses score is refused, exit 2)")
@@ -105,7 +107,7 @@ func gateRun(ctx context.Context, opts *GateOptions) error {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
 	if !opts.NoVerify {
-		if err := rescoreRuns(ctx, opts.IO, opts.DataDir, opts.Tasks, opts.TaskFiles, opts.Baseline, opts.Candidate); err != nil {
+		if err := rescoreRuns(ctx, opts.IO, opts.Quiet || opts.JSON, opts.DataDir, opts.Tasks, opts.TaskFiles, opts.Baseline, opts.Candidate); err != nil {
 			return err
 		}
 	}

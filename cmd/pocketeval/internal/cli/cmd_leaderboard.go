@@ -72,6 +72,7 @@ goes to stdout.`,
 	cmd.Flags().StringVar(&opts.Title, "title", "pocketeval leaderboard", "page title")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the board as JSON on stdout")
 	cmd.Flags().StringVar(&opts.Suite, "suite", "", "suite (name or file) whose tasks are the columns and whose published numbers are a reference row")
+	acceptDataDir(cmd.Flags(), "leaderboard")
 	return cmd
 }
 

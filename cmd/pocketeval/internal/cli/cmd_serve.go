@@ -48,8 +48,8 @@ func NewCmdServe(f *Factory, runF func(*ServeOptions) error) *cobra.Command {
 		Use:   "serve",
 		Short: "Serve a model over an OpenAI-compatible HTTP API",
 		Long: `Serve any runtime as an OpenAI-compatible API: /v1/chat/completions (with
-streaming), /v1/completions, /v1/models, /health, and /v1/loglikelihood
-(pocketeval's extension for exact log-likelihoods).
+streaming), /v1/completions, /v1/models, /health, and /v1/loglikelihood and
+/v1/loglikelihood_rolling (pocketeval's extensions for exact log-likelihoods).
 
 Run it next to the model (on a phone or a board) and evaluate from a
 workstation with --runtime openai --base-url http://DEVICE:8080/v1.

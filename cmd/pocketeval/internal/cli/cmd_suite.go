@@ -52,6 +52,7 @@ func NewCmdSuite(f *Factory, runF func(*SuiteOptions) error) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Suite, "suite", "pocket11", "suite name, or a suite file (YAML, the schema of the embedded suites; docs/tasks.md)")
 	cmd.Flags().BoolVar(&opts.List, "list", false, "list the suites")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "machine-readable output")
+	acceptDataDir(cmd.Flags(), "suite")
 	return cmd
 }
 

@@ -23,6 +23,7 @@ type VerifyOptions struct {
 	Dirs    []string // result directories
 	DataDir string   // --data-dir ("" = DefaultDataDir())
 	JSON    bool     // --json
+	Quiet   bool     // --quiet: no progress line
 	// Tasks are the known tasks; TaskFiles are --tasks, the task files
 	// the runs ran, when they ran task files.
 	Tasks     []evals.Task
@@ -60,6 +61,7 @@ or a task's version, data or prompts are not the recorded ones.`,
 	}
 	cmd.Flags().StringVar(&opts.DataDir, "data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the findings as JSON")
+	cmd.Flags().BoolVar(&opts.Quiet, "quiet", false, "print no progress on stderr")
 	cmd.Flags().StringSliceVar(&opts.TaskFiles, "tasks", nil, "the task files or directories the runs ran, when they ran task files")
 	return cmd
 }
@@ -77,7 +79,8 @@ func (r verifiedRun) ok() bool { return len(r.Mismatches) == 0 && len(r.Problems
 func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	var runs []verifiedRun
 	for _, dir := range opts.Dirs {
-		r, err := verifyDir(ctx, dir, opts.DataDir, opts.Tasks, opts.TaskFiles)
+		prog := progressFor(opts.IO, opts.Quiet || opts.JSON, "re-scoring "+dir, "responses")
+		r, err := verifyDir(ctx, dir, opts.DataDir, opts.Tasks, opts.TaskFiles, prog)
 		if err != nil {
 			return err
 		}
@@ -106,7 +109,7 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 
 // verifyDir re-scores dir and runs the readers' checks on it. Its errors
 // are usage errors (exit 2): the directory or its data cannot be checked.
-func verifyDir(ctx context.Context, dir, dataDir string, known []evals.Task, taskFiles []string) (verifiedRun, error) {
+func verifyDir(ctx context.Context, dir, dataDir string, known []evals.Task, taskFiles []string, prog runner.Progress) (verifiedRun, error) {
 	tasks := known
 	if len(taskFiles) > 0 {
 		files, err := registry.Lookup(known, taskFiles)
@@ -115,7 +118,7 @@ func verifyDir(ctx context.Context, dir, dataDir string, known []evals.Task, tas
 		}
 		tasks = append(files, known...)
 	}
-	rep, err := runner.Verify(ctx, runner.VerifyOptions{Dir: dir, DataDir: dataDir, Lookup: lookupTask(tasks)})
+	rep, err := runner.Verify(ctx, runner.VerifyOptions{Dir: dir, DataDir: dataDir, Lookup: lookupTask(tasks), Progress: prog})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return verifiedRun{}, err
@@ -126,10 +129,15 @@ func verifyDir(ctx context.Context, dir, dataDir string, known []evals.Task, tas
 	if _, err := rundir.Load(dir); err != nil {
 		var ie *rundir.InconsistentError
 		var de *results.DigestError
-		if !errors.As(err, &ie) && !errors.As(err, &de) {
+		switch {
+		case errors.As(err, &de):
+			// Verify has just re-scored the file: advise what is left.
+			r.Problems = append(r.Problems, de.Fact()+"; the re-scoring above checked what it holds now: restore the file, or run the run's command again with --force to start over")
+		case errors.As(err, &ie):
+			r.Problems = append(r.Problems, err.Error())
+		default:
 			return verifiedRun{}, &ExitCodeError{Code: ExitUsage, Err: err}
 		}
-		r.Problems = append(r.Problems, err.Error())
 	}
 	return r, nil
 }
@@ -165,10 +173,11 @@ func printVerified(w io.Writer, r verifiedRun) {
 
 // rescoreRuns re-scores the runs a command is about to trust (gate by
 // default) and refuses any whose stored numbers are not what their
-// responses score, with the list: exit 2, as an unreadable run.
-func rescoreRuns(ctx context.Context, streams *IOStreams, dataDir string, known []evals.Task, taskFiles []string, dirs ...string) error {
+// responses score, with the list: exit 2, as an unreadable run. quiet
+// turns its progress off.
+func rescoreRuns(ctx context.Context, streams *IOStreams, quiet bool, dataDir string, known []evals.Task, taskFiles []string, dirs ...string) error {
 	for _, dir := range dirs {
-		r, err := verifyDir(ctx, dir, dataDir, known, taskFiles)
+		r, err := verifyDir(ctx, dir, dataDir, known, taskFiles, progressFor(streams, quiet, "re-scoring "+dir, "responses"))
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+
+	"github.com/pocketeval/pocketeval/evals/runner"
 )
 
 // progress shows a progress bar on a terminal; otherwise it prints a line
@@ -15,6 +17,9 @@ import (
 type progress struct {
 	io  *IOStreams
 	now func() time.Time
+	// desc names the work on the bar ("evaluating"), unit its items
+	// ("samples").
+	desc, unit string
 
 	mu        sync.Mutex
 	bar       *progressbar.ProgressBar
@@ -27,7 +32,30 @@ type progress struct {
 }
 
 func newProgress(io *IOStreams) *progress {
-	return &progress{io: io, now: time.Now, logPeriod: 10 * time.Second}
+	return newProgressOf(io, "evaluating", "samples")
+}
+
+// newProgressOf is a progress of other work than a run's: desc names it
+// on the bar, unit counts its items.
+func newProgressOf(io *IOStreams, desc, unit string) *progress {
+	return &progress{io: io, now: time.Now, logPeriod: 10 * time.Second, desc: desc, unit: unit}
+}
+
+// quietProgress is the progress of a command whose --quiet or --json asks
+// for none.
+type quietProgress struct{}
+
+func (quietProgress) Start(int, int) {}
+func (quietProgress) Done(string)    {}
+func (quietProgress) Finish()        {}
+
+// progressFor is what a command with --quiet and --json shows: nothing
+// when either is set, else the line (or bar) run prints.
+func progressFor(io *IOStreams, off bool, desc, unit string) runner.Progress {
+	if off {
+		return quietProgress{}
+	}
+	return newProgressOf(io, desc, unit)
 }
 
 func (p *progress) Start(total, done int) {
@@ -36,16 +64,16 @@ func (p *progress) Start(total, done int) {
 	p.total, p.done, p.resumed = total, done, done
 	p.started = p.now()
 	if p.io.StderrTTY && total > done {
-		desc := "evaluating"
+		desc := p.desc
 		if done > 0 {
-			desc = fmt.Sprintf("evaluating (resumed: %d of %d were done)", done, total)
+			desc = fmt.Sprintf("%s (resumed: %d of %d were done)", p.desc, done, total)
 		}
 		p.bar = progressbar.NewOptions(total-done,
 			progressbar.OptionSetWriter(p.io.ErrOut),
 			progressbar.OptionSetDescription(desc),
 			progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString("samples"),
+			progressbar.OptionSetItsString(p.unit),
 			progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionClearOnFinish(),
 		)
@@ -62,7 +90,7 @@ func (p *progress) Done(task string) {
 		return
 	}
 	if now := p.now(); now.Sub(p.lastLog) >= p.logPeriod {
-		fmt.Fprintf(p.io.ErrOut, "progress: %d/%d samples (%s)%s\n", p.done, p.total, task, p.rate(now))
+		fmt.Fprintf(p.io.ErrOut, "progress: %d/%d %s (%s)%s\n", p.done, p.total, p.unit, task, p.rate(now))
 		p.lastLog = now
 	}
 }
@@ -75,7 +103,7 @@ func (p *progress) rate(now time.Time) string {
 	}
 	r := float64(n) / el
 	left := time.Duration(float64(p.total-p.done) / r * float64(time.Second)).Round(time.Second)
-	return fmt.Sprintf(", %.2f samples/s, %s left", r, left)
+	return fmt.Sprintf(", %.2f %s/s, %s left", r, p.unit, left)
 }
 
 func (p *progress) Finish() {

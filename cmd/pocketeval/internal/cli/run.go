@@ -553,15 +553,30 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 				others = append(others, k)
 			}
 		}
+		unmet := unmetDecision(ts)
+		for k := range unmet {
+			if _, ok := ts.Metrics[k]; !ok && k != head {
+				others = append(others, k)
+			}
+		}
 		sort.Strings(others)
 		for _, k := range others {
-			m := ts.Metrics[k]
+			m, ok := ts.Metrics[k]
+			if !ok {
+				fmt.Fprintf(tw, "\t%s\t%s\t-\t\t\t\t\n", k, unmet[k])
+				continue
+			}
 			fmt.Fprintf(tw, "\t%s\t%s\t%s\t%d\t\t\t\n", k, metricValue(k, m.Mean), interval(k, m), m.N)
 		}
 	}
 	tw.Flush()
 	printGroups(w, s)
 	printChance(w, s)
+	for _, name := range s.Order {
+		for _, n := range s.Tasks[name].Notes {
+			fmt.Fprintf(w, "%s note: %s\n", name, n)
+		}
+	}
 	for _, name := range s.Order {
 		if r := s.Tasks[name].ThinkingTruncatedRate; r != nil && *r > 0 {
 			fmt.Fprintf(w, "%s: %s%% of responses were cut off by the token limit while still reasoning (no answer to score)\n", name, pct(*r))
@@ -576,6 +591,21 @@ func PrintSummary(w io.Writer, s *results.Summary) {
 		fmt.Fprintln(w, "NOTHING SCORED: every selected sample failed or is missing; there are no numbers")
 	case !s.Complete:
 		fmt.Fprintln(w, "INCOMPLETE: some samples are missing or failed; these numbers are partial")
+	}
+}
+
+// unmetDecision says, for a decision task whose calibration split has no
+// threshold meeting the target error, what stands in the table for the
+// metrics that then do not exist (no threshold; no risk over no accepted
+// decision); nil for other tasks.
+func unmetDecision(ts *results.TaskSummary) map[string]string {
+	d := ts.Decision
+	if d == nil || d.Operating.Found || d.CalibrationItems == 0 {
+		return nil
+	}
+	return map[string]string{
+		"threshold":     fmt.Sprintf("none meets %s%%", strconv.FormatFloat(100*d.Operating.Target, 'g', -1, 64)),
+		"risk_at_error": "none accepted",
 	}
 }
 

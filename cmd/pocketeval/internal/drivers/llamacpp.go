@@ -57,7 +57,7 @@ func (f *llamacppFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Batch, "batch", "off", "llamacpp: compute each request alone, reproducible bit for bit (off), or decode concurrent requests together, faster but a response may change with what it was batched with (on)")
 	fs.StringVar(&f.PrefixCache, "prefix-cache", "auto", "llamacpp: auto is on; with --batch off keep the whole 512-token chunks of a prompt its context holds (exact); with --batch on start each prompt from the longest prefix any sequence holds; off evaluates every prompt whole")
 	fs.StringVar(&f.DraftModel, "draft-model", f.DraftModel, "llamacpp --speculative draft: the draft model, a GGUF `FILE` with the target's vocabulary")
-	fs.IntVar(&f.DraftMax, "draft-max", f.DraftMax, "llamacpp --speculative draft: most tokens drafted per step (0: 3)")
+	fs.IntVar(&f.DraftMax, "draft-max", f.DraftMax, "llamacpp --speculative draft: most tokens drafted per step")
 	fs.IntVar(&f.DraftMin, "draft-min", f.DraftMin, "llamacpp --speculative draft: drop drafts shorter than this (0: use any)")
 	fs.Float64Var(&f.DraftPMin, "draft-p-min", f.DraftPMin, "llamacpp --speculative draft: stop a draft at a token the draft model gives less probability (0: never)")
 }
