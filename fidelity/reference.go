@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pocketeval/pocketeval/internal/regfile"
+
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
@@ -183,7 +185,7 @@ type Reference struct {
 // OpenReference opens a reference file after checking its sha256 against
 // the one recorded beside it.
 func OpenReference(path string) (*Reference, error) {
-	want, err := os.ReadFile(SumPath(path))
+	want, err := regfile.ReadFile(SumPath(path), regfile.MaxConfig)
 	if err != nil {
 		return nil, fmt.Errorf("reference %s: its checksum file: %w", path, err)
 	}
@@ -191,7 +193,7 @@ func OpenReference(path string) (*Reference, error) {
 	if len(fields) == 0 || len(fields[0]) != 64 {
 		return nil, fmt.Errorf("%s: line 1: not a sha256 line", SumPath(path))
 	}
-	f, err := os.Open(path)
+	f, err := regfile.Open(path, os.O_RDONLY, 0, false)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/pocketeval/pocketeval/internal/texttab"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pocketeval/pocketeval/internal/regfile"
+	"github.com/pocketeval/pocketeval/internal/texttab"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -149,7 +151,7 @@ func sandboxRun(ctx context.Context, opts *SandboxRunOptions) error {
 	if opts.File == "-" {
 		src, err = io.ReadAll(opts.IO.In)
 	} else {
-		src, err = os.ReadFile(opts.File)
+		src, err = regfile.ReadFile(opts.File, regfile.MaxConfig)
 	}
 	if err != nil {
 		// Not a failing program (exit 1): a usage error.
