@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -75,9 +76,29 @@ type Key struct {
 // Key returns the record's key.
 func (r *Record) Key() Key { return Key{r.ID, r.Repeat} }
 
-// SamplesPath returns the samples file of task in dir.
+// SamplesPath returns the samples file of task in dir. A name that is
+// not a task name (a manifest's, read from a run directory, may be
+// anything) never reaches the path: each byte other than a lowercase
+// letter, a digit, "_" or "-" becomes "%XX", so "../x" is "%2E%2E%2Fx",
+// a file inside samples/ that no run writes.
 func SamplesPath(dir, task string) string {
-	return filepath.Join(dir, SamplesDir, task+".jsonl")
+	return filepath.Join(dir, SamplesDir, safeName(task)+".jsonl")
+}
+
+func safeName(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-' && i > 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	if b.Len() == 0 {
+		return "%"
+	}
+	return b.String()
 }
 
 // ReadReport describes what ReadSamples found besides good records.
