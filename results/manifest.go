@@ -19,6 +19,18 @@ const (
 	StatusFailed      = "failed"
 )
 
+// IncompleteError is a result directory whose run has not finished (its
+// manifest says "running"): reports refuse it, since its samples carry no
+// digest to check them by.
+type IncompleteError struct {
+	Dir    string
+	Status string
+}
+
+func (e *IncompleteError) Error() string {
+	return fmt.Sprintf("load run %s: the manifest's status is %q: not a finished run, so not a result (finish it with the same `pocketeval run ... --out %s`, which re-scores every response it reuses)", e.Dir, e.Status, e.Dir)
+}
+
 // Manifest records how a run was made.
 type Manifest struct {
 	SchemaVersion int       `json:"schema_version"`

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pocketeval/pocketeval/internal/regfile"
 	"github.com/pocketeval/pocketeval/runtime"
@@ -155,6 +156,11 @@ func ReadSamples(path string) ([]Record, ReadReport, error) {
 			if len(bytes.TrimSpace(b)) == 0 {
 				continue
 			}
+			if !utf8.Valid(b) {
+				// Runs write valid UTF-8; decoding would turn the bytes
+				// into U+FFFD and change a stored answer without a word.
+				return nil, rep, &SampleError{Path: path, Line: line, Field: invalidUTF8Field(b), Err: errors.New("invalid UTF-8: not a line a run wrote")}
+			}
 			var rec Record
 			if jerr := json.Unmarshal(b, &rec); jerr != nil {
 				return nil, rep, &SampleError{Path: path, Line: line, Err: fmt.Errorf("malformed sample line: %w", jerr)}
@@ -183,6 +189,26 @@ func ReadSamples(path string) ([]Record, ReadReport, error) {
 		}
 	}
 	return recs, rep, nil
+}
+
+// invalidUTF8Field names the top-level field of a JSON line whose value
+// holds invalid UTF-8 ("" when the line is not an object or a key is).
+func invalidUTF8Field(line []byte) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return ""
+	}
+	keys := make([]string, 0, len(m))
+	for k, v := range m {
+		if !utf8.Valid(v) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	if len(keys) == 0 {
+		return ""
+	}
+	return keys[0]
 }
 
 // Sync cadence of a SampleWriter: a record's line is written with one
