@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pocketeval/pocketeval/internal/regfile"
 )
 
 // LockFile is the name of the trust-on-first-use pin file in a data dir.
@@ -270,7 +272,7 @@ func (p *progressReader) Read(b []byte) (int, error) {
 }
 
 func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path, os.O_RDONLY, 0, false) // a FIFO must not hang the hash
 	if err != nil {
 		return "", err
 	}

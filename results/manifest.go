@@ -150,6 +150,11 @@ type Config struct {
 	// UnsafeNoSandbox records that model-written code ran without
 	// isolation, which can change verdicts.
 	UnsafeNoSandbox bool `json:"unsafe_no_sandbox,omitempty"`
+	// ModifiedData lists the official dataset files (path relative to the
+	// data directory → the sha256 read) that did not match the registry's
+	// pin and that the run was told to use anyway (--allow-modified-data):
+	// its scores are not the benchmark's.
+	ModifiedData map[string]string `json:"modified_data,omitempty"`
 }
 
 // Model identifies the model evaluated.
@@ -258,6 +263,7 @@ func (c Config) Diff(o Config) []string {
 	add("chat_template", c.ChatTemplate, o.ChatTemplate)
 	add("runtime_settings", c.RuntimeSettings, o.RuntimeSettings)
 	add("unsafe_no_sandbox", c.UnsafeNoSandbox, o.UnsafeNoSandbox)
+	add("modified_data", c.ModifiedData, o.ModifiedData)
 	ct := map[string]TaskConfig{}
 	for _, t := range c.Tasks {
 		t.Samples = 0

@@ -62,7 +62,13 @@ type RunOptions struct {
 	Shard           string
 	Mode            string
 	UnsafeNoSandbox bool
-	CodeTimeLimits  code.TimeLimits
+
+	// AllowModifiedData runs on official dataset files that differ from
+	// their pins, recording them in the manifest.
+	AllowModifiedData bool
+	modifiedData      map[string]string
+
+	CodeTimeLimits code.TimeLimits
 	// VerdictMode is the code tasks' verdict mode (code.VerdictOfficial
 	// or code.VerdictIsolated).
 	VerdictMode    string
@@ -184,6 +190,7 @@ silently — a missing dataset fails with the command that fetches it.`,
 	fl.StringVar(&opts.Shard, "shard", "", "run only shard i of N (i/N, 0-based), for splitting across machines")
 	fl.StringVar(&opts.Mode, "mode", "", "multiple-choice scoring: gen (generate and extract) or loglik (option log-likelihood); default: each task's own (gen for built-in tasks, loglik for multiple_choice task files)")
 	fl.BoolVar(&opts.UnsafeNoSandbox, "unsafe-no-sandbox", false, "run model-written code WITHOUT isolation (dangerous)")
+	fl.BoolVar(&opts.AllowModifiedData, "allow-modified-data", false, "run on official dataset files that differ from the registry's pinned sha256 (recorded in the manifest)")
 	addTimeLimitFlags(fl, &opts.CodeTimeLimits)
 	fl.StringVar(&opts.VerdictMode, "verdict-mode", code.VerdictOfficial,
 		"code tasks: official (program and tests in one process, as the official harnesses: reproduces published numbers) or isolated (the model's code alone in a second process, called through plain-data proxies: no verdict forging; recorded in the task version)")
@@ -268,6 +275,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	if tasks, err = withCodeTimeLimits(tasks, opts.CodeTimeLimits); err != nil {
+		return err
+	}
+	if err := opts.checkDataPins(tasks); err != nil {
 		return err
 	}
 	if tasks, err = withCodeVerdictMode(tasks, opts.VerdictMode); err != nil {
@@ -358,7 +368,7 @@ func (opts *RunOptions) runnerOptions(tasks []evals.Task) runner.Options {
 		Gen:         runtime.GenConfig{MaxTokens: opts.MaxTokens, Temperature: opts.Temperature, TopP: opts.TopP, Seed: opts.Seed},
 		NumFewshot:  opts.NumFewshot, Chat: !opts.Raw, StripThinking: opts.StripThinking, Mode: opts.Mode,
 		SamplesPerTask: opts.SamplesPerTask, Shard: shard, Force: opts.Force,
-		UnsafeNoSandbox: opts.UnsafeNoSandbox, SkipBadRecords: opts.SkipBadRecords, Command: opts.Args,
+		UnsafeNoSandbox: opts.UnsafeNoSandbox, ModifiedData: opts.modifiedData, SkipBadRecords: opts.SkipBadRecords, Command: opts.Args,
 		Build: ReadBuildInfo().Results(), Now: opts.Now, KeepGoing: opts.KeepGoing,
 	}
 }
@@ -564,4 +574,31 @@ func decodeTPS(t *results.Timing) string {
 		return "-"
 	}
 	return strconv.FormatFloat(t.DecodeTPSMedian, 'f', 1, 64)
+}
+
+// checkDataPins refuses official dataset files that differ from the
+// registry's pinned sha256 (edited in place, another version) unless
+// --allow-modified-data, which records them in the manifest.
+func (opts *RunOptions) checkDataPins(tasks []evals.Task) error {
+	var paths []string
+	for _, t := range tasks {
+		paths = append(paths, t.Info().DatasetFiles...)
+	}
+	mods, err := datasets.CheckPins(opts.DataDir, datasets.Registry(), paths)
+	if err != nil || len(mods) == 0 {
+		return err
+	}
+	var lines []string
+	for _, m := range mods {
+		lines = append(lines, fmt.Sprintf("  %s: sha256 %s, the registry pins %s", filepath.Join(opts.DataDir, m.Path), m.Got, m.Want))
+	}
+	if !opts.AllowModifiedData {
+		return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("official dataset files differ from their pinned sha256 (edited, or another version):\n%s\n`pocketeval datasets fetch` restores them; --allow-modified-data runs on them anyway, recorded in the manifest; refused, nothing run", strings.Join(lines, "\n"))}
+	}
+	opts.modifiedData = map[string]string{}
+	for _, m := range mods {
+		opts.modifiedData[m.Path] = m.Got
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "warning: running on modified official data (--allow-modified-data; recorded in the manifest):\n%s\n", strings.Join(lines, "\n"))
+	return nil
 }
