@@ -11,7 +11,6 @@ import (
 
 	"github.com/pocketeval/pocketeval/compare"
 	"github.com/pocketeval/pocketeval/results"
-	"github.com/pocketeval/pocketeval/rundir"
 )
 
 // CompareOptions are the options of `pocketeval compare`.
@@ -72,11 +71,11 @@ tasks are tested on pass@k per problem, estimated from the per-sample pass.`,
 }
 
 func compareRun(opts *CompareOptions) error {
-	a, err := rundir.Load(opts.A)
+	a, err := loadRun(opts.IO, opts.A)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	b, err := rundir.Load(opts.B)
+	b, err := loadRun(opts.IO, opts.B)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}

@@ -109,11 +109,11 @@ func gateRun(ctx context.Context, opts *GateOptions) error {
 			return err
 		}
 	}
-	a, err := rundir.Load(opts.Baseline)
+	a, err := loadRun(opts.IO, opts.Baseline)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	b, err := rundir.Load(opts.Candidate)
+	b, err := loadRun(opts.IO, opts.Candidate)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}

@@ -46,4 +46,8 @@ func TestModifiedOfficialDataRefused(t *testing.T) {
 	if err != nil || len(m.Config.ModifiedData) != 1 || m.Config.ModifiedData["gsm8k/test.jsonl"] == "" {
 		t.Errorf("manifest: %v %v", m.Config.ModifiedData, err)
 	}
+	_, _, errOut = runReal(t, "compare", out, out)
+	if !strings.Contains(errOut, "ran on modified official data") {
+		t.Errorf("compare does not say the run used modified data:\n%s", errOut)
+	}
 }
