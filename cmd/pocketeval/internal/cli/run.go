@@ -67,6 +67,9 @@ type RunOptions struct {
 	// their pins, recording them in the manifest.
 	AllowModifiedData bool
 	modifiedData      map[string]string
+	// SignKey is --sign-key: a key file; the finished run is signed with
+	// it (results.Sign).
+	SignKey string
 
 	CodeTimeLimits code.TimeLimits
 	// VerdictMode is the code tasks' verdict mode (code.VerdictOfficial
@@ -190,6 +193,7 @@ silently — a missing dataset fails with the command that fetches it.`,
 	fl.StringVar(&opts.Shard, "shard", "", "run only shard i of N (i/N, 0-based), for splitting across machines")
 	fl.StringVar(&opts.Mode, "mode", "", "multiple-choice scoring: gen (generate and extract) or loglik (option log-likelihood); default: each task's own (gen for built-in tasks, loglik for multiple_choice task files)")
 	fl.BoolVar(&opts.UnsafeNoSandbox, "unsafe-no-sandbox", false, "run model-written code WITHOUT isolation (dangerous)")
+	fl.StringVar(&opts.SignKey, "sign-key", "", "sign the finished run with the secret in this `FILE` (HMAC-SHA256 of the manifest, which holds the samples' digests; check with verify --key or gate --key)")
 	fl.BoolVar(&opts.AllowModifiedData, "allow-modified-data", false, "run on official dataset files that differ from the registry's pinned sha256 (recorded in the manifest)")
 	addTimeLimitFlags(fl, &opts.CodeTimeLimits)
 	fl.StringVar(&opts.VerdictMode, "verdict-mode", code.VerdictOfficial,
@@ -280,6 +284,12 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err := opts.checkDataPins(tasks); err != nil {
 		return err
 	}
+	var signKey []byte
+	if opts.SignKey != "" {
+		if signKey, err = results.ReadKey(opts.SignKey); err != nil {
+			return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("--sign-key: %w", err)}
+		}
+	}
 	if tasks, err = withCodeVerdictMode(tasks, opts.VerdictMode); err != nil {
 		return err
 	}
@@ -352,6 +362,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	res, err := prep.Run(ctx, rt)
 	if err != nil {
 		return opts.runError(ctx, res, err)
+	}
+	if signKey != nil {
+		if err := results.Sign(opts.Out, signKey); err != nil {
+			return err
+		}
 	}
 	return opts.report(res)
 }
