@@ -393,6 +393,9 @@ func (opts *RunOptions) runnerOptions(tasks []evals.Task) runner.Options {
 // not where pocketeval looks, a different configuration in --out, samples
 // that cannot succeed. An interrupted run says how to resume.
 func (opts *RunOptions) runError(ctx context.Context, res *runner.Result, err error) error {
+	if res == nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return err // interrupted while loading (a template's render, say): exit 130
+	}
 	var missing *evals.MissingDataError
 	if errors.As(err, &missing) {
 		return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("%w\n%s", err, missingDataHint(missing.Task, opts.DataDir, opts.DataDirSource))}
