@@ -74,7 +74,7 @@ func ReadFile(path string) (*Header, error) {
 }
 
 // ErrVersion is a GGUF version this package does not read.
-var ErrVersion = errors.New("gguf version")
+var ErrVersion = errors.New("version")
 
 // Read decodes a GGUF header from r (version 3 only).
 func Read(r io.Reader) (*Header, error) { return read(r, 0) }
@@ -88,7 +88,7 @@ func read(r io.Reader, size uint64) (*Header, error) {
 		return nil, fmt.Errorf("read gguf: bad magic %q", magic[:])
 	}
 	if v := d.u32(); d.err == nil && v != Version {
-		return nil, fmt.Errorf("read gguf: %w: %d, only %d is supported", ErrVersion, v, Version)
+		return nil, fmt.Errorf("read gguf: %w %d, only %d is supported", ErrVersion, v, Version)
 	}
 	nTensors, nKV := d.u64(), d.u64()
 	if d.err == nil && (nTensors > maxCount || nKV > maxCount) {
