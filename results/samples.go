@@ -144,7 +144,10 @@ func ReadSamples(path string) ([]Record, ReadReport, error) {
 	seen := map[Key]int{}
 	line := 0
 	for {
-		b, err := r.ReadBytes('\n')
+		b, err := readLineMax(r, MaxSampleLine)
+		if errors.Is(err, errLongLine) {
+			return nil, rep, &SampleError{Path: path, Line: line + 1, Err: fmt.Errorf("line longer than %d bytes: not a line a run wrote", MaxSampleLine)}
+		}
 		if len(b) > 0 && b[len(b)-1] != '\n' {
 			// Torn tail: written partially before a crash.
 			rep.TornBytes = len(b)
@@ -189,6 +192,27 @@ func ReadSamples(path string) ([]Record, ReadReport, error) {
 		}
 	}
 	return recs, rep, nil
+}
+
+// MaxSampleLine bounds one samples line (64 MiB): a longer one is refused
+// before it is held whole.
+const MaxSampleLine = 64 << 20
+
+var errLongLine = errors.New("line too long")
+
+// readLineMax is r.ReadBytes('\n') refusing a line over max bytes.
+func readLineMax(r *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > max {
+			return nil, errLongLine
+		}
+		line = append(line, chunk...)
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
+	}
 }
 
 // invalidUTF8Field names the top-level field of a JSON line whose value
