@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/regfile"
 )
 
 // WriteJSON writes the report as indented JSON.
@@ -22,7 +23,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 
 // ReadJSON reads a report written by WriteJSON.
 func ReadJSON(path string) (*Report, error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path, regfile.MaxConfig)
 	if err != nil {
 		return nil, fmt.Errorf("read bench report: %w", err)
 	}

@@ -17,12 +17,16 @@
 package datasets
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/regfile"
 )
 
 // Dataset is one benchmark's data.
@@ -150,4 +154,50 @@ func DefaultDir() string {
 		return filepath.Join(d, "pocketeval", "datasets")
 	}
 	return "datasets"
+}
+
+// Modified is an official dataset file whose content is not the one the
+// registry pins: edited in place, or another version.
+type Modified struct {
+	Path      string // relative to the data directory
+	Want, Got string // sha256
+}
+
+// CheckPins hashes the files of reg that lie in dataDir at one of paths
+// or under one of them (a task's DatasetFiles: files or directories) and
+// have a pinned digest, and returns those whose content differs from the
+// pin, by path. A missing file is left for the task's loader to report.
+func CheckPins(dataDir string, reg []Dataset, paths []string) ([]Modified, error) {
+	var out []Modified
+	seen := map[string]bool{}
+	for _, d := range reg {
+		for _, f := range d.Files {
+			if f.SHA256 == "" || seen[f.Path] || !underAny(f.Path, paths) {
+				continue
+			}
+			seen[f.Path] = true
+			got, err := regfile.SHA256(filepath.Join(dataDir, filepath.FromSlash(f.Path)))
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if got != f.SHA256 {
+				out = append(out, Modified{Path: f.Path, Want: f.SHA256, Got: got})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+func underAny(p string, dirs []string) bool {
+	for _, d := range dirs {
+		d = strings.TrimSuffix(d, "/")
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -50,14 +50,14 @@ func ReadDataFile(task, path, source string) ([]byte, string, error) {
 		return nil, "", fmt.Errorf("%s: read dataset: %w", task, err)
 	}
 	if st.Size() > MaxDataFileBytes {
-		return nil, "", fmt.Errorf("%s: read dataset %s: %d bytes, more than the %d a dataset file may have", task, path, st.Size(), int64(MaxDataFileBytes))
+		return nil, "", regfile.Unusable(path, fmt.Errorf("%s: read dataset %s: %d bytes, more than the %d a dataset file may have", task, path, st.Size(), int64(MaxDataFileBytes)))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxDataFileBytes+1))
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: read dataset %s: %w", task, path, err)
 	}
 	if len(data) > MaxDataFileBytes {
-		return nil, "", fmt.Errorf("%s: read dataset %s: grew past %d bytes while read", task, path, int64(MaxDataFileBytes))
+		return nil, "", regfile.Unusable(path, fmt.Errorf("%s: read dataset %s: grew past %d bytes while read", task, path, int64(MaxDataFileBytes)))
 	}
 	if err := checkLineLengths(path, data); err != nil {
 		return nil, "", fmt.Errorf("%s: read dataset: %w", task, err)

@@ -11,7 +11,9 @@ package evals
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"regexp"
 	"time"
 
 	"github.com/pocketeval/pocketeval/runtime"
@@ -361,4 +363,18 @@ type Conversation struct {
 	Requests                       int
 	PromptTokens, CompletionTokens int
 	Total                          time.Duration
+}
+
+// taskName is what a task name may be: a lowercase identifier (letters,
+// digits, "_" and "-", starting with a letter or digit, at most 128
+// bytes). A name becomes a file name (samples/<task>.jsonl), so it never
+// holds a "/", a "." or anything else a path could be made of.
+var taskName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,127}$`)
+
+// CheckTaskName returns an error when name is not a lowercase identifier.
+func CheckTaskName(name string) error {
+	if !taskName.MatchString(name) {
+		return fmt.Errorf("%q is not a task name: a lowercase identifier of letters, digits, _ and - is expected", name)
+	}
+	return nil
 }

@@ -3,9 +3,10 @@ package fidelity
 import (
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/regfile"
 
 	"gopkg.in/yaml.v3"
 
@@ -46,7 +47,7 @@ func (p *Policy) NeedsAnswers() bool {
 
 // ReadPolicy reads a policy file.
 func ReadPolicy(path string) (*Policy, error) {
-	b, err := os.ReadFile(path)
+	b, err := regfile.ReadFile(path, regfile.MaxConfig)
 	if err != nil {
 		return nil, fmt.Errorf("read policy: %w", err)
 	}

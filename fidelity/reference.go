@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pocketeval/pocketeval/internal/regfile"
+
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
@@ -183,7 +185,7 @@ type Reference struct {
 // OpenReference opens a reference file after checking its sha256 against
 // the one recorded beside it.
 func OpenReference(path string) (*Reference, error) {
-	want, err := os.ReadFile(SumPath(path))
+	want, err := regfile.ReadFile(SumPath(path), regfile.MaxConfig)
 	if err != nil {
 		return nil, fmt.Errorf("reference %s: its checksum file: %w", path, err)
 	}
@@ -191,7 +193,7 @@ func OpenReference(path string) (*Reference, error) {
 	if len(fields) == 0 || len(fields[0]) != 64 {
 		return nil, fmt.Errorf("%s: line 1: not a sha256 line", SumPath(path))
 	}
-	f, err := os.Open(path)
+	f, err := regfile.Open(path, os.O_RDONLY, 0, false)
 	if err != nil {
 		return nil, err
 	}
@@ -247,8 +249,8 @@ func (r *Reference) next() (Sequence, []uint16, error) {
 		return Sequence{}, nil, r.truncated(err)
 	}
 	n, from := int(binary.LittleEndian.Uint32(hd[0:])), int(binary.LittleEndian.Uint32(hd[4:]))
-	if n < 1 || n > 1<<24 || from >= n {
-		return Sequence{}, nil, fmt.Errorf("%s: sequence %d: %d tokens from %d", r.Path, r.read, n, from)
+	if n < 1 || n > 1<<24 || from >= n || int64(4*n) > r.Bytes {
+		return Sequence{}, nil, regfile.Unusable(r.Path, fmt.Errorf("%s: sequence %d: %d tokens from %d", r.Path, r.read, n, from))
 	}
 	b := make([]byte, 4*n)
 	if _, err := io.ReadFull(r.r, b); err != nil {
@@ -258,8 +260,11 @@ func (r *Reference) next() (Sequence, []uint16, error) {
 	for i := range s.Tokens {
 		s.Tokens[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
 		if s.Tokens[i] < 0 || int(s.Tokens[i]) >= r.Header.Vocab.Size {
-			return Sequence{}, nil, fmt.Errorf("%s: sequence %d: token %d outside the vocabulary", r.Path, r.read, s.Tokens[i])
+			return Sequence{}, nil, regfile.Unusable(r.Path, fmt.Errorf("%s: sequence %d: token %d outside the vocabulary", r.Path, r.read, s.Tokens[i]))
 		}
+	}
+	if int64(2*s.scored())*int64(r.Header.RecordLen) > r.Bytes { // a lying header, not an allocation
+		return Sequence{}, nil, r.truncated(io.ErrUnexpectedEOF)
 	}
 	recs := make([]uint16, s.scored()*r.Header.RecordLen)
 	b = make([]byte, 2*len(recs))
@@ -274,7 +279,7 @@ func (r *Reference) next() (Sequence, []uint16, error) {
 
 func (r *Reference) truncated(err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%s: ends inside sequence %d of %d", r.Path, r.read, r.Header.Sequences)
+		return regfile.Unusable(r.Path, fmt.Errorf("%s: ends inside sequence %d of %d", r.Path, r.read, r.Header.Sequences))
 	}
 	return err
 }

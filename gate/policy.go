@@ -3,13 +3,13 @@ package gate
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/pocketeval/pocketeval/internal/regfile"
 	"github.com/pocketeval/pocketeval/suite"
 )
 
@@ -117,7 +117,7 @@ type Rule struct {
 // ReadPolicy reads and validates a policy file; taskFile names the task
 // files a suite file of the policy lists (see suite.Get).
 func ReadPolicy(path string, taskFile suite.TaskFileNamer) (*Policy, error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path, regfile.MaxConfig)
 	if err != nil {
 		return nil, fmt.Errorf("read policy: %w", err)
 	}

@@ -21,6 +21,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pocketeval/pocketeval/internal/regfile"
+
 	"github.com/pocketeval/pocketeval/datasets"
 )
 
@@ -62,7 +64,7 @@ func Load(override string) (Registry, error) {
 		return nil, err
 	}
 	if override != "" {
-		data, err := os.ReadFile(override)
+		data, err := regfile.ReadFile(override, regfile.MaxConfig)
 		if err != nil {
 			return nil, fmt.Errorf("model registry: %w", err)
 		}

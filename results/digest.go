@@ -55,6 +55,11 @@ func (e *DigestError) Fact() string {
 // regular file; a missing file has the digest of no bytes.
 func SamplesDigest(dir, task string) (string, error) {
 	h := sha256.New()
+	// A samples directory that is a symbolic link is refused before a
+	// byte behind it is read.
+	if err := checkSamplesDir(SamplesPath(dir, task), false); err != nil {
+		return "", err
+	}
 	f, err := openResultFile(SamplesPath(dir, task), os.O_RDONLY, 0)
 	switch {
 	case err == nil:

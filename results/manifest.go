@@ -19,6 +19,18 @@ const (
 	StatusFailed      = "failed"
 )
 
+// IncompleteError is a result directory whose run has not finished (its
+// manifest says "running"): reports refuse it, since its samples carry no
+// digest to check them by.
+type IncompleteError struct {
+	Dir    string
+	Status string
+}
+
+func (e *IncompleteError) Error() string {
+	return fmt.Sprintf("load run %s: the manifest's status is %q: not a finished run, so not a result (finish it with the same `pocketeval run ... --out %s`, which re-scores every response it reuses)", e.Dir, e.Status, e.Dir)
+}
+
 // Manifest records how a run was made.
 type Manifest struct {
 	SchemaVersion int       `json:"schema_version"`
@@ -138,6 +150,11 @@ type Config struct {
 	// UnsafeNoSandbox records that model-written code ran without
 	// isolation, which can change verdicts.
 	UnsafeNoSandbox bool `json:"unsafe_no_sandbox,omitempty"`
+	// ModifiedData lists the official dataset files (path relative to the
+	// data directory → the sha256 read) that did not match the registry's
+	// pin and that the run was told to use anyway (--allow-modified-data):
+	// its scores are not the benchmark's.
+	ModifiedData map[string]string `json:"modified_data,omitempty"`
 }
 
 // Model identifies the model evaluated.
@@ -246,6 +263,7 @@ func (c Config) Diff(o Config) []string {
 	add("chat_template", c.ChatTemplate, o.ChatTemplate)
 	add("runtime_settings", c.RuntimeSettings, o.RuntimeSettings)
 	add("unsafe_no_sandbox", c.UnsafeNoSandbox, o.UnsafeNoSandbox)
+	add("modified_data", c.ModifiedData, o.ModifiedData)
 	ct := map[string]TaskConfig{}
 	for _, t := range c.Tasks {
 		t.Samples = 0

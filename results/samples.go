@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pocketeval/pocketeval/internal/regfile"
 	"github.com/pocketeval/pocketeval/runtime"
@@ -86,9 +87,29 @@ func (k Key) Compare(o Key) int {
 // Key returns the record's key.
 func (r *Record) Key() Key { return Key{r.ID, r.Repeat} }
 
-// SamplesPath returns the samples file of task in dir.
+// SamplesPath returns the samples file of task in dir. A name that is
+// not a task name (a manifest's, read from a run directory, may be
+// anything) never reaches the path: each byte other than a lowercase
+// letter, a digit, "_" or "-" becomes "%XX", so "../x" is "%2E%2E%2Fx",
+// a file inside samples/ that no run writes.
 func SamplesPath(dir, task string) string {
-	return filepath.Join(dir, SamplesDir, task+".jsonl")
+	return filepath.Join(dir, SamplesDir, safeName(task)+".jsonl")
+}
+
+func safeName(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-' && i > 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	if b.Len() == 0 {
+		return "%"
+	}
+	return b.String()
 }
 
 // ReadReport describes what ReadSamples found besides good records.
@@ -133,7 +154,10 @@ func ReadSamples(path string) ([]Record, ReadReport, error) {
 	seen := map[Key]int{}
 	line := 0
 	for {
-		b, err := r.ReadBytes('\n')
+		b, err := readLineMax(r, MaxSampleLine)
+		if errors.Is(err, errLongLine) {
+			return nil, rep, &SampleError{Path: path, Line: line + 1, Err: fmt.Errorf("line longer than %d bytes: not a line a run wrote", MaxSampleLine)}
+		}
 		if len(b) > 0 && b[len(b)-1] != '\n' {
 			// Torn tail: written partially before a crash.
 			rep.TornBytes = len(b)
@@ -144,6 +168,11 @@ func ReadSamples(path string) ([]Record, ReadReport, error) {
 			rep.GoodBytes += int64(len(b))
 			if len(bytes.TrimSpace(b)) == 0 {
 				continue
+			}
+			if !utf8.Valid(b) {
+				// Runs write valid UTF-8; decoding would turn the bytes
+				// into U+FFFD and change a stored answer without a word.
+				return nil, rep, &SampleError{Path: path, Line: line, Field: invalidUTF8Field(b), Err: errors.New("invalid UTF-8: not a line a run wrote")}
 			}
 			var rec Record
 			if jerr := json.Unmarshal(b, &rec); jerr != nil {
@@ -173,6 +202,47 @@ func ReadSamples(path string) ([]Record, ReadReport, error) {
 		}
 	}
 	return recs, rep, nil
+}
+
+// MaxSampleLine bounds one samples line (64 MiB): a longer one is refused
+// before it is held whole.
+const MaxSampleLine = 64 << 20
+
+var errLongLine = errors.New("line too long")
+
+// readLineMax is r.ReadBytes('\n') refusing a line over max bytes.
+func readLineMax(r *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > max {
+			return nil, errLongLine
+		}
+		line = append(line, chunk...)
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
+	}
+}
+
+// invalidUTF8Field names the top-level field of a JSON line whose value
+// holds invalid UTF-8 ("" when the line is not an object or a key is).
+func invalidUTF8Field(line []byte) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return ""
+	}
+	keys := make([]string, 0, len(m))
+	for k, v := range m {
+		if !utf8.Valid(v) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	if len(keys) == 0 {
+		return ""
+	}
+	return keys[0]
 }
 
 // Sync cadence of a SampleWriter: a record's line is written with one

@@ -10,6 +10,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -61,6 +62,9 @@ func ReadTaskForSummary(dir, task string, sort bool) ([]Record, error) {
 			if len(bytes.TrimSpace(line)) == 0 {
 				clean = false
 				continue
+			}
+			if !utf8.Valid(line) {
+				return nil, &SampleError{Path: path, Line: n, Field: invalidUTF8Field(line), Err: errors.New("invalid UTF-8: not a line a run wrote")}
 			}
 			var rec Record
 			if err := decodeSummaryFields(line, &rec); err != nil {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/pocketeval/pocketeval/internal/regfile"
 	"github.com/pocketeval/pocketeval/results"
 )
 
@@ -43,12 +44,14 @@ func Load(dir string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load run %s: no readable summary.json (is the run finished? status %q): %w", dir, m.Status, err)
 	}
-	// A manifest still "running" next to a summary was cut off between the
-	// two writes: its digests are an earlier invocation's.
-	if m.Status != results.StatusRunning {
-		if err := results.CheckDigests(dir, m); err != nil {
-			return nil, fmt.Errorf("load run %s: %w", dir, err)
-		}
+	// A manifest still "running" is a run in progress, one cut off between
+	// writing its summary and its manifest, or one edited to skip the
+	// digest check: not a result, whatever its summary says.
+	if m.Status == results.StatusRunning {
+		return nil, regfile.Unusable("", &results.IncompleteError{Dir: dir, Status: m.Status})
+	}
+	if err := results.CheckDigests(dir, m); err != nil {
+		return nil, fmt.Errorf("load run %s: %w", dir, err)
 	}
 	name := filepath.Base(filepath.Clean(dir))
 	if m.Config.Model.Path != "" && m.Config.Runtime != "replay" {
@@ -133,4 +136,3 @@ func ModelKey(p string) string {
 	}
 	return p
 }
-

@@ -13,13 +13,14 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/regfile"
 
 	"gopkg.in/yaml.v3"
 )
@@ -232,7 +233,7 @@ func (s *Suite) Check(info func(task string) (TaskMetrics, error)) error {
 // readFile reads a suite file; entries that are task files (paths relative
 // to the suite file) are named by their task.
 func readFile(file string, taskFile TaskFileNamer) (*Suite, error) {
-	data, err := os.ReadFile(file)
+	data, err := regfile.ReadFile(file, regfile.MaxConfig)
 	if err != nil {
 		return nil, fmt.Errorf("read suite: %w", err)
 	}

@@ -3,7 +3,6 @@ package code
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/internal/regfile"
 )
 
 // Meta keys of code samples (Sample.Meta).
@@ -54,7 +54,7 @@ type humanEvalRecord struct {
 func loadHumanEval(name string, data []byte) ([]evals.Sample, error) {
 	var r io.Reader = bytes.NewReader(data)
 	if len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b {
-		zr, err := gzip.NewReader(r)
+		zr, err := regfile.Gunzip(r, name, regfile.MaxData)
 		if err != nil {
 			return nil, fmt.Errorf("load %s: %w", name, err)
 		}

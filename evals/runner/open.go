@@ -29,6 +29,7 @@ func (o *Options) config(preps preparedTasks) results.Config {
 		SkipBadRecords:  o.SkipBadRecords,
 		RuntimeSettings: o.RuntimeSettings,
 		UnsafeNoSandbox: o.UnsafeNoSandbox,
+		ModifiedData:    o.ModifiedData,
 	}
 	for _, p := range preps {
 		cfg.Tasks = append(cfg.Tasks, p.cfg)

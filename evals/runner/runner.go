@@ -86,6 +86,9 @@ type Options struct {
 	Force bool
 	// UnsafeNoSandbox is passed to tasks that execute code.
 	UnsafeNoSandbox bool
+	// ModifiedData is recorded in the manifest (results.Config): official
+	// dataset files used although they differ from their pins.
+	ModifiedData map[string]string
 	// SkipBadRecords lets loaders skip malformed dataset records
 	// (evals.LoadConfig.SkipBadRecords) instead of refusing them.
 	SkipBadRecords bool

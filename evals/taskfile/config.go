@@ -11,6 +11,7 @@ import (
 	"github.com/ardanlabs/jinja"
 	"gopkg.in/yaml.v3"
 
+	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/lmtemplate"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
 	"github.com/pocketeval/pocketeval/scorers/choice"
@@ -235,6 +236,9 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 	}
 	if c.Name == "" {
 		return nil, &Error{File: file, Field: "task", Err: errors.New("missing: every task file names its task")}
+	}
+	if err := evals.CheckTaskName(c.Name); err != nil {
+		return nil, raw["task"].wrap("task", err)
 	}
 	if c.Data.Path == "" {
 		return nil, &Error{File: file, Field: "dataset_path", Err: errors.New("missing")}

@@ -279,8 +279,8 @@ func (d *DataConfig) checkPin(split, path, digest string, nfiles int) error {
 		want, ok = d.SHA256[""]
 	}
 	if ok && want != digest {
-		return &Error{File: d.fileOf("dataset_sha256"), Line: d.lineOf("dataset_sha256"), Field: "dataset_sha256",
-			Err: fmt.Errorf("%s has sha256 %s, the task file pins %s", path, digest, want)}
+		return regfile.Unusable("", &Error{File: d.fileOf("dataset_sha256"), Line: d.lineOf("dataset_sha256"), Field: "dataset_sha256",
+			Err: fmt.Errorf("%s has sha256 %s, the task file pins %s", path, digest, want)})
 	}
 	sums := filepath.Join(filepath.Dir(path), "SHA256SUMS")
 	f, err := regfile.Open(sums, os.O_RDONLY, 0, false) // a FIFO must not block the load

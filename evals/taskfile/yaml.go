@@ -4,11 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/regfile"
 
 	"github.com/ardanlabs/jinja"
 	"gopkg.in/yaml.v3"
@@ -151,7 +152,7 @@ func readYAML(path string, seen map[string]bool) (map[string]value, error) {
 // readRoot reads a YAML file's top-level mapping; nil when the document
 // is something else.
 func readRoot(path string) (*yaml.Node, error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path, regfile.MaxConfig)
 	if err != nil {
 		return nil, fmt.Errorf("read task file: %w", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"os"
+
+	"github.com/pocketeval/pocketeval/internal/regfile"
 )
 
 // Header is the decoded front of a GGUF file: metadata and tensor
@@ -47,30 +49,46 @@ const (
 	maxCount     = 1 << 24
 )
 
-// ReadFile decodes the header of the GGUF file at path.
+// ReadFile decodes the header of the GGUF file at path. A path that is
+// not a regular file is refused unread, and a header that is cut,
+// corrupt, or declares a string or array longer than the rest of the file
+// is an input refused as unusable (regfile.IsUnusable), never allocated.
 func ReadFile(path string) (*Header, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path, os.O_RDONLY, 0, false)
 	if err != nil {
 		return nil, fmt.Errorf("read gguf: %w", err)
 	}
 	defer f.Close()
-	h, err := Read(f)
+	st, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("read gguf: %w", err)
+	}
+	h, err := read(f, uint64(st.Size()))
+	if errors.Is(err, ErrVersion) {
+		return nil, fmt.Errorf("%s: %w", path, err) // another reader may know it
+	}
+	if err != nil {
+		return nil, regfile.Unusable(path, err)
 	}
 	return h, nil
 }
 
+// ErrVersion is a GGUF version this package does not read.
+var ErrVersion = errors.New("version")
+
 // Read decodes a GGUF header from r (version 3 only).
-func Read(r io.Reader) (*Header, error) {
-	d := &decoder{r: bufio.NewReaderSize(r, 1<<16)}
+func Read(r io.Reader) (*Header, error) { return read(r, 0) }
+
+// read is Read of a stream of size bytes (0: unknown).
+func read(r io.Reader, size uint64) (*Header, error) {
+	d := &decoder{r: bufio.NewReaderSize(r, 1<<16), size: size}
 	var magic [4]byte
 	d.full(magic[:])
 	if d.err == nil && string(magic[:]) != Magic {
 		return nil, fmt.Errorf("read gguf: bad magic %q", magic[:])
 	}
 	if v := d.u32(); d.err == nil && v != Version {
-		return nil, fmt.Errorf("read gguf: version %d, only %d is supported", v, Version)
+		return nil, fmt.Errorf("read gguf: %w %d, only %d is supported", ErrVersion, v, Version)
 	}
 	nTensors, nKV := d.u64(), d.u64()
 	if d.err == nil && (nTensors > maxCount || nKV > maxCount) {
@@ -114,10 +132,11 @@ func Read(r io.Reader) (*Header, error) {
 }
 
 type decoder struct {
-	r   *bufio.Reader
-	n   uint64
-	err error
-	buf [8]byte
+	r    *bufio.Reader
+	size uint64 // of the stream, when known (0: unknown)
+	n    uint64
+	err  error
+	buf  [8]byte
 }
 
 func (d *decoder) full(b []byte) {
@@ -154,7 +173,7 @@ func (d *decoder) str() string {
 	if d.err != nil {
 		return ""
 	}
-	if n > maxStringLen {
+	if n > maxStringLen || d.past(n) {
 		d.err = fmt.Errorf("string of %d bytes", n)
 		return ""
 	}
@@ -162,6 +181,9 @@ func (d *decoder) str() string {
 	d.full(b)
 	return string(b)
 }
+
+// past reports whether n more bytes would run past the stream's end.
+func (d *decoder) past(n uint64) bool { return d.size > 0 && n > d.size-min(d.n, d.size) }
 
 // value decodes one value of type t; arrays are allowed only at the top.
 func (d *decoder) value(t ValueType, top bool) any {
@@ -200,7 +222,7 @@ func (d *decoder) value(t ValueType, top bool) any {
 		}
 		et := ValueType(d.u32())
 		n := d.u64()
-		if d.err == nil && n > maxArrayLen {
+		if d.err == nil && (n > maxArrayLen || d.past(n)) {
 			d.err = fmt.Errorf("array of %d elements", n)
 		}
 		if d.err != nil {

@@ -108,7 +108,7 @@ func RangeLen(start, stop, step int64) int64 {
 	return 0
 }
 
-func globalDict(_ *Renderer, args []any, kw []Kwarg) (any, error) {
+func globalDict(r *Renderer, args []any, kw []Kwarg) (any, error) {
 	d := NewDict()
 	if len(args) > 1 {
 		return nil, fmt.Errorf("dict expected at most 1 argument, got %d", len(args))
@@ -146,7 +146,7 @@ func dictUpdate(d *Dict, v any) error {
 	return fmt.Errorf("'%s' object is not iterable", typeName(v))
 }
 
-func globalNamespace(_ *Renderer, args []any, kw []Kwarg) (any, error) {
+func globalNamespace(r *Renderer, args []any, kw []Kwarg) (any, error) {
 	d := NewDict()
 	for _, a := range args {
 		if err := dictUpdate(d, a); err != nil {
@@ -159,7 +159,7 @@ func globalNamespace(_ *Renderer, args []any, kw []Kwarg) (any, error) {
 	return &Namespace{d: d}, nil
 }
 
-func globalJoiner(_ *Renderer, args []any, kw []Kwarg) (any, error) {
+func globalJoiner(r *Renderer, args []any, kw []Kwarg) (any, error) {
 	a, err := bind("joiner", args, kw, []string{"sep"}, ", ")
 	if err != nil {
 		return nil, err
@@ -174,7 +174,7 @@ func globalJoiner(_ *Renderer, args []any, kw []Kwarg) (any, error) {
 	}), nil
 }
 
-func globalCycler(_ *Renderer, args []any, _ []Kwarg) (any, error) {
+func globalCycler(r *Renderer, args []any, _ []Kwarg) (any, error) {
 	if len(args) == 0 {
 		return nil, fmt.Errorf("cycler needs at least one item")
 	}
@@ -203,7 +203,7 @@ var filters map[string]filterFunc
 
 func init() {
 	filters = map[string]filterFunc{
-		"abs": func(_ *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
+		"abs": func(r *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
 			switch x := v.(type) {
 			case int64:
 				if x < 0 {
@@ -219,7 +219,7 @@ func init() {
 			if len(args) != 1 {
 				return nil, fmt.Errorf("attr needs a name")
 			}
-			return r.getattr(v, Str(args[0]))
+			return r.getattr(v, r.str(args[0]))
 		},
 		"batch":      filterBatch,
 		"capitalize": strFilter(func(s string) string { return pyCapitalize(s) }),
@@ -231,7 +231,7 @@ func init() {
 			if err := r.checkSize(int(min(toInt(a[0]), 1<<40))); err != nil {
 				return nil, err
 			}
-			return pad(Str(v), int(toInt(a[0])), " ", 0)
+			return pad(r.str(v), int(toInt(a[0])), " ", 0)
 		},
 		"count":    filterLength,
 		"d":        filterDefault,
@@ -241,8 +241,8 @@ func init() {
 		"escape":   filterEscape,
 		"first":    filterFirst,
 		"float":    filterFloat,
-		"forceescape": func(_ *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
-			return Markup(escapeHTML(Str(v))), nil
+		"forceescape": func(r *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
+			return Markup(escapeHTML(r.str(v))), nil
 		},
 		"format":     filterFormat,
 		"groupby":    filterGroupby,
@@ -257,17 +257,17 @@ func init() {
 		"map":        filterMap,
 		"max":        minmax(1),
 		"min":        minmax(-1),
-		"pprint":     func(_ *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) { return Repr(v), nil },
+		"pprint":     func(r *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) { return r.repr(v), nil },
 		"reject":     selectFilter(false, false),
 		"rejectattr": selectFilter(false, true),
 		"replace":    filterReplace,
 		"reverse":    filterReverse,
 		"round":      filterRound,
-		"safe":       func(_ *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) { return Markup(Str(v)), nil },
+		"safe":       func(r *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) { return Markup(r.str(v)), nil },
 		"select":     selectFilter(true, false),
 		"selectattr": selectFilter(true, true),
 		"sort":       filterSort,
-		"string":     func(_ *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) { return Str(v), nil },
+		"string":     func(r *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) { return r.str(v), nil },
 		"sum":        filterSum,
 		"title":      strFilter(pyTitle),
 		"tojson":     filterTojson,
@@ -275,8 +275,8 @@ func init() {
 		"truncate":   filterTruncate,
 		"unique":     filterUnique,
 		"upper":      strFilter(strings.ToUpper),
-		"wordcount": func(_ *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
-			return int64(len(strings.FieldsFunc(Str(v), func(c rune) bool { return !(unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_') }))), nil
+		"wordcount": func(r *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
+			return int64(len(strings.FieldsFunc(r.str(v), func(c rune) bool { return !(unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_') }))), nil
 		},
 	}
 }
@@ -328,15 +328,15 @@ func (r *Renderer) filterUnchecked(ff filterFunc, name string, v any, args []any
 }
 
 func strFilter(f func(string) string) filterFunc {
-	return func(_ *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
+	return func(r *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
 		if m, ok := v.(Markup); ok {
 			return Markup(f(string(m))), nil
 		}
-		return f(Str(v)), nil
+		return f(r.str(v)), nil
 	}
 }
 
-func filterDefault(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
+func filterDefault(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
 	a, err := bind("default", args, kw, []string{"default_value", "boolean"}, "", false)
 	if err != nil {
 		return nil, err
@@ -347,14 +347,14 @@ func filterDefault(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, e
 	return v, nil
 }
 
-func filterEscape(_ *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
+func filterEscape(r *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
 	if m, ok := v.(Markup); ok {
 		return m, nil
 	}
-	return Markup(escapeHTML(Str(v))), nil
+	return Markup(escapeHTML(r.str(v))), nil
 }
 
-func filterLength(_ *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
+func filterLength(r *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
 	switch x := v.(type) {
 	case string:
 		return int64(len([]rune(x))), nil
@@ -402,7 +402,7 @@ func filterList(r *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
 	return append([]any{}, items...), nil
 }
 
-func filterItems(_ *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
+func filterItems(r *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
 	switch x := v.(type) {
 	case *Dict:
 		return newGen(dictItems(x)), nil
@@ -430,21 +430,34 @@ func filterJoin(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	parts := make([]string, len(items))
-	total := 0
+	// The text is built in place and checked item by item: a list of a
+	// thousand references to one large list stops at the first items past
+	// the limit, before their text is built.
+	sep := r.str(a[0])
+	b := reprBuf{max: r.lim.MaxOutput}
 	for i, it := range items {
 		if a[1] != nil {
 			if it, err = r.attrPath(it, a[1]); err != nil {
 				return nil, err
 			}
 		}
-		parts[i] = Str(it)
-		total += len(parts[i])
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		switch x := it.(type) {
+		case string:
+			b.WriteString(x)
+		case Markup:
+			b.WriteString(string(x))
+		case Undefined:
+		default:
+			writeRepr(&b, x)
+		}
+		if err := r.checkSize(b.Len()); err != nil {
+			return nil, err
+		}
 	}
-	if err := r.checkSize(total); err != nil {
-		return nil, err
-	}
-	return strings.Join(parts, Str(a[0])), nil
+	return b.String(), nil
 }
 
 // attrPath follows jinja2's make_attrgetter: "a.b" or an integer index.
@@ -452,7 +465,7 @@ func (r *Renderer) attrPath(v any, attr any) (any, error) {
 	if n, ok := attr.(int64); ok {
 		return r.getitem(v, n)
 	}
-	for _, part := range strings.Split(Str(attr), ".") {
+	for _, part := range strings.Split(r.str(attr), ".") {
 		var key any = part
 		if n, err := strconv.ParseInt(part, 10, 64); err == nil {
 			key = n
@@ -465,15 +478,15 @@ func (r *Renderer) attrPath(v any, attr any) (any, error) {
 	return v, nil
 }
 
-func filterTrim(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
+func filterTrim(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
 	a, err := bind("trim", args, kw, []string{"chars"}, nil)
 	if err != nil {
 		return nil, err
 	}
-	return pyStrip(Str(v), a[0], 3), nil
+	return pyStrip(r, r.str(v), a[0], 3), nil
 }
 
-func filterReplace(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
+func filterReplace(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
 	a, err := bind("replace", args, kw, []string{"old", "new", "count"}, nil)
 	if err != nil {
 		return nil, err
@@ -482,7 +495,7 @@ func filterReplace(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, e
 	if a[2] != nil {
 		n = int(toInt(a[2]))
 	}
-	s := pyReplace(Str(v), Str(a[0]), Str(a[1]), n)
+	s := pyReplace(r.str(v), r.str(a[0]), r.str(a[1]), n)
 	if _, ok := v.(Markup); ok {
 		return Markup(s), nil
 	}
@@ -509,7 +522,7 @@ func pyReplace(s, old, new string, n int) string {
 	return strings.Replace(s, old, new, n)
 }
 
-func filterReverse(_ *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
+func filterReverse(r *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) {
 	switch x := v.(type) {
 	case string:
 		rs := []rune(x)
@@ -557,7 +570,7 @@ func toInt(v any) int64 {
 	return 0
 }
 
-func filterInt(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
+func filterInt(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
 	a, err := bind("int", args, kw, []string{"default", "base"}, int64(0), int64(10))
 	if err != nil {
 		return nil, err
@@ -573,7 +586,7 @@ func filterInt(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error
 		}
 		return int64(x), nil
 	case string, Markup:
-		s := strings.TrimSpace(Str(x))
+		s := strings.TrimSpace(r.str(x))
 		s = strings.ReplaceAll(s, "_", "")
 		if n, err := strconv.ParseInt(s, int(toInt(a[1])), 64); err == nil {
 			return n, nil
@@ -585,7 +598,7 @@ func filterInt(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error
 	return a[0], nil
 }
 
-func filterFloat(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
+func filterFloat(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
 	a, err := bind("float", args, kw, []string{"default"}, 0.0)
 	if err != nil {
 		return nil, err
@@ -598,21 +611,21 @@ func filterFloat(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, err
 	case bool:
 		return float64(boolInt(x)), nil
 	case string, Markup:
-		if f, err := strconv.ParseFloat(strings.TrimSpace(Str(x)), 64); err == nil {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(r.str(x)), 64); err == nil {
 			return f, nil
 		}
 	}
 	return a[0], nil
 }
 
-func filterRound(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
+func filterRound(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
 	a, err := bind("round", args, kw, []string{"precision", "method"}, int64(0), "common")
 	if err != nil {
 		return nil, err
 	}
 	f := toFloat(v)
 	p := math.Pow(10, float64(toInt(a[0])))
-	switch Str(a[1]) {
+	switch r.str(a[1]) {
 	case "common":
 		// Python's round() rounds half to even on the exact binary value
 		s := strconv.FormatFloat(f, 'f', int(toInt(a[0])), 64)
@@ -643,7 +656,7 @@ func filterIndent(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, er
 	default:
 		ind = strings.Repeat(" ", int(toInt(w)))
 	}
-	s := Str(v)
+	s := r.str(v)
 	newline := "\n"
 	s += newline // jinja2 appends then strips one
 	lines := strings.Split(s, "\n")
@@ -691,7 +704,7 @@ func filterBatch(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, err
 	return newGen(out), nil
 }
 
-func filterDictsort(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
+func filterDictsort(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
 	a, err := bind("dictsort", args, kw, []string{"case_sensitive", "by", "reverse"}, false, "key", false)
 	if err != nil {
 		return nil, err
@@ -702,7 +715,7 @@ func filterDictsort(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, 
 	}
 	items := dictItems(d)
 	pos := 0
-	if Str(a[1]) == "value" {
+	if r.str(a[1]) == "value" {
 		pos = 1
 	}
 	var sortErr error
@@ -913,7 +926,7 @@ func filterMap(r *Renderer, v any, args []any, kw []Kwarg, sc *scope) (any, erro
 		if len(args) == 0 {
 			return nil, fmt.Errorf("map requires a filter argument")
 		}
-		x, err := r.filter(Str(args[0]), it, args[1:], rest, sc)
+		x, err := r.filter(r.str(args[0]), it, args[1:], rest, sc)
 		if err != nil {
 			return nil, err
 		}
@@ -952,7 +965,7 @@ func selectFilter(keep, byAttr bool) filterFunc {
 			var ok bool
 			if len(args) == 0 {
 				ok = truthy(x)
-			} else if ok, err = r.test(Str(args[0]), x, args[1:], kw, sc); err != nil {
+			} else if ok, err = r.test(r.str(args[0]), x, args[1:], kw, sc); err != nil {
 				return nil, err
 			}
 			if ok == keep {
@@ -963,13 +976,13 @@ func selectFilter(keep, byAttr bool) filterFunc {
 	}
 }
 
-func filterTruncate(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
+func filterTruncate(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
 	a, err := bind("truncate", args, kw, []string{"length", "killwords", "end", "leeway"}, int64(255), false, "...", int64(5))
 	if err != nil {
 		return nil, err
 	}
-	s := []rune(Str(v))
-	length, end, leeway := int(toInt(a[0])), Str(a[2]), int(toInt(a[3]))
+	s := []rune(r.str(v))
+	length, end, leeway := int(toInt(a[0])), r.str(a[2]), int(toInt(a[3]))
 	if len(s) <= length+leeway {
 		return string(s), nil
 	}
@@ -1016,14 +1029,14 @@ func filterGroupby(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, e
 }
 
 // filterFormat is Python's "%" formatting with the common conversions.
-func filterFormat(_ *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
+func filterFormat(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, error) {
 	if len(kw) > 0 {
 		return nil, fmt.Errorf("format: keyword arguments are not supported")
 	}
-	return percentFormat(Str(v), args)
+	return percentFormat(r, r.str(v), args)
 }
 
-func percentFormat(f string, args []any) (string, error) {
+func percentFormat(r *Renderer, f string, args []any) (string, error) {
 	var b strings.Builder
 	ai := 0
 	for i := 0; i < len(f); i++ {
@@ -1045,6 +1058,9 @@ func percentFormat(f string, args []any) (string, error) {
 		}
 		spec, conv := f[i:j], f[j]
 		i = j
+		if err := r.checkSpec(spec); err != nil {
+			return "", err
+		}
 		if conv == '%' {
 			b.WriteByte('%')
 			continue
@@ -1056,9 +1072,9 @@ func percentFormat(f string, args []any) (string, error) {
 		ai++
 		switch conv {
 		case 's':
-			b.WriteString(fmt.Sprintf("%"+spec+"s", Str(a)))
+			b.WriteString(fmt.Sprintf("%"+spec+"s", r.str(a)))
 		case 'r':
-			b.WriteString(fmt.Sprintf("%"+spec+"s", Repr(a)))
+			b.WriteString(fmt.Sprintf("%"+spec+"s", r.repr(a)))
 		case 'd', 'i':
 			if !isNum(a) {
 				return "", fmt.Errorf("%%d format: a real number is required, not %s", typeName(a))
@@ -1082,6 +1098,27 @@ func percentFormat(f string, args []any) (string, error) {
 		return "", fmt.Errorf("not all arguments converted during string formatting")
 	}
 	return b.String(), nil
+}
+
+// checkSpec bounds the width and precision of a "%" conversion, which
+// fmt would pad out before the result's size is checked.
+func (r *Renderer) checkSpec(spec string) error {
+	n := 0
+	for i := 0; i < len(spec); i++ {
+		c := spec[i]
+		if c < '0' || c > '9' {
+			n = 0
+			continue
+		}
+		n = min(n*10+int(c-'0'), math.MaxInt32)
+		if err := r.checkSize(n); err != nil {
+			return err
+		}
+		if n > maxPad {
+			return errPad
+		}
+	}
+	return nil
 }
 
 // ---- tests
@@ -1192,22 +1229,22 @@ func (r *Renderer) test(name string, v any, args []any, kw []Kwarg, sc *scope) (
 		}
 		return sameAs(v, a), nil
 	case "lower":
-		s := Str(v)
+		s := r.str(v)
 		return s == strings.ToLower(s) && hasCased(s), nil
 	case "upper":
-		s := Str(v)
+		s := r.str(v)
 		return s == strings.ToUpper(s) && hasCased(s), nil
 	case "escaped":
 		_, ok := v.(Markup)
 		return ok, nil
 	case "filter":
-		_, ok := filters[Str(v)]
-		if _, added := r.env.Filters[Str(v)]; added {
+		_, ok := filters[r.str(v)]
+		if _, added := r.env.Filters[r.str(v)]; added {
 			ok = true
 		}
 		return ok, nil
 	case "test":
-		switch Str(v) {
+		switch r.str(v) {
 		case "defined", "undefined", "none", "true", "false", "boolean", "integer", "float", "number", "string", "mapping", "sequence", "iterable", "callable", "odd", "even", "divisibleby", "eq", "equalto", "ne", "lt", "le", "gt", "ge", "in", "sameas", "lower", "upper", "escaped", "filter", "test":
 			return true, nil
 		}

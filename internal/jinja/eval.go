@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,7 +30,7 @@ type Limits struct {
 }
 
 // DefaultLimits are the limits Render uses unless told otherwise.
-var DefaultLimits = Limits{MaxRange: 100_000, MaxOutput: 16 << 20, MaxSteps: 1_000_000, MaxBuilt: 1 << 30, Timeout: 30 * time.Second}
+var DefaultLimits = Limits{MaxRange: 100_000, MaxOutput: 16 << 20, MaxSteps: 1_000_000, MaxBuilt: 256 << 20, Timeout: 30 * time.Second}
 
 // Error is a template error with the template's name and line.
 type Error struct {
@@ -127,6 +128,49 @@ type Renderer struct {
 	depth    int // nested macro and recursive-loop calls
 	env      *Env
 	built    int // bytes of the strings and lists built, for MaxBuilt
+	// err is a limit a conversion to text ran into (r.str, r.repr): those
+	// return a cut string rather than an error, and every later check
+	// (step, write, checkValue) returns err, so the render fails at its
+	// next step and the cut string never reaches the output.
+	err error
+	// stop is set by a timer and the context (see step).
+	stop atomic.Bool
+}
+
+// str is Python's str(v) for the render: a container's text is built
+// only up to the render's size limit, and counted towards MaxBuilt.
+func (r *Renderer) str(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case Markup:
+		return string(x)
+	case Undefined:
+		return ""
+	}
+	return r.repr(v)
+}
+
+// repr is Python's repr(v) for the render, bounded as str is.
+func (r *Renderer) repr(v any) string {
+	b := reprBuf{max: r.lim.MaxOutput}
+	if r.lim.MaxBuilt > 0 && (b.max <= 0 || r.lim.MaxBuilt-r.built < b.max) {
+		b.max = max(r.lim.MaxBuilt-r.built, 1)
+	}
+	writeRepr(&b, v)
+	if err := r.checkSize(b.Len()); err != nil {
+		r.fail(err)
+	} else if err := r.spend(b.Len()); err != nil {
+		r.fail(err)
+	}
+	return b.String()
+}
+
+// fail records the first limit a conversion ran into.
+func (r *Renderer) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
 }
 
 // maxDepth bounds nested calls, as Python's recursion limit does.
@@ -170,6 +214,11 @@ func (t *Template) Render(ctx context.Context, vars map[string]any, lim Limits) 
 	r := &Renderer{lim: lim, ctx: ctx, name: t.name, env: &t.env}
 	if lim.Timeout > 0 {
 		r.deadline = time.Now().Add(lim.Timeout)
+		tm := time.AfterFunc(lim.Timeout, func() { r.stop.Store(true) })
+		defer tm.Stop()
+	}
+	if ctx.Done() != nil {
+		defer context.AfterFunc(ctx, func() { r.stop.Store(true) })()
 	}
 	r.globals = &scope{vars: builtinGlobals()}
 	top := &scope{vars: make(map[string]any, len(vars)), parent: r.globals}
@@ -177,6 +226,9 @@ func (t *Template) Render(ctx context.Context, vars map[string]any, lim Limits) 
 		top.vars[k] = v
 	}
 	_, err := r.exec(t.nodes, top, &r.out)
+	if err == nil {
+		err = r.err
+	}
 	if err != nil {
 		return "", r.wrap(err)
 	}
@@ -184,6 +236,9 @@ func (t *Template) Render(ctx context.Context, vars map[string]any, lim Limits) 
 }
 
 func (r *Renderer) wrap(err error) error {
+	if r.err != nil {
+		err = r.err // the limit first hit, not an error that quotes its cut text
+	}
 	var te *Error
 	if errors.As(err, &te) {
 		if te.Name == "" {
@@ -205,11 +260,16 @@ func (r *Renderer) limitErr(format string, a ...any) error {
 
 // step counts one unit of work and checks the limits.
 func (r *Renderer) step() error {
+	if r.err != nil {
+		return r.err
+	}
 	r.steps++
 	if r.lim.MaxSteps > 0 && r.steps > r.lim.MaxSteps {
 		return r.limitErr("more than %d loop iterations and calls", r.lim.MaxSteps)
 	}
-	if r.steps&1023 == 0 {
+	// stop is set when the deadline passes or the context ends, so that
+	// a render whose every step is slow still stops at its next one.
+	if r.steps&1023 == 0 || r.stop.Load() {
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
@@ -222,6 +282,9 @@ func (r *Renderer) step() error {
 
 // checkValue bounds a string or list a function or filter produced.
 func (r *Renderer) checkValue(v any) error {
+	if r.err != nil {
+		return r.err
+	}
 	switch x := v.(type) {
 	case string:
 		return r.build(len(x))
@@ -280,6 +343,9 @@ func (r *Renderer) checkSize(n int) error {
 }
 
 func (r *Renderer) write(w *strings.Builder, s string) error {
+	if r.err != nil {
+		return r.err
+	}
 	if err := r.checkSize(w.Len() + len(s)); err != nil {
 		return err
 	}
@@ -310,7 +376,7 @@ func (r *Renderer) execNode(n node, sc *scope, w *strings.Builder) (loopSignal, 
 		if err != nil {
 			return sigNone, err
 		}
-		return sigNone, r.write(w, Str(v))
+		return sigNone, r.write(w, r.str(v))
 	case *ifNode:
 		r.line = n.line
 		for i, c := range n.conds {
@@ -369,7 +435,7 @@ func (r *Renderer) execNode(n node, sc *scope, w *strings.Builder) (loopSignal, 
 		if err != nil {
 			return sigNone, err
 		}
-		return sigNone, r.write(w, Str(v))
+		return sigNone, r.write(w, r.str(v))
 	case *filterBlockNode:
 		r.line = n.line
 		var b strings.Builder
@@ -383,7 +449,7 @@ func (r *Renderer) execNode(n node, sc *scope, w *strings.Builder) (loopSignal, 
 				return sigNone, err
 			}
 		}
-		return sigNone, r.write(w, Str(v))
+		return sigNone, r.write(w, r.str(v))
 	case *withNode:
 		inner := &scope{parent: sc}
 		for i, name := range n.targets {
@@ -543,14 +609,14 @@ func (l *loopCtx) attr(name string) (any, bool) {
 		}
 		return Undefined{hint: "there is no next item"}, true
 	case "cycle":
-		return fn("cycle", func(_ *Renderer, args []any, _ []Kwarg) (any, error) {
+		return fn("cycle", func(r *Renderer, args []any, _ []Kwarg) (any, error) {
 			if len(args) == 0 {
 				return nil, fmt.Errorf("no items for cycling given")
 			}
 			return args[i%len(args)], nil
 		}), true
 	case "changed":
-		return fn("changed", func(_ *Renderer, args []any, _ []Kwarg) (any, error) {
+		return fn("changed", func(r *Renderer, args []any, _ []Kwarg) (any, error) {
 			v := Tuple(args)
 			if !l.hasChanged || !equal(l.lastChanged, v) {
 				l.hasChanged, l.lastChanged = true, v
@@ -848,7 +914,7 @@ func (r *Renderer) eval(x expr, sc *scope) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			b.WriteString(Str(v))
+			b.WriteString(r.str(v))
 			if err := r.checkSize(b.Len()); err != nil {
 				return nil, err
 			}
@@ -904,7 +970,7 @@ func (r *Renderer) evalArgs(a callArgs, sc *scope) ([]any, []Kwarg, error) {
 		}
 		for _, k := range d.keys {
 			val, _ := d.Get(k)
-			kw = append(kw, Kwarg{Name: Str(k), Value: val})
+			kw = append(kw, Kwarg{Name: r.str(k), Value: val})
 		}
 	}
 	return args, kw, nil
@@ -1020,7 +1086,7 @@ func (r *Renderer) getitem(obj, key any) (any, error) {
 				return m, nil
 			}
 		}
-		return Undefined{hint: fmt.Sprintf("'dict object' has no attribute %s", quoteStr(Str(key)))}, nil
+		return Undefined{hint: fmt.Sprintf("'dict object' has no attribute %s", quoteStr(r.str(key)))}, nil
 	case []any, Tuple, string, Markup:
 		i, isInt := key.(int64)
 		if b, ok := key.(bool); ok {
@@ -1057,7 +1123,7 @@ func (r *Renderer) getitem(obj, key any) (any, error) {
 			return r.getattr(obj, s)
 		}
 	}
-	return Undefined{hint: fmt.Sprintf("'%s object' has no attribute %s", typeName(obj), Repr(key))}, nil
+	return Undefined{hint: fmt.Sprintf("'%s object' has no attribute %s", typeName(obj), r.repr(key))}, nil
 }
 
 func (r *Renderer) evalSlice(x *sliceExpr, sc *scope) (any, error) {
@@ -1385,6 +1451,9 @@ func equal(a, b any) bool {
 		if !ok || x.Len() != y.Len() {
 			return false
 		}
+		if x == y {
+			return true
+		}
 		for _, k := range x.keys {
 			v1, _ := x.Get(k)
 			v2, ok := y.Get(k)
@@ -1403,6 +1472,9 @@ func equal(a, b any) bool {
 func equalSeq(a, b []any) bool {
 	if len(a) != len(b) {
 		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true // the same list, as Python's identity shortcut
 	}
 	for i := range a {
 		if !equal(a[i], b[i]) {
@@ -1430,6 +1502,9 @@ func compare(a, b any) (int, error) {
 	}
 	la, ok1 := asSeq(a)
 	lb, ok2 := asSeq(b)
+	if ok1 && ok2 && len(la) == len(lb) && equalSeq(la, lb) {
+		return 0, nil
+	}
 	if ok1 && ok2 {
 		for i := 0; i < len(la) && i < len(lb); i++ {
 			if !equal(la[i], lb[i]) {

@@ -34,7 +34,7 @@ func filterTojson(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, er
 		if !ok || len(seps) != 2 {
 			return nil, fmt.Errorf("tojson: separators must be a pair of strings")
 		}
-		j.itemSep, j.keySep = Str(seps[0]), Str(seps[1])
+		j.itemSep, j.keySep = r.str(seps[0]), r.str(seps[1])
 	}
 	var b strings.Builder
 	j.r = r

@@ -22,7 +22,7 @@ func dictMethod(d *Dict, name string) *Callable {
 			return out, nil
 		})
 	case "get":
-		return fn("get", func(_ *Renderer, args []any, kw []Kwarg) (any, error) {
+		return fn("get", func(r *Renderer, args []any, kw []Kwarg) (any, error) {
 			a, err := bind("get", args, kw, []string{"key", "default"}, nil)
 			if err != nil {
 				return nil, err
@@ -47,7 +47,7 @@ func dictMethod(d *Dict, name string) *Callable {
 func listMethod(l []any, name string) *Callable {
 	switch name {
 	case "index":
-		return fn("index", func(_ *Renderer, args []any, _ []Kwarg) (any, error) {
+		return fn("index", func(r *Renderer, args []any, _ []Kwarg) (any, error) {
 			if len(args) == 0 {
 				return nil, fmt.Errorf("index expected an argument")
 			}
@@ -56,10 +56,10 @@ func listMethod(l []any, name string) *Callable {
 					return int64(i), nil
 				}
 			}
-			return nil, fmt.Errorf("%s is not in list", Repr(args[0]))
+			return nil, fmt.Errorf("%s is not in list", r.repr(args[0]))
 		})
 	case "count":
-		return fn("count", func(_ *Renderer, args []any, _ []Kwarg) (any, error) {
+		return fn("count", func(r *Renderer, args []any, _ []Kwarg) (any, error) {
 			if len(args) == 0 {
 				return nil, fmt.Errorf("count expected an argument")
 			}
@@ -78,8 +78,9 @@ func listMethod(l []any, name string) *Callable {
 }
 
 func strMethod(s, name string) *Callable {
+	var r *Renderer // the render calling the method, for r.str
 	m := func(f func(args []any, kw []Kwarg) (any, error)) *Callable {
-		return fn(name, func(_ *Renderer, args []any, kw []Kwarg) (any, error) { return f(args, kw) })
+		return fn(name, func(rr *Renderer, args []any, kw []Kwarg) (any, error) { r = rr; return f(args, kw) })
 	}
 	switch name {
 	case "strip", "lstrip", "rstrip":
@@ -89,7 +90,7 @@ func strMethod(s, name string) *Callable {
 			if err != nil {
 				return nil, err
 			}
-			return pyStrip(s, a[0], side), nil
+			return pyStrip(r, s, a[0], side), nil
 		})
 	case "upper":
 		return m(func([]any, []Kwarg) (any, error) { return strings.ToUpper(s), nil })
@@ -150,7 +151,7 @@ func strMethod(s, name string) *Callable {
 			if err != nil {
 				return nil, err
 			}
-			return pySplit(s, a[0], int(toInt(a[1])), name == "rsplit")
+			return pySplit(r, s, a[0], int(toInt(a[1])), name == "rsplit")
 		})
 	case "splitlines":
 		return m(func(args []any, kw []Kwarg) (any, error) {
@@ -166,7 +167,7 @@ func strMethod(s, name string) *Callable {
 			if err != nil {
 				return nil, err
 			}
-			return pyReplace(s, Str(a[0]), Str(a[1]), int(toInt(a[2]))), nil
+			return pyReplace(s, r.str(a[0]), r.str(a[1]), int(toInt(a[2]))), nil
 		})
 	case "find", "rfind", "index", "rindex", "count":
 		return m(func(args []any, kw []Kwarg) (any, error) {
@@ -220,7 +221,7 @@ func strMethod(s, name string) *Callable {
 			return strings.Join(parts, s), nil
 		})
 	case "format":
-		return m(func(args []any, kw []Kwarg) (any, error) { return strFormat(s, args, kw) })
+		return m(func(args []any, kw []Kwarg) (any, error) { return strFormat(r, s, args, kw) })
 	case "isdigit", "isnumeric", "isdecimal", "isalpha", "isalnum", "isspace", "isupper", "islower":
 		return m(func([]any, []Kwarg) (any, error) { return strIs(s, name), nil })
 	case "zfill":
@@ -250,14 +251,14 @@ func strMethod(s, name string) *Callable {
 				return nil, err
 			}
 			mode := map[string]int{"center": 0, "ljust": 1, "rjust": 2}[name]
-			return pad(s, int(toInt(a[0])), Str(a[1]), mode)
+			return pad(s, int(toInt(a[0])), r.str(a[1]), mode)
 		})
 	case "partition", "rpartition":
 		return m(func(args []any, _ []Kwarg) (any, error) {
 			if len(args) != 1 {
 				return nil, fmt.Errorf("%s takes one argument", name)
 			}
-			sep := Str(args[0])
+			sep := r.str(args[0])
 			i := strings.Index(s, sep)
 			if name == "rpartition" {
 				i = strings.LastIndex(s, sep)
@@ -271,9 +272,9 @@ func strMethod(s, name string) *Callable {
 			return Tuple{s[:i], sep, s[i+len(sep):]}, nil
 		})
 	case "removeprefix":
-		return m(func(args []any, _ []Kwarg) (any, error) { return strings.TrimPrefix(s, Str(args[0])), nil })
+		return m(func(args []any, _ []Kwarg) (any, error) { return strings.TrimPrefix(s, r.str(args[0])), nil })
 	case "removesuffix":
-		return m(func(args []any, _ []Kwarg) (any, error) { return strings.TrimSuffix(s, Str(args[0])), nil })
+		return m(func(args []any, _ []Kwarg) (any, error) { return strings.TrimSuffix(s, r.str(args[0])), nil })
 	}
 	return nil
 }
@@ -314,10 +315,10 @@ func strIs(s, name string) bool {
 const pyWhitespace = " \t\n\r\v\f\x1c\x1d\x1e\x1f\x85\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 
 // pyStrip is str.strip/lstrip/rstrip (side 3/1/2).
-func pyStrip(s string, chars any, side int) string {
+func pyStrip(r *Renderer, s string, chars any, side int) string {
 	cut := pyWhitespace
 	if chars != nil {
-		cut = Str(chars)
+		cut = r.str(chars)
 	}
 	if side&1 != 0 {
 		s = strings.TrimLeft(s, cut)
@@ -328,7 +329,7 @@ func pyStrip(s string, chars any, side int) string {
 	return s
 }
 
-func pySplit(s string, sep any, maxsplit int, right bool) (any, error) {
+func pySplit(r *Renderer, s string, sep any, maxsplit int, right bool) (any, error) {
 	var parts []string
 	if sep == nil {
 		fields := strings.FieldsFunc(s, func(c rune) bool { return strings.ContainsRune(pyWhitespace, c) })
@@ -359,7 +360,7 @@ func pySplit(s string, sep any, maxsplit int, right bool) (any, error) {
 			parts = append(parts, tail...)
 		}
 	} else {
-		sp := Str(sep)
+		sp := r.str(sep)
 		if sp == "" {
 			return nil, fmt.Errorf("empty separator")
 		}
@@ -490,7 +491,7 @@ func pad(s string, width int, fill string, mode int) (string, error) {
 }
 
 // strFormat is str.format with {} / {0} / {name} fields and !r/!s.
-func strFormat(s string, args []any, kw []Kwarg) (any, error) {
+func strFormat(r *Renderer, s string, args []any, kw []Kwarg) (any, error) {
 	var b strings.Builder
 	auto := 0
 	for i := 0; i < len(s); i++ {
@@ -547,9 +548,9 @@ func strFormat(s string, args []any, kw []Kwarg) (any, error) {
 			}
 		}
 		if conv == "r" {
-			b.WriteString(Repr(v))
+			b.WriteString(r.repr(v))
 		} else {
-			b.WriteString(Str(v))
+			b.WriteString(r.str(v))
 		}
 	}
 	return b.String(), nil

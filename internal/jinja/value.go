@@ -225,12 +225,25 @@ func Str(v any) string {
 
 // Repr is Python's repr(v).
 func Repr(v any) string {
-	var b strings.Builder
+	var b reprBuf
 	writeRepr(&b, v)
 	return b.String()
 }
 
-func writeRepr(b *strings.Builder, v any) {
+// reprBuf is where a repr is built: with max > 0 it stops growing once
+// past max bytes (full), so that printing a value that refers many times
+// to one large list (a = [[1]*10**6]*1000) never builds more than max.
+type reprBuf struct {
+	strings.Builder
+	max int
+}
+
+func (b *reprBuf) full() bool { return b.max > 0 && b.Len() > b.max }
+
+func writeRepr(b *reprBuf, v any) {
+	if b.full() {
+		return
+	}
 	switch x := v.(type) {
 	case nil:
 		b.WriteString("None")
@@ -251,6 +264,9 @@ func writeRepr(b *strings.Builder, v any) {
 	case []any:
 		b.WriteByte('[')
 		for i, e := range x {
+			if b.full() {
+				return
+			}
 			if i > 0 {
 				b.WriteString(", ")
 			}
@@ -260,6 +276,9 @@ func writeRepr(b *strings.Builder, v any) {
 	case Tuple:
 		b.WriteByte('(')
 		for i, e := range x {
+			if b.full() {
+				return
+			}
 			if i > 0 {
 				b.WriteString(", ")
 			}
@@ -272,6 +291,9 @@ func writeRepr(b *strings.Builder, v any) {
 	case *Dict:
 		b.WriteByte('{')
 		for i, k := range x.keys {
+			if b.full() {
+				return
+			}
 			if i > 0 {
 				b.WriteString(", ")
 			}

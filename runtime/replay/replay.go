@@ -38,7 +38,6 @@ package replay
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -216,7 +215,9 @@ func Open(path string) (*Runtime, error) {
 	var rd io.Reader = bufio.NewReaderSize(io.TeeReader(f, h), 1<<20)
 	lazy := !strings.HasSuffix(path, ".gz")
 	if !lazy {
-		zr, err := gzip.NewReader(rd)
+		// Decompressed to at most MaxGzipBytes: a gzip bomb is refused,
+		// not inflated.
+		zr, err := regfile.Gunzip(rd, path, MaxGzipBytes)
 		if err != nil {
 			return nil, fmt.Errorf("replay: open predictions %s: %w", path, err)
 		}
@@ -257,7 +258,10 @@ func readPredictions(rd io.Reader, name string, lazy bool) (*Runtime, error) {
 	br := bufio.NewReaderSize(rd, 1<<20)
 	var off int64
 	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
+		line, err := readLine(br, MaxLineBytes)
+		if errors.Is(err, errLineTooLong) {
+			return nil, fmt.Errorf("replay: %w", &ParseError{File: name, Line: n, Err: fmt.Errorf("line longer than %d bytes", MaxLineBytes)})
+		}
 		if err != nil && err != io.EOF {
 			return nil, fmt.Errorf("replay: read %s: %w", name, err)
 		}
@@ -274,6 +278,9 @@ func readPredictions(rd io.Reader, name string, lazy bool) (*Runtime, error) {
 			if lazy && p.Response != "" {
 				p.Response, p.lazy, p.off, p.size = "", true, off, len(line)
 			}
+			if len(r.preds) == MaxPredictions {
+				return nil, regfile.Unusable(name, fmt.Errorf("replay: %s: more than %d predictions", name, MaxPredictions))
+			}
 			r.preds = append(r.preds, p)
 		}
 		off += int64(len(line))
@@ -282,12 +289,40 @@ func readPredictions(rd io.Reader, name string, lazy bool) (*Runtime, error) {
 		}
 	}
 	if len(r.preds) == 0 {
-		return nil, fmt.Errorf("replay: %s: no predictions", name)
+		return nil, regfile.Unusable(name, fmt.Errorf("replay: %s: no predictions", name))
 	}
 	if err := r.index(); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	return r, nil
+}
+
+// MaxPredictions bounds the lines of a predictions file (each is held
+// in memory), and MaxGzipBytes what a .gz file may decompress to.
+const (
+	MaxPredictions = 1 << 20
+	MaxGzipBytes   = 256 << 20
+)
+
+// MaxLineBytes bounds one predictions line (64 MiB): a longer one is
+// refused before it is held whole.
+const MaxLineBytes = 64 << 20
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine is br.ReadBytes('\n') refusing a line over max bytes.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line)+len(chunk) > max {
+			return nil, errLineTooLong
+		}
+		line = append(line, chunk...)
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
+	}
 }
 
 func parseLine(line []byte, file string, n int) (*Prediction, error) {
@@ -758,7 +793,7 @@ func (r *Runtime) CheckKnown(keys []Key) error {
 		shown = shown[:5]
 		more = fmt.Sprintf(" and %d more", len(bad)-5)
 	}
-	return fmt.Errorf("replay: %d predictions in %s match no requested sample: %s%s", len(bad), r.path, strings.Join(shown, ", "), more)
+	return regfile.Unusable(r.path, fmt.Errorf("replay: %d predictions in %s match no requested sample: %s%s", len(bad), r.path, strings.Join(shown, ", "), more))
 }
 
 // ErrNoPrediction is returned (wrapped) for a request the file has no

@@ -9,13 +9,13 @@ import (
 	"strings"
 
 	"github.com/pocketeval/pocketeval/internal/texttab"
+	"github.com/pocketeval/pocketeval/rundir"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/pocketeval/pocketeval/compare"
 	"github.com/pocketeval/pocketeval/results"
-	"github.com/pocketeval/pocketeval/rundir"
 )
 
 // CompareOptions are the options of `pocketeval compare`.
@@ -80,11 +80,11 @@ tasks are tested on pass@k per problem, estimated from the per-sample pass.`,
 }
 
 func compareRun(opts *CompareOptions) error {
-	a, err := rundir.Load(opts.A)
+	a, err := loadRun(opts.IO, opts.A)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	b, err := rundir.Load(opts.B)
+	b, err := loadRun(opts.IO, opts.B)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/pocketeval/pocketeval/internal/regfile"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -171,7 +173,7 @@ func fidelityReference(ctx context.Context, o *fidelityRefOptions) error {
 	src := fidelity.Source{NCtx: o.Ctx, Chunks: o.Chunks}
 	var prompts []string
 	if o.Text != "" {
-		b, err := os.ReadFile(o.Text)
+		b, err := regfile.ReadFile(o.Text, regfile.MaxData)
 		if err != nil {
 			return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("--text: %w", err)}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/gate"
+	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/rundir"
 )
 
@@ -40,6 +41,8 @@ type GateOptions struct {
 	DataDir   string
 	TaskFiles []string
 	Tasks     []evals.Task
+	// Key is --key: a key file; both runs' signatures must match it.
+	Key string
 }
 
 // NewCmdGate applies a release policy.
@@ -97,6 +100,7 @@ a CI step summary. See docs/ci.md for a GitHub Actions example.`,
 	fl.BoolVar(&opts.NoVerify, "no-verify", false, "do not re-score the runs' responses (by default a run whose stored scores are not what its responses score is refused, exit 2)")
 	fl.StringVar(&opts.DataDir, "data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory, for re-scoring the runs")
 	fl.StringSliceVar(&opts.TaskFiles, "tasks", nil, "the task files or directories the runs ran, when they ran task files (for re-scoring)")
+	fl.StringVar(&opts.Key, "key", "", "refuse (exit 2) runs not signed (run --sign-key) with the secret in this `FILE`")
 	fl.StringArrayVar(&opts.Bench, "bench", nil, "bench --json or energy --json `FILE` of the candidate, for the policy's budgets (repeatable; default: the candidate's bench.json)")
 	return cmd
 }
@@ -106,16 +110,27 @@ func gateRun(ctx context.Context, opts *GateOptions) error {
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
+	if opts.Key != "" {
+		key, err := results.ReadKey(opts.Key)
+		if err != nil {
+			return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("--key: %w", err)}
+		}
+		for _, dir := range []string{opts.Baseline, opts.Candidate} {
+			if err := results.CheckSignature(dir, key); err != nil {
+				return &ExitCodeError{Code: ExitUsage, Err: err}
+			}
+		}
+	}
 	if !opts.NoVerify {
 		if err := rescoreRuns(ctx, opts.IO, opts.Quiet || opts.JSON, opts.DataDir, opts.Tasks, opts.TaskFiles, opts.Baseline, opts.Candidate); err != nil {
 			return err
 		}
 	}
-	a, err := rundir.Load(opts.Baseline)
+	a, err := loadRun(opts.IO, opts.Baseline)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	b, err := rundir.Load(opts.Candidate)
+	b, err := loadRun(opts.IO, opts.Candidate)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}

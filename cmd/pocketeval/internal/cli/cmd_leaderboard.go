@@ -100,7 +100,7 @@ func leaderboardRun(opts *LeaderboardOptions) error {
 	}
 	var loaded []*rundir.Run
 	for _, d := range uniqueDirs(opts.IO, opts.Dirs) {
-		r, err := rundir.Load(d)
+		r, err := loadRun(opts.IO, d)
 		if err != nil {
 			return &ExitCodeError{Code: ExitUsage, Err: err}
 		}

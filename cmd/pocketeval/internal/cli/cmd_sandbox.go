@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pocketeval/pocketeval/internal/regfile"
 	"github.com/pocketeval/pocketeval/internal/texttab"
 
 	"github.com/spf13/cobra"
@@ -149,7 +150,7 @@ func sandboxRun(ctx context.Context, opts *SandboxRunOptions) error {
 	if opts.File == "-" {
 		src, err = io.ReadAll(opts.IO.In)
 	} else {
-		src, err = os.ReadFile(opts.File)
+		src, err = regfile.ReadFile(opts.File, regfile.MaxConfig)
 	}
 	if err != nil {
 		// Not a failing program (exit 1): a usage error.

@@ -80,7 +80,7 @@ func suiteRun(opts *SuiteOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := rundir.Load(opts.Dir)
+	r, err := loadRun(opts.IO, opts.Dir)
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}

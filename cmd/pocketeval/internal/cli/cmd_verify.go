@@ -28,6 +28,8 @@ type VerifyOptions struct {
 	// the runs ran, when they ran task files.
 	Tasks     []evals.Task
 	TaskFiles []string
+	// Key is --key: a key file; each run's signature must match it.
+	Key string
 }
 
 // NewCmdVerify re-scores result directories.
@@ -62,6 +64,7 @@ or a task's version, data or prompts are not the recorded ones.`,
 	cmd.Flags().StringVar(&opts.DataDir, "data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the findings as JSON")
 	cmd.Flags().BoolVar(&opts.Quiet, "quiet", false, "print no progress on stderr")
+	cmd.Flags().StringVar(&opts.Key, "key", "", "check each run's signature (run --sign-key) with the secret in this `FILE`")
 	cmd.Flags().StringSliceVar(&opts.TaskFiles, "tasks", nil, "the task files or directories the runs ran, when they ran task files")
 	return cmd
 }
@@ -77,12 +80,24 @@ type verifiedRun struct {
 func (r verifiedRun) ok() bool { return len(r.Mismatches) == 0 && len(r.Problems) == 0 }
 
 func verifyRun(ctx context.Context, opts *VerifyOptions) error {
+	var key []byte
+	if opts.Key != "" {
+		var err error
+		if key, err = results.ReadKey(opts.Key); err != nil {
+			return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("--key: %w", err)}
+		}
+	}
 	var runs []verifiedRun
 	for _, dir := range opts.Dirs {
 		prog := progressFor(opts.IO, opts.Quiet || opts.JSON, "re-scoring "+dir, "responses")
 		r, err := verifyDir(ctx, dir, opts.DataDir, opts.Tasks, opts.TaskFiles, prog)
 		if err != nil {
 			return err
+		}
+		if key != nil {
+			if err := results.CheckSignature(dir, key); err != nil {
+				r.Problems = append(r.Problems, err.Error())
+			}
 		}
 		runs = append(runs, r)
 	}

@@ -318,7 +318,7 @@ func TestMalformedDatasetLine(t *testing.T) {
 	f, _, errb := realFactory()
 	f.Runtimes = testRuntimes
 	out := filepath.Join(t.TempDir(), "o")
-	code := Execute(context.Background(), f, []string{"run", "--runtime", "fake", "--tasks", "gsm8k", "--data-dir", data, "--out", out})
+	code := Execute(context.Background(), f, []string{"run", "--runtime", "fake", "--tasks", "gsm8k", "--data-dir", data, "--out", out, "--allow-modified-data"})
 	if code == 0 || !strings.Contains(errb.String(), "test.jsonl:3") || !strings.Contains(errb.String(), "answer") {
 		t.Errorf("exit %d: %s", code, errb.String())
 	}

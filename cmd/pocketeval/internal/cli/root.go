@@ -18,6 +18,7 @@ import (
 	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/drivers"
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
+	"github.com/pocketeval/pocketeval/internal/regfile"
 )
 
 // Factory holds the dependencies commands share. Tests build their own.
@@ -94,6 +95,9 @@ func Execute(ctx context.Context, f *Factory, args []string) int {
 		return ExitUsage
 	}
 	fmt.Fprintf(f.IO.ErrOut, "error: %s\n", withAdvice(err))
+	if regfile.IsUnusable(err) { // an input file refused before use
+		return ExitUsage
+	}
 	return ExitError
 }
 

@@ -65,7 +65,16 @@ type RunOptions struct {
 	Shard           string
 	Mode            string
 	UnsafeNoSandbox bool
-	CodeTimeLimits  code.TimeLimits
+
+	// AllowModifiedData runs on official dataset files that differ from
+	// their pins, recording them in the manifest.
+	AllowModifiedData bool
+	modifiedData      map[string]string
+	// SignKey is --sign-key: a key file; the finished run is signed with
+	// it (results.Sign).
+	SignKey string
+
+	CodeTimeLimits code.TimeLimits
 	// VerdictMode is the code tasks' verdict mode (code.VerdictOfficial
 	// or code.VerdictIsolated).
 	VerdictMode    string
@@ -190,6 +199,8 @@ silently — a missing dataset fails with the command that fetches it.`,
 	fl.StringVar(&opts.Shard, "shard", "", "run only shard i of N (i/N, 0-based), for splitting across machines")
 	fl.StringVar(&opts.Mode, "mode", "", "multiple-choice scoring: gen (generate and extract) or loglik (option log-likelihood); default: each task's own (gen for built-in tasks, loglik for multiple_choice task files)")
 	fl.BoolVar(&opts.UnsafeNoSandbox, "unsafe-no-sandbox", false, "run model-written code WITHOUT isolation (dangerous)")
+	fl.StringVar(&opts.SignKey, "sign-key", "", "sign the finished run with the secret in this `FILE` (HMAC-SHA256 of the manifest, which holds the samples' digests; check with verify --key or gate --key)")
+	fl.BoolVar(&opts.AllowModifiedData, "allow-modified-data", false, "run on official dataset files that differ from the registry's pinned sha256 (recorded in the manifest)")
 	addTimeLimitFlags(fl, &opts.CodeTimeLimits)
 	fl.StringVar(&opts.VerdictMode, "verdict-mode", code.VerdictOfficial,
 		"code tasks: official (program and tests in one process, as the official harnesses: reproduces published numbers) or isolated (the model's code alone in a second process, called through plain-data proxies: no verdict forging; recorded in the task version)")
@@ -331,6 +342,15 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if tasks, err = opts.withTaskOptions(tasks); err != nil {
 		return err
 	}
+	if err := opts.checkDataPins(tasks); err != nil {
+		return err
+	}
+	var signKey []byte
+	if opts.SignKey != "" {
+		if signKey, err = results.ReadKey(opts.SignKey); err != nil {
+			return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("--sign-key: %w", err)}
+		}
+	}
 	ro := opts.Runtime
 	ro.Workers = opts.Concurrency
 	if ro.Name != "" {
@@ -400,6 +420,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return opts.runError(ctx, res, err)
 	}
+	if signKey != nil {
+		if err := results.Sign(opts.Out, signKey); err != nil {
+			return err
+		}
+	}
 	return opts.report(res)
 }
 
@@ -415,7 +440,7 @@ func (opts *RunOptions) runnerOptions(tasks []evals.Task) runner.Options {
 		Gen:         runtime.GenConfig{MaxTokens: opts.MaxTokens, Temperature: opts.Temperature, TopP: opts.TopP, Seed: opts.Seed},
 		NumFewshot:  opts.NumFewshot, Chat: !opts.Raw, StripThinking: opts.StripThinking, Mode: opts.Mode,
 		SamplesPerTask: opts.SamplesPerTask, Shard: shard, Force: opts.Force,
-		UnsafeNoSandbox: opts.UnsafeNoSandbox, SkipBadRecords: opts.SkipBadRecords, Command: opts.Args,
+		UnsafeNoSandbox: opts.UnsafeNoSandbox, ModifiedData: opts.modifiedData, SkipBadRecords: opts.SkipBadRecords, Command: opts.Args,
 		Build: ReadBuildInfo().Results(), Now: opts.Now, KeepGoing: opts.KeepGoing,
 	}
 }
@@ -425,6 +450,9 @@ func (opts *RunOptions) runnerOptions(tasks []evals.Task) runner.Options {
 // not where pocketeval looks, a different configuration in --out, samples
 // that cannot succeed. An interrupted run says how to resume.
 func (opts *RunOptions) runError(ctx context.Context, res *runner.Result, err error) error {
+	if res == nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return err // interrupted while loading (a template's render, say): exit 130
+	}
 	var missing *evals.MissingDataError
 	if errors.As(err, &missing) {
 		return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("%w\n%s", err, missingDataHint(missing.Task, opts.DataDir, opts.DataDirSource))}
@@ -651,4 +679,31 @@ func decodeTPS(t *results.Timing) string {
 		return "-"
 	}
 	return strconv.FormatFloat(t.DecodeTPSMedian, 'f', 1, 64)
+}
+
+// checkDataPins refuses official dataset files that differ from the
+// registry's pinned sha256 (edited in place, another version) unless
+// --allow-modified-data, which records them in the manifest.
+func (opts *RunOptions) checkDataPins(tasks []evals.Task) error {
+	var paths []string
+	for _, t := range tasks {
+		paths = append(paths, t.Info().DatasetFiles...)
+	}
+	mods, err := datasets.CheckPins(opts.DataDir, datasets.Registry(), paths)
+	if err != nil || len(mods) == 0 {
+		return err
+	}
+	var lines []string
+	for _, m := range mods {
+		lines = append(lines, fmt.Sprintf("  %s: sha256 %s, the registry pins %s", filepath.Join(opts.DataDir, m.Path), m.Got, m.Want))
+	}
+	if !opts.AllowModifiedData {
+		return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("official dataset files differ from their pinned sha256 (edited, or another version):\n%s\n`pocketeval datasets fetch` restores them; --allow-modified-data runs on them anyway, recorded in the manifest; refused, nothing run", strings.Join(lines, "\n"))}
+	}
+	opts.modifiedData = map[string]string{}
+	for _, m := range mods {
+		opts.modifiedData[m.Path] = m.Got
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "warning: running on modified official data (--allow-modified-data; recorded in the manifest):\n%s\n", strings.Join(lines, "\n"))
+	return nil
 }

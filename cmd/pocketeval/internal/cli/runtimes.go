@@ -375,5 +375,5 @@ func mnnOptions(o RuntimeOptions, extra map[string]any) mnn.Options {
 func inputError(err error) bool {
 	var pe *replay.ParseError
 	var re *regfile.Error
-	return errors.As(err, &pe) || errors.As(err, &re)
+	return errors.As(err, &pe) || errors.As(err, &re) || regfile.IsUnusable(err)
 }

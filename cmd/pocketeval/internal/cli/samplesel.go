@@ -5,10 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/regfile"
 )
 
 // parseSampleSelection reads --samples: items TASK:ID (the id is
@@ -50,7 +51,7 @@ func parseSampleSelection(items []string) (map[string][]string, error) {
 }
 
 func readSelectionFile(file string, sel map[string][]string, add func(where, item string) error) error {
-	raw, err := os.ReadFile(file)
+	raw, err := regfile.ReadFile(file, regfile.MaxConfig)
 	if err != nil {
 		return FlagErrorf("--samples @%s: %v", file, err)
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/pocketeval/pocketeval/internal/gguf"
+	"github.com/pocketeval/pocketeval/internal/regfile"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/llamacpp"
 	"github.com/pocketeval/pocketeval/runtime/speculative"
@@ -79,6 +81,11 @@ func (f *llamacppFlags) Validate(c Common) error {
 	// is never a GGUF file.
 	if st, err := os.Stat(c.Model); err == nil && st.IsDir() {
 		return fmt.Errorf("--model %s is a directory: --runtime llamacpp loads a GGUF file (an MNN package directory is --runtime mnn)", c.Model)
+	} else if err == nil {
+		// A named pipe or device would hang llama.cpp's read.
+		if err := regfile.Check(c.Model, 0); err != nil {
+			return fmt.Errorf("--model: %w", err)
+		}
 	}
 	if f.ContextSize < 0 {
 		return fmt.Errorf("--ctx-size must not be negative, got %d", f.ContextSize)
@@ -132,6 +139,11 @@ func (f *llamacppFlags) Open(ctx context.Context, c Common) (runtime.Runtime, er
 	}
 	rt, err := llamacpp.Open(ctx, o)
 	if err != nil {
+		// An empty, cut or corrupt GGUF file is an unusable input (exit
+		// 2), not an engine failure: its header says which.
+		if _, herr := gguf.ReadFile(c.Model); regfile.IsUnusable(herr) {
+			return nil, regfile.Unusable(c.Model, fmt.Errorf("--model: not a usable GGUF file: %v (%w)", herr, err))
+		}
 		return nil, err // not a typed nil inside the interface
 	}
 	if !c.SpeculativeVerify {
