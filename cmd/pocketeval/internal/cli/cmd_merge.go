@@ -11,7 +11,6 @@ import (
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/evals/runner"
-	"github.com/pocketeval/pocketeval/rundir"
 )
 
 // MergeOptions are the options of `pocketeval merge`.
@@ -76,7 +75,7 @@ func mergeRun(ctx context.Context, opts *MergeOptions) error {
 	// A shard is read as every reader reads a run: its summary must agree
 	// with its samples, its samples with the digests of its end.
 	for _, d := range opts.Dirs {
-		if _, err := rundir.Load(d); err != nil {
+		if _, err := loadRun(opts.IO, d); err != nil {
 			return &ExitCodeError{Code: ExitUsage, Err: fmt.Errorf("merge: %w", err)}
 		}
 	}

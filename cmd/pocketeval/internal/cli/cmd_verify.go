@@ -75,6 +75,9 @@ type verifiedRun struct {
 	// Problems are what the readers' checks refuse: a summary that
 	// disagrees with the samples, a samples file changed after the run.
 	Problems []string `json:"problems"`
+	// Warnings say what the run records against its scores (official
+	// data that differs from its pins); they do not fail verify.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func (r verifiedRun) ok() bool { return len(r.Mismatches) == 0 && len(r.Problems) == 0 }
@@ -141,7 +144,11 @@ func verifyDir(ctx context.Context, dir, dataDir string, known []evals.Task, tas
 		return verifiedRun{}, &ExitCodeError{Code: ExitUsage, Err: err}
 	}
 	r := verifiedRun{VerifyReport: rep, Problems: []string{}}
-	if _, err := rundir.Load(dir); err != nil {
+	if run, err := rundir.Load(dir); err == nil {
+		if w := modifiedDataWarning(dir, run.Manifest.Config.ModifiedData); w != "" {
+			r.Warnings = append(r.Warnings, w)
+		}
+	} else {
 		var ie *rundir.InconsistentError
 		var de *results.DigestError
 		switch {
@@ -183,6 +190,9 @@ func printVerified(w io.Writer, r verifiedRun) {
 	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  %s\n", p)
+	}
+	for _, p := range r.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", p)
 	}
 }
 

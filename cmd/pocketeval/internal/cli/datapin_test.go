@@ -46,8 +46,15 @@ func TestModifiedOfficialDataRefused(t *testing.T) {
 	if err != nil || len(m.Config.ModifiedData) != 1 || m.Config.ModifiedData["gsm8k/test.jsonl"] == "" {
 		t.Errorf("manifest: %v %v", m.Config.ModifiedData, err)
 	}
-	_, _, errOut = runReal(t, "compare", out, out)
-	if !strings.Contains(errOut, "ran on modified official data") {
-		t.Errorf("compare does not say the run used modified data:\n%s", errOut)
+	for _, cmd := range [][]string{
+		{"compare", out, out},
+		{"suite", out},
+		{"verify", "--data-dir", data, out},
+		{"merge", "--data-dir", data, "--out", filepath.Join(data, "merged"), out},
+	} {
+		_, stdout, errOut := runReal(t, cmd...)
+		if !strings.Contains(stdout+errOut, "ran on modified official data") {
+			t.Errorf("%s does not say the run used modified data:\n%s%s", cmd[0], stdout, errOut)
+		}
 	}
 }

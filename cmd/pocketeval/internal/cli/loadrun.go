@@ -2,7 +2,8 @@ package cli
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/pocketeval/pocketeval/rundir"
@@ -17,13 +18,18 @@ func loadRun(io *IOStreams, dir string) (*rundir.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	if md := r.Manifest.Config.ModifiedData; len(md) > 0 {
-		files := make([]string, 0, len(md))
-		for f := range md {
-			files = append(files, f)
-		}
-		sort.Strings(files)
-		fmt.Fprintf(io.ErrOut, "warning: %s ran on modified official data (--allow-modified-data): %s; its scores are not the benchmark's\n", dir, strings.Join(files, ", "))
+	if w := modifiedDataWarning(dir, r.Manifest.Config.ModifiedData); w != "" {
+		fmt.Fprintf(io.ErrOut, "warning: %s\n", w)
 	}
 	return r, nil
+}
+
+// modifiedDataWarning says that the run in dir used official data files
+// that differ from their pins (md), or "" when it did not.
+func modifiedDataWarning(dir string, md map[string]string) string {
+	if len(md) == 0 {
+		return ""
+	}
+	files := slices.Sorted(maps.Keys(md))
+	return fmt.Sprintf("%s ran on modified official data (--allow-modified-data): %s; its scores are not the benchmark's", dir, strings.Join(files, ", "))
 }
