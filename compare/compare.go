@@ -82,6 +82,9 @@ type Comparison struct {
 type AlignmentError struct {
 	Task   string
 	Reason string
+	// Unpaired is set when samples of one run have no partner in the
+	// other (a different sample selection, or failed samples).
+	Unpaired bool
 }
 
 func (e *AlignmentError) Error() string {
@@ -220,8 +223,8 @@ func compareTask(a, b *rundir.Run, task string, o Options) (*TaskComparison, err
 	sort.Strings(onlyA)
 	sort.Strings(onlyB)
 	if len(onlyA) > 0 || len(onlyB) > 0 {
-		return nil, &AlignmentError{Task: task, Reason: fmt.Sprintf("%d samples only in A (e.g. %s), %d only in B (e.g. %s); compare runs with the same --limit/--shard, and re-run failed samples",
-			len(onlyA), firstFew(onlyA), len(onlyB), firstFew(onlyB))}
+		return nil, &AlignmentError{Task: task, Reason: fmt.Sprintf("%d samples only in A (e.g. %s), %d only in B (e.g. %s)",
+			len(onlyA), firstFew(onlyA), len(onlyB), firstFew(onlyB)), Unpaired: true}
 	}
 	tc := &TaskComparison{Task: task, Metric: metric, Basis: basis,
 		AggregateA: sa.Metrics[metric].Mean, AggregateB: sb.Metrics[metric].Mean, ChanceA: sa.Chance, ChanceB: sb.Chance}

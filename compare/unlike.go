@@ -17,8 +17,7 @@ type UnlikeError struct {
 }
 
 func (e *UnlikeError) Error() string {
-	return "the runs differ in what decides scores: " + strings.Join(e.Diffs, "; ") +
-		" (compare runs made with the same settings, or pass --allow-unlike to compare them anyway, marked as unlike)"
+	return "the runs differ in what decides scores: " + strings.Join(e.Diffs, "; ")
 }
 
 // Unlike lists the settings in which a and b differ that decide scores:

@@ -54,16 +54,20 @@ type File struct {
 	// are for.
 	Optional bool   `json:"optional,omitempty"`
 	Note     string `json:"note,omitempty"`
+	// FewShotFor names the task whose few-shot examples a few-shot pool
+	// holds (read only when few-shot examples are asked for).
+	FewShotFor string `json:"-"`
 }
 
 // extras are files beyond the verified copies: official files whose digest
 // is pinned on first download.
 var extras = map[string][]File{
 	"gsm8k": {{
-		Path:     "gsm8k/train.jsonl",
-		URL:      "https://raw.githubusercontent.com/openai/grade-school-math/3101c7d5072418e28b9008a6636bde82a006892c/grade_school_math/data/train.jsonl",
-		Optional: true,
-		Note:     "few-shot pool: only gsm8k --num-fewshot N > 0 reads it",
+		Path:       "gsm8k/train.jsonl",
+		URL:        "https://raw.githubusercontent.com/openai/grade-school-math/3101c7d5072418e28b9008a6636bde82a006892c/grade_school_math/data/train.jsonl",
+		Optional:   true,
+		Note:       "few-shot pool",
+		FewShotFor: "gsm8k",
 	}},
 }
 

@@ -12,6 +12,9 @@ type MissingDataError struct {
 	Task   string
 	Path   string
 	Source string
+	// Schema, when set, names the schema in which any file may stand in
+	// for the missing one (LoadConfig.DatasetFile).
+	Schema string
 }
 
 func (e *MissingDataError) Error() string {

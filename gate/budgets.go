@@ -76,6 +76,9 @@ type measured struct {
 	Value   *float64
 	Source  string
 	Missing string
+	// need is what is missing, when the caller's hint should follow
+	// Missing.
+	need Measure
 }
 
 func (b *Budgets) limits() []limit {
@@ -99,6 +102,9 @@ type BudgetVerdict struct {
 	Source string   `json:"source,omitempty"`
 	Pass   bool     `json:"pass"`
 	Reason string   `json:"reason,omitempty"`
+	// need is what was not measured (Value nil), for the hint
+	// AddBudgets appends to Reason.
+	need Measure
 }
 
 // bound renders the limit, e.g. "≥ 200" or "≤ 300".
@@ -123,7 +129,7 @@ func CheckBudgets(p *Policy, reports []rundir.BenchReport, candidate *rundir.Run
 			continue
 		}
 		m := l.measure(b, reports, candidate)
-		v := BudgetVerdict{Budget: l.name, What: l.what, Limit: *l.limit, Max: l.max, Value: m.Value, Source: m.Source, Pass: true}
+		v := BudgetVerdict{Budget: l.name, What: l.what, Limit: *l.limit, Max: l.max, Value: m.Value, Source: m.Source, Pass: true, need: m.need}
 		switch {
 		case m.Value == nil:
 			v.Pass = false
@@ -143,6 +149,9 @@ func CheckBudgets(p *Policy, reports []rundir.BenchReport, candidate *rundir.Run
 // AddBudgets records budget verdicts; a failed one fails the gate.
 func (g *GateResult) AddBudgets(vs []BudgetVerdict) {
 	for _, v := range vs {
+		if h := g.Hints.Measures[v.need]; v.need != 0 && h != "" {
+			v.Reason += paren(h)
+		}
 		if !v.Pass {
 			g.Pass = false
 			g.Failures = append(g.Failures, "budget "+v.Budget+": "+v.Reason)
@@ -224,8 +233,10 @@ func measureSpeed(what string, speed func(bench.Row) *bench.Speed, timing func(*
 		if m.Value == nil && why == "" {
 			m = speedFromRun(run, timing, what)
 		}
-		if m.Value == nil {
-			m.Missing = orElse(why, fmt.Sprintf("no bench report measures %s and the run has no such timings (bench --json, gate --bench FILE)", what))
+		if m.Value == nil && why != "" {
+			m.Missing = why
+		} else if m.Value == nil {
+			m.Missing, m.need = fmt.Sprintf("no bench report measures %s and the run has no such timings", what), MeasureSpeed
 		}
 		return m
 	}
@@ -276,7 +287,7 @@ func measurePackage(b *Budgets, reports []rundir.BenchReport, run *rundir.Run) m
 func measureEnergy(b *Budgets, reports []rundir.BenchReport, run *rundir.Run) measured {
 	row, rep, why := rundir.PickBenchRow(reports, b.BenchTest, func(r bench.Row) bool { return r.Energy != nil })
 	if row.Energy == nil {
-		return measured{Missing: orElse(why, "no bench report with energy (bench --energy battery|rapl --json, or energy --json from the device)")}
+		return missingEnergy(why, MeasureEnergy)
 	}
 	e := row.Energy
 	return measured{Value: ptr(e.JoulesPerInference.Mean), Source: fmt.Sprintf("%s: %s, %s, mean of %d rounds", filepath.Base(rep.Path), row.Name, e.Source.Name, len(e.Rounds))}
@@ -286,9 +297,9 @@ func measureBattery(b *Budgets, reports []rundir.BenchReport, run *rundir.Run) m
 	row, rep, why := rundir.PickBenchRow(reports, b.BenchTest, func(r bench.Row) bool { return r.Energy != nil })
 	switch {
 	case row.Energy == nil:
-		return measured{Missing: orElse(why, "no bench report with energy (bench --energy battery --json, or energy --json from the device)")}
+		return missingEnergy(why, MeasureBatteryEnergy)
 	case row.Energy.BatteryPctPer100 == nil:
-		return measured{Missing: fmt.Sprintf("%s: %s has energy but no battery capacity (--battery-mah and --battery-volts)", filepath.Base(rep.Path), row.Name)}
+		return measured{Missing: fmt.Sprintf("%s: %s has energy but no battery capacity", filepath.Base(rep.Path), row.Name), need: MeasureBatteryCapacity}
 	}
 	e := row.Energy
 	return measured{Value: ptr(e.BatteryPctPer100.Mean), Source: fmt.Sprintf("%s: %s, %.0f J battery, mean of %d rounds", filepath.Base(rep.Path), row.Name, e.Battery.Joules, len(e.Rounds))}
@@ -296,9 +307,11 @@ func measureBattery(b *Budgets, reports []rundir.BenchReport, run *rundir.Run) m
 
 func ptr(x float64) *float64 { return &x }
 
-func orElse(s, alt string) string {
-	if s != "" {
-		return s
+// missingEnergy is a missing energy measurement: why, else no report
+// with energy (with the caller's hint for need).
+func missingEnergy(why string, need Measure) measured {
+	if why != "" {
+		return measured{Missing: why}
 	}
-	return alt
+	return measured{Missing: "no bench report with energy", need: need}
 }

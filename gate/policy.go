@@ -10,6 +10,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/pocketeval/pocketeval/internal/regfile"
+	"github.com/pocketeval/pocketeval/internal/yamlwalk"
+
 	"github.com/pocketeval/pocketeval/suite"
 )
 
@@ -135,23 +137,22 @@ func ReadPolicy(path string, taskFile suite.TaskFileNamer) (*Policy, error) {
 // decoder checks a mapping's keys for repeats pairwise, which made a
 // policy of 30,000 tasks take half a minute.
 func ParsePolicy(file string, data []byte, taskFile suite.TaskFileNamer) (*Policy, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	root, err := yamlwalk.Root(data)
+	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", file, err)
 	}
-	pp := policyParser{file: file}
+	pp := policyParser{yamlwalk.Walker{Doc: "policy", File: file}}
 	p := &Policy{Alpha: 0.05, File: file}
-	if doc.Kind == 0 { // empty file
+	if root == nil || root.Kind == yaml.ScalarNode && root.Tag == "!!null" { // empty file
 		return p, nil
 	}
-	root := resolve(doc.Content[0])
-	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-		return p, nil
+	if root.Kind != yaml.MappingNode {
+		return nil, pp.Errorf(root, "", "a policy is a mapping of fields")
 	}
-	err := pp.mapping(root, "", func(key string, k, v *yaml.Node) error {
+	err = pp.Mapping(root, "", func(key string, k, v *yaml.Node) error {
 		read, ok := policyKeys[key]
 		if !ok {
-			return pp.errorf(k, "", "unknown field %q", key)
+			return pp.Errorf(k, "", "unknown field %q", key)
 		}
 		return read(pp, p, v, key)
 	})
@@ -184,12 +185,12 @@ func ParsePolicy(file string, data []byte, taskFile suite.TaskFileNamer) (*Polic
 // in Gate.
 var policyKeys = map[string]func(pp policyParser, p *Policy, v *yaml.Node, key string) error{
 	"alpha": func(pp policyParser, p *Policy, v *yaml.Node, key string) error {
-		a, err := pp.float(v, key)
+		a, err := pp.Float(v, key)
 		if err != nil {
 			return err
 		}
 		if !(a > 0 && a < 1) {
-			return pp.errorf(v, key, "must be in (0,1), got %v", a)
+			return pp.Errorf(v, key, "must be in (0,1), got %v", a)
 		}
 		p.Alpha = a
 		return nil
@@ -200,11 +201,11 @@ var policyKeys = map[string]func(pp policyParser, p *Policy, v *yaml.Node, key s
 		return err
 	},
 	"tasks": func(pp policyParser, p *Policy, v *yaml.Node, key string) error {
-		if tag := resolve(v).Tag; tag == "!!null" {
+		if tag := yamlwalk.Resolve(v).Tag; tag == "!!null" {
 			return nil
 		}
 		p.Tasks = map[string]Rule{}
-		return pp.mapping(v, key, func(task string, tk, tv *yaml.Node) error {
+		return pp.Mapping(v, key, func(task string, tk, tv *yaml.Node) error {
 			r, err := pp.rule(tv, key+"."+task)
 			p.Tasks[task] = r
 			p.taskAt(task, key+"."+task, tk.Line)
@@ -213,30 +214,30 @@ var policyKeys = map[string]func(pp policyParser, p *Policy, v *yaml.Node, key s
 	},
 	"suite": func(pp policyParser, p *Policy, v *yaml.Node, key string) error {
 		if err := v.Decode(&p.Suite); err != nil || p.Suite == "" {
-			return pp.errorf(v, key, "must be a suite name or a suite file")
+			return pp.Errorf(v, key, "must be a suite name or a suite file")
 		}
 		return nil
 	},
 	"suite_average_floor": func(pp policyParser, p *Policy, v *yaml.Node, key string) error {
-		return set(&p.SuiteAverageFloor, pp.score, v, key)
+		return yamlwalk.Set(&p.SuiteAverageFloor, pp.score, v, key)
 	},
 	"fail_on_errors": func(pp policyParser, p *Policy, v *yaml.Node, key string) error {
-		return set(&p.FailOnErrors, pp.bool, v, key)
+		return yamlwalk.Set(&p.FailOnErrors, pp.Bool, v, key)
 	},
 	"require_tasks": func(pp policyParser, p *Policy, v *yaml.Node, key string) error {
 		if err := v.Decode(&p.RequireTasks); err != nil {
-			return pp.errorf(v, key, "must be a list of task names")
+			return pp.Errorf(v, key, "must be a list of task names")
 		}
-		for i, n := range resolve(v).Content {
+		for i, n := range yamlwalk.Resolve(v).Content {
 			if i < len(p.RequireTasks) {
-				p.taskAt(p.RequireTasks[i], key, resolve(n).Line)
+				p.taskAt(p.RequireTasks[i], key, yamlwalk.Resolve(n).Line)
 			}
 		}
 		return nil
 	},
 	"code_verdict_mode": func(pp policyParser, p *Policy, v *yaml.Node, key string) error {
 		if err := v.Decode(&p.CodeVerdictMode); err != nil || p.CodeVerdictMode != "official" && p.CodeVerdictMode != "isolated" {
-			return pp.errorf(v, key, "want official or isolated, got %q", resolve(v).Value)
+			return pp.Errorf(v, key, "want official or isolated, got %q", yamlwalk.Resolve(v).Value)
 		}
 		return nil
 	},
@@ -246,79 +247,32 @@ var policyKeys = map[string]func(pp policyParser, p *Policy, v *yaml.Node, key s
 }
 
 // policyParser turns YAML nodes into a Policy, naming the file, line and
-// field of what is wrong.
+// field of what is wrong (the walking is yamlwalk's; the schema is here).
 type policyParser struct {
-	file string
-}
-
-func (pp policyParser) errorf(n *yaml.Node, field, format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
-	if field == "" {
-		return fmt.Errorf("policy %s:%d: %s", pp.file, n.Line, msg)
-	}
-	return fmt.Errorf("policy %s:%d: field %q: %s", pp.file, n.Line, field, msg)
-}
-
-// resolve follows an alias to the node it names.
-func resolve(n *yaml.Node) *yaml.Node {
-	for n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	return n
-}
-
-// mapping calls f for each key of a mapping node, refusing a key that
-// repeats (one map, so linear).
-func (pp policyParser) mapping(n *yaml.Node, field string, f func(key string, k, v *yaml.Node) error) error {
-	n = resolve(n)
-	if n.Kind != yaml.MappingNode {
-		if field == "" {
-			return pp.errorf(n, field, "a policy is a mapping of fields")
-		}
-		return pp.errorf(n, field, "must be a mapping")
-	}
-	seen := make(map[string]int, len(n.Content)/2)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := resolve(n.Content[i]), n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			return pp.errorf(k, field, "keys must be names")
-		}
-		if line, dup := seen[k.Value]; dup {
-			name := k.Value
-			if field != "" {
-				name = field + "." + k.Value
-			}
-			return pp.errorf(k, name, "repeats line %d", line)
-		}
-		seen[k.Value] = k.Line
-		if err := f(k.Value, k, v); err != nil {
-			return err
-		}
-	}
-	return nil
+	yamlwalk.Walker
 }
 
 // budgets reads the on-device budgets: known keys, each once (the
 // values are checked by Budgets.validate).
 func (pp policyParser) budgets(p *Policy, v *yaml.Node, field string) error {
-	if resolve(v).Tag == "!!null" {
+	if yamlwalk.Resolve(v).Tag == "!!null" {
 		return nil
 	}
 	known := map[string]bool{"bench_test": true}
 	for _, l := range (&Budgets{}).limits() {
 		known[l.name] = true
 	}
-	if err := pp.mapping(v, field, func(key string, k, _ *yaml.Node) error {
+	if err := pp.Mapping(v, field, func(key string, k, _ *yaml.Node) error {
 		if !known[key] {
-			return pp.errorf(k, field, "unknown field %q", key)
+			return pp.Errorf(k, field, "unknown field %q", key)
 		}
 		return nil
 	}); err != nil {
 		return err
 	}
 	p.Budgets = &Budgets{}
-	if err := resolve(v).Decode(p.Budgets); err != nil {
-		return pp.errorf(v, field, "%v", err)
+	if err := yamlwalk.Resolve(v).Decode(p.Budgets); err != nil {
+		return pp.Errorf(v, field, "%v", err)
 	}
 	return nil
 }
@@ -326,88 +280,57 @@ func (pp policyParser) budgets(p *Policy, v *yaml.Node, field string) error {
 // rule reads one task's (or the defaults') rule.
 func (pp policyParser) rule(n *yaml.Node, field string) (Rule, error) {
 	var r Rule
-	if resolve(n).Tag == "!!null" {
+	if yamlwalk.Resolve(n).Tag == "!!null" {
 		return r, nil
 	}
-	err := pp.mapping(n, field, func(key string, k, v *yaml.Node) error {
+	err := pp.Mapping(n, field, func(key string, k, v *yaml.Node) error {
 		name := field + "." + key
 		switch key {
 		case "max_drop":
-			x, err := pp.float(v, name)
+			x, err := pp.Float(v, name)
 			if err != nil {
 				return err
 			}
 			if !(x >= 0) || math.IsInf(x, 0) {
-				return pp.errorf(v, name, "must be a number >= 0, got %v", x)
+				return pp.Errorf(v, name, "must be a number >= 0, got %v", x)
 			}
 			r.MaxDrop = &x
 		case "min_score":
-			return set(&r.MinScore, pp.score, v, name)
+			return yamlwalk.Set(&r.MinScore, pp.score, v, name)
 		case "require_significance":
-			return set(&r.RequireSignificance, pp.bool, v, name)
+			return yamlwalk.Set(&r.RequireSignificance, pp.Bool, v, name)
 		case "min_relative_score":
-			x, err := pp.float(v, name)
+			x, err := pp.Float(v, name)
 			if err != nil {
 				return err
 			}
 			if !(x >= 0) || math.IsInf(x, 0) {
-				return pp.errorf(v, name, "must be a percentage >= 0, got %v", x)
+				return pp.Errorf(v, name, "must be a percentage >= 0, got %v", x)
 			}
 			r.MinRelativeScore = &x
 		case "min_coverage_at_error", "max_ece":
 			if field == "defaults" {
-				return pp.errorf(k, name, "a decision task's key: give it in the task's own rule (tasks: {%s: ...})", "<task>")
+				return pp.Errorf(k, name, "a decision task's key: give it in the task's own rule (tasks: {%s: ...})", "<task>")
 			}
 			if key == "max_ece" {
-				return set(&r.MaxECE, pp.score, v, name)
+				return yamlwalk.Set(&r.MaxECE, pp.score, v, name)
 			}
-			return set(&r.MinCoverageAtError, pp.score, v, name)
+			return yamlwalk.Set(&r.MinCoverageAtError, pp.score, v, name)
 		default:
-			return pp.errorf(k, field, "unknown field %q (a rule has max_drop, min_score, min_relative_score, require_significance, and for decision tasks min_coverage_at_error, max_ece)", key)
+			return pp.Errorf(k, field, "unknown field %q (a rule has max_drop, min_score, min_relative_score, require_significance, and for decision tasks min_coverage_at_error, max_ece)", key)
 		}
 		return nil
 	})
 	return r, err
 }
 
-func (pp policyParser) float(n *yaml.Node, field string) (float64, error) {
-	n = resolve(n)
-	var x float64
-	if n.Kind != yaml.ScalarNode || n.Decode(&x) != nil {
-		return 0, pp.errorf(n, field, "must be a number, got %q", n.Value)
-	}
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return 0, pp.errorf(n, field, "must be a finite number, got %s", n.Value)
-	}
-	return x, nil
-}
-
-// set reads an optional field with read and points dst at its value.
-func set[T any](dst **T, read func(*yaml.Node, string) (T, error), n *yaml.Node, field string) error {
-	x, err := read(n, field)
-	if err != nil {
-		return err
-	}
-	*dst = &x
-	return nil
-}
-
 // score reads a score ×100: a number in [0,100].
 func (pp policyParser) score(n *yaml.Node, field string) (float64, error) {
-	x, err := pp.float(n, field)
+	x, err := pp.Float(n, field)
 	if err == nil && !(x >= 0 && x <= 100) {
-		err = pp.errorf(resolve(n), field, "must be in [0,100] (scores are ×100), got %v", x)
+		err = pp.Errorf(yamlwalk.Resolve(n), field, "must be in [0,100] (scores are ×100), got %v", x)
 	}
 	return x, err
-}
-
-func (pp policyParser) bool(n *yaml.Node, field string) (bool, error) {
-	n = resolve(n)
-	var b bool
-	if n.Kind != yaml.ScalarNode || n.Decode(&b) != nil {
-		return false, pp.errorf(n, field, "must be true or false, got %q", n.Value)
-	}
-	return b, nil
 }
 
 func (p *Policy) rule(task string) (maxDrop *float64, minScore *float64, requireSig bool) {

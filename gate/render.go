@@ -15,7 +15,7 @@ func (g *GateResult) JUnit() ([]byte, error) {
 	if len(g.Unlike) > 0 {
 		out := "the runs differ in what decides scores: " + strings.Join(g.Unlike, "; ")
 		cases = append(cases, testcase{Name: "comparable_runs", Classname: "pocketeval.gate", SystemOut: out,
-			Failure: &failure{Message: "unlike runs (compared with --allow-unlike)", Text: out}})
+			Failure: &failure{Message: "unlike runs" + paren(withHint("compared with ", g.Hints.AllowUnlike)), Text: out}})
 	}
 	limit := g.limitNote()
 	for _, v := range g.Tasks {
@@ -94,7 +94,7 @@ func (g *GateResult) Markdown() string {
 		fmt.Fprintf(&b, "\nSuite average (%s, candidate): **n/a** — every task of the suite must be present and complete; not complete: %s\n", g.Suite, strings.Join(g.AvgMissing, "; "))
 	}
 	if len(g.Unlike) > 0 {
-		fmt.Fprintf(&b, "\n**Unlike runs** (compared with --allow-unlike, so the gate fails): %s\n", strings.Join(g.Unlike, "; "))
+		fmt.Fprintf(&b, "\n**Unlike runs** (%sso the gate fails): %s\n", withHint("compared with ", g.Hints.AllowUnlike+", "), strings.Join(g.Unlike, "; "))
 	}
 	if l := g.limitNote(); l != "" {
 		fmt.Fprintf(&b, "\n%s\n", l)
@@ -108,7 +108,16 @@ func (g *GateResult) limitNote() string {
 	if g.LimitBaseline == 0 && g.LimitCandidate == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Limited run (--limit: baseline %s, candidate %s): the first samples of each task only, not the benchmark's numbers", limitText(g.LimitBaseline), limitText(g.LimitCandidate))
+	return fmt.Sprintf("Limited run (%sbaseline %s, candidate %s): the first samples of each task only, not the benchmark's numbers", withHint("", g.Hints.Limit+": "), limitText(g.LimitBaseline), limitText(g.LimitCandidate))
+}
+
+// withHint is prefix+hint, or "" when the hint (with its own trailing
+// punctuation, if any) is empty.
+func withHint(prefix, hint string) string {
+	if strings.Trim(hint, ",: ") == "" {
+		return ""
+	}
+	return prefix + hint
 }
 
 func limitText(n int) string {

@@ -42,10 +42,54 @@ type Options struct {
 	// (compare.Unlike) instead of refusing them: the gate then fails, and
 	// says why.
 	AllowUnlike bool
+	// Hints word the caller's switches in the gate's report lines.
+	Hints Hints
+}
+
+// Hints word, in the caller's terms (the command line's flags), what the
+// gate's report lines point to; the gate names no flag itself. An empty
+// hint is left out of the line.
+type Hints struct {
+	// AllowUnlike is how unlike runs were let through ("--allow-unlike").
+	AllowUnlike string
+	// Limit is the sample limit's switch ("--limit").
+	Limit string
+	// IsolatedVerdicts is how code tasks get isolated verdicts ("run code
+	// tasks with --verdict-mode isolated").
+	IsolatedVerdicts string
+	// Measures words where a budget's missing measure comes from, by what
+	// is missing.
+	Measures map[Measure]string
+}
+
+// Measure is what a budget found no measurement of.
+type Measure int
+
+const (
+	// MeasureSpeed: a decode or prefill speed.
+	MeasureSpeed Measure = iota + 1
+	// MeasureEnergy: energy per inference.
+	MeasureEnergy
+	// MeasureBatteryEnergy: energy measured from the battery.
+	MeasureBatteryEnergy
+	// MeasureBatteryCapacity: the battery's capacity, for a bench row with
+	// energy.
+	MeasureBatteryCapacity
+)
+
+// paren is " (s)", or "" for no s.
+func paren(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
 }
 
 // GateResult is the whole verdict.
 type GateResult struct {
+	// Hints are Options.Hints: how the report lines word the caller's
+	// switches.
+	Hints Hints         `json:"-"`
 	Pass  bool          `json:"pass"`
 	Tasks []TaskVerdict `json:"tasks"`
 	// Unlike lists how the runs differ in what decides scores (only with
@@ -84,7 +128,7 @@ type GateResult struct {
 // nothing, fails with its own verdict and reason.
 func Gate(baseline, candidate *rundir.Run, p *Policy, o Options) (*GateResult, error) {
 	seed := o.Seed
-	g := &GateResult{Pass: true, Alpha: p.Alpha, Baseline: baseline.Dir, Candidate: candidate.Dir, AvgFloor: p.SuiteAverageFloor, Failures: []string{},
+	g := &GateResult{Hints: o.Hints, Pass: true, Alpha: p.Alpha, Baseline: baseline.Dir, Candidate: candidate.Dir, AvgFloor: p.SuiteAverageFloor, Failures: []string{},
 		LimitBaseline: baseline.Manifest.Config.Limit, LimitCandidate: candidate.Manifest.Config.Limit}
 	cmp, err := compare.Runs(baseline, candidate, compare.Options{Alpha: p.Alpha, Seed: seed, AllowUnlike: o.AllowUnlike})
 	var none *compare.NothingToCompareError
@@ -97,7 +141,7 @@ func Gate(baseline, candidate *rundir.Run, p *Policy, o Options) (*GateResult, e
 	if len(cmp.Unlike) > 0 {
 		g.Unlike = cmp.Unlike
 		g.Pass = false
-		g.Failures = append(g.Failures, "the runs are unlike (--allow-unlike): "+strings.Join(cmp.Unlike, "; "))
+		g.Failures = append(g.Failures, "the runs are unlike"+paren(g.Hints.AllowUnlike)+": "+strings.Join(cmp.Unlike, "; "))
 	}
 	entries := make([]suite.Entry, len(cmp.Tasks))
 	for i, tc := range cmp.Tasks {
@@ -240,8 +284,12 @@ func (g *GateResult) warnOfficialVerdicts(task string, p *Policy, runs ...*rundi
 	}
 	for _, r := range runs {
 		if mode, ok := r.Manifest.CodeVerdictMode(task); ok && mode == results.VerdictOfficial {
+			also := ""
+			if g.Hints.IsolatedVerdicts != "" {
+				also = " and " + g.Hints.IsolatedVerdicts
+			}
 			g.Warnings = append(g.Warnings, fmt.Sprintf("%s: compared with official verdicts, which pass forged results; "+
-				"a release gate should set code_verdict_mode: isolated and run code tasks with --verdict-mode isolated", task))
+				"a release gate should set code_verdict_mode: isolated%s", task, also))
 			return
 		}
 	}

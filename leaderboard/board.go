@@ -36,6 +36,8 @@ type Board struct {
 	// Rows are the runs and reference rows, best suite average first
 	// (rows without an average follow; see NewBoard).
 	Rows []BoardRow
+	// LimitSwitch is BoardOptions.LimitSwitch.
+	LimitSwitch string
 }
 
 // Group is a run of columns that measure one capability.
@@ -63,6 +65,9 @@ type BoardOptions struct {
 	// each group), its average the board's average, and its reported
 	// numbers a reference row.
 	Suite *suite.Suite
+	// LimitSwitch names the sample limit in a run's facts the way the
+	// caller does (the command line: "--limit"); "" reads "limit".
+	LimitSwitch string
 	// Capabilities group the columns; a task none lists goes to
 	// OtherCapability.
 	Capabilities []Capability
@@ -223,7 +228,7 @@ func (c Cell) HasScore() bool {
 // follow by the number of tasks they scored: an average over the tasks a
 // run happens to have is never used to rank it.
 func NewBoard(rs []*rundir.Run, o BoardOptions) (*Board, error) {
-	b := &Board{Title: o.Title, Notes: map[string]string{}}
+	b := &Board{Title: o.Title, Notes: map[string]string{}, LimitSwitch: o.LimitSwitch}
 	var entries []suite.Entry
 	if o.Suite != nil {
 		b.Suite = o.Suite.Name

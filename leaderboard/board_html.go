@@ -385,7 +385,7 @@ func details(b *Board, r *BoardRow, anchor string) *runDetails {
 			fact("Quantisation", "unknown (not in the model file's header or name)")
 		}
 		fact("Generation", genFacts(m))
-		fact("Samples", sampleFacts(r, m))
+		fact("Samples", sampleFacts(r, m, b.LimitSwitch))
 		fact("When", whenFacts(m))
 		fact("Host", hostFacts(m))
 		fact("Efficiency", effFacts(r))
@@ -493,13 +493,16 @@ func genFacts(m *results.Manifest) string {
 	return strings.Join(parts, " · ")
 }
 
-func sampleFacts(r *BoardRow, m *results.Manifest) string {
+func sampleFacts(r *BoardRow, m *results.Manifest, limitSwitch string) string {
 	s := fmt.Sprintf("%d selected, %d scored", r.Samples, r.Scored)
 	if r.Errors > 0 {
 		s += fmt.Sprintf(", %d failed", r.Errors)
 	}
 	if m.Config.Limit > 0 {
-		s += fmt.Sprintf(" · --limit %d (the first %d of each task)", m.Config.Limit, m.Config.Limit)
+		if limitSwitch == "" {
+			limitSwitch = "limit"
+		}
+		s += fmt.Sprintf(" · %s %d (the first %d of each task)", limitSwitch, m.Config.Limit, m.Config.Limit)
 	} else {
 		s += " · every sample of each task"
 	}

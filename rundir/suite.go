@@ -102,6 +102,9 @@ type SuiteReport struct {
 	// Assumed lists the members whose place in the suite is assumed, not
 	// published: the reported average may be over other benchmarks.
 	Assumed []string `json:"assumed_members,omitempty"`
+	// LimitSwitch names the sample limit in the printed report the way
+	// the caller does (the command line: "--limit"); "" reads "limit".
+	LimitSwitch string `json:"-"`
 }
 
 // MarshalJSON writes the average's interval as null when there is no
@@ -193,7 +196,11 @@ func (rep *SuiteReport) Print(w io.Writer) {
 		fmt.Fprintf(w, "Assumed members (the published list does not name them): %s\n", strings.Join(rep.Assumed, ", "))
 	}
 	if rep.Limit > 0 {
-		fmt.Fprintf(w, "Limited run (--limit %d): the first %d samples of each task, not comparable with the published numbers\n", rep.Limit, rep.Limit)
+		sw := rep.LimitSwitch
+		if sw == "" {
+			sw = "limit"
+		}
+		fmt.Fprintf(w, "Limited run (%s %d): the first %d samples of each task, not comparable with the published numbers\n", sw, rep.Limit, rep.Limit)
 	}
 }
 

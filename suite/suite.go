@@ -23,6 +23,8 @@ import (
 	"github.com/pocketeval/pocketeval/internal/regfile"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/pocketeval/pocketeval/internal/yamlwalk"
 )
 
 //go:embed suites/*.yaml
@@ -79,19 +81,15 @@ func (e *Entry) UnmarshalYAML(n *yaml.Node) error {
 // does not have: yaml.v3's KnownFields does not reach into a custom
 // unmarshaler.
 func decodeKnown(n *yaml.Node, v any) error {
-	if n.Kind == yaml.MappingNode {
-		t := reflect.TypeOf(v).Elem()
-		known := map[string]bool{}
-		for i := 0; i < t.NumField(); i++ {
-			if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name != "" && name != "-" {
-				known[name] = true
-			}
+	t := reflect.TypeOf(v).Elem()
+	known := map[string]bool{}
+	for i := 0; i < t.NumField(); i++ {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name != "" && name != "-" {
+			known[name] = true
 		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if k := n.Content[i]; !known[k.Value] {
-				return fmt.Errorf("line %d: field %s not found in a task entry", k.Line, k.Value)
-			}
-		}
+	}
+	if k := yamlwalk.Unknown(n, func(key string) bool { return known[key] }); k != nil {
+		return fmt.Errorf("line %d: field %s not found in a task entry", k.Line, k.Value)
 	}
 	return n.Decode(v)
 }
@@ -154,46 +152,52 @@ func Get(name string, taskFile TaskFileNamer) (*Suite, error) {
 // field: unknown fields, a missing name or task, a task listed twice, a
 // published number outside [0, 100].
 func Parse(file string, data []byte) (*Suite, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("suite %s: %w", file, err)
+	fail := func(line, item int, field, format string, args ...any) error {
+		e := &yamlwalk.Error{Doc: "suite", File: file, Line: line, Field: field, Err: fmt.Errorf(format, args...)}
+		if item >= 0 {
+			e.Item = fmt.Sprintf("tasks[%d]", item)
+		}
+		return e
 	}
-	if len(doc.Content) == 0 {
-		return nil, fmt.Errorf("suite %s: empty file", file)
+	top, err := yamlwalk.Root(data)
+	if err != nil {
+		return nil, fail(0, -1, "", "%w", err)
+	}
+	if top == nil {
+		return nil, fail(0, -1, "", "empty file")
 	}
 	var s Suite
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("suite %s: %w", file, err)
+		return nil, fail(0, -1, "", "%w", err)
 	}
 	s.File, s.lines = file, map[string]int{}
-	if top := doc.Content[0]; top.Kind == yaml.MappingNode {
+	if top.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(top.Content); i += 2 {
 			s.lines[top.Content[i].Value] = top.Content[i].Line
 		}
 	}
 	if s.Name == "" {
-		return nil, fmt.Errorf("suite %s: field \"name\": missing", file)
+		return nil, fail(0, -1, "name", "missing")
 	}
 	if len(s.Tasks) == 0 {
-		return nil, fmt.Errorf("suite %s:%d: field \"tasks\": no tasks", file, s.lines["tasks"])
+		return nil, fail(s.lines["tasks"], -1, "tasks", "no tasks")
 	}
 	if r := s.ReportedAverage; r != nil && !(*r >= 0 && *r <= 100) {
-		return nil, fmt.Errorf("suite %s:%d: field \"reported_average\": %v is not a score ×100 in [0, 100]", file, s.lines["reported_average"], *r)
+		return nil, fail(s.lines["reported_average"], -1, "reported_average", "%v is not a score ×100 in [0, 100]", *r)
 	}
 	seen := map[string]int{}
 	for i, e := range s.Tasks {
-		where := fmt.Sprintf("suite %s:%d: tasks[%d]", file, e.Line, i)
 		if e.Task == "" {
-			return nil, fmt.Errorf("%s: field \"task\": missing", where)
+			return nil, fail(e.Line, i, "task", "missing")
 		}
 		if first, ok := seen[e.Task]; ok {
-			return nil, fmt.Errorf("%s: task %q listed twice (first on line %d)", where, e.Task, first)
+			return nil, fail(e.Line, i, "", "task %q listed twice (first on line %d)", e.Task, first)
 		}
 		seen[e.Task] = e.Line
 		if r := e.Reported; r != nil && !(*r >= 0 && *r <= 100) {
-			return nil, fmt.Errorf("%s: field \"reported\": %v is not a score ×100 in [0, 100]", where, *r)
+			return nil, fail(e.Line, i, "reported", "%v is not a score ×100 in [0, 100]", *r)
 		}
 	}
 	return &s, nil
@@ -213,19 +217,21 @@ type TaskMetrics struct {
 // file, the entry's line and the field.
 func (s *Suite) Check(info func(task string) (TaskMetrics, error)) error {
 	for i, e := range s.Tasks {
-		where := fmt.Sprintf("suite %s:%d: tasks[%d]", s.File, e.Line, i)
+		at := func(field string, err error) error {
+			return &yamlwalk.Error{Doc: "suite", File: s.File, Line: e.Line, Item: fmt.Sprintf("tasks[%d]", i), Field: field, Err: err}
+		}
 		name := e.Task
 		if e.File != "" {
 			name = e.File
 		}
 		in, err := info(name)
 		if err != nil {
-			return fmt.Errorf("%s: field \"task\": %w", where, err)
+			return at("task", err)
 		}
 		if e.Metric == "" || e.Metric == in.PrimaryMetric || slices.Contains(in.Metrics, e.Metric) {
 			continue
 		}
-		return fmt.Errorf("%s: field \"metric\": task %s has no metric %q (its metrics: %s)", where, in.Name, e.Metric, strings.Join(in.Metrics, ", "))
+		return at("metric", fmt.Errorf("task %s has no metric %q (its metrics: %s)", in.Name, e.Metric, strings.Join(in.Metrics, ", ")))
 	}
 	return nil
 }
@@ -249,12 +255,15 @@ func readFile(file string, taskFile TaskFileNamer) (*Suite, error) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(filepath.Dir(file), p)
 		}
+		at := func(err error) error {
+			return &yamlwalk.Error{Doc: "suite", File: file, Line: e.Line, Item: fmt.Sprintf("tasks[%d]", i), Field: "task", Err: err}
+		}
 		if taskFile == nil {
-			return nil, fmt.Errorf("suite %s:%d: tasks[%d]: field \"task\": %s is a task file, which this command cannot read", file, e.Line, i, e.Task)
+			return nil, at(fmt.Errorf("%s is a task file, which this command cannot read", e.Task))
 		}
 		name, err := taskFile(p)
 		if err != nil {
-			return nil, fmt.Errorf("suite %s:%d: tasks[%d]: field \"task\": %w", file, e.Line, i, err)
+			return nil, at(err)
 		}
 		s.Tasks[i].Task, s.Tasks[i].File = name, p
 	}

@@ -30,7 +30,7 @@ func NewSandbox(ctx context.Context, env evals.Env) (sandbox.Executor, io.Closer
 		env.Record("sandbox", layers)
 	}
 	if layers.Unsafe && env.Warn != nil {
-		env.Warn("sandbox: running model-written code below the minimum isolation, as --unsafe-no-sandbox allows (mode %s)", layers.Mode)
+		env.Warn("sandbox: running model-written code below the minimum isolation, as explicitly allowed (mode %s)", layers.Mode)
 	}
 	return pool, pool, nil
 }

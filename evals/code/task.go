@@ -363,7 +363,7 @@ func (t *Task) Setup(ctx context.Context, env evals.Env) (evals.Task, io.Closer,
 		ex = isolatedExecutor(ex, pairs)
 		if env.UnsafeNoSandbox && env.Warn != nil {
 			env.Warn("%s: isolated verdicts rely on the sandbox keeping the model's process away from the tests' process; "+
-				"with --unsafe-no-sandbox a program running as the same user may still reach it", name)
+				"without the sandbox (explicitly allowed) a program running as the same user may still reach it", name)
 		}
 	}
 	nt := t.WithExecutor(ex)

@@ -51,8 +51,11 @@ type Task struct {
 	file        string // primary file relative to the data directory
 	source      string
 	description string
-	lang        scorer.Lang
-	seed        uint64 // langdetect's DetectorFactory.seed
+	// standIn: a missing data file says that any file in IFEval's schema
+	// may stand in for it (LoadConfig.DatasetFile; a private copy).
+	standIn bool
+	lang    scorer.Lang
+	seed    uint64 // langdetect's DetectorFactory.seed
 }
 
 var (
@@ -70,7 +73,8 @@ var (
 		name:        "ifeval_zh",
 		version:     "2",
 		file:        "ifeval_zh/marco_bench_mif/zh_local.jsonl",
-		source:      "AIDC-AI/Marco-Bench-MIF Marco-Bench-MIF/zh_local.jsonl (HF AIDC-AI/Marco-Bench-MIF); --dataset-file takes any IFEval-schema file",
+		source:      "AIDC-AI/Marco-Bench-MIF Marco-Bench-MIF/zh_local.jsonl (HF AIDC-AI/Marco-Bench-MIF)",
+		standIn:     true,
 		description: "IFEval-zh: IFEval's 25 instruction types on Chinese prompts, with Chinese-aware counting (docs/ifeval-zh.md)",
 		lang:        scorer.Chinese,
 	}
@@ -183,6 +187,10 @@ func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, 
 	}
 	data, sum, err := evals.ReadDataFile(t.name, path, t.source)
 	if err != nil {
+		var missing *evals.MissingDataError
+		if errors.As(err, &missing) && t.standIn {
+			missing.Schema = "IFEval"
+		}
 		return nil, err
 	}
 	ds := &evals.Dataset{Files: map[string]string{path: sum}}

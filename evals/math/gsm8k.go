@@ -29,7 +29,7 @@ const (
 //
 // Chat prompts (the default) are lm-evaluation-harness's gsm8k_cot_llama
 // under --apply_chat_template --fewshot_as_multiturn: an instruction asking
-// the answer to end with "The final answer is N"; with --num-fewshot k, the
+// the answer to end with "The final answer is N"; with k few-shot examples, the
 // first k of that task file's eight fixed exemplars precede it as earlier
 // user/assistant turns. Completion prompts (raw, no chat template) are
 // lm-eval's gsm8k task: "Question: …\nAnswer:" after k train problems
@@ -62,7 +62,7 @@ func (GSM8K) Info() evals.TaskInfo {
 		Source:           gsm8kSource,
 		PrimaryMetric:    MetricFlexible,
 		Metrics:          metricNames,
-		Description:      "GSM8K grade-school math, zero-shot chain of thought (--num-fewshot: lm-eval's exemplars, from train.jsonl in raw mode); strict and flexible exact match",
+		Description:      "GSM8K grade-school math, zero-shot chain of thought (few-shot: lm-eval's exemplars, from train.jsonl in raw mode); strict and flexible exact match",
 		FewShot:          true,
 		DefaultMaxTokens: 768,
 	}

@@ -13,29 +13,14 @@ import (
 
 	"github.com/ardanlabs/jinja"
 	"gopkg.in/yaml.v3"
+
+	"github.com/pocketeval/pocketeval/internal/yamlwalk"
 )
 
 // Error is a problem in a task file: the file, the 1-based line (0 when
-// unknown) and the key it concerns.
-type Error struct {
-	File  string
-	Line  int
-	Field string
-	Err   error
-}
-
-func (e *Error) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
-	}
-	if e.Field == "" {
-		return fmt.Sprintf("%s: %v", loc, e.Err)
-	}
-	return fmt.Sprintf("%s: field %q: %v", loc, e.Field, e.Err)
-}
-
-func (e *Error) Unwrap() error { return e.Err }
+// unknown) and the key it concerns (yamlwalk's, the one error of
+// pocketeval's YAML files).
+type Error = yamlwalk.Error
 
 // ErrUnsupported is wrapped by errors about lm-eval features pocketeval
 // refuses (Python hooks, process_docs, ...).
@@ -98,12 +83,12 @@ func readYAML(path string, seen map[string]bool) (map[string]value, error) {
 		return nil, err
 	}
 	own := map[string]value{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		if _, dup := own[k.Value]; dup {
-			return nil, &Error{File: path, Line: k.Line, Field: k.Value, Err: errors.New("key given twice")}
-		}
-		own[k.Value] = value{node: v, file: path}
+	w := yamlwalk.Walker{File: path, Repeated: func(int) string { return "key given twice" }}
+	if err := w.Mapping(root, "", func(key string, _, v *yaml.Node) error {
+		own[key] = value{node: v, file: path}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	inc, ok := own["include"]
 	if !ok {
@@ -156,14 +141,14 @@ func readRoot(path string) (*yaml.Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read task file: %w", err)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	root, err := yamlwalk.Root(data)
+	if err != nil {
 		return nil, &Error{File: path, Err: err}
 	}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+	if root == nil || root.Kind != yaml.MappingNode {
 		return nil, nil
 	}
-	return doc.Content[0], nil
+	return root, nil
 }
 
 // refuseFunctions rejects lm-eval's `!function module.fn` tags anywhere

@@ -24,9 +24,9 @@ type ToolsNotRenderedError struct {
 
 func (e *ToolsNotRenderedError) Error() string {
 	if e.Param == "tools" {
-		return fmt.Sprintf("the chat template does not render tools: the function %q offered in tools does not reach the prompt (use a template with tool support, e.g. --chat-template)", e.Name)
+		return fmt.Sprintf("the chat template does not render tools: the function %q offered in tools does not reach the prompt", e.Name)
 	}
-	return fmt.Sprintf("the chat template does not render tool calls: the call of %q in %s does not reach the prompt (use a template with tool support, e.g. --chat-template)", e.Name, e.Param)
+	return fmt.Sprintf("the chat template does not render tool calls: the call of %q in %s does not reach the prompt", e.Name, e.Param)
 }
 
 // toolNames returns the function names of an OpenAI tools array, in

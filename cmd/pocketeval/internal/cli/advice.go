@@ -5,9 +5,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pocketeval/pocketeval/compare"
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/runner"
+	"github.com/pocketeval/pocketeval/gate"
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/runtime/chattemplate"
 	"github.com/pocketeval/pocketeval/sandbox"
 )
 
@@ -43,6 +46,22 @@ func advice(err error) string {
 	if errors.As(err, &ode) {
 		fixes = append(fixes, "`pocketeval datasets download --optional "+ode.Task+"` fetches it")
 	}
+	var mde *evals.MissingDataError
+	if errors.As(err, &mde) && mde.Schema != "" {
+		fixes = append(fixes, "--dataset-file takes any "+mde.Schema+"-schema file")
+	}
+	var ue *compare.UnlikeError
+	if errors.As(err, &ue) {
+		fixes = append(fixes, "compare runs made with the same settings, or pass --allow-unlike to compare them anyway, marked as unlike")
+	}
+	var ae *compare.AlignmentError
+	if errors.As(err, &ae) && ae.Unpaired {
+		fixes = append(fixes, "compare runs with the same --limit/--shard, and re-run failed samples")
+	}
+	var tn *chattemplate.ToolsNotRenderedError
+	if errors.As(err, &tn) {
+		fixes = append(fixes, "use a template with tool support, e.g. --chat-template")
+	}
 	if errors.Is(err, sandbox.ErrInsufficientIsolation) {
 		fixes = append(fixes, "--unsafe-no-sandbox runs model-written code without isolation")
 	}
@@ -55,4 +74,17 @@ func withAdvice(err error) string {
 		return err.Error() + "\n" + a
 	}
 	return err.Error()
+}
+
+// gateHints word the flags the gate's report lines point to.
+var gateHints = gate.Hints{
+	AllowUnlike:      "--allow-unlike",
+	Limit:            "--limit",
+	IsolatedVerdicts: "run code tasks with --verdict-mode isolated",
+	Measures: map[gate.Measure]string{
+		gate.MeasureSpeed:           "bench --json, gate --bench FILE",
+		gate.MeasureEnergy:          "bench --energy battery|rapl --json, or energy --json from the device",
+		gate.MeasureBatteryEnergy:   "bench --energy battery --json, or energy --json from the device",
+		gate.MeasureBatteryCapacity: "--battery-mah and --battery-volts",
+	},
 }

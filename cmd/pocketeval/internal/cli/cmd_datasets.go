@@ -207,7 +207,11 @@ func newFilesJSON(dir string, ds []datasets.Dataset, sts []datasets.FileStatus, 
 			doc.OK++
 		case st.Status == datasets.Missing && st.Optional:
 			doc.Optional++
-			f.Why = "optional, not downloaded: " + notes[st.Path].Note + " (datasets download --optional fetches it)"
+			note := notes[st.Path].Note
+			if t := notes[st.Path].FewShotFor; t != "" {
+				note += ": only " + t + " --num-fewshot N > 0 reads it"
+			}
+			f.Why = "optional, not downloaded: " + note + " (datasets download --optional fetches it)"
 		case st.Status == datasets.Missing:
 			doc.Missing++
 			f.Why = "not downloaded; needed by " + users(st.Path)

@@ -137,7 +137,7 @@ func gateRun(ctx context.Context, opts *GateOptions) error {
 	if err := p.CheckTasks(knownTask(opts.Tasks, a, b)); err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}
-	g, err := gate.Gate(a, b, p, gate.Options{Seed: opts.Seed, AllowUnlike: opts.AllowUnlike})
+	g, err := gate.Gate(a, b, p, gate.Options{Seed: opts.Seed, AllowUnlike: opts.AllowUnlike, Hints: gateHints})
 	if err != nil {
 		return &ExitCodeError{Code: ExitUsage, Err: err}
 	}

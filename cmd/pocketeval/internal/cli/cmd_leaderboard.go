@@ -90,7 +90,7 @@ func capabilities() []leaderboard.Capability {
 }
 
 func leaderboardRun(opts *LeaderboardOptions) error {
-	bo := leaderboard.BoardOptions{Title: opts.Title, Capabilities: capabilities()}
+	bo := leaderboard.BoardOptions{Title: opts.Title, Capabilities: capabilities(), LimitSwitch: "--limit"}
 	if opts.Suite != "" {
 		s, err := getSuite(opts.Suite)
 		if err != nil {

@@ -91,6 +91,7 @@ func suiteRun(opts *SuiteOptions) error {
 	if opts.JSON {
 		return writeJSON(opts.IO, rep)
 	}
+	rep.LimitSwitch = "--limit"
 	rep.Print(opts.IO.Out)
 	return nil
 }
@@ -133,6 +134,7 @@ func printSuite(w io.Writer, name, dir string) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	rep.LimitSwitch = "--limit"
 	rep.Print(w)
 	return nil
 }
