@@ -28,7 +28,7 @@ type IncompleteError struct {
 }
 
 func (e *IncompleteError) Error() string {
-	return fmt.Sprintf("load run %s: the manifest's status is %q: not a finished run, so not a result (finish it with the same `pocketeval run ... --out %s`, which re-scores every response it reuses)", e.Dir, e.Status, e.Dir)
+	return fmt.Sprintf("load run %s: the manifest's status is %q: not a finished run, so not a result", e.Dir, e.Status)
 }
 
 // Manifest records how a run was made.

@@ -62,6 +62,10 @@ func advice(err error) string {
 	if errors.As(err, &tn) {
 		fixes = append(fixes, "use a template with tool support, e.g. --chat-template")
 	}
+	var ie *results.IncompleteError
+	if errors.As(err, &ie) {
+		fixes = append(fixes, "finish it with the same `pocketeval run ... --out "+ie.Dir+"`, which re-scores every response it reuses")
+	}
 	if errors.Is(err, sandbox.ErrInsufficientIsolation) {
 		fixes = append(fixes, "--unsafe-no-sandbox runs model-written code without isolation")
 	}

@@ -30,6 +30,7 @@ func TestAdvice(t *testing.T) {
 		{fmt.Errorf("load: %w", &evals.FewShotError{Task: "bbh", Requested: 5, Allowed: []int{3, 0}}), "use --num-fewshot 3 or 0"},
 		{&evals.OptionalDataError{Task: "gsm8k", Err: fmt.Errorf("x")}, "datasets download --optional gsm8k"},
 		{fmt.Errorf("sandbox: %w: no set-up", sandbox.ErrInsufficientIsolation), "--unsafe-no-sandbox"},
+		{&results.IncompleteError{Dir: "d", Status: "running"}, "pocketeval run ... --out d"},
 		{fmt.Errorf("cannot compare: %w", &compare.UnlikeError{Diffs: []string{"limit: 5 vs 10"}}), "pass --allow-unlike to compare them anyway"},
 		{&compare.AlignmentError{Task: "t", Reason: "2 samples only in A", Unpaired: true}, "compare runs with the same --limit/--shard"},
 		{&chattemplate.ToolsNotRenderedError{Param: "tools", Name: "f"}, "e.g. --chat-template"},
