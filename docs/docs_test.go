@@ -227,6 +227,9 @@ func runFile(t *testing.T, repo string, env []string, blocks []doctest.Block, is
 			if err != nil || r.Exit != 0 {
 				t.Errorf("%s: the block exited %d (%v):\n%s\noutput:\n%s", where, r.Exit, err, b.Text, r.Output)
 			}
+			if line := repeatedSetupLine(r.Output); line != "" {
+				t.Errorf("%s: the block prints %q more than once: a reader sees set-up reported twice", where, line)
+			}
 		}
 		t.Logf("%s: %v", where, time.Since(t0).Round(100*time.Millisecond))
 	}
@@ -386,5 +389,32 @@ func lock(t *testing.T, path string) func() {
 	return func() {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
+	}
+}
+
+// repeatedSetupLine returns a set-up report ("setup-llamacpp: DIR is up to
+// date") that output holds more than once, or "": a documented command
+// says once what it set up.
+func repeatedSetupLine(output string) string {
+	seen := map[string]bool{}
+	for _, line := range strings.Split(output, "\n") {
+		if !strings.HasSuffix(strings.TrimSpace(line), "is up to date") {
+			continue
+		}
+		if seen[line] {
+			return line
+		}
+		seen[line] = true
+	}
+	return ""
+}
+
+func TestRepeatedSetupLine(t *testing.T) {
+	twice := "setup-llamacpp: /c/lib is up to date\nok\nsetup-llamacpp: /c/lib is up to date\n"
+	if got := repeatedSetupLine(twice); got != "setup-llamacpp: /c/lib is up to date" {
+		t.Errorf("repeatedSetupLine(twice) = %q", got)
+	}
+	if got := repeatedSetupLine("setup-llamacpp: /c/lib is up to date\nsetup-openai-node: /n is up to date\n"); got != "" {
+		t.Errorf("repeatedSetupLine(once each) = %q, want none", got)
 	}
 }
