@@ -488,9 +488,12 @@ func (t *Task) Converse(ctx context.Context, _ *evals.Dataset, s evals.Sample, c
 					d := &scorer.Dict{}
 					d.Set(tc.Name, tc.Arguments)
 					list[i] = d
-					if tc.ID == "" {
-						tc.ID = fmt.Sprintf("call_%d_%d_%d", turn, count, i)
-					}
+					// The conversation numbers the calls itself rather than
+					// keeping the ids the runtime gave (a server's are unique
+					// per response, not reproducible): ids are not scored,
+					// and a resumed conversation must record the bytes a
+					// clean one does.
+					tc.ID = fmt.Sprintf("call_%d_%d_%d", turn, count, i)
 					ids = append(ids, tc.ID)
 					asst.ToolCalls = append(asst.ToolCalls, tc)
 				}
