@@ -3,7 +3,6 @@ module github.com/pocketeval/pocketeval
 go 1.26.0
 
 require (
-	github.com/ardanlabs/jinja v1.8.0
 	github.com/dlclark/regexp2/v2 v2.13.0
 	github.com/ebitengine/purego v0.10.0
 	github.com/elastic/go-seccomp-bpf v1.6.0

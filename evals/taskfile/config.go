@@ -8,12 +8,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ardanlabs/jinja"
 	"gopkg.in/yaml.v3"
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/lmtemplate"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
+	"github.com/pocketeval/pocketeval/internal/jinja"
 	"github.com/pocketeval/pocketeval/scorers/choice"
 )
 
@@ -106,7 +106,7 @@ type Config struct {
 	DocToTarget docSpec
 	// resultCounts is a native process_results hook of a
 	// loglikelihood_rolling task (hooks.go): the word and byte counts.
-	resultCounts func(doc jinja.Value) (words, bytes int, err error)
+	resultCounts func(doc pyvalue.Value) (words, bytes int, err error)
 	DocToChoice  docSpec
 	Description  string // template or field name; "" for none
 
@@ -128,6 +128,7 @@ type Config struct {
 	Decision *DecisionConfig
 
 	descTmpl *lmtemplate.Template
+	lim      jinja.Limits // every template of the file renders under these
 }
 
 // DataConfig says where the documents come from.
@@ -150,7 +151,7 @@ type DataConfig struct {
 type FewshotConfig struct {
 	Sampler          string // "default" or "first_n"
 	Split            string
-	Samples          []jinja.Value
+	Samples          []pyvalue.Value
 	Indices          []int
 	DocToText        docSpec
 	DocToTarget      docSpec
@@ -176,13 +177,14 @@ type docSpec struct {
 	tmpl  *lmtemplate.Template
 	isInt bool
 	i     int64
-	list  []jinja.Value
-	fn    func(doc jinja.Value) (jinja.Value, error) // a native `!function` hook
-	pos   string                                     // "file:line" for errors
+	list  []pyvalue.Value
+	fn    func(doc pyvalue.Value) (pyvalue.Value, error) // a native `!function` hook
+	pos   string                                         // "file:line" for errors
 }
 
-func decodeConfig(file string, raw map[string]value) (*Config, error) {
-	c := &Config{File: file, TargetDelimiter: " ", FewshotDelimiter: "\n\n", OutputType: GenerateUntil}
+// decodeConfig decodes a task file; its templates render under lim.
+func decodeConfig(file string, raw map[string]value, lim jinja.Limits) (*Config, error) {
+	c := &Config{File: file, TargetDelimiter: " ", FewshotDelimiter: "\n\n", OutputType: GenerateUntil, lim: lim}
 	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		v := raw[k]
 		rule, ok := keys[k]
@@ -287,13 +289,13 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 		}
 	}
 	var err error
-	if c.DocToText, err = decodeDocSpec(raw, "doc_to_text", true); err != nil {
+	if c.DocToText, err = decodeDocSpec(raw, "doc_to_text", true, lim); err != nil {
 		return nil, err
 	}
-	if c.DocToTarget, err = decodeDocSpec(raw, "doc_to_target", false); err != nil {
+	if c.DocToTarget, err = decodeDocSpec(raw, "doc_to_target", false, lim); err != nil {
 		return nil, err
 	}
-	if c.DocToChoice, err = decodeDocSpec(raw, "doc_to_choice", false); err != nil {
+	if c.DocToChoice, err = decodeDocSpec(raw, "doc_to_choice", false, lim); err != nil {
 		return nil, err
 	}
 	if !c.DocToText.set {
@@ -306,7 +308,7 @@ func decodeConfig(file string, raw map[string]value) (*Config, error) {
 		return nil, &Error{File: file, Field: "doc_to_choice", Err: errors.New("missing: multiple_choice tasks list their choices")}
 	}
 	if c.Description != "" {
-		if c.descTmpl, err = lmtemplate.Compile(c.Description); err != nil {
+		if c.descTmpl, err = lmtemplate.Compile(c.Description, lim); err != nil {
 			v := raw["description"]
 			return nil, v.wrap("description", err)
 		}
@@ -352,15 +354,15 @@ func stringList(v value, key string) ([]string, error) {
 	return nil, v.errorf(key, "want a string or a list of strings")
 }
 
-func decodeDocSpec(raw map[string]value, key string, textOnly bool) (docSpec, error) {
+func decodeDocSpec(raw map[string]value, key string, textOnly bool, lim jinja.Limits) (docSpec, error) {
 	v, ok := raw[key]
 	if !ok {
 		return docSpec{}, nil
 	}
-	return docSpecOf(v, key, textOnly)
+	return docSpecOf(v, key, textOnly, lim)
 }
 
-func docSpecOf(v value, key string, textOnly bool) (docSpec, error) {
+func docSpecOf(v value, key string, textOnly bool, lim jinja.Limits) (docSpec, error) {
 	d := docSpec{set: true, pos: fmt.Sprintf("%s:%d", v.file, v.node.Line)}
 	if v.node.Tag == "!function" {
 		h, err := nativeHook(v.file, key, v.node)
@@ -376,7 +378,7 @@ func docSpecOf(v value, key string, textOnly bool) (docSpec, error) {
 		switch {
 		case x.IsString():
 			d.str = x.AsString()
-			t, err := lmtemplate.Compile(d.str)
+			t, err := lmtemplate.Compile(d.str, lim)
 			if err != nil {
 				return d, v.wrap(key, err)
 			}
@@ -398,12 +400,12 @@ func docSpecOf(v value, key string, textOnly bool) (docSpec, error) {
 		}
 		if x.IsDict() {
 			// lm-eval takes a dict's values as the choices.
-			var items []jinja.Value
+			var items []pyvalue.Value
 			for _, k := range x.AsDict().OrderedKeys() {
 				it, _ := x.AsDict().Get(k)
 				items = append(items, it)
 			}
-			x = jinja.NewList(items)
+			x = pyvalue.NewList(items)
 		}
 		d.list = x.AsList().Items
 	default:
@@ -457,11 +459,11 @@ func decodeFewshot(c *Config, raw map[string]value) error {
 					f.Indices = append(f.Indices, int(it.AsInt()))
 				}
 			case "doc_to_text":
-				f.DocToText, err = docSpecOf(sub, field, true)
+				f.DocToText, err = docSpecOf(sub, field, true, c.lim)
 			case "doc_to_target":
-				f.DocToTarget, err = docSpecOf(sub, field, false)
+				f.DocToTarget, err = docSpecOf(sub, field, false, c.lim)
 			case "doc_to_choice":
-				f.DocToChoice, err = docSpecOf(sub, field, false)
+				f.DocToChoice, err = docSpecOf(sub, field, false, c.lim)
 			case "target_delimiter":
 				f.TargetDelimiter = n.Value
 			case "fewshot_delimiter":
@@ -554,5 +556,5 @@ func (d docSpec) describe() string {
 	case d.isInt:
 		return fmt.Sprint(d.i)
 	}
-	return pyvalue.Repr(jinja.NewList(d.list))
+	return pyvalue.Repr(pyvalue.NewList(d.list))
 }

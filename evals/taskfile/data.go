@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ardanlabs/jinja"
 	"gopkg.in/yaml.v3"
 
 	"github.com/pocketeval/pocketeval/evals"
@@ -123,7 +122,7 @@ func decodeDataFiles(v value) (map[string][]string, error) {
 type splitData struct {
 	name     string
 	files    []string
-	docs     []jinja.Value
+	docs     []pyvalue.Value
 	lines    []int // source line of each document
 	features []string
 }
@@ -299,7 +298,7 @@ func (d *DataConfig) checkPin(split, path, digest string, nfiles int) error {
 }
 
 // parseDocs reads documents by file extension.
-func parseDocs(path string, raw []byte) ([]jinja.Value, []int, error) {
+func parseDocs(path string, raw []byte) ([]pyvalue.Value, []int, error) {
 	raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".jsonl":
@@ -317,8 +316,8 @@ func parseDocs(path string, raw []byte) ([]jinja.Value, []int, error) {
 	return nil, nil, fmt.Errorf("read %s: unknown data format (want %s)", path, strings.Join(dataExts, ", "))
 }
 
-func parseJSONL(path string, raw []byte) ([]jinja.Value, []int, error) {
-	var docs []jinja.Value
+func parseJSONL(path string, raw []byte) ([]pyvalue.Value, []int, error) {
+	var docs []pyvalue.Value
 	var lines []int
 	for i, line := range bytes.Split(raw, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -337,7 +336,7 @@ func parseJSONL(path string, raw []byte) ([]jinja.Value, []int, error) {
 	return docs, lines, nil
 }
 
-func parseJSONArray(path string, raw []byte) ([]jinja.Value, []int, error) {
+func parseJSONArray(path string, raw []byte) ([]pyvalue.Value, []int, error) {
 	v, err := pyvalue.FromJSON(raw)
 	if err != nil {
 		return nil, nil, &evals.DataError{Path: path, Line: 1, Err: err}
@@ -356,7 +355,7 @@ func parseJSONArray(path string, raw []byte) ([]jinja.Value, []int, error) {
 // does: the union of the fields in order of first appearance, a missing
 // field is None, and a column holding both integers and floats holds
 // floats.
-func unifyColumns(docs []jinja.Value) ([]jinja.Value, []string) {
+func unifyColumns(docs []pyvalue.Value) ([]pyvalue.Value, []string) {
 	var features []string
 	seen := map[string]bool{}
 	hasFloat := map[string]bool{}
@@ -381,16 +380,16 @@ func unifyColumns(docs []jinja.Value) ([]jinja.Value, []string) {
 	if uniform && len(hasFloat) == 0 {
 		return docs, features
 	}
-	out := make([]jinja.Value, len(docs))
+	out := make([]pyvalue.Value, len(docs))
 	for i, d := range docs {
-		nd := jinja.NewDict()
+		nd := pyvalue.NewDict()
 		for _, k := range features {
 			v, ok := d.AsDict().Get(k)
 			if !ok {
-				v = jinja.None()
+				v = pyvalue.None()
 			}
 			if hasFloat[k] && v.IsInt() {
-				v = jinja.NewFloat(float64(v.AsInt()))
+				v = pyvalue.NewFloat(float64(v.AsInt()))
 			}
 			nd.AsDict().Set(k, v)
 		}
@@ -415,7 +414,7 @@ var (
 // datasets' csv builder (pandas.read_csv) does: all integers → int, all
 // numbers with some missing → float (missing is NaN), all True/False →
 // bool, anything else → str with missing values None.
-func parseCSV(path string, raw []byte, sep rune) ([]jinja.Value, []int, error) {
+func parseCSV(path string, raw []byte, sep rune) ([]pyvalue.Value, []int, error) {
 	r := csv.NewReader(bytes.NewReader(raw))
 	r.Comma = sep
 	r.FieldsPerRecord = -1
@@ -464,36 +463,36 @@ func parseCSV(path string, raw []byte, sep rune) ([]jinja.Value, []int, error) {
 			kinds[c] = 's'
 		}
 	}
-	docs := make([]jinja.Value, len(rows))
+	docs := make([]pyvalue.Value, len(rows))
 	for i, rec := range rows {
-		d := jinja.NewDict()
+		d := pyvalue.NewDict()
 		for c, name := range header {
 			var cell string
 			present := c < len(rec) && !naValues[rec[c]]
 			if present {
 				cell = rec[c]
 			}
-			var v jinja.Value
+			var v pyvalue.Value
 			switch {
 			case kinds[c] == 'f' && !present:
-				v = jinja.NewFloat(math.NaN())
+				v = pyvalue.NewFloat(math.NaN())
 			case !present:
-				v = jinja.None()
+				v = pyvalue.None()
 			case kinds[c] == 'i':
 				n, err := strconv.ParseInt(cell, 10, 64)
 				if err != nil {
 					f, _ := strconv.ParseFloat(cell, 64)
-					v = jinja.NewFloat(f)
+					v = pyvalue.NewFloat(f)
 				} else {
-					v = jinja.NewInt(n)
+					v = pyvalue.NewInt(n)
 				}
 			case kinds[c] == 'f':
 				f, _ := strconv.ParseFloat(cell, 64)
-				v = jinja.NewFloat(f)
+				v = pyvalue.NewFloat(f)
 			case kinds[c] == 'b':
-				v = jinja.NewBool(strings.EqualFold(cell, "true"))
+				v = pyvalue.NewBool(strings.EqualFold(cell, "true"))
 			default:
-				v = jinja.NewString(cell)
+				v = pyvalue.NewString(cell)
 			}
 			d.AsDict().Set(name, v)
 		}

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ardanlabs/jinja"
-
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
 	"github.com/pocketeval/pocketeval/scorers/rank"
 	"github.com/pocketeval/pocketeval/scorers/selective"
 )
@@ -126,7 +125,7 @@ func decodeDecision(c *Config, raw map[string]value) error {
 	return nil
 }
 
-func number01(x jinja.Value) (float64, bool) {
+func number01(x pyvalue.Value) (float64, bool) {
 	switch {
 	case x.IsInt():
 		return float64(x.AsInt()), true

@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/pocketeval/pocketeval/evals"
-	"github.com/pocketeval/pocketeval/evals/taskfile/internal/lmtemplate"
 	"github.com/pocketeval/pocketeval/internal/jinja"
 )
 
@@ -50,9 +49,7 @@ func FuzzTaskFileTemplates(f *testing.F) {
 		if json.Compact(&line, []byte(doc)) != nil {
 			return
 		}
-		saved := lmtemplate.Limits
-		lmtemplate.Limits = jinja.Limits{MaxRange: 1000, MaxOutput: 1 << 16, MaxSteps: 20_000, MaxBuilt: 1 << 22}
-		defer func() { lmtemplate.Limits = saved }()
+		lim := jinja.Limits{MaxRange: 1000, MaxOutput: 1 << 16, MaxSteps: 20_000, MaxBuilt: 1 << 22}
 
 		dir := t.TempDir()
 		q, _ := json.Marshal(tmpl)
@@ -67,7 +64,7 @@ func FuzzTaskFileTemplates(f *testing.F) {
 		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		parsed, err := Parse(path)
+		parsed, err := parse(path, lim)
 		if err != nil {
 			if !strings.Contains(err.Error(), "task.yaml") {
 				t.Fatalf("error does not name the task file: %v", err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
+	"github.com/pocketeval/pocketeval/internal/jinja"
 	"github.com/pocketeval/pocketeval/results"
 )
 
@@ -312,7 +313,7 @@ func (b *groupBuilder) taskFile(name, field string, at value, overrides map[stri
 	for k, v := range overrides {
 		raw[k] = v
 	}
-	cfg, err := decodeConfig(file, raw)
+	cfg, err := decodeConfig(file, raw, jinja.DefaultLimits)
 	if err != nil {
 		return err
 	}

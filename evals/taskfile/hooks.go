@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ardanlabs/jinja"
 	"gopkg.in/yaml.v3"
 
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
@@ -23,20 +22,20 @@ import (
 type hook struct {
 	field string // the only key it may be given for
 	// doc is a doc_to_* hook: the document to a value.
-	doc func(doc jinja.Value) (jinja.Value, error)
+	doc func(doc pyvalue.Value) (pyvalue.Value, error)
 	// counts is a process_results hook of a loglikelihood_rolling task:
 	// the document to the word and byte counts its perplexities divide by.
-	counts func(doc jinja.Value) (words, bytes int, err error)
+	counts func(doc pyvalue.Value) (words, bytes int, err error)
 }
 
 // hooks are the native hooks by "module.function".
 var hooks = map[string]hook{
 	// lm_eval/tasks/wikitext/preprocess_wikitext.py
-	"preprocess_wikitext.wikitext_detokenizer": {field: "doc_to_target", doc: func(doc jinja.Value) (jinja.Value, error) {
+	"preprocess_wikitext.wikitext_detokenizer": {field: "doc_to_target", doc: func(doc pyvalue.Value) (pyvalue.Value, error) {
 		page, err := pageOf(doc)
-		return jinja.NewString(wikitextDetokenize(page)), err
+		return pyvalue.NewString(wikitextDetokenize(page)), err
 	}},
-	"preprocess_wikitext.process_results": {field: "process_results", counts: func(doc jinja.Value) (int, int, error) {
+	"preprocess_wikitext.process_results": {field: "process_results", counts: func(doc pyvalue.Value) (int, int, error) {
 		// wikitext counts the words and bytes of the page before
 		// detokenization.
 		page, err := pageOf(doc)
@@ -65,7 +64,7 @@ func nativeHook(file, key string, n *yaml.Node) (hook, error) {
 }
 
 // pageOf is doc["page"] as a string.
-func pageOf(doc jinja.Value) (string, error) {
+func pageOf(doc pyvalue.Value) (string, error) {
 	v, ok := doc.AsDict().Get("page")
 	if !ok {
 		return "", fmt.Errorf("the document has no field %q", "page")

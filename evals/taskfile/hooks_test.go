@@ -11,9 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ardanlabs/jinja"
-
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
@@ -57,8 +56,8 @@ func TestWikitextHooksMatchPython(t *testing.T) {
 	det, counts := hooks["preprocess_wikitext.wikitext_detokenizer"].doc, hooks["preprocess_wikitext.process_results"].counts
 	changed := 0
 	for _, c := range g.Cases {
-		doc := jinja.NewDict()
-		doc.AsDict().Set("page", jinja.NewString(c.Page))
+		doc := pyvalue.NewDict()
+		doc.AsDict().Set("page", pyvalue.NewString(c.Page))
 		v, err := det(doc)
 		if err != nil || v.AsString() != c.Target {
 			t.Errorf("detokenize %q: %q, %v; Python %q", c.Page, v.AsString(), err, c.Target)
@@ -74,8 +73,8 @@ func TestWikitextHooksMatchPython(t *testing.T) {
 	if changed < len(g.Cases)/2 {
 		t.Errorf("only %d of %d cases are changed by the detokenizer", changed, len(g.Cases))
 	}
-	doc := jinja.NewDict()
-	doc.AsDict().Set("text", jinja.NewString("x"))
+	doc := pyvalue.NewDict()
+	doc.AsDict().Set("text", pyvalue.NewString("x"))
 	if _, err := det(doc); err == nil || !strings.Contains(err.Error(), `"page"`) {
 		t.Errorf("a document without page: %v", err)
 	}

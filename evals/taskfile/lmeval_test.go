@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ardanlabs/jinja"
-
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/evalstest"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
@@ -318,9 +316,9 @@ func TestLMEvalRendersMatch(t *testing.T) {
 
 // targetJSON is a doc_to_target value as JSON, for comparison with the
 // golden (tuples and lists alike).
-func targetJSON(v jinja.Value) string {
-	var walk func(jinja.Value) any
-	walk = func(v jinja.Value) any {
+func targetJSON(v pyvalue.Value) string {
+	var walk func(pyvalue.Value) any
+	walk = func(v pyvalue.Value) any {
 		switch {
 		case v.IsList():
 			out := []any{}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/ardanlabs/jinja"
-
 	"github.com/pocketeval/pocketeval/evals/fewshot"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
 )
@@ -36,32 +34,32 @@ func (e docs) context() context.Context {
 	return e.ctx
 }
 
-func (e docs) field(doc jinja.Value, name string) (jinja.Value, error) {
+func (e docs) field(doc pyvalue.Value, name string) (pyvalue.Value, error) {
 	v, ok := doc.AsDict().Get(name)
 	if !ok {
-		return jinja.Undefined(), fmt.Errorf("the document has no field %q", name)
+		return pyvalue.Undefined(), fmt.Errorf("the document has no field %q", name)
 	}
 	return v, nil
 }
 
 // lookup resolves a string spec: the field it names, or the rendered
 // template (rendered reports which).
-func (e docs) lookup(doc jinja.Value, spec docSpec, key string) (v jinja.Value, text string, rendered bool, err error) {
+func (e docs) lookup(doc pyvalue.Value, spec docSpec, key string) (v pyvalue.Value, text string, rendered bool, err error) {
 	switch {
 	case spec.tmpl == nil:
-		return jinja.Undefined(), "", false, fmt.Errorf("%s is not set", key)
+		return pyvalue.Undefined(), "", false, fmt.Errorf("%s is not set", key)
 	case e.features[spec.str]:
 		v, err = e.field(doc, spec.str)
 		return v, "", false, err
 	}
 	text, err = spec.tmpl.RenderContext(e.context(), doc)
-	return jinja.Undefined(), text, true, err
+	return pyvalue.Undefined(), text, true, err
 }
 
 // text is doc_to_text: a string, or an integer for multiple-input tasks.
-func (e docs) text(doc jinja.Value, spec docSpec) (jinja.Value, error) {
+func (e docs) text(doc pyvalue.Value, spec docSpec) (pyvalue.Value, error) {
 	if spec.isInt {
-		return jinja.NewInt(spec.i), nil
+		return pyvalue.NewInt(spec.i), nil
 	}
 	v, s, rendered, err := e.lookup(doc, spec, "doc_to_text")
 	if err != nil || !rendered {
@@ -70,17 +68,17 @@ func (e docs) text(doc jinja.Value, spec docSpec) (jinja.Value, error) {
 	if pyvalue.IsDigit(s) && e.hasChoice {
 		return pyvalue.ParseLiteral(s)
 	}
-	return jinja.NewString(s), nil
+	return pyvalue.NewString(s), nil
 }
 
 // target is doc_to_target: an integer (an index into the choices), a
 // string, or a list of either.
-func (e docs) target(doc jinja.Value, spec docSpec) (jinja.Value, error) {
+func (e docs) target(doc pyvalue.Value, spec docSpec) (pyvalue.Value, error) {
 	switch {
 	case spec.isInt:
-		return jinja.NewInt(spec.i), nil
+		return pyvalue.NewInt(spec.i), nil
 	case spec.list != nil:
-		return jinja.NewList(spec.list), nil
+		return pyvalue.NewList(spec.list), nil
 	case spec.fn != nil:
 		// lm-eval returns a callable's result as it is.
 		return spec.fn(doc)
@@ -97,11 +95,11 @@ func (e docs) target(doc jinja.Value, spec docSpec) (jinja.Value, error) {
 			return v, nil
 		}
 	}
-	return jinja.NewString(s), nil
+	return pyvalue.NewString(s), nil
 }
 
 // choices is doc_to_choice.
-func (e docs) choices(doc jinja.Value, spec docSpec) ([]jinja.Value, error) {
+func (e docs) choices(doc pyvalue.Value, spec docSpec) ([]pyvalue.Value, error) {
 	if spec.list != nil {
 		return spec.list, nil
 	}
@@ -123,7 +121,7 @@ func (e docs) choices(doc jinja.Value, spec docSpec) ([]jinja.Value, error) {
 // qaTurn is lm-eval's build_qa_turn rendered as plain text: the question,
 // then, when there is an answer, the target delimiter, the answer and the
 // few-shot delimiter.
-func qaTurn(q jinja.Value, choices []jinja.Value, a jinja.Value, tgtDelim, fewDelim string) (string, error) {
+func qaTurn(q pyvalue.Value, choices []pyvalue.Value, a pyvalue.Value, tgtDelim, fewDelim string) (string, error) {
 	if !q.IsString() {
 		return "", fmt.Errorf("context is not a string: %s (multiple-input tasks are not supported)", pyvalue.Repr(q))
 	}
@@ -131,7 +129,7 @@ func qaTurn(q jinja.Value, choices []jinja.Value, a jinja.Value, tgtDelim, fewDe
 	if !hasAnswer {
 		return q.AsString(), nil
 	}
-	var ans jinja.Value
+	var ans pyvalue.Value
 	switch {
 	case choices != nil && a.IsInt():
 		i := int(a.AsInt())
@@ -157,7 +155,7 @@ func qaTurn(q jinja.Value, choices []jinja.Value, a jinja.Value, tgtDelim, fewDe
 // whether the evaluated document must be excluded from the draw (lm-eval
 // passes it when the few-shot split is the test split).
 type fewshotPool struct {
-	docs        []jinja.Value
+	docs        []pyvalue.Value
 	excludeEval bool
 	sampler     string
 }
@@ -165,7 +163,7 @@ type fewshotPool struct {
 // draw returns, for each evaluation document in order, the indices into
 // the pool of its k examples, consuming one random.Random(seed) stream as
 // lm-eval's sampler does across the documents of a run.
-func (p *fewshotPool) draw(evalDocs []jinja.Value, k int, seed int64) ([][]int, error) {
+func (p *fewshotPool) draw(evalDocs []pyvalue.Value, k int, seed int64) ([][]int, error) {
 	out := make([][]int, len(evalDocs))
 	if k == 0 {
 		return out, nil
@@ -188,8 +186,8 @@ func (p *fewshotPool) draw(evalDocs []jinja.Value, k int, seed int64) ([][]int, 
 
 // pyEqual is Python's == on document values: numbers by value (True is 1),
 // lists element-wise, dicts by keys and values.
-func pyEqual(a, b jinja.Value) bool {
-	num := func(v jinja.Value) (float64, bool) {
+func pyEqual(a, b pyvalue.Value) bool {
+	num := func(v pyvalue.Value) (float64, bool) {
 		switch {
 		case v.IsInt():
 			return float64(v.AsInt()), true
@@ -213,11 +211,15 @@ func pyEqual(a, b jinja.Value) bool {
 	case a.IsNone():
 		return b.IsNone()
 	case a.IsList():
-		if !b.IsList() || a.AsList().Len() != b.AsList().Len() {
+		if !b.IsList() {
 			return false
 		}
-		for i := range a.AsList().Items {
-			if !pyEqual(a.AsList().Items[i], b.AsList().Items[i]) {
+		xs, ys := a.AsList().Items, b.AsList().Items
+		if len(xs) != len(ys) {
+			return false
+		}
+		for i := range xs {
+			if !pyEqual(xs[i], ys[i]) {
 				return false
 			}
 		}

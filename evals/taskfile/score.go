@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ardanlabs/jinja"
-
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
 	"github.com/pocketeval/pocketeval/scorers/choice"
@@ -28,11 +26,11 @@ const (
 
 // setGold fills the sample's gold fields from doc_to_target as lm-eval's
 // process_results reads it.
-func setGold(s *evals.Sample, gold jinja.Value, choices []jinja.Value, output string) {
+func setGold(s *evals.Sample, gold pyvalue.Value, choices []pyvalue.Value, output string) {
 	s.Meta = map[string]any{}
 	if output == MultipleChoice {
 		var idx []int
-		add := func(g jinja.Value) {
+		add := func(g pyvalue.Value) {
 			i := -1
 			switch {
 			case g.IsInt():
@@ -63,7 +61,7 @@ func setGold(s *evals.Sample, gold jinja.Value, choices []jinja.Value, output st
 		s.Meta[metaObject] = toGo(gold)
 	}
 	var targets []string
-	one := func(g jinja.Value) {
+	one := func(g pyvalue.Value) {
 		if choices != nil && g.IsInt() && g.AsInt() >= 0 && int(g.AsInt()) < len(choices) {
 			g = choices[g.AsInt()]
 		}
@@ -318,7 +316,7 @@ func targetObject(s evals.Sample) (map[string]any, error) {
 	return obj, nil
 }
 
-func toGo(v jinja.Value) any {
+func toGo(v pyvalue.Value) any {
 	switch {
 	case v.IsNone(), v.IsUndefined():
 		return nil

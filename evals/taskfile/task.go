@@ -7,10 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ardanlabs/jinja"
-
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
+	"github.com/pocketeval/pocketeval/internal/jinja"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
@@ -50,11 +49,16 @@ var (
 // values naming the file, line and key; lm-eval features pocketeval does
 // not support wrap ErrUnsupported.
 func Parse(path string) (evals.Task, error) {
+	return parse(path, jinja.DefaultLimits)
+}
+
+// parse is Parse with the templates rendering under lim.
+func parse(path string, lim jinja.Limits) (evals.Task, error) {
 	raw, err := readYAML(path, map[string]bool{})
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := decodeConfig(path, raw)
+	cfg, err := decodeConfig(path, raw, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -177,15 +181,15 @@ func (t *Task) metricNames() []string {
 // extra is the Dataset.Extra of task files.
 type extra struct {
 	ev       docs
-	docs     []jinja.Value // evaluation documents, by sample index
-	pool     []jinja.Value // few-shot documents
-	shots    [][]int       // per evaluation document, indices into pool
-	k        int           // examples per prompt
-	choices  [][]jinja.Value
-	gold     []jinja.Value // doc_to_target of each evaluation document
-	contexts []string      // raw prompt (description + examples + question)
-	system   []string      // description, for chat prompts
-	user     []string      // examples + question, for chat prompts
+	docs     []pyvalue.Value // evaluation documents, by sample index
+	pool     []pyvalue.Value // few-shot documents
+	shots    [][]int         // per evaluation document, indices into pool
+	k        int             // examples per prompt
+	choices  [][]pyvalue.Value
+	gold     []pyvalue.Value // doc_to_target of each evaluation document
+	contexts []string        // raw prompt (description + examples + question)
+	system   []string        // description, for chat prompts
+	user     []string        // examples + question, for chat prompts
 	// nEval is the number of evaluated documents when a decision block's
 	// calibration documents follow them in docs (0 otherwise).
 	nEval int
@@ -256,8 +260,8 @@ func (t *Task) Load(ctx context.Context, lc evals.LoadConfig) (*evals.Dataset, e
 		}
 	}
 	d := &evals.Dataset{Files: files, Extra: x, Warnings: warnings}
-	x.choices = make([][]jinja.Value, len(ev.docs))
-	x.gold = make([]jinja.Value, len(ev.docs))
+	x.choices = make([][]pyvalue.Value, len(ev.docs))
+	x.gold = make([]pyvalue.Value, len(ev.docs))
 	x.contexts = make([]string, len(ev.docs))
 	x.system = make([]string, len(ev.docs))
 	x.user = make([]string, len(ev.docs))
@@ -308,7 +312,7 @@ func (t *Task) loadFewshot(x *extra, ev *splitData, lc evals.LoadConfig, files m
 		}
 	}
 	if f.Indices != nil {
-		picked := make([]jinja.Value, 0, len(f.Indices))
+		picked := make([]pyvalue.Value, 0, len(f.Indices))
 		for _, i := range f.Indices {
 			if i < 0 || i >= len(pool.docs) {
 				return fmt.Errorf("load %s: fewshot_indices: %d outside %d documents", c.Name, i, len(pool.docs))
@@ -330,7 +334,7 @@ func (t *Task) loadFewshot(x *extra, ev *splitData, lc evals.LoadConfig, files m
 }
 
 // buildSample renders one document's prompt parts, choices and target.
-func (t *Task) buildSample(x *extra, i int, doc jinja.Value) (evals.Sample, error) {
+func (t *Task) buildSample(x *extra, i int, doc pyvalue.Value) (evals.Sample, error) {
 	c := t.cfg
 	s := evals.Sample{ID: x.sampleID(i)}
 	q, err := x.ev.text(doc, c.DocToText)
@@ -340,7 +344,7 @@ func (t *Task) buildSample(x *extra, i int, doc jinja.Value) (evals.Sample, erro
 	if !q.IsString() {
 		return s, fmt.Errorf("doc_to_text gave %s: multiple-input tasks (one context per choice) are %w", pyvalue.Repr(q), ErrUnsupported)
 	}
-	var choices []jinja.Value
+	var choices []pyvalue.Value
 	if c.DocToChoice.set {
 		if choices, err = x.ev.choices(doc, c.DocToChoice); err != nil {
 			return s, fmt.Errorf("doc_to_choice (%s): %w", c.DocToChoice.pos, err)
@@ -370,7 +374,7 @@ func (t *Task) buildSample(x *extra, i int, doc jinja.Value) (evals.Sample, erro
 		if err != nil {
 			return s, fmt.Errorf("few-shot example %d: doc_to_text (%s): %w", j, f.DocToText.pos, err)
 		}
-		var fc []jinja.Value
+		var fc []pyvalue.Value
 		if f.DocToChoice.set {
 			if fc, err = fsDocs.choices(ex, f.DocToChoice); err != nil {
 				return s, fmt.Errorf("few-shot example %d: doc_to_choice (%s): %w", j, f.DocToChoice.pos, err)
@@ -411,7 +415,7 @@ func (t *Task) buildSample(x *extra, i int, doc jinja.Value) (evals.Sample, erro
 }
 
 // targetText is the gold answer as text, for display.
-func targetText(gold jinja.Value, choices []string) string {
+func targetText(gold pyvalue.Value, choices []string) string {
 	switch {
 	case gold.IsInt() && choices != nil && gold.AsInt() >= 0 && int(gold.AsInt()) < len(choices):
 		return choices[gold.AsInt()]

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ardanlabs/jinja"
 	"gopkg.in/yaml.v3"
 
 	"github.com/pocketeval/pocketeval/evals"
@@ -375,7 +374,7 @@ metric_list: [{metric: acc}, {metric: mrr}, {metric: brier_score}, {metric: ece}
 	}
 }
 
-func reprOf(v jinja.Value) string { return pyvalue.Repr(v) }
+func reprOf(v pyvalue.Value) string { return pyvalue.Repr(v) }
 
 func TestIsPath(t *testing.T) {
 	for name, want := range map[string]bool{

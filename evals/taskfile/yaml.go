@@ -9,11 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pocketeval/pocketeval/internal/regfile"
-
-	"github.com/ardanlabs/jinja"
 	"gopkg.in/yaml.v3"
 
+	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
+	"github.com/pocketeval/pocketeval/internal/regfile"
 	"github.com/pocketeval/pocketeval/internal/yamlwalk"
 )
 
@@ -185,12 +184,12 @@ var (
 
 // toValue converts a YAML node to a template value the way PyYAML would
 // construct it.
-func toValue(n *yaml.Node) (jinja.Value, error) {
+func toValue(n *yaml.Node) (pyvalue.Value, error) {
 	switch n.Kind {
 	case yaml.AliasNode:
 		return toValue(n.Alias)
 	case yaml.SequenceNode:
-		items := make([]jinja.Value, 0, len(n.Content))
+		items := make([]pyvalue.Value, 0, len(n.Content))
 		for _, c := range n.Content {
 			v, err := toValue(c)
 			if err != nil {
@@ -198,9 +197,9 @@ func toValue(n *yaml.Node) (jinja.Value, error) {
 			}
 			items = append(items, v)
 		}
-		return jinja.NewList(items), nil
+		return pyvalue.NewList(items), nil
 	case yaml.MappingNode:
-		d := jinja.NewDict()
+		d := pyvalue.NewDict()
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			v, err := toValue(n.Content[i+1])
 			if err != nil {
@@ -212,26 +211,26 @@ func toValue(n *yaml.Node) (jinja.Value, error) {
 	case yaml.ScalarNode:
 		return scalarValue(n), nil
 	}
-	return jinja.Undefined(), fmt.Errorf("unsupported YAML node")
+	return pyvalue.Undefined(), fmt.Errorf("unsupported YAML node")
 }
 
-func scalarValue(n *yaml.Node) jinja.Value {
+func scalarValue(n *yaml.Node) pyvalue.Value {
 	s := n.Value
 	explicit := n.Tag != "" && n.Tag != "!" && n.Style&yaml.TaggedStyle != 0
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 || explicit && n.Tag == "!!str" {
-		return jinja.NewString(s)
+		return pyvalue.NewString(s)
 	}
 	switch {
 	case pyNull.MatchString(s):
-		return jinja.None()
+		return pyvalue.None()
 	case pyBool.MatchString(s):
 		switch s[0] {
 		case 'y', 'Y', 't', 'T':
-			return jinja.NewBool(true)
+			return pyvalue.NewBool(true)
 		case 'o', 'O':
-			return jinja.NewBool(strings.EqualFold(s, "on"))
+			return pyvalue.NewBool(strings.EqualFold(s, "on"))
 		}
-		return jinja.NewBool(false)
+		return pyvalue.NewBool(false)
 	case pyInt.MatchString(s):
 		t := strings.ReplaceAll(s, "_", "")
 		neg := strings.HasPrefix(t, "-")
@@ -249,25 +248,25 @@ func scalarValue(n *yaml.Node) jinja.Value {
 			if neg {
 				i = -i
 			}
-			return jinja.NewInt(i)
+			return pyvalue.NewInt(i)
 		}
-		return jinja.NewString(s)
+		return pyvalue.NewString(s)
 	case pyFloat.MatchString(s):
 		t := strings.ReplaceAll(s, "_", "")
 		switch strings.ToLower(strings.TrimLeft(t, "+-")) {
 		case ".inf":
 			if strings.HasPrefix(t, "-") {
-				return jinja.NewFloat(math.Inf(-1))
+				return pyvalue.NewFloat(math.Inf(-1))
 			}
-			return jinja.NewFloat(math.Inf(1))
+			return pyvalue.NewFloat(math.Inf(1))
 		case ".nan":
-			return jinja.NewFloat(math.NaN())
+			return pyvalue.NewFloat(math.NaN())
 		}
 		if f, err := strconv.ParseFloat(t, 64); err == nil {
-			return jinja.NewFloat(f)
+			return pyvalue.NewFloat(f)
 		}
 	}
-	return jinja.NewString(s)
+	return pyvalue.NewString(s)
 }
 
 // isString reports whether a scalar node is a string for PyYAML.

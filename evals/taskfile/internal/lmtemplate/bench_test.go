@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	ardan "github.com/ardanlabs/jinja"
+	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
+	"github.com/pocketeval/pocketeval/internal/jinja"
 )
 
 // BenchmarkCorpus renders every case of testdata/corpus.jsonl (compiled
@@ -18,9 +19,9 @@ func BenchmarkCorpus(b *testing.B) {
 	t := &testing.T{}
 	cases := readCorpus(t, raw)
 	var tmpls []*Template
-	var docs []ardan.Value
+	var docs []pyvalue.Value
 	for _, c := range cases {
-		tm, err := Compile(c.Template)
+		tm, err := Compile(c.Template, jinja.DefaultLimits)
 		if err != nil {
 			if c.Output != nil {
 				b.Fatal(err)

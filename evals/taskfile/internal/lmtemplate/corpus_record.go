@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ardanlabs/jinja"
-
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
 )
 
@@ -27,7 +25,7 @@ func init() {
 	}
 	var mu sync.Mutex
 	path := filepath.Join(dir, fmt.Sprintf("%d.jsonl", os.Getpid()))
-	record = func(src string, doc jinja.Value, out string, err error) {
+	record = func(src string, doc pyvalue.Value, out string, err error) {
 		d, ok := docJSON(doc)
 		if !ok {
 			return
@@ -58,13 +56,13 @@ func init() {
 // docJSON writes a document as JSON that pyvalue.FromJSON reads back
 // unchanged (floats keep a decimal point); false for values JSON cannot
 // carry.
-func docJSON(v jinja.Value) (string, bool) {
+func docJSON(v pyvalue.Value) (string, bool) {
 	var b strings.Builder
 	ok := writeDocJSON(&b, v)
 	return b.String(), ok
 }
 
-func writeDocJSON(b *strings.Builder, v jinja.Value) bool {
+func writeDocJSON(b *strings.Builder, v pyvalue.Value) bool {
 	switch {
 	case v.IsNone():
 		b.WriteString("null")

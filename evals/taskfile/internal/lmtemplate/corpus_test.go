@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/pocketeval/pocketeval/internal/jinja"
 )
 
 var corpusFrom = flag.String("corpus-from", "", "TestCorpus first rebuilds testdata/corpus.jsonl from the records in this directory")
@@ -61,7 +63,7 @@ func TestCorpus(t *testing.T) {
 	for i, c := range cases {
 		tm := compiled[c.Template]
 		if tm == nil {
-			if tm, err = Compile(c.Template); err != nil {
+			if tm, err = Compile(c.Template, jinja.DefaultLimits); err != nil {
 				if c.Output != nil {
 					t.Errorf("case %d: Compile(%q): %v", i+1, c.Template, err)
 				}

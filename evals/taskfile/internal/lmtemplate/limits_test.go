@@ -5,14 +5,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ardanlabs/jinja"
+	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
+	"github.com/pocketeval/pocketeval/internal/jinja"
 )
 
 // TestLimits: issue-36 templates stop with a limit error naming the line
 // instead of taking the machine down.
 func TestLimits(t *testing.T) {
-	doc := jinja.NewDict()
-	doc.AsDict().Set("q", jinja.NewString("x"))
+	doc := pyvalue.NewDict()
+	doc.AsDict().Set("q", pyvalue.NewString("x"))
 	for src, want := range map[string]string{
 		"a\n{{ 'a' * 10**9 }}": "template:2: template limit:",
 		"{% set ns = namespace(s='a') %}\n{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s }}":          "template:2: template limit:",
@@ -29,7 +30,7 @@ func TestLimits(t *testing.T) {
 		if testing.Short() && strings.Contains(want, "loop iterations") {
 			continue // a million engine iterations: seconds on a loaded machine
 		}
-		tm, err := Compile(src)
+		tm, err := Compile(src, jinja.DefaultLimits)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +39,7 @@ func TestLimits(t *testing.T) {
 			t.Errorf("%q: got %v, want %q", src, err, want)
 		}
 	}
-	tm, _ := Compile("{% for i in range(3) if i > 0 %}{{ i }}{% endfor %}|{% for k in [1, 2] %}{{ k }}{% endfor %}")
+	tm, _ := Compile("{% for i in range(3) if i > 0 %}{{ i }}{% endfor %}|{% for k in [1, 2] %}{{ k }}{% endfor %}", jinja.DefaultLimits)
 	if got, err := tm.Render(doc); err != nil || got != "12|12" {
 		t.Errorf("loops with the hook: %q, %v", got, err)
 	}

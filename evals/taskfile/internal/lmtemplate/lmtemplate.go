@@ -8,8 +8,8 @@
 // wherever jinja2's StrictUndefined raises.
 //
 // Unlike lm-eval, which renders without a sandbox, every render runs
-// under internal/jinja's DefaultLimits, those of Python's sandboxed
-// Jinja: range() yields at most 100,000 items, the output and every
+// under the limits the template was compiled with; DefaultLimits are
+// internal/jinja's, those of Python's sandboxed Jinja: range() yields at most 100,000 items, the output and every
 // string or list a render builds (by ~, +, *, filters and methods) at
 // most 16 MiB, loop iterations and calls at most a million, the render
 // at most 30 s; a template past one fails with ErrLimit and its line.
@@ -27,41 +27,43 @@ import (
 	"regexp"
 	"strings"
 
-	ardan "github.com/ardanlabs/jinja"
-
+	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
 	"github.com/pocketeval/pocketeval/internal/jinja"
 )
 
 // ErrLimit marks a render stopped by a limit.
 var ErrLimit = jinja.ErrLimit
 
-// Limits bound every render (tests and fuzzing lower them).
-var Limits = jinja.DefaultLimits
-
-// env is lm-eval's Environment.
-var env = jinja.Env{
-	StrictUndefined: true,
-	Filters:         map[string]*jinja.Callable{"regex_replace": {Name: "regex_replace", Fn: regexReplace}},
+// env is lm-eval's Environment, its regex_replace bounded by lim.
+func env(lim jinja.Limits) *jinja.Env {
+	fn := func(r *jinja.Renderer, args []any, kw []jinja.Kwarg) (any, error) {
+		return regexReplace(lim, args, kw)
+	}
+	return &jinja.Env{
+		StrictUndefined: true,
+		Filters:         map[string]*jinja.Callable{"regex_replace": {Name: "regex_replace", Fn: fn}},
+	}
 }
 
 // Template is a compiled template. It is safe for concurrent use.
 type Template struct {
 	src string
 	t   *jinja.Template
+	lim jinja.Limits
 }
 
-// Compile parses src.
-func Compile(src string) (*Template, error) {
+// Compile parses src; every render of it runs under lim.
+func Compile(src string, lim jinja.Limits) (*Template, error) {
 	norm := strings.ReplaceAll(src, "\r\n", "\n")
 	norm = strings.ReplaceAll(norm, "\r", "\n")
-	t, err := env.Compile("", norm)
+	t, err := env(lim).Compile("", norm)
 	if err != nil {
 		if strings.Contains(err.Error(), "unexpected end of template, expected") {
 			err = fmt.Errorf("%w (an unclosed tag)", err)
 		}
 		return nil, err
 	}
-	return &Template{src: src, t: t}, nil
+	return &Template{src: src, t: t, lim: lim}, nil
 }
 
 // Source returns the template as written.
@@ -69,21 +71,21 @@ func (t *Template) Source() string { return t.src }
 
 // Render renders the template with the fields of doc (a dict) as
 // variables, as lm-eval's template.render(**doc) does.
-func (t *Template) Render(doc ardan.Value) (string, error) {
+func (t *Template) Render(doc pyvalue.Value) (string, error) {
 	return t.RenderContext(context.Background(), doc)
 }
 
 // RenderContext is Render, stopped when ctx is done.
-func (t *Template) RenderContext(ctx context.Context, doc ardan.Value) (string, error) {
+func (t *Template) RenderContext(ctx context.Context, doc pyvalue.Value) (string, error) {
 	vars := map[string]any{}
 	if doc.IsDict() {
 		d := doc.AsDict()
 		for _, k := range d.OrderedKeys() {
 			v, _ := d.Get(k)
-			vars[k] = value(v)
+			vars[k] = v.Any()
 		}
 	}
-	out, err := t.t.Render(ctx, vars, Limits)
+	out, err := t.t.Render(ctx, vars, t.lim)
 	if record != nil {
 		record(t.src, doc, out, err)
 	}
@@ -94,44 +96,12 @@ func (t *Template) RenderContext(ctx context.Context, doc ardan.Value) (string, 
 }
 
 // record, when set (by the templatecorpus build tag), sees every render.
-var record func(src string, doc ardan.Value, out string, err error)
-
-// value converts a document value to the engine's.
-func value(v ardan.Value) any {
-	switch {
-	case v.IsNone():
-		return nil
-	case v.IsBool():
-		return v.AsBool()
-	case v.IsInt():
-		return v.AsInt()
-	case v.IsFloat():
-		return v.AsFloat()
-	case v.IsString():
-		return v.AsString()
-	case v.IsList():
-		items := v.AsList().Items
-		out := make([]any, len(items))
-		for i, it := range items {
-			out[i] = value(it)
-		}
-		return out
-	case v.IsDict():
-		d := v.AsDict()
-		out := jinja.NewDict()
-		for _, k := range d.OrderedKeys() {
-			x, _ := d.Get(k)
-			out.Set(k, value(x))
-		}
-		return out
-	}
-	return jinja.Undefined{}
-}
+var record func(src string, doc pyvalue.Value, out string, err error)
 
 // regexReplace is lm-eval's regex_replace filter: re.sub(pattern, repl,
 // string, count). Python's \1 and \g<name> references become Go's ${1}
 // and ${name}. The result is bounded as the engine bounds every string.
-func regexReplace(_ *jinja.Renderer, args []any, kw []jinja.Kwarg) (any, error) {
+func regexReplace(lim jinja.Limits, args []any, kw []jinja.Kwarg) (any, error) {
 	count := int64(0)
 	if len(args) > 3 {
 		c, ok := args[3].(int64)
@@ -171,8 +141,8 @@ func regexReplace(_ *jinja.Renderer, args []any, kw []jinja.Kwarg) (any, error) 
 		b = append(b, s[last:m[0]]...)
 		b = re.ExpandString(b, repl, s, m)
 		last = m[1]
-		if len(b) > Limits.MaxOutput {
-			return nil, fmt.Errorf("%w: output larger than %d bytes", ErrLimit, Limits.MaxOutput)
+		if len(b) > lim.MaxOutput {
+			return nil, fmt.Errorf("%w: output larger than %d bytes", ErrLimit, lim.MaxOutput)
 		}
 	}
 	return string(append(b, s[last:]...)), nil

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ardanlabs/jinja"
-
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
+	"github.com/pocketeval/pocketeval/internal/jinja"
 )
 
 // renders.json is made by testdata/make_renders.py with jinja2 configured
@@ -32,12 +31,12 @@ func TestRendersMatchJinja2(t *testing.T) {
 	if err := json.Unmarshal(raw, &file); err != nil {
 		t.Fatal(err)
 	}
-	docs := map[string]jinja.Value{}
+	docs := map[string]pyvalue.Value{}
 	for name, d := range file.Docs {
 		docs[name] = decodeJSON(t, d)
 	}
 	for _, c := range file.Cases {
-		tmpl, err := Compile(c.Template)
+		tmpl, err := Compile(c.Template, jinja.DefaultLimits)
 		got := ""
 		if err == nil {
 			got, err = tmpl.Render(docs[c.Doc])
@@ -54,12 +53,12 @@ func TestRendersMatchJinja2(t *testing.T) {
 }
 
 func TestUndefinedOutputNamesTheExpression(t *testing.T) {
-	tmpl, err := Compile("Q: {{question}}\nA: {{ answr }}")
+	tmpl, err := Compile("Q: {{question}}\nA: {{ answr }}", jinja.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := jinja.NewDict()
-	d.AsDict().Set("question", jinja.NewString("q"))
+	d := pyvalue.NewDict()
+	d.AsDict().Set("question", pyvalue.NewString("q"))
 	_, err = tmpl.Render(d)
 	if err == nil || !strings.Contains(err.Error(), "template:2: 'answr' is undefined") {
 		t.Fatalf("err = %v, want it to name line 2 and answr", err)
@@ -68,7 +67,7 @@ func TestUndefinedOutputNamesTheExpression(t *testing.T) {
 
 func TestCompileErrors(t *testing.T) {
 	for _, src := range []string{"{{ x", "{% if x %}", "{{ 'unterminated }}", "{% raw %}x"} {
-		if _, err := Compile(src); err == nil {
+		if _, err := Compile(src, jinja.DefaultLimits); err == nil {
 			t.Errorf("Compile(%q): no error", src)
 		}
 	}
@@ -82,7 +81,7 @@ func TestPythonReplacement(t *testing.T) {
 	}
 }
 
-func decodeJSON(t *testing.T, raw json.RawMessage) jinja.Value {
+func decodeJSON(t *testing.T, raw json.RawMessage) pyvalue.Value {
 	t.Helper()
 	v, err := pyvalue.FromJSON(raw)
 	if err != nil {

@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/ardanlabs/jinja"
 )
 
 // FromJSON decodes one JSON value as Python's json.loads does: objects
 // keep their key order, 1 is an int and 1.0 a float, null is None.
-func FromJSON(raw []byte) (jinja.Value, error) {
+func FromJSON(raw []byte) (Value, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	v, err := decodeValue(dec)
@@ -21,21 +19,21 @@ func FromJSON(raw []byte) (jinja.Value, error) {
 		return v, err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return jinja.Undefined(), errors.New("trailing data after the JSON value")
+		return Undefined(), errors.New("trailing data after the JSON value")
 	}
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder) (jinja.Value, error) {
+func decodeValue(dec *json.Decoder) (Value, error) {
 	tok, err := dec.Token()
 	if err != nil {
-		return jinja.Undefined(), err
+		return Undefined(), err
 	}
 	switch x := tok.(type) {
 	case json.Delim:
 		switch x {
 		case '[':
-			var items []jinja.Value
+			var items []Value
 			for dec.More() {
 				v, err := decodeValue(dec)
 				if err != nil {
@@ -44,9 +42,9 @@ func decodeValue(dec *json.Decoder) (jinja.Value, error) {
 				items = append(items, v)
 			}
 			_, err := dec.Token()
-			return jinja.NewList(items), err
+			return NewList(items), err
 		case '{':
-			d := jinja.NewDict()
+			d := NewDict()
 			for dec.More() {
 				k, err := dec.Token()
 				if err != nil {
@@ -65,20 +63,20 @@ func decodeValue(dec *json.Decoder) (jinja.Value, error) {
 		s := string(x)
 		if !strings.ContainsAny(s, ".eE") {
 			if i, err := x.Int64(); err == nil {
-				return jinja.NewInt(i), nil
+				return NewInt(i), nil
 			}
 		}
 		f, err := x.Float64()
 		if err != nil {
-			return jinja.Undefined(), err
+			return Undefined(), err
 		}
-		return jinja.NewFloat(f), nil
+		return NewFloat(f), nil
 	case string:
-		return jinja.NewString(x), nil
+		return NewString(x), nil
 	case bool:
-		return jinja.NewBool(x), nil
+		return NewBool(x), nil
 	case nil:
-		return jinja.None(), nil
+		return None(), nil
 	}
-	return jinja.Undefined(), fmt.Errorf("unexpected JSON token %v", tok)
+	return Undefined(), fmt.Errorf("unexpected JSON token %v", tok)
 }

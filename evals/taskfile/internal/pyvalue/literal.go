@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/ardanlabs/jinja"
 )
 
 // ParseLiteral evaluates a Python literal as ast.literal_eval does for the
@@ -16,16 +14,16 @@ import (
 // underscores), float, True, False, None, list, tuple and dict, with unary
 // signs on numbers. Bytes, sets, complex numbers and \N{...} escapes are
 // refused. Tuples are returned as lists.
-func ParseLiteral(s string) (jinja.Value, error) {
+func ParseLiteral(s string) (Value, error) {
 	p := &litParser{src: s}
 	p.skipSpace(false)
 	v, err := p.value(false)
 	if err != nil {
-		return jinja.Undefined(), fmt.Errorf("literal_eval %s: %w", StringRepr(short(s)), err)
+		return Undefined(), fmt.Errorf("literal_eval %s: %w", StringRepr(short(s)), err)
 	}
 	p.skipSpace(false)
 	if p.pos < len(p.src) {
-		return jinja.Undefined(), fmt.Errorf("literal_eval %s: unexpected %q at offset %d", StringRepr(short(s)), p.src[p.pos:min(len(p.src), p.pos+10)], p.pos)
+		return Undefined(), fmt.Errorf("literal_eval %s: unexpected %q at offset %d", StringRepr(short(s)), p.src[p.pos:min(len(p.src), p.pos+10)], p.pos)
 	}
 	return v, nil
 }
@@ -64,9 +62,9 @@ func (p *litParser) skipSpace(nested bool) {
 	}
 }
 
-func (p *litParser) value(nested bool) (jinja.Value, error) {
+func (p *litParser) value(nested bool) (Value, error) {
 	if p.pos >= len(p.src) {
-		return jinja.Undefined(), fmt.Errorf("unexpected end of input")
+		return Undefined(), fmt.Errorf("unexpected end of input")
 	}
 	c := p.src[p.pos]
 	switch {
@@ -74,19 +72,19 @@ func (p *litParser) value(nested bool) (jinja.Value, error) {
 		p.pos++
 		items, err := p.sequence(']')
 		if err != nil {
-			return jinja.Undefined(), err
+			return Undefined(), err
 		}
-		return jinja.NewList(items), nil
+		return NewList(items), nil
 	case c == '(':
 		p.pos++
 		p.skipSpace(true)
 		if p.peek() == ')' {
 			p.pos++
-			return jinja.NewList(nil), nil
+			return NewList(nil), nil
 		}
 		first, err := p.value(true)
 		if err != nil {
-			return jinja.Undefined(), err
+			return Undefined(), err
 		}
 		p.skipSpace(true)
 		if p.peek() == ')' { // a parenthesised value, not a tuple
@@ -94,14 +92,14 @@ func (p *litParser) value(nested bool) (jinja.Value, error) {
 			return first, nil
 		}
 		if p.peek() != ',' {
-			return jinja.Undefined(), fmt.Errorf("expected ',' or ')' at offset %d", p.pos)
+			return Undefined(), fmt.Errorf("expected ',' or ')' at offset %d", p.pos)
 		}
 		p.pos++
 		rest, err := p.sequence(')')
 		if err != nil {
-			return jinja.Undefined(), err
+			return Undefined(), err
 		}
-		return jinja.NewList(append([]jinja.Value{first}, rest...)), nil
+		return NewList(append([]Value{first}, rest...)), nil
 	case c == '{':
 		p.pos++
 		return p.dict()
@@ -112,21 +110,21 @@ func (p *litParser) value(nested bool) (jinja.Value, error) {
 		p.skipSpace(nested)
 		v, err := p.value(nested)
 		if err != nil {
-			return jinja.Undefined(), err
+			return Undefined(), err
 		}
 		if c == '+' {
 			if v.IsInt() || v.IsFloat() {
 				return v, nil
 			}
-			return jinja.Undefined(), fmt.Errorf("unary + on a non-number")
+			return Undefined(), fmt.Errorf("unary + on a non-number")
 		}
 		switch {
 		case v.IsInt():
-			return jinja.NewInt(-v.AsInt()), nil
+			return NewInt(-v.AsInt()), nil
 		case v.IsFloat():
-			return jinja.NewFloat(-v.AsFloat()), nil
+			return NewFloat(-v.AsFloat()), nil
 		}
-		return jinja.Undefined(), fmt.Errorf("unary - on a non-number")
+		return Undefined(), fmt.Errorf("unary - on a non-number")
 	case c >= '0' && c <= '9' || c == '.':
 		return p.number()
 	case isIdentStart(c):
@@ -137,20 +135,20 @@ func (p *litParser) value(nested bool) (jinja.Value, error) {
 		word := p.src[start:p.pos]
 		switch word {
 		case "True":
-			return jinja.NewBool(true), nil
+			return NewBool(true), nil
 		case "False":
-			return jinja.NewBool(false), nil
+			return NewBool(false), nil
 		case "None":
-			return jinja.None(), nil
+			return None(), nil
 		}
 		// String prefixes: r, u, R, U (b and f are not literals here).
 		if p.peek() == '\'' || p.peek() == '"' {
 			p.pos = start
 			return p.strings(nested)
 		}
-		return jinja.Undefined(), fmt.Errorf("%q is not a literal", word)
+		return Undefined(), fmt.Errorf("%q is not a literal", word)
 	}
-	return jinja.Undefined(), fmt.Errorf("unexpected %q at offset %d", c, p.pos)
+	return Undefined(), fmt.Errorf("unexpected %q at offset %d", c, p.pos)
 }
 
 func (p *litParser) peek() byte {
@@ -162,8 +160,8 @@ func (p *litParser) peek() byte {
 
 // sequence reads comma-separated values up to closer (trailing comma
 // allowed); the opener is already consumed.
-func (p *litParser) sequence(closer byte) ([]jinja.Value, error) {
-	var items []jinja.Value
+func (p *litParser) sequence(closer byte) ([]Value, error) {
+	var items []Value
 	for {
 		p.skipSpace(true)
 		if p.peek() == closer {
@@ -188,8 +186,8 @@ func (p *litParser) sequence(closer byte) ([]jinja.Value, error) {
 	}
 }
 
-func (p *litParser) dict() (jinja.Value, error) {
-	d := jinja.NewDict()
+func (p *litParser) dict() (Value, error) {
+	d := NewDict()
 	for {
 		p.skipSpace(true)
 		if p.peek() == '}' {
@@ -198,17 +196,17 @@ func (p *litParser) dict() (jinja.Value, error) {
 		}
 		k, err := p.value(true)
 		if err != nil {
-			return jinja.Undefined(), err
+			return Undefined(), err
 		}
 		p.skipSpace(true)
 		if p.peek() != ':' {
-			return jinja.Undefined(), fmt.Errorf("expected ':' at offset %d (sets are not supported)", p.pos)
+			return Undefined(), fmt.Errorf("expected ':' at offset %d (sets are not supported)", p.pos)
 		}
 		p.pos++
 		p.skipSpace(true)
 		v, err := p.value(true)
 		if err != nil {
-			return jinja.Undefined(), err
+			return Undefined(), err
 		}
 		d.AsDict().Set(Str(k), v)
 		p.skipSpace(true)
@@ -219,13 +217,13 @@ func (p *litParser) dict() (jinja.Value, error) {
 			p.pos++
 			return d, nil
 		default:
-			return jinja.Undefined(), fmt.Errorf("expected ',' or '}' at offset %d", p.pos)
+			return Undefined(), fmt.Errorf("expected ',' or '}' at offset %d", p.pos)
 		}
 	}
 }
 
 // strings reads one or more adjacent string literals and concatenates them.
-func (p *litParser) strings(nested bool) (jinja.Value, error) {
+func (p *litParser) strings(nested bool) (Value, error) {
 	var b strings.Builder
 	n := 0
 	for {
@@ -237,24 +235,24 @@ func (p *litParser) strings(nested bool) (jinja.Value, error) {
 				raw = true
 			case 'u', 'U':
 			default:
-				return jinja.Undefined(), fmt.Errorf("string prefix %q is not supported", p.src[start:p.pos+1])
+				return Undefined(), fmt.Errorf("string prefix %q is not supported", p.src[start:p.pos+1])
 			}
 			p.pos++
 		}
 		if q := p.peek(); q != '\'' && q != '"' {
 			if n == 0 {
-				return jinja.Undefined(), fmt.Errorf("expected a string at offset %d", start)
+				return Undefined(), fmt.Errorf("expected a string at offset %d", start)
 			}
 			p.pos = start
-			return jinja.NewString(b.String()), nil
+			return NewString(b.String()), nil
 		}
 		if err := p.oneString(&b, raw); err != nil {
-			return jinja.Undefined(), err
+			return Undefined(), err
 		}
 		n++
 		p.skipSpace(nested)
 		if c := p.peek(); c != '\'' && c != '"' && !(isIdentStart(c) && p.prefixedString()) {
-			return jinja.NewString(b.String()), nil
+			return NewString(b.String()), nil
 		}
 	}
 }
@@ -356,7 +354,7 @@ func (p *litParser) oneString(b *strings.Builder, raw bool) error {
 	}
 }
 
-func (p *litParser) number() (jinja.Value, error) {
+func (p *litParser) number() (Value, error) {
 	start := p.pos
 	for p.pos < len(p.src) {
 		c := p.src[p.pos]
@@ -373,30 +371,30 @@ func (p *litParser) number() (jinja.Value, error) {
 	tok := p.src[start:p.pos]
 	clean := strings.ReplaceAll(tok, "_", "")
 	if strings.HasPrefix(tok, "_") || strings.HasSuffix(tok, "_") || strings.Contains(tok, "__") {
-		return jinja.Undefined(), fmt.Errorf("invalid number %q", tok)
+		return Undefined(), fmt.Errorf("invalid number %q", tok)
 	}
 	if isPrefixedInt(clean) {
 		n, ok := new(big.Int).SetString(clean[2:], map[byte]int{'x': 16, 'X': 16, 'o': 8, 'O': 8, 'b': 2, 'B': 2}[clean[1]])
 		if !ok || !n.IsInt64() {
-			return jinja.Undefined(), fmt.Errorf("invalid or too large integer %q", tok)
+			return Undefined(), fmt.Errorf("invalid or too large integer %q", tok)
 		}
-		return jinja.NewInt(n.Int64()), nil
+		return NewInt(n.Int64()), nil
 	}
 	if strings.ContainsAny(clean, ".eE") {
 		f, err := strconv.ParseFloat(clean, 64)
 		if err != nil {
-			return jinja.Undefined(), fmt.Errorf("invalid number %q", tok)
+			return Undefined(), fmt.Errorf("invalid number %q", tok)
 		}
-		return jinja.NewFloat(f), nil
+		return NewFloat(f), nil
 	}
 	if len(clean) > 1 && clean[0] == '0' && strings.Trim(clean, "0") != "" {
-		return jinja.Undefined(), fmt.Errorf("leading zeros in decimal integer literals are not permitted: %q", tok)
+		return Undefined(), fmt.Errorf("leading zeros in decimal integer literals are not permitted: %q", tok)
 	}
 	n, err := strconv.ParseInt(clean, 10, 64)
 	if err != nil {
-		return jinja.Undefined(), fmt.Errorf("invalid or too large integer %q", tok)
+		return Undefined(), fmt.Errorf("invalid or too large integer %q", tok)
 	}
-	return jinja.NewInt(n), nil
+	return NewInt(n), nil
 }
 
 func isPrefixedInt(s string) bool {

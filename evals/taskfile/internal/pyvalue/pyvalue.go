@@ -8,7 +8,9 @@
 //   - ParseLiteral is the subset of ast.literal_eval that task files use:
 //     strings, numbers, True/False/None, lists, tuples and dicts.
 //
-// Values are github.com/ardanlabs/jinja Values; tuples become lists.
+// Values are Value: documents held in the template engine's own model
+// (internal/jinja), so they render without a conversion; tuples become
+// lists.
 package pyvalue
 
 import (
@@ -18,13 +20,11 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/ardanlabs/jinja"
 )
 
 // Str returns Python's str(v). An undefined value has no text: the caller
 // decides whether that is an error (StrictUndefined) or "".
-func Str(v jinja.Value) string {
+func Str(v Value) string {
 	if v.IsString() {
 		return v.AsString()
 	}
@@ -32,13 +32,13 @@ func Str(v jinja.Value) string {
 }
 
 // Repr returns Python's repr(v).
-func Repr(v jinja.Value) string {
+func Repr(v Value) string {
 	var b strings.Builder
 	writeRepr(&b, v)
 	return b.String()
 }
 
-func writeRepr(b *strings.Builder, v jinja.Value) {
+func writeRepr(b *strings.Builder, v Value) {
 	switch {
 	case v.IsUndefined():
 		b.WriteString("Undefined") // repr of jinja2's StrictUndefined
@@ -79,7 +79,7 @@ func writeRepr(b *strings.Builder, v jinja.Value) {
 		}
 		b.WriteByte('}')
 	default:
-		b.WriteString(v.String())
+		fmt.Fprintf(b, "%v", v.v)
 	}
 }
 

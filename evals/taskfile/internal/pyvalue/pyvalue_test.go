@@ -5,8 +5,6 @@ import (
 	"math"
 	"os"
 	"testing"
-
-	"github.com/ardanlabs/jinja"
 )
 
 // cases.json is made by testdata/make_cases.py with CPython.
@@ -33,7 +31,7 @@ func loadCases(t *testing.T) cases {
 }
 
 // fromJSON decodes a case's JSON value.
-func fromJSON(t *testing.T, raw json.RawMessage) jinja.Value {
+func fromJSON(t *testing.T, raw json.RawMessage) Value {
 	t.Helper()
 	v, err := FromJSON(raw)
 	if err != nil {
