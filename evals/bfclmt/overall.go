@@ -79,7 +79,7 @@ func ComputeOverall(scores map[string]CategoryScore) Overall {
 	liveSum, liveN := 0.0, 0
 	for _, c := range []string{"live_simple", "live_multiple", "live_parallel", "live_parallel_multiple"} {
 		s := get(c)
-		liveSum += s.Accuracy * float64(s.Count)
+		liveSum += float64(s.Accuracy * float64(s.Count)) // rounded before the add, as Python does (no fused multiply-add on arm64)
 		liveN += s.Count
 	}
 	live := 0.0
@@ -101,7 +101,7 @@ func ComputeOverall(scores map[string]CategoryScore) Overall {
 		wsum += OverallWeights[g]
 	}
 	for _, g := range []string{"non_live", "live", "irrelevance", "multi_turn", "agentic"} {
-		o.Overall += o.Groups[g] * (OverallWeights[g] / wsum)
+		o.Overall += float64(o.Groups[g] * (OverallWeights[g] / wsum))
 	}
 	for c := range missing {
 		o.Missing = append(o.Missing, c)
