@@ -133,6 +133,12 @@ type Output struct {
 	// ToolCalls are the function calls the runtime parsed out of the
 	// answer (requests with tools).
 	ToolCalls []runtime.ToolCall
+	// CallText is the whole generated text ToolCalls were parsed out of
+	// (runtime.Response.Raw): empty when there are none, or when a server
+	// returned them without it. A scorer that decodes calls itself reads
+	// it, so that a live run and a replay of its record decode the same
+	// text.
+	CallText string
 }
 
 // LogProbs are the summed log-probabilities of Loglik, in choice order.

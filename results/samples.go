@@ -45,6 +45,12 @@ type Record struct {
 	// after post-processing (omitted when identical).
 	Response string  `json:"response"`
 	Scored   *string `json:"scored_text,omitempty"`
+	// ToolCalls are the function calls the runtime parsed out of the
+	// output (a request with tools); Response is then the content outside
+	// them and RawResponse the whole output they were parsed from (when
+	// the runtime kept it: runtime.Response.Raw).
+	ToolCalls   []runtime.ToolCall `json:"tool_calls,omitempty"`
+	RawResponse string             `json:"raw_response,omitempty"`
 	// Thinking is the response's reasoning block state: "" (none),
 	// "closed", "truncated" (cut by the token limit) or "unterminated".
 	Thinking         string                 `json:"thinking,omitempty"`

@@ -22,6 +22,8 @@ func full(id string, index, repeat int, errText string) Record {
 		Gen:      &runtime.GenConfig{MaxTokens: 9, Temperature: 0.5, TopP: 0.9, Seed: 3, Stop: []string{"\n\n"}},
 		Loglik:   []runtime.LoglikRequest{{Context: "c", Continuation: " x"}},
 		Response: "answer é 😀 \\ " + id, Scored: &scored, Thinking: "closed",
+		ToolCalls:     []runtime.ToolCall{{ID: "call_0", Name: "f", Arguments: `{"a":1}`}},
+		RawResponse:   "answer <tool_call>{\"name\": \"f\"}</tool_call>",
 		LoglikResults: []runtime.LoglikResult{{LogProb: -1.5, IsGreedy: true, Tokens: 2}},
 		Extracted:     "B", ExtractionFailed: index%2 == 0, Target: "B",
 		Scores:       map[string]float64{"acc": 1, "f1": 0.25},
@@ -52,6 +54,7 @@ func TestFullSetsEveryField(t *testing.T) {
 func slim(r Record) Record {
 	r.Messages, r.Prompt, r.RenderedPrompt, r.Loglik, r.Gen = nil, "", "", nil, nil
 	r.Response, r.Scored, r.LoglikResults, r.Target = "", nil, nil, ""
+	r.ToolCalls, r.RawResponse = nil, ""
 	return r
 }
 

@@ -139,6 +139,12 @@ type Response struct {
 	// returned by a server) for a request with Tools; Text is then the
 	// text outside them.
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// Raw is the whole generated text when tool calls were parsed out of
+	// it (runtime/toolcall), the calls' own markup included; empty
+	// otherwise, and when a server returned the calls without it. A scorer
+	// that decodes calls itself (a BFCL model handler) reads this text, so
+	// a live run decodes what a replay of the same text decodes.
+	Raw string `json:"raw,omitempty"`
 	// RenderedPrompt is the exact text a chat request was rendered to by
 	// the runtime's chat template (empty for raw prompts and for runtimes
 	// whose server renders it, unless the server reports it, as

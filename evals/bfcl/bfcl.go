@@ -396,12 +396,19 @@ func (t *Task) Score(_ context.Context, s evals.Sample, out evals.Output) (evals
 	var result any = out.Text
 	dotsReplaced := false
 	handler := t.handler
-	if handler != nil && len(out.ToolCalls) > 0 && !handler.ReadsCalls() {
-		// A live run's runtime parsed the calls out of the text
-		// (runtime/toolcall): they are scored as BFCL scores calls.
-		handler = nil
+	if handler != nil && !handler.ReadsCalls() && len(out.ToolCalls) > 0 {
+		if out.CallText != "" {
+			// The runtime parsed calls out of the text
+			// (runtime/toolcall); the handler decodes the whole text
+			// instead, as it decodes the same text replayed.
+			result = out.CallText
+		} else {
+			// A server returned calls without their text: they are
+			// scored as BFCL scores calls.
+			handler = nil
+		}
 	}
-	if (t.fc || handler != nil) && len(out.ToolCalls) > 0 {
+	if (t.fc || handler != nil) && len(out.ToolCalls) > 0 && (handler == nil || handler.ReadsCalls()) {
 		calls := make([]any, len(out.ToolCalls))
 		dotsReplaced = true
 		for i, c := range out.ToolCalls {

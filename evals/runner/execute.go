@@ -183,10 +183,11 @@ func generateOne(ctx context.Context, o Options, wi workItem, s evals.Sample, pc
 		rec.Timings = &t
 	}
 	rec.Response = resp.Text
+	rec.ToolCalls, rec.RawResponse = resp.ToolCalls, resp.Raw
 	rec.RenderedPrompt = resp.RenderedPrompt
 	rec.FinishReason = resp.FinishReason
 	rec.PromptTokens, rec.CompletionTokens = resp.PromptTokens, resp.CompletionTokens
-	out := evals.Output{Raw: resp.Text, Text: resp.Text, FinishReason: resp.FinishReason, Prompt: req.Prompt, ToolCalls: resp.ToolCalls}
+	out := evals.Output{Raw: resp.Text, Text: resp.Text, FinishReason: resp.FinishReason, Prompt: req.Prompt, ToolCalls: resp.ToolCalls, CallText: resp.Raw}
 	th := evals.SplitThinking(resp.Text, evals.PromptOpensThinking(resp.RenderedPrompt), resp.FinishReason == runtime.FinishLength)
 	rec.Thinking = th.State
 	if o.StripThinking {

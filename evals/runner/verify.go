@@ -140,7 +140,7 @@ func rescoreOne(ctx context.Context, p *prepared, s settings, stripThinking bool
 			msgs = msgs[:len(req.Messages)]
 		}
 		diff("messages", jsonText(msgs), jsonText(req.Messages))
-		out = evals.Output{Raw: r.Response, Text: r.Response, FinishReason: r.FinishReason, Prompt: r.Prompt}
+		out = evals.Output{Raw: r.Response, Text: r.Response, FinishReason: r.FinishReason, Prompt: r.Prompt, ToolCalls: r.ToolCalls, CallText: r.RawResponse}
 		th := evals.SplitThinking(r.Response, evals.PromptOpensThinking(r.RenderedPrompt), r.FinishReason == runtime.FinishLength)
 		stored, rescored := "none", "none"
 		if r.Scored != nil {

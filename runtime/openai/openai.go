@@ -467,6 +467,7 @@ type result struct {
 	ttft             time.Duration // client-measured, streaming only
 	server           *runtime.ServerTimings
 	rendered         string // the prompt the server rendered, if it says (pocketeval serve)
+	raw              string // the text the server parsed toolCalls out of, if it says (pocketeval serve)
 }
 
 func (r result) response(total time.Duration) runtime.Response {
@@ -477,6 +478,7 @@ func (r result) response(total time.Duration) runtime.Response {
 		PromptTokens:     r.promptTokens,
 		CompletionTokens: r.completionTokens,
 		RenderedPrompt:   r.rendered,
+		Raw:              r.raw,
 	}
 	t := runtime.Timings{Total: total, TimeToFirstToken: r.ttft}
 	if s := r.server; s != nil {

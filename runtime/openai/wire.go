@@ -43,9 +43,11 @@ type wireResponse struct {
 	Timings *runtime.ServerTimings `json:"timings"`
 	Error   *wireError             `json:"error"`
 	// Pocketeval is `pocketeval serve`'s extension: the prompt its
-	// runtime rendered a chat request to.
+	// runtime rendered a chat request to, and the whole generated text
+	// its tool calls were parsed out of.
 	Pocketeval *struct {
 		RenderedPrompt string `json:"rendered_prompt"`
+		RawText        string `json:"raw_text"`
 	} `json:"pocketeval"`
 }
 
@@ -216,6 +218,9 @@ func readJSON(r io.Reader, chat bool) (result, error) {
 	res.server = w.Timings
 	if w.Pocketeval != nil && chat {
 		res.rendered = w.Pocketeval.RenderedPrompt
+		if len(res.toolCalls) > 0 {
+			res.raw = w.Pocketeval.RawText
+		}
 	}
 	return res, nil
 }

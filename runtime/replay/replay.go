@@ -87,8 +87,11 @@ type Prediction struct {
 	// LoglikRequests; such a line has no generated response.
 	LoglikRequests []runtime.LoglikRequest
 	Loglik         []runtime.LoglikResult
-	// ToolCalls is a BFCL function-calling result ([{name: arguments}]).
-	ToolCalls []runtime.ToolCall
+	// ToolCalls is a BFCL function-calling result ([{name: arguments}]),
+	// or the tool_calls of a pocketeval samples line, whose raw_response
+	// is RawResponse: the whole output they were parsed out of.
+	ToolCalls   []runtime.ToolCall
+	RawResponse string
 
 	// lazy: Response is not held in memory but read again from the
 	// size bytes at off in the predictions file when needed.
@@ -407,6 +410,19 @@ func parseLine(line []byte, file string, n int) (*Prediction, error) {
 				return nil, &ParseError{File: file, Line: n, Field: "loglik_requests", Err: errors.New("must list one {context, continuation} per loglik result")}
 			}
 		}
+		if v, ok := raw["tool_calls"]; ok && v.Type != gjson.Null {
+			if err := json.Unmarshal([]byte(v.Raw), &p.ToolCalls); err != nil {
+				return nil, &ParseError{File: file, Line: n, Field: "tool_calls", Err: errors.New("must be a list of {name, arguments}")}
+			}
+			for i, c := range p.ToolCalls {
+				if c.Name == "" {
+					return nil, &ParseError{File: file, Line: n, Field: "tool_calls", Err: fmt.Errorf("call %d has no name", i)}
+				}
+			}
+			if p.RawResponse, err = str("raw_response", false); err != nil {
+				return nil, err
+			}
+		}
 		if v, ok := raw["repeat"]; ok && v.Type != gjson.Null {
 			if err := json.Unmarshal([]byte(v.Raw), &p.Repeat); err != nil || p.Repeat < 0 {
 				return nil, &ParseError{File: file, Line: n, Field: "repeat", Err: errors.New("must be a non-negative integer")}
@@ -578,7 +594,7 @@ func (r *Runtime) Generate(ctx context.Context, req runtime.Request) (runtime.Re
 	if err != nil {
 		return runtime.Response{}, err
 	}
-	return runtime.Response{Text: text, ToolCalls: p.ToolCalls, FinishReason: p.FinishReason}, nil
+	return runtime.Response{Text: text, ToolCalls: p.ToolCalls, Raw: p.RawResponse, FinishReason: p.FinishReason}, nil
 }
 
 // response returns p's response, reading it from the file if p is lazy.

@@ -113,15 +113,18 @@ func (h *Handler) callIDs(resp *runtime.Response) {
 
 // Extension is the "pocketeval" member of a response: the seed the
 // answer was sampled with (the client's, or the one drawn for a request
-// without one) and what the runtime rendered a chat request to
-// (runtime.Response.RenderedPrompt), so a remote run can record both.
+// without one), what the runtime rendered a chat request to
+// (runtime.Response.RenderedPrompt) and, for an answer with tool calls,
+// the whole text they were parsed out of (runtime.Response.Raw), so a
+// remote run can record all three.
 type Extension struct {
 	Seed           int64  `json:"seed"`
 	RenderedPrompt string `json:"rendered_prompt,omitempty"`
+	RawText        string `json:"raw_text,omitempty"`
 }
 
 func extension(req runtime.Request, resp runtime.Response) *Extension {
-	return &Extension{Seed: req.Gen.Seed, RenderedPrompt: resp.RenderedPrompt}
+	return &Extension{Seed: req.Gen.Seed, RenderedPrompt: resp.RenderedPrompt, RawText: resp.Raw}
 }
 
 func (h *Handler) count(w http.ResponseWriter, resp runtime.Response) {

@@ -196,8 +196,10 @@ func jsonCalls(s string, argKeys ...string) ([]runtime.ToolCall, bool) {
 
 // Apply parses the calls out of resp for a request that offered tools,
 // in the format the chat template writes (Detect): resp.Text becomes the
-// content outside the calls and resp.ToolCalls the calls, with ids
-// "call_0", "call_1", ... A request without tools is left alone.
+// content outside the calls, resp.ToolCalls the calls, with ids
+// "call_0", "call_1", ..., and resp.Raw the whole text they were parsed
+// from. A request without tools, or a text without calls of the format
+// (malformed ones included), is left alone: its text is all content.
 func Apply(template string, req runtime.Request, resp *runtime.Response) {
 	if !HasTools(req) {
 		return
@@ -209,7 +211,7 @@ func Apply(template string, req runtime.Request, resp *runtime.Response) {
 	for i := range calls {
 		calls[i].ID = fmt.Sprintf("call_%d", i)
 	}
-	resp.Text, resp.ToolCalls = content, calls
+	resp.Raw, resp.Text, resp.ToolCalls = resp.Text, content, calls
 }
 
 // HasTools reports whether a request offers tools (a non-empty array).
