@@ -13,8 +13,10 @@
 //	{"id": "parallel_0", "result": [{"f": "{\"a\": 1}"}]}  BFCL's result files (function calling)
 //	{"id": "multi_turn_base_0", "result": [["[f(a=1)]"], ...]} BFCL's multi-turn result files (turns of steps; the JSON is the response)
 //
-// A pocketeval line may carry "finish_reason" (default "stop") and
-// "repeat" (0-based; default 0); its "task" may be empty, making the line
+// A pocketeval line may carry "finish_reason" (default "stop"), "repeat"
+// (0-based; default 0) and, for an answer whose function calls the runtime
+// parsed out of it, "tool_calls" and "raw_response" (the whole text; given
+// back as the Response's ToolCalls and Raw); its "task" may be empty, making the line
 // match that id in any task. A request is answered by, in order: its
 // (Task, ID); its ID alone (human-eval lines, task-less pocketeval lines);
 // its prompt text — the last user message, or the raw prompt — exactly,
