@@ -25,8 +25,8 @@ func TestLiveAndReplayDecodeTheSameText(t *testing.T) {
 	texts := []string{
 		"<tool_call>\n" + call + "\n</tool_call>",
 		"Sure.\n<tool_call>\n" + call + "\n</tool_call>",
-		"<tool_call>" + call + "</tool_call>",                      // toolcall finds it, Qwen's handler does not
-		"<tool_call>\n" + call + "\n</tool_call>\n<tool_call>\n{\"name\"", // an unterminated second call
+		"<tool_call>" + call + "</tool_call>",                                                      // toolcall finds it, Qwen's handler does not
+		"<tool_call>\n" + call + "\n</tool_call>\n<tool_call>\n{\"name\"",                          // an unterminated second call
 		"<tool_call>\n{\"name\": \"math_factorial\", \"arguments\": {\"number\": 5}\n</tool_call>", // not JSON: no call for either
 		"[math_factorial(number=5)]",
 	}
