@@ -19,9 +19,8 @@ import (
 
 // llamacppDriver loads a GGUF file in process with llama.cpp: Workers
 // requests in flight of --ctx-size tokens each (0: 4096, capped at the
-// model's training context), decoded together in one context of Threads
-// threads, or with --batch off each alone in its own context of Threads
-// threads. The libraries come from
+// model's training context), each alone in its own context of Threads
+// threads (--batch on is refused). The libraries come from
 // $POCKETEVAL_LLAMA_LIB or scripts/setup-llamacpp.sh's default location.
 func llamacppDriver() Driver {
 	return Driver{
@@ -56,22 +55,34 @@ func (f *llamacppFlags) SpeculativeHelp() string {
 
 func (f *llamacppFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.ContextSize, "ctx-size", f.ContextSize, "context size in tokens for llamacpp (0 = min(4096, the model's training context))")
-	fs.StringVar(&f.Batch, "batch", "off", "llamacpp: compute each request alone, reproducible bit for bit (off), or decode concurrent requests together, faster but a response may change with what it was batched with (on)")
-	fs.StringVar(&f.PrefixCache, "prefix-cache", "auto", "llamacpp: auto is on; with --batch off keep the whole 512-token chunks of a prompt its context holds (exact); with --batch on start each prompt from the longest prefix any sequence holds; off evaluates every prompt whole")
+	fs.StringVar(&f.Batch, "batch", "off", "llamacpp: off computes each request alone in its own context, reproducible bit for bit; on (decoding concurrent requests together) is refused: it changes greedy texts (docs/throughput.md)")
+	fs.StringVar(&f.PrefixCache, "prefix-cache", "auto", "llamacpp: auto is on: keep the whole 512-token chunks of a prompt a context holds (exact); off evaluates every prompt whole")
 	fs.StringVar(&f.DraftModel, "draft-model", f.DraftModel, "llamacpp --speculative draft: the draft model, a GGUF `FILE` with the target's vocabulary")
 	fs.IntVar(&f.DraftMax, "draft-max", f.DraftMax, "llamacpp --speculative draft: most tokens drafted per step")
 	fs.IntVar(&f.DraftMin, "draft-min", f.DraftMin, "llamacpp --speculative draft: drop drafts shorter than this (0: use any)")
 	fs.Float64Var(&f.DraftPMin, "draft-p-min", f.DraftPMin, "llamacpp --speculative draft: stop a draft at a token the draft model gives less probability (0: never)")
 }
 
-// Contexts is one with batching on (every request a sequence of one
-// context), else one per request.
+// Contexts is one per request. --batch on, which Validate refuses, would
+// put them all in one context; it counts as one, so that the refusal, not
+// the limit check, answers it.
 func (f *llamacppFlags) Contexts(c Common) int {
-	if f.Batch == "off" {
-		return max(c.Workers, 1)
+	if f.Batch == "on" {
+		return 1
 	}
-	return 1
+	return max(c.Workers, 1)
 }
+
+// batchRefused is why --batch on is refused. llama.cpp (ggml's CPU
+// backend) multiplies a matrix by one row with vec_dot and by two or more
+// with llamafile's tinyBLAS, whose sums are ordered otherwise: a token
+// decoded beside other requests gets other logits, in their last bits,
+// than the same token decoded alone, and greedy texts change
+// (runtime/llamacpp TestBatchInvarianceProbe; docs/throughput.md).
+const batchRefused = "--batch on is refused: llama.cpp computes a token decoded beside other requests with other kernels than a token decoded alone " +
+	"(a product with one row uses ggml's vec_dot, with several llamafile's tinyBLAS), so batched greedy texts differ from unbatched ones " +
+	"(14 of 100 GSM8K prompts on stories260K) and scores would depend on what ran together; no batched setup of this engine gives the unbatched bits. " +
+	"Use --batch off (the default): concurrent requests run in contexts of their own (docs/throughput.md, \"Batched decoding\")"
 
 func (f *llamacppFlags) Validate(c Common) error {
 	if c.Model == "" {
@@ -90,8 +101,12 @@ func (f *llamacppFlags) Validate(c Common) error {
 	if f.ContextSize < 0 {
 		return fmt.Errorf("--ctx-size must not be negative, got %d", f.ContextSize)
 	}
-	if f.Batch != "" && f.Batch != "on" && f.Batch != "off" {
-		return fmt.Errorf("--batch must be on or off, got %q", f.Batch)
+	switch f.Batch {
+	case "", "off":
+	case "on":
+		return errors.New(batchRefused)
+	default:
+		return fmt.Errorf("--batch must be off (on is refused), got %q", f.Batch)
 	}
 	if f.PrefixCache != "" && f.PrefixCache != "on" && f.PrefixCache != "off" && f.PrefixCache != "auto" {
 		return fmt.Errorf("--prefix-cache must be on, off or auto, got %q", f.PrefixCache)
@@ -167,14 +182,10 @@ func (f *llamacppFlags) prefixCache() string {
 	return f.PrefixCache
 }
 
-// Nondeterminism: batched decoding makes a response depend on what it
-// shares its steps with, which timing and resume decide.
-func (f *llamacppFlags) Nondeterminism(c Common) string {
-	if f.Batch == "on" {
-		return "--batch on: a sequence's logits depend in their last bits on what shares its decode steps, which timing, concurrency and resume decide, so a greedy response can differ between two runs of this command (--batch off reproduces every response exactly)"
-	}
-	return ""
-}
+// Nondeterminism: none. Every request is computed alone (--batch on, which
+// made a response depend on what shared its decode steps, is refused), and
+// the prefix cache keeps only what computing anew gives bit for bit.
+func (f *llamacppFlags) Nondeterminism(c Common) string { return "" }
 
 func (f *llamacppFlags) Settings() map[string]any {
 	return map[string]any{"ctx_size": f.ContextSize}
