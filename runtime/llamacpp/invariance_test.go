@@ -3,8 +3,10 @@
 package llamacpp
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"os"
 	goruntime "runtime"
 	"slices"
 	"strings"
@@ -184,7 +186,8 @@ func diff(a, b [][]float32) (steps int, maxAbs float64) {
 // TestBatchInvarianceProbe measures, for 1 to 8 sequences decoded
 // together and several context setups, how many decode steps' logits
 // differ in any bit from the sequence decoded alone, and logs the table
-// (go test -v -run BatchInvarianceProbe; docs/throughput.md has it). On
+// (go test -v -run BatchInvarianceProbe; docs/throughput.md has it;
+// POCKETEVAL_PROBE_GGUF=model.gguf measures another model). On
 // stories260K (F32 weights, x86) every step with two or more rows
 // differs: ggml multiplies one row with vec_dot and several with
 // llamafile's tinyBLAS, whichever way the KV cache is laid out; against a
@@ -200,7 +203,18 @@ func TestBatchInvarianceProbe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("decodes 8 sequences in 33 setups")
 	}
-	rt := open(t, stories, Options{})
+	var rt *Runtime
+	if m := os.Getenv("POCKETEVAL_PROBE_GGUF"); m != "" {
+		// Another model, to measure (the assertions below hold for any).
+		modelPath(t, stories)
+		var err error
+		if rt, err = Open(context.Background(), Options{Model: m}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { rt.Close() })
+	} else {
+		rt = open(t, stories, Options{})
+	}
 	const total = 48
 	seqs, prompts := probeSeqs(t, rt, 8, total)
 	ref := func(setup probeSetup) [][][]float32 {
