@@ -100,7 +100,7 @@ func (d *decoder) checkInvariant() error {
 			}
 			for i := range m {
 				if worst, ok := sameBits(alone[i][k-1], got[i]); !ok {
-					return fmt.Errorf("%w: with this model, a token decoded beside %d others gets other logits than decoded alone (by up to %.3g): ggml multiplies one row and several with kernels that sum in different orders for its weight types (F32 and F16 weights do; Q4_0 and Q8_0 do not)", ErrNotBatchInvariant, m-1, worst)
+					return fmt.Errorf("%w: a token decoded in one step with %d sequences gets other logits than decoded alone (by up to %.3g): for this model's weight types ggml multiplies one row and several with kernels that sum in different orders (F32 and F16 weights do; Q4_0 and Q8_0 do not)", ErrNotBatchInvariant, m, worst)
 				}
 			}
 		}

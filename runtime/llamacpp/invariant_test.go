@@ -101,7 +101,7 @@ func TestExactBatchIdenticalTexts(t *testing.T) {
 func TestExactBatchRefused(t *testing.T) {
 	story := modelPath(t, stories)
 	_, err := Open(context.Background(), Options{Model: story, Batch: "exact", Workers: 4})
-	if !errors.Is(err, ErrNotBatchInvariant) || !strings.Contains(err.Error(), "beside 1 others") {
+	if !errors.Is(err, ErrNotBatchInvariant) || !strings.Contains(err.Error(), "with 2 sequences") {
 		t.Errorf("stories260K, exact batching: %v, want ErrNotBatchInvariant", err)
 	}
 	q := writeTiny(t, gguf.Q8_0, 5)

@@ -85,27 +85,33 @@ func TestGGUFLimits(t *testing.T) {
 	check(0, 1000, 1<<30, false, "1000 engine contexts of 2048 tokens") // 0 = min(4096, trained)
 }
 
-// TestBatchOnRefused: --batch on changes greedy texts (llama.cpp is not
-// batch-invariant), so every command refuses it, before any limit check
-// can answer instead; --batch off with 8 requests of 1 thread on 2 cores
-// is 8 contexts, over the limit.
-func TestBatchOnRefused(t *testing.T) {
+// TestLimitsBatchedContext: with llama.cpp's batching the requests in
+// flight are sequences of one context, so their number does not multiply
+// the engine threads; with --batch off each is a context. --batch on needs
+// one thread and no draft model, refused before the model is loaded.
+func TestLimitsBatchedContext(t *testing.T) {
 	m := Machine{Cores: 2}
 	for _, batch := range []string{"on", "off"} {
 		f := &llamacppFlags{Batch: batch}
-		c := Common{Model: "m.gguf", Threads: 1, Workers: 8, Machine: m}
+		c := Common{Threads: 1, Workers: 8, Machine: m}
 		c.Contexts = f.Contexts(c)
 		err := CheckLimits(llamacppDriver().Caps, c)
 		if (batch == "on") != (err == nil) {
-			t.Errorf("--batch %s, 8 requests of 1 thread on 2 cores: limit check %v", batch, err)
+			t.Errorf("--batch %s, 8 requests of 1 thread on 2 cores: %v", batch, err)
 		}
 	}
 	f := &llamacppFlags{Batch: "on"}
-	err := f.Validate(Common{Model: "m.gguf", Threads: 1, Workers: 8, Machine: m})
-	if err == nil || !strings.Contains(err.Error(), "--batch on is refused") || !strings.Contains(err.Error(), "--batch off") {
-		t.Errorf("--batch on: %v, want the refusal naming --batch off", err)
+	if err := f.Validate(Common{Model: "m.gguf", Threads: 1, Workers: 8}); err != nil {
+		t.Errorf("--batch on, 1 thread: %v", err)
 	}
-	f.Batch = "maybe"
+	if err := f.Validate(Common{Model: "m.gguf", Threads: 2, Workers: 8}); err == nil || !strings.Contains(err.Error(), "--batch on needs --threads 1") {
+		t.Errorf("--batch on, 2 threads: %v", err)
+	}
+	f.DraftModel = "d.gguf"
+	if err := f.Validate(Common{Model: "m.gguf", Threads: 1, Workers: 8, Speculative: "draft"}); err == nil || !strings.Contains(err.Error(), "--speculative") {
+		t.Errorf("--batch on --speculative draft: %v", err)
+	}
+	f = &llamacppFlags{Batch: "maybe"}
 	if err := f.Validate(Common{Model: "m.gguf"}); err == nil || !strings.Contains(err.Error(), `"maybe"`) {
 		t.Errorf("--batch maybe: %v", err)
 	}

@@ -20,7 +20,8 @@ import (
 // llamacppDriver loads a GGUF file in process with llama.cpp: Workers
 // requests in flight of --ctx-size tokens each (0: 4096, capped at the
 // model's training context), each alone in its own context of Threads
-// threads (--batch on is refused). The libraries come from
+// threads, or with --batch on decoded together in one context of one
+// thread where that changes no bit (llamacpp's exact batching). The libraries come from
 // $POCKETEVAL_LLAMA_LIB or scripts/setup-llamacpp.sh's default location.
 func llamacppDriver() Driver {
 	return Driver{
@@ -55,7 +56,7 @@ func (f *llamacppFlags) SpeculativeHelp() string {
 
 func (f *llamacppFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.ContextSize, "ctx-size", f.ContextSize, "context size in tokens for llamacpp (0 = min(4096, the model's training context))")
-	fs.StringVar(&f.Batch, "batch", "off", "llamacpp: off computes each request alone in its own context, reproducible bit for bit; on (decoding concurrent requests together) is refused: it changes greedy texts (docs/throughput.md)")
+	fs.StringVar(&f.Batch, "batch", "off", "llamacpp: off computes each request alone in its own context; on decodes the next tokens of concurrent requests together in one context, with --threads 1, and is refused (exit 2) for a model whose kernels would change a bit of the results that way (F32 and F16 weights; Q4_0 and Q8_0 pass): either way every response is the one computed alone")
 	fs.StringVar(&f.PrefixCache, "prefix-cache", "auto", "llamacpp: auto is on: keep the whole 512-token chunks of a prompt a context holds (exact); off evaluates every prompt whole")
 	fs.StringVar(&f.DraftModel, "draft-model", f.DraftModel, "llamacpp --speculative draft: the draft model, a GGUF `FILE` with the target's vocabulary")
 	fs.IntVar(&f.DraftMax, "draft-max", f.DraftMax, "llamacpp --speculative draft: most tokens drafted per step")
@@ -63,26 +64,14 @@ func (f *llamacppFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.DraftPMin, "draft-p-min", f.DraftPMin, "llamacpp --speculative draft: stop a draft at a token the draft model gives less probability (0: never)")
 }
 
-// Contexts is one per request. --batch on, which Validate refuses, would
-// put them all in one context; it counts as one, so that the refusal, not
-// the limit check, answers it.
+// Contexts is one with --batch on (every request a sequence of one
+// context), else one per request.
 func (f *llamacppFlags) Contexts(c Common) int {
 	if f.Batch == "on" {
 		return 1
 	}
 	return max(c.Workers, 1)
 }
-
-// batchRefused is why --batch on is refused. llama.cpp (ggml's CPU
-// backend) multiplies a matrix by one row with vec_dot and by two or more
-// with llamafile's tinyBLAS, whose sums are ordered otherwise: a token
-// decoded beside other requests gets other logits, in their last bits,
-// than the same token decoded alone, and greedy texts change
-// (runtime/llamacpp TestBatchInvarianceProbe; docs/throughput.md).
-const batchRefused = "--batch on is refused: llama.cpp computes a token decoded beside other requests with other kernels than a token decoded alone " +
-	"(a product with one row uses ggml's vec_dot, with several llamafile's tinyBLAS), so batched greedy texts differ from unbatched ones " +
-	"(14 of 100 GSM8K prompts on stories260K) and scores would depend on what ran together; no batched setup of this engine gives the unbatched bits. " +
-	"Use --batch off (the default): concurrent requests run in contexts of their own (docs/throughput.md, \"Batched decoding\")"
 
 func (f *llamacppFlags) Validate(c Common) error {
 	if c.Model == "" {
@@ -104,9 +93,15 @@ func (f *llamacppFlags) Validate(c Common) error {
 	switch f.Batch {
 	case "", "off":
 	case "on":
-		return errors.New(batchRefused)
+		// The checks Open cannot make before loading the model.
+		if c.Threads > 1 {
+			return fmt.Errorf("--batch on needs --threads 1, got %d: llama.cpp splits a lone sequence's attention over 512 cells or more between threads and adds the parts in another order than a batched decode does, so the responses would change (use --batch off with several threads)", c.Threads)
+		}
+		if c.Speculative != "" {
+			return errors.New("--batch on with --speculative: batched decoding is checked to change no response only without a draft model; use --batch off")
+		}
 	default:
-		return fmt.Errorf("--batch must be off (on is refused), got %q", f.Batch)
+		return fmt.Errorf("--batch must be on or off, got %q", f.Batch)
 	}
 	if f.PrefixCache != "" && f.PrefixCache != "on" && f.PrefixCache != "off" && f.PrefixCache != "auto" {
 		return fmt.Errorf("--prefix-cache must be on, off or auto, got %q", f.PrefixCache)
@@ -145,7 +140,7 @@ func (f *llamacppFlags) checkDraft(c Common) error {
 func (f *llamacppFlags) Open(ctx context.Context, c Common) (runtime.Runtime, error) {
 	o := llamacpp.Options{
 		Model: c.Model, Threads: c.Threads, ContextSize: f.ContextSize, Workers: c.Workers,
-		Batch: cmp.Or(f.Batch, "off"), PrefixCache: f.prefixCache(),
+		Batch: f.engineBatch(), PrefixCache: f.prefixCache(),
 		ChatTemplate: c.ChatTemplate, ChatTemplateSource: c.ChatTemplateSource, Thinking: c.Thinking, TemplateNow: c.TemplateNow,
 	}
 	plain := o
@@ -158,6 +153,11 @@ func (f *llamacppFlags) Open(ctx context.Context, c Common) (runtime.Runtime, er
 		// 2), not an engine failure: its header says which.
 		if _, herr := gguf.ReadFile(c.Model); regfile.IsUnusable(herr) {
 			return nil, regfile.Unusable(c.Model, fmt.Errorf("--model: not a usable GGUF file: %v (%w)", herr, err))
+		}
+		// A model whose kernels would change results when batched is
+		// refused before any work, as an unusable input (exit 2).
+		if errors.Is(err, llamacpp.ErrNotBatchInvariant) {
+			return nil, regfile.Unusable(c.Model, fmt.Errorf("--batch on refused for this model: %w; use --batch off", err))
 		}
 		return nil, err // not a typed nil inside the interface
 	}
@@ -182,8 +182,17 @@ func (f *llamacppFlags) prefixCache() string {
 	return f.PrefixCache
 }
 
-// Nondeterminism: none. Every request is computed alone (--batch on, which
-// made a response depend on what shared its decode steps, is refused), and
+// engineBatch is the engine's batching mode for --batch: on is
+// llamacpp's "exact" batching, which the runtime checks changes no bit.
+func (f *llamacppFlags) engineBatch() string {
+	if f.Batch == "on" {
+		return "exact"
+	}
+	return "off"
+}
+
+// Nondeterminism: none. Each request is computed alone, or (--batch on)
+// in decodes checked to give each sequence the bits it gets alone, and
 // the prefix cache keeps only what computing anew gives bit for bit.
 func (f *llamacppFlags) Nondeterminism(c Common) string { return "" }
 
