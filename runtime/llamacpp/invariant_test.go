@@ -39,15 +39,23 @@ func writeTiny(t *testing.T, typ gguf.TensorType, seed uint64) string {
 // TestExactBatchIdenticalTexts: with Batch "exact", requests decoded
 // together give the texts each gives alone with batching off, bit for
 // bit, on quantized models (whose kernels pass checkInvariant): prompts
-// of 3 to 300 tokens cut into 64-token grid chunks, generations long
-// enough that attention crosses 256 and 512 cells, more requests than
-// sequences so slots are reused.
+// of 3 to 300 tokens cut into 64-token grid chunks, then four sharing a
+// preamble whose whole chunks are kept, generations long enough that
+// attention crosses 256 and 512 cells, more requests than sequences so
+// slots are reused.
 func TestExactBatchIdenticalTexts(t *testing.T) {
 	modelPath(t, stories) // skips when the libraries are absent
 	var prompts []string
 	for i := range 12 {
 		p := fmt.Sprintf("Request %d: ", i) + strings.Repeat(storyPrompts[i%len(storyPrompts)]+", and then ", i*i%37) + "\n"
 		prompts = append(prompts, p)
+	}
+	// Then, one at a time, four that share a preamble of several grid
+	// chunks: each keeps the whole chunks the one before it left.
+	var shared []string
+	preamble := strings.Repeat("The little dog ran to the park and played with a ball. ", 12)
+	for i := range 4 {
+		shared = append(shared, preamble+fmt.Sprintf("Question %d?\n", i))
 	}
 	for _, typ := range []gguf.TensorType{gguf.Q8_0, gguf.Q4_0} {
 		t.Run(fmt.Sprint(typ), func(t *testing.T) {
@@ -59,8 +67,11 @@ func TestExactBatchIdenticalTexts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer ref.Close()
 			want := generateAll(t, ref, prompts, 300)
-			ref.Close()
+			for _, p := range shared {
+				want = append(want, generateAll(t, ref, []string{p}, 32)...)
+			}
 			long := 0
 			for _, w := range want {
 				if w.PromptTokens+w.CompletionTokens > 512 {
@@ -78,6 +89,13 @@ func TestExactBatchIdenticalTexts(t *testing.T) {
 			}
 			defer rt.Close()
 			got := generateAll(t, rt, prompts, 300)
+			before := rt.PrefillStats()
+			for _, p := range shared {
+				got = append(got, generateAll(t, rt, []string{p}, 32)...)
+			}
+			if st := rt.PrefillStats(); st.Computed-before.Computed >= st.Requested-before.Requested {
+				t.Errorf("shared preamble: computed %d of %d prompt tokens: no grid chunk was kept", st.Computed-before.Computed, st.Requested-before.Requested)
+			}
 			for i := range want {
 				if got[i].Text != want[i].Text || got[i].FinishReason != want[i].FinishReason || got[i].CompletionTokens != want[i].CompletionTokens {
 					t.Errorf("request %d: batched %q (%s, %d tokens), alone %q (%s, %d tokens)", i,

@@ -281,6 +281,18 @@ func (d *decoder) place(j job) {
 	if target == nil || target.job != nil {
 		target = d.victim()
 	}
+	if d.exact && len(d.slots) > 1 {
+		// Exact batching: the free sequence that keeps most of want
+		// (whole grid chunks, or the same log-likelihood context).
+		most := d.keep(target, want)
+		for _, sl := range d.slots {
+			if sl.job == nil {
+				if n := d.keep(sl, want); n > most {
+					most, target = n, sl
+				}
+			}
+		}
+	}
 	switch {
 	case best == 0:
 		d.truncate(target, d.keep(target, want))
