@@ -197,14 +197,16 @@ func diff(a, b [][]float32) (steps int, maxAbs float64) {
 // It asserts what holds on every CPU: a sequence decoded by itself in a
 // context of several sequences, other sequences beside it in the cache,
 // gets the bits of a context of its own; and, on amd64, that eight
-// sequences decoded together do not (if that ever fails, the engine has
-// become batch-invariant and --batch on could be allowed again).
+// sequences of stories260K decoded together do not (if that ever fails,
+// its kernels have become batch-invariant and exact batching would accept
+// it: the docs and TestExactBatchRefused say otherwise).
 func TestBatchInvarianceProbe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("decodes 8 sequences in 33 setups")
 	}
 	var rt *Runtime
-	if m := os.Getenv("POCKETEVAL_PROBE_GGUF"); m != "" {
+	other := os.Getenv("POCKETEVAL_PROBE_GGUF")
+	if m := other; m != "" {
 		// Another model, to measure (the assertions below hold for any).
 		modelPath(t, stories)
 		var err error
@@ -230,7 +232,7 @@ func TestBatchInvarianceProbe(t *testing.T) {
 		return out
 	}
 	setups := []probeSetup{
-		{name: "unified KV, flash attn auto (the batched mode)", unified: true, fa: llama.FlashAttentionTypeAuto},
+		{name: "unified KV, flash attn auto (the engine's unified batching)", unified: true, fa: llama.FlashAttentionTypeAuto},
 		{name: "per-sequence KV streams, flash attn auto", fa: llama.FlashAttentionTypeAuto},
 		{name: "per-sequence KV streams, flash attn off", fa: llama.FlashAttentionTypeDisabled},
 		{name: "unified KV, flash attn off", unified: true, fa: llama.FlashAttentionTypeDisabled},
@@ -260,7 +262,7 @@ func TestBatchInvarianceProbe(t *testing.T) {
 			switch {
 			case n == 1 && !setup.pad && steps != 0:
 				t.Errorf("%s: one sequence in a context of its own differs from the reference in %d steps", setup.name, steps)
-			case k == 0 && n == 8 && steps == 0 && goruntime.GOARCH == "amd64":
+			case k == 0 && n == 8 && steps == 0 && goruntime.GOARCH == "amd64" && other == "":
 				t.Errorf("%s: 8 sequences decoded together give the bits of each decoded alone: the engine is batch-invariant now; reconsider refusing --batch on", setup.name)
 			}
 		}
