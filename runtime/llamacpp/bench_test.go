@@ -83,7 +83,7 @@ func BenchmarkLogLikelihood(b *testing.B) {
 }
 
 // BenchmarkConcurrentDecode measures aggregate decode speed with 1, 2, 4
-// and 8 requests in flight, batched, on the GGUF named by
+// and 8 requests in flight, batched (Batch on, and exact), on the GGUF named by
 // $POCKETEVAL_BENCH_GGUF (e.g. a Pocket-shaped model from tools/ggufgen)
 // with $POCKETEVAL_BENCH_THREADS threads (default 2), against one request
 // at a time with batching off. A round runs every configuration once, in
@@ -94,7 +94,8 @@ func BenchmarkLogLikelihood(b *testing.B) {
 // (default 128) token prompt and $POCKETEVAL_BENCH_GEN (default 128) decode
 // steps; all start together. With one thread it also reports tok/cpu-s,
 // decoded tokens per CPU-second of the round (prefill included), which a
-// loaded machine distorts less.
+// loaded machine distorts less. $POCKETEVAL_BENCH_CONFIGS (e.g.
+// "off1,exact8") picks configurations.
 func BenchmarkConcurrentDecode(b *testing.B) {
 	model := os.Getenv("POCKETEVAL_BENCH_GGUF")
 	if model == "" {
@@ -115,7 +116,14 @@ func BenchmarkConcurrentDecode(b *testing.B) {
 		rates    []float64
 		cpuRates []float64 // decoded tokens per CPU-second of the whole round
 	}
-	configs := []*config{{batch: "off", conc: 1}, {batch: "on", conc: 1}, {batch: "on", conc: 2}, {batch: "on", conc: 4}, {batch: "on", conc: 8}}
+	configs := []*config{{batch: "off", conc: 1}, {batch: "on", conc: 1}, {batch: "on", conc: 2}, {batch: "on", conc: 4}, {batch: "on", conc: 8},
+		{batch: "exact", conc: 2}, {batch: "exact", conc: 4}, {batch: "exact", conc: 8}}
+	if only := os.Getenv("POCKETEVAL_BENCH_CONFIGS"); only != "" {
+		// e.g. off1,exact8
+		configs = slices.DeleteFunc(configs, func(c *config) bool {
+			return !slices.Contains(strings.Split(only, ","), fmt.Sprintf("%s%d", c.batch, c.conc))
+		})
+	}
 	for _, c := range configs {
 		rt, err := Open(context.Background(), Options{Model: model, Threads: threads, Workers: c.conc, Batch: c.batch, ContextSize: nPrompt + nGen + 1})
 		if err != nil {

@@ -28,7 +28,7 @@ func (r *Runtime) CountPrompts(ctx context.Context, items []runtime.PromptItem) 
 		return nil, fmt.Errorf("count prompts: %w", err)
 	}
 	defer r.sched.leave()
-	sim := promptSim{batched: r.opts.Batch != "off", cache: r.opts.PrefixCache != "off", slots: make([][]llama.Token, r.opts.Workers), used: make([]int, r.opts.Workers)}
+	sim := promptSim{batched: r.opts.Batch == "on", cache: r.opts.PrefixCache != "off", slots: make([][]llama.Token, r.opts.Workers), used: make([]int, r.opts.Workers)}
 	out := make([]runtime.PromptCount, len(items))
 	for i, it := range items {
 		if err := ctx.Err(); err != nil {

@@ -54,7 +54,12 @@
 // computed alone from an empty cache, exactly as it would be at Workers 1,
 // except that LogLikelihood reuses an identical context (all but its last
 // token), which changes no number: every request is evaluated in the same
-// two phases whether or not the first is reused.
+// two phases whether or not the first is reused. With Batch exact there is
+// one context of Workers sequences, each in a KV stream of its own: every
+// prompt chunk is decoded alone, on the grid of Batch off, and the next
+// tokens of all generating sequences in one llama_decode, which Open checks
+// gives each the bits it gets alone (invariant.go; refused for models whose
+// kernels do not, such as F32 and F16 ones, and with more than one thread).
 //
 // Chat requests are rendered with the model's own chat template (GGUF key
 // tokenizer.chat_template), run as Jinja by package chattemplate with

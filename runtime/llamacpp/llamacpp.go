@@ -93,9 +93,20 @@ func Open(ctx context.Context, opts Options) (*Runtime, error) {
 	if opts.ContextSize < 0 || opts.BatchSize < 0 {
 		return nil, fmt.Errorf("open llamacpp: negative context size %d or batch size %d", opts.ContextSize, opts.BatchSize)
 	}
-	batched, err := onOff("batch", &opts.Batch)
+	mode, err := batchMode(&opts.Batch)
 	if err != nil {
 		return nil, fmt.Errorf("open llamacpp: %w", err)
+	}
+	if mode == "exact" && opts.Workers > 1 {
+		switch {
+		case opts.Threads != 1:
+			// ggml splits a one-row attention over 512 cells or more
+			// between threads and adds the parts in another order than
+			// a decode of several sequences does.
+			return nil, fmt.Errorf("open llamacpp: %w: batch exact needs 1 thread, not %d (a decode of one sequence splits its attention between threads)", ErrNotBatchInvariant, opts.Threads)
+		case opts.DraftModel != "":
+			return nil, fmt.Errorf("open llamacpp: %w: batch exact with a draft model is not checked", ErrNotBatchInvariant)
+		}
 	}
 	prefixCache, err := onOff("prefix cache", &opts.PrefixCache)
 	if err != nil {
@@ -161,19 +172,26 @@ func Open(ctx context.Context, opts Options) (*Runtime, error) {
 	}
 
 	// Batching on: one context, one sequence per worker, sharing a
-	// unified KV cache of Workers times the per-request context. Off: one
-	// context of one sequence per worker.
+	// unified KV cache of Workers times the per-request context. Exact:
+	// one context of one KV stream per worker. Off: one context of one
+	// sequence per worker.
 	nDec, nSeq := opts.Workers, 1
-	if batched {
+	if mode != "off" {
 		nDec, nSeq = 1, opts.Workers
 	}
 	for range nDec {
-		d, err := r.newDecoder(nSeq, !batched, prefixCache)
+		d, err := r.newDecoder(nSeq, mode != "on", prefixCache)
 		if err != nil {
 			r.free()
 			return nil, fmt.Errorf("open llamacpp: %w", err)
 		}
 		r.sched.decoders = append(r.sched.decoders, d)
+	}
+	if mode == "exact" && nSeq > 1 {
+		if err := r.sched.decoders[0].checkInvariant(); err != nil {
+			r.free()
+			return nil, fmt.Errorf("open llamacpp: %s: %w", opts.Model, err)
+		}
 	}
 	r.nCtx = int(llama.NCtx(r.sched.decoders[0].lctx)) / nSeq
 	r.info = r.describe()
@@ -228,7 +246,8 @@ func (r *Runtime) newDecoder(nSeq int, exact, prefixCache bool) (*decoder, error
 
 // contextParams are the settings of a context of nSeq sequences of
 // ContextSize tokens each (rounded up to a multiple of 256, as llama.cpp
-// does), sharing one unified cache when there are several.
+// does), sharing one unified cache when there are several with Batch on,
+// else each in a KV stream of its own.
 func (r *Runtime) contextParams(nSeq int) llama.ContextParams {
 	perSeq := (r.opts.ContextSize + 255) / 256 * 256
 	cp := llama.ContextDefaultParams()
@@ -236,7 +255,7 @@ func (r *Runtime) contextParams(nSeq int) llama.ContextParams {
 	cp.NBatch = uint32(r.opts.BatchSize)
 	cp.NUbatch = uint32(r.opts.BatchSize)
 	cp.NSeqMax = uint32(nSeq)
-	if nSeq > 1 {
+	if nSeq > 1 && r.opts.Batch == "on" {
 		cp.KVUnified = 1
 	}
 	cp.NThreads = int32(r.opts.Threads)
@@ -334,8 +353,11 @@ func (r *Runtime) describe() map[string]any {
 
 // batchMode describes how requests are decoded, for the manifest.
 func (r *Runtime) batchMode() string {
-	if r.opts.Batch == "off" {
+	switch r.opts.Batch {
+	case "off":
 		return fmt.Sprintf("off: each request alone in one of %d contexts", r.opts.Workers)
+	case "exact":
+		return fmt.Sprintf("exact: next tokens of up to %d sequences decoded together in one context of per-sequence KV streams, prompts alone; checked batch-invariant", r.opts.Workers)
 	}
 	return fmt.Sprintf("on: continuous batching of up to %d sequences in one context, unified KV cache", r.opts.Workers)
 }

@@ -88,6 +88,10 @@ var (
 	// ErrPromptTooLong is returned when a prompt does not fit in the
 	// context with room for one generated token.
 	ErrPromptTooLong = errors.New("prompt longer than the context")
+	// ErrNotBatchInvariant is returned by Open for Batch "exact" when
+	// decoding requests together would change a bit of their logits:
+	// the model's kernels are not batch-invariant, or Threads is not 1.
+	ErrNotBatchInvariant = errors.New("batched decoding would change the results")
 	// ErrNotGGUF is returned by Open for a file that is not GGUF.
 	ErrNotGGUF = errors.New("not a GGUF file")
 )
@@ -111,14 +115,24 @@ type Options struct {
 	// off). Either way the KV cache holds Workers times ContextSize
 	// tokens. 0 means 1.
 	Workers int
-	// Batch is "on" or "off"; empty means on. On, the requests in flight
-	// share one context (Threads threads) and every step is one
-	// llama_decode over all of them: the next token of each generating
-	// sequence plus chunks of new prompts (continuous batching). A
-	// request's result can then depend, in the last bits of its logits,
-	// on what it was batched with. Off, each request is computed alone in
-	// its own context (Threads threads each), exactly as at Workers 1:
-	// for exact reproduction.
+	// Batch is "on", "exact" or "off"; empty means on. On, the requests
+	// in flight share one context (Threads threads) over a unified KV
+	// cache and every step is one llama_decode over all of them: the next
+	// token of each generating sequence plus chunks of new prompts
+	// (continuous batching). A request's result can then depend, in the
+	// last bits of its logits, on what it was batched with: ggml computes
+	// a product with one row and with several by other kernels for F32
+	// and F16 weights (TestBatchInvarianceProbe). Exact batches only what
+	// leaves every bit as computed alone: one context of Workers
+	// per-sequence KV streams, each prompt chunk decoded by itself on the
+	// grid of Batch off (grid.go), and each step's next tokens of all
+	// generating sequences in one llama_decode; Open refuses it
+	// (ErrNotBatchInvariant) unless Threads is 1 and a check of the
+	// model's kernels finds a token's logits decoded beside up to
+	// Workers-1 others equal to those decoded alone, bit for bit
+	// (quantized Q4_0 and Q8_0 models pass on x86; F32 and F16 ones do
+	// not). Off, each request is computed alone in its own context
+	// (Threads threads each), exactly as at Workers 1.
 	Batch string
 	// PrefixCache is "on" or "off"; empty means on. On (with Batch on), a
 	// request starts from the longest prefix of its prompt that any
@@ -185,6 +199,18 @@ type PrefillStats struct {
 
 // onOff checks an on/off option, setting empty to "on", and reports
 // whether it is on.
+// batchMode checks Batch, setting the default.
+func batchMode(v *string) (string, error) {
+	switch *v {
+	case "", "on":
+		*v = "on"
+	case "off", "exact":
+	default:
+		return "", fmt.Errorf("batch %q is not on, exact or off", *v)
+	}
+	return *v, nil
+}
+
 func onOff(name string, v *string) (bool, error) {
 	switch *v {
 	case "", "on":

@@ -281,6 +281,18 @@ func (d *decoder) place(j job) {
 	if target == nil || target.job != nil {
 		target = d.victim()
 	}
+	if d.exact && len(d.slots) > 1 {
+		// Exact batching: the free sequence that keeps most of want
+		// (whole grid chunks, or the same log-likelihood context).
+		most := d.keep(target, want)
+		for _, sl := range d.slots {
+			if sl.job == nil {
+				if n := d.keep(sl, want); n > most {
+					most, target = n, sl
+				}
+			}
+		}
+	}
 	switch {
 	case best == 0:
 		d.truncate(target, d.keep(target, want))
@@ -437,6 +449,34 @@ func (d *decoder) runStep() {
 	// that a long prompt never holds up decoding; prompts fill the rest
 	// of the batch in chunks.
 	slices.SortStableFunc(parts, func(a, b part) int { return len(a.seg.toks) - len(b.seg.toks) })
+	d.parts = parts
+	if !d.exact || len(d.slots) == 1 {
+		d.decodeParts(parts)
+		return
+	}
+	// Exact batching: a prompt chunk is decoded by itself, on the grid,
+	// as with batching off; only the segments of generating sequences
+	// share a decode (their rows are computed as alone on models that
+	// pass checkInvariant).
+	var gen, prompts []part
+	for _, p := range parts {
+		if p.seg.prefill {
+			prompts = append(prompts, p)
+		} else {
+			gen = append(gen, p)
+		}
+	}
+	if len(gen) > 0 {
+		d.decodeParts(gen)
+	}
+	for i := range prompts {
+		d.decodeParts(prompts[i : i+1])
+	}
+}
+
+// decodeParts fills the batch with parts, decodes it and advances their
+// jobs; parts is overwritten.
+func (d *decoder) decodeParts(parts []part) {
 	d.batch.Clear()
 	kept := parts[:0]
 	for _, p := range parts {
@@ -462,7 +502,6 @@ func (d *decoder) runStep() {
 		}
 		kept = append(kept, p)
 	}
-	d.parts = kept
 	if len(kept) == 0 {
 		return
 	}

@@ -13,6 +13,14 @@
 //	batch   --batch on --prefix-cache off, -concurrency requests in flight
 //	prefix  --batch on --prefix-cache on, one request at a time
 //	both    --batch on --prefix-cache on, -concurrency requests in flight
+//	exact   llamacpp's exact batching (the CLI's --batch on), prefix cache on,
+//	        -concurrency requests in flight: no output may differ
+//
+// The first three are the engine's Batch "on" (a unified KV cache, prompts
+// and next tokens in one decode, prefixes shared across sequences), which
+// the CLI no longer offers; they are kept to measure what it changes. A
+// configuration the runtime refuses (exact on a model whose kernels are
+// not batch-invariant) is reported as refused.
 //
 // With -runtime mnn (a build with -tags mnn; -model is an MNN package)
 // there is no batching, and two configurations, both with -concurrency
@@ -32,6 +40,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -66,6 +75,7 @@ var configs = []config{
 	{"batch", "on", "off", true},
 	{"prefix", "on", "on", false},
 	{"both", "on", "on", true},
+	{"exact", "exact", "on", true},
 }
 
 // mnnConfigs are the configurations for -runtime mnn (batch is unused).
@@ -101,7 +111,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	maxTokens := fs.Int("max-tokens", 0, "maximum new tokens (0: each task's default)")
 	mode := fs.String("mode", "", "gen or loglik for multiple-choice tasks (empty: each task's default)")
 	chat := fs.Bool("chat", true, "chat requests (false: raw prompts)")
-	only := fs.String("configs", "off,batch,prefix,both", "configurations to run (off is the reference; mnn has off and prefix)")
+	only := fs.String("configs", "off,batch,prefix,both,exact", "configurations to run (off is the reference; mnn has off and prefix)")
 	dataDir := fs.String("data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory")
 	out := fs.String("out", "", "output directory (required; reused runs are resumed)")
 	if err := fs.Parse(args); err != nil {
@@ -140,16 +150,22 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx := context.Background()
 	res := map[string]map[string]measured{} // config → task → measured
+	var ran []config
 	for _, c := range chosen {
 		n := 1
 		if c.concurrent {
 			n = *conc
 		}
 		rt, prefill, err := open(ctx, *rtName, *model, *threads, n, c)
+		if errors.Is(err, llamacpp.ErrNotBatchInvariant) {
+			fmt.Fprintf(stdout, "%s: refused: %v\n", c.name, err)
+			continue
+		}
 		if err != nil {
 			return err
 		}
 		res[c.name] = map[string]measured{}
+		ran = append(ran, c)
 		for _, task := range tasks {
 			name := task.Info().Name
 			dir := filepath.Join(*out, c.name, name)
@@ -174,7 +190,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		rt.Close()
 	}
-	return report(stdout, tasks, chosen, res, *conc)
+	return report(stdout, tasks, ran, res, *conc)
 }
 
 // open opens the runtime for configuration c with n requests in flight;

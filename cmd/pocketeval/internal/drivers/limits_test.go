@@ -87,7 +87,8 @@ func TestGGUFLimits(t *testing.T) {
 
 // TestLimitsBatchedContext: with llama.cpp's batching the requests in
 // flight are sequences of one context, so their number does not multiply
-// the engine threads; with --batch off each is a context.
+// the engine threads; with --batch off each is a context. --batch on needs
+// one thread and no draft model, refused before the model is loaded.
 func TestLimitsBatchedContext(t *testing.T) {
 	m := Machine{Cores: 2}
 	for _, batch := range []string{"on", "off"} {
@@ -98,5 +99,20 @@ func TestLimitsBatchedContext(t *testing.T) {
 		if (batch == "on") != (err == nil) {
 			t.Errorf("--batch %s, 8 requests of 1 thread on 2 cores: %v", batch, err)
 		}
+	}
+	f := &llamacppFlags{Batch: "on"}
+	if err := f.Validate(Common{Model: "m.gguf", Threads: 1, Workers: 8}); err != nil {
+		t.Errorf("--batch on, 1 thread: %v", err)
+	}
+	if err := f.Validate(Common{Model: "m.gguf", Threads: 2, Workers: 8}); err == nil || !strings.Contains(err.Error(), "--batch on needs --threads 1") {
+		t.Errorf("--batch on, 2 threads: %v", err)
+	}
+	f.DraftModel = "d.gguf"
+	if err := f.Validate(Common{Model: "m.gguf", Threads: 1, Workers: 8, Speculative: "draft"}); err == nil || !strings.Contains(err.Error(), "--speculative") {
+		t.Errorf("--batch on --speculative draft: %v", err)
+	}
+	f = &llamacppFlags{Batch: "maybe"}
+	if err := f.Validate(Common{Model: "m.gguf"}); err == nil || !strings.Contains(err.Error(), `"maybe"`) {
+		t.Errorf("--batch maybe: %v", err)
 	}
 }

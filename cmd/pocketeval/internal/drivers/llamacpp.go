@@ -19,9 +19,9 @@ import (
 
 // llamacppDriver loads a GGUF file in process with llama.cpp: Workers
 // requests in flight of --ctx-size tokens each (0: 4096, capped at the
-// model's training context), decoded together in one context of Threads
-// threads, or with --batch off each alone in its own context of Threads
-// threads. The libraries come from
+// model's training context), each alone in its own context of Threads
+// threads, or with --batch on decoded together in one context of one
+// thread where that changes no bit (llamacpp's exact batching). The libraries come from
 // $POCKETEVAL_LLAMA_LIB or scripts/setup-llamacpp.sh's default location.
 func llamacppDriver() Driver {
 	return Driver{
@@ -56,21 +56,21 @@ func (f *llamacppFlags) SpeculativeHelp() string {
 
 func (f *llamacppFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.ContextSize, "ctx-size", f.ContextSize, "context size in tokens for llamacpp (0 = min(4096, the model's training context))")
-	fs.StringVar(&f.Batch, "batch", "off", "llamacpp: compute each request alone, reproducible bit for bit (off), or decode concurrent requests together, faster but a response may change with what it was batched with (on)")
-	fs.StringVar(&f.PrefixCache, "prefix-cache", "auto", "llamacpp: auto is on; with --batch off keep the whole 512-token chunks of a prompt its context holds (exact); with --batch on start each prompt from the longest prefix any sequence holds; off evaluates every prompt whole")
+	fs.StringVar(&f.Batch, "batch", "off", "llamacpp: off computes each request alone in its own context; on decodes the next tokens of concurrent requests together in one context, with --threads 1, and is refused (exit 2) for a model whose kernels would change a bit of the results that way (F32 and F16 weights; Q4_0 and Q8_0 pass): either way every response is the one computed alone")
+	fs.StringVar(&f.PrefixCache, "prefix-cache", "auto", "llamacpp: auto is on: keep the whole 512-token chunks of a prompt a context holds (exact); off evaluates every prompt whole")
 	fs.StringVar(&f.DraftModel, "draft-model", f.DraftModel, "llamacpp --speculative draft: the draft model, a GGUF `FILE` with the target's vocabulary")
 	fs.IntVar(&f.DraftMax, "draft-max", f.DraftMax, "llamacpp --speculative draft: most tokens drafted per step")
 	fs.IntVar(&f.DraftMin, "draft-min", f.DraftMin, "llamacpp --speculative draft: drop drafts shorter than this (0: use any)")
 	fs.Float64Var(&f.DraftPMin, "draft-p-min", f.DraftPMin, "llamacpp --speculative draft: stop a draft at a token the draft model gives less probability (0: never)")
 }
 
-// Contexts is one with batching on (every request a sequence of one
+// Contexts is one with --batch on (every request a sequence of one
 // context), else one per request.
 func (f *llamacppFlags) Contexts(c Common) int {
-	if f.Batch == "off" {
-		return max(c.Workers, 1)
+	if f.Batch == "on" {
+		return 1
 	}
-	return 1
+	return max(c.Workers, 1)
 }
 
 func (f *llamacppFlags) Validate(c Common) error {
@@ -90,7 +90,17 @@ func (f *llamacppFlags) Validate(c Common) error {
 	if f.ContextSize < 0 {
 		return fmt.Errorf("--ctx-size must not be negative, got %d", f.ContextSize)
 	}
-	if f.Batch != "" && f.Batch != "on" && f.Batch != "off" {
+	switch f.Batch {
+	case "", "off":
+	case "on":
+		// The checks Open cannot make before loading the model.
+		if c.Threads > 1 {
+			return fmt.Errorf("--batch on needs --threads 1, got %d: llama.cpp splits a lone sequence's attention over 512 cells or more between threads and adds the parts in another order than a batched decode does, so the responses would change (use --batch off with several threads)", c.Threads)
+		}
+		if c.Speculative != "" {
+			return errors.New("--batch on with --speculative: batched decoding is checked to change no response only without a draft model; use --batch off")
+		}
+	default:
 		return fmt.Errorf("--batch must be on or off, got %q", f.Batch)
 	}
 	if f.PrefixCache != "" && f.PrefixCache != "on" && f.PrefixCache != "off" && f.PrefixCache != "auto" {
@@ -130,7 +140,7 @@ func (f *llamacppFlags) checkDraft(c Common) error {
 func (f *llamacppFlags) Open(ctx context.Context, c Common) (runtime.Runtime, error) {
 	o := llamacpp.Options{
 		Model: c.Model, Threads: c.Threads, ContextSize: f.ContextSize, Workers: c.Workers,
-		Batch: cmp.Or(f.Batch, "off"), PrefixCache: f.prefixCache(),
+		Batch: f.engineBatch(), PrefixCache: f.prefixCache(),
 		ChatTemplate: c.ChatTemplate, ChatTemplateSource: c.ChatTemplateSource, Thinking: c.Thinking, TemplateNow: c.TemplateNow,
 	}
 	plain := o
@@ -143,6 +153,11 @@ func (f *llamacppFlags) Open(ctx context.Context, c Common) (runtime.Runtime, er
 		// 2), not an engine failure: its header says which.
 		if _, herr := gguf.ReadFile(c.Model); regfile.IsUnusable(herr) {
 			return nil, regfile.Unusable(c.Model, fmt.Errorf("--model: not a usable GGUF file: %v (%w)", herr, err))
+		}
+		// A model whose kernels would change results when batched is
+		// refused before any work, as an unusable input (exit 2).
+		if errors.Is(err, llamacpp.ErrNotBatchInvariant) {
+			return nil, regfile.Unusable(c.Model, fmt.Errorf("--batch on refused for this model: %w; use --batch off", err))
 		}
 		return nil, err // not a typed nil inside the interface
 	}
@@ -167,14 +182,19 @@ func (f *llamacppFlags) prefixCache() string {
 	return f.PrefixCache
 }
 
-// Nondeterminism: batched decoding makes a response depend on what it
-// shares its steps with, which timing and resume decide.
-func (f *llamacppFlags) Nondeterminism(c Common) string {
+// engineBatch is the engine's batching mode for --batch: on is
+// llamacpp's "exact" batching, which the runtime checks changes no bit.
+func (f *llamacppFlags) engineBatch() string {
 	if f.Batch == "on" {
-		return "--batch on: a sequence's logits depend in their last bits on what shares its decode steps, which timing, concurrency and resume decide, so a greedy response can differ between two runs of this command (--batch off reproduces every response exactly)"
+		return "exact"
 	}
-	return ""
+	return "off"
 }
+
+// Nondeterminism: none. Each request is computed alone, or (--batch on)
+// in decodes checked to give each sequence the bits it gets alone, and
+// the prefix cache keeps only what computing anew gives bit for bit.
+func (f *llamacppFlags) Nondeterminism(c Common) string { return "" }
 
 func (f *llamacppFlags) Settings() map[string]any {
 	return map[string]any{"ctx_size": f.ContextSize}
