@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // ---- tokens
@@ -83,7 +85,9 @@ func tokenize(src string, line int) ([]token, error) {
 			}
 			i = j
 		case c == '"' || c == '\'':
-			s, n, err := unquote(src[i:])
+			// jinja2's string literals: no prefixes or triple quotes, line
+			// breaks allowed, Python's escapes (unicode-escape).
+			s, n, err := pyval.Unquote(src[i:], pyval.Quote{Newlines: true})
 			if err != nil {
 				return nil, &Error{Line: line, Msg: err.Error()}
 			}
@@ -108,70 +112,6 @@ func tokenize(src string, line int) ([]token, error) {
 		}
 	}
 	return append(toks, token{kind: tEOF}), nil
-}
-
-// unquote reads a Python string literal at the start of s.
-func unquote(s string) (string, int, error) {
-	q := s[0]
-	var b strings.Builder
-	i := 1
-	for i < len(s) {
-		c := s[i]
-		if c == q {
-			return b.String(), i + 1, nil
-		}
-		if c != '\\' || i+1 >= len(s) {
-			b.WriteByte(c)
-			i++
-			continue
-		}
-		i++
-		e := s[i]
-		i++
-		switch e {
-		case 'n':
-			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
-		case 'r':
-			b.WriteByte('\r')
-		case '\\', '\'', '"':
-			b.WriteByte(e)
-		case '\n':
-		case 'a':
-			b.WriteByte(7)
-		case 'b':
-			b.WriteByte(8)
-		case 'f':
-			b.WriteByte(12)
-		case 'v':
-			b.WriteByte(11)
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			j := i - 1
-			k := j
-			for k < len(s) && k < j+3 && s[k] >= '0' && s[k] <= '7' {
-				k++
-			}
-			n, _ := strconv.ParseInt(s[j:k], 8, 32)
-			b.WriteRune(rune(n))
-			i = k
-		case 'x', 'u', 'U':
-			w := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
-			if i+w > len(s) {
-				return "", 0, fmt.Errorf("truncated \\%c escape", e)
-			}
-			n, err := strconv.ParseUint(s[i:i+w], 16, 32)
-			if err != nil {
-				return "", 0, fmt.Errorf("bad \\%c escape", e)
-			}
-			b.WriteRune(rune(n))
-			i += w
-		default:
-			b.WriteByte('\\')
-			b.WriteByte(e)
-		}
-	}
-	return "", 0, fmt.Errorf("unterminated string literal")
 }
 
 // ---- AST

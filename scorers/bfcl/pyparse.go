@@ -2,12 +2,12 @@ package bfcl
 
 import (
 	"fmt"
-	"math"
 	"math/big"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // This file parses a Python expression as ast.parse(s, mode="eval") does
@@ -119,14 +119,14 @@ func pyTokenize(s string) ([]ptok, error) {
 				lineStart = true
 			}
 		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
-			t, n, err := pyNumber(s[i:])
+			t, n, err := numberTok(s[i:])
 			if err != nil {
 				return nil, err
 			}
 			toks = append(toks, t)
 			i += n
 		case c == '"' || c == '\'':
-			t, n, err := pyString(s[i:], "")
+			t, n, err := stringTok(s[i:], "")
 			if err != nil {
 				return nil, err
 			}
@@ -147,7 +147,7 @@ func pyTokenize(s string) ([]ptok, error) {
 			}
 			word := s[i:j]
 			if j < len(s) && (s[j] == '"' || s[j] == '\'') && isStrPrefix(word) {
-				t, n, err := pyString(s[j:], strings.ToLower(word))
+				t, n, err := stringTok(s[j:], strings.ToLower(word))
 				if err != nil {
 					return nil, err
 				}
@@ -198,186 +198,27 @@ func isStrPrefix(w string) bool {
 	return false
 }
 
-func pyNumber(s string) (ptok, int, error) {
-	i := 0
-	digits := func(ok func(byte) bool) {
-		for i < len(s) && (ok(s[i]) || s[i] == '_' && i+1 < len(s) && ok(s[i+1])) {
-			i++
-		}
-	}
-	dec := func(b byte) bool { return b >= '0' && b <= '9' }
-	if len(s) > 1 && s[0] == '0' && strings.ContainsRune("xXoObB", rune(s[1])) {
-		base := map[byte]int{'x': 16, 'X': 16, 'o': 8, 'O': 8, 'b': 2, 'B': 2}[s[1]]
-		i = 2
-		if i < len(s) && s[i] == '_' {
-			i++
-		}
-		start := i
-		digits(func(b byte) bool {
-			d := strings.IndexByte("0123456789abcdef", byte(unicode.ToLower(rune(b))))
-			return d >= 0 && d < base
-		})
-		if i == start {
-			return ptok{}, 0, fmt.Errorf("invalid number literal")
-		}
-		n, ok := new(big.Int).SetString(strings.ReplaceAll(s[start:i], "_", ""), base)
-		if !ok || !n.IsInt64() {
-			return ptok{}, 0, fmt.Errorf("integer literal beyond 64 bits")
-		}
-		if i < len(s) && (unicode.IsLetter(rune(s[i])) || dec(s[i])) {
-			return ptok{}, 0, fmt.Errorf("invalid number literal")
-		}
-		return ptok{kind: ptNum, v: n.Int64()}, i, nil
-	}
-	digits(dec)
-	isFloat := false
-	if i < len(s) && s[i] == '.' {
-		isFloat = true
-		i++
-		digits(dec)
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		j := i + 1
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			j++
-		}
-		if j < len(s) && dec(s[j]) {
-			isFloat = true
-			i = j
-			digits(dec)
-		} else {
-			return ptok{}, 0, fmt.Errorf("invalid decimal literal")
-		}
-	}
-	lit := strings.ReplaceAll(s[:i], "_", "")
-	if i < len(s) && (s[i] == 'j' || s[i] == 'J') {
-		f, err := strconv.ParseFloat(lit, 64)
-		if err != nil {
-			return ptok{}, 0, err
-		}
-		i++
-		return ptok{kind: ptNum, v: complex(0, f)}, i, nil
-	}
-	if i < len(s) && (unicode.IsLetter(rune(s[i])) || s[i] == '_') {
-		return ptok{}, 0, fmt.Errorf("invalid decimal literal")
-	}
-	if isFloat {
-		f, err := strconv.ParseFloat(lit, 64)
-		if err != nil && !math.IsInf(f, 0) {
-			return ptok{}, 0, err
-		}
-		return ptok{kind: ptNum, v: f}, i, nil
-	}
-	if len(lit) > 1 && lit[0] == '0' && strings.Trim(lit, "0") != "" {
-		return ptok{}, 0, fmt.Errorf("leading zeros in decimal integer literals are not permitted")
-	}
-	n, err := strconv.ParseInt(lit, 10, 64)
+// numberTok reads the number literal at the start of s (pyval.Number).
+func numberTok(s string) (ptok, int, error) {
+	v, n, err := pyval.Number(s)
 	if err != nil {
+		return ptok{}, 0, err
+	}
+	if _, big := v.(*big.Int); big {
 		return ptok{}, 0, fmt.Errorf("integer literal beyond 64 bits")
 	}
-	return ptok{kind: ptNum, v: n}, i, nil
+	return ptok{kind: ptNum, v: v}, n, nil
 }
 
-// pyString reads a string literal (after its prefix) at the start of s.
-func pyString(s, prefix string) (ptok, int, error) {
-	raw := strings.Contains(prefix, "r")
+// stringTok reads the string literal (after its prefix) at the start of
+// s (pyval.Unquote).
+func stringTok(s, prefix string) (ptok, int, error) {
 	isBytes := strings.Contains(prefix, "b")
-	q := s[:1]
-	if strings.HasPrefix(s, q+q+q) {
-		q = q + q + q
+	v, n, err := pyval.Unquote(s, pyval.Quote{Raw: strings.Contains(prefix, "r"), Bytes: isBytes, Triple: true})
+	if err != nil {
+		return ptok{}, 0, err
 	}
-	i := len(q)
-	var b strings.Builder
-	for {
-		if i >= len(s) {
-			return ptok{}, 0, fmt.Errorf("unterminated string literal")
-		}
-		if strings.HasPrefix(s[i:], q) {
-			i += len(q)
-			break
-		}
-		c := s[i]
-		if (c == '\n' || c == '\r') && len(q) == 1 {
-			return ptok{}, 0, fmt.Errorf("unterminated string literal")
-		}
-		if isBytes && c >= 0x80 {
-			return ptok{}, 0, fmt.Errorf("bytes can only contain ASCII literal characters")
-		}
-		if c != '\\' {
-			b.WriteByte(c)
-			i++
-			continue
-		}
-		if i+1 >= len(s) {
-			return ptok{}, 0, fmt.Errorf("unterminated string literal")
-		}
-		if raw {
-			b.WriteByte('\\')
-			b.WriteByte(s[i+1])
-			i += 2
-			continue
-		}
-		e := s[i+1]
-		i += 2
-		switch e {
-		case '\n':
-		case '\\', '\'', '"':
-			b.WriteByte(e)
-		case 'n':
-			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
-		case 'r':
-			b.WriteByte('\r')
-		case 'a':
-			b.WriteByte(7)
-		case 'b':
-			b.WriteByte(8)
-		case 'f':
-			b.WriteByte(12)
-		case 'v':
-			b.WriteByte(11)
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			j := i - 1
-			k := j
-			for k < len(s) && k < j+3 && s[k] >= '0' && s[k] <= '7' {
-				k++
-			}
-			n, _ := strconv.ParseUint(s[j:k], 8, 32)
-			if isBytes {
-				b.WriteByte(byte(n))
-			} else {
-				b.WriteRune(rune(n))
-			}
-			i = k
-		case 'x', 'u', 'U':
-			w := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
-			if isBytes && e != 'x' {
-				b.WriteByte('\\')
-				b.WriteByte(e)
-				continue
-			}
-			if i+w > len(s) {
-				return ptok{}, 0, fmt.Errorf("truncated \\%c escape", e)
-			}
-			n, err := strconv.ParseUint(s[i:i+w], 16, 32)
-			if err != nil || n > unicode.MaxRune {
-				return ptok{}, 0, fmt.Errorf("truncated \\%c escape", e)
-			}
-			if isBytes {
-				b.WriteByte(byte(n))
-			} else {
-				b.WriteRune(rune(n))
-			}
-			i += w
-		case 'N':
-			return ptok{}, 0, fmt.Errorf("\\N{...} escapes are not supported")
-		default:
-			b.WriteByte('\\')
-			b.WriteByte(e)
-		}
-	}
-	return ptok{kind: ptStr, v: b.String(), bytes: isBytes, fstr: strings.Contains(prefix, "f")}, i, nil
+	return ptok{kind: ptStr, v: v, bytes: isBytes, fstr: strings.Contains(prefix, "f")}, n, nil
 }
 
 type pyParser struct {

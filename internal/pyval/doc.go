@@ -1,0 +1,21 @@
+// Package pyval is Python's value vocabulary for the three places that
+// read Python text: chat templates (internal/jinja), BFCL answers
+// (scorers/bfcl) and task files (evals/taskfile/internal/pyvalue). Each
+// keeps its own grammar (what a token is, which forms are allowed); the
+// meaning of a literal is decided here, once, as CPython decides it, so
+// the three agree on the same text by construction.
+//
+// Where each job lives:
+//
+//   - literal.go: string literal bodies (Unquote: every escape of Python's
+//     str and bytes literals, \N{name} included, raw literals, triple
+//     quotes where the grammar has them) and number literals (Number:
+//     Python's tokenizer, with underscores, 0x/0o/0b, floats, imaginary
+//     numbers, and integers of any size as *big.Int past 64 bits).
+//   - names.go: the Unicode character names \N{…} looks up (the Unicode
+//     Character Database of golang.org/x/text/unicode/runenames, plus the
+//     algorithmic CJK and Hangul names).
+//   - repr.go: repr() of floats and strings as CPython prints them.
+//
+// The package is a leaf: it imports nothing of pocketeval's.
+package pyval
