@@ -16,6 +16,10 @@
 //     Character Database of golang.org/x/text/unicode/runenames, plus the
 //     algorithmic CJK and Hangul names).
 //   - repr.go: repr() of floats and strings as CPython prints them.
+//   - json.go: JSON into ordered values as json.loads builds them
+//     (DecodeJSON; each caller names its ordered dict and what an integer
+//     past 64 bits becomes), and the NaN/Infinity constants
+//     (JSONConstants).
 //
 // The package is a leaf: it imports nothing of pocketeval's.
 package pyval

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"strings"
+	"strconv"
+
+	"github.com/pocketeval/pocketeval/internal/jinja"
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // FromJSON decodes one JSON value as Python's json.loads does: objects
@@ -14,69 +16,19 @@ import (
 func FromJSON(raw []byte) (Value, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	v, err := decodeValue(dec)
+	v, err := jsonValues.DecodeJSON(dec)
 	if err != nil {
-		return v, err
+		return Undefined(), err
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return Undefined(), errors.New("trailing data after the JSON value")
 	}
-	return v, nil
+	return wrap(v), nil
 }
 
-func decodeValue(dec *json.Decoder) (Value, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return Undefined(), err
-	}
-	switch x := tok.(type) {
-	case json.Delim:
-		switch x {
-		case '[':
-			var items []Value
-			for dec.More() {
-				v, err := decodeValue(dec)
-				if err != nil {
-					return v, err
-				}
-				items = append(items, v)
-			}
-			_, err := dec.Token()
-			return NewList(items), err
-		case '{':
-			d := NewDict()
-			for dec.More() {
-				k, err := dec.Token()
-				if err != nil {
-					return d, err
-				}
-				v, err := decodeValue(dec)
-				if err != nil {
-					return v, err
-				}
-				d.AsDict().Set(k.(string), v)
-			}
-			_, err := dec.Token()
-			return d, err
-		}
-	case json.Number:
-		s := string(x)
-		if !strings.ContainsAny(s, ".eE") {
-			if i, err := x.Int64(); err == nil {
-				return NewInt(i), nil
-			}
-		}
-		f, err := x.Float64()
-		if err != nil {
-			return Undefined(), err
-		}
-		return NewFloat(f), nil
-	case string:
-		return NewString(x), nil
-	case bool:
-		return NewBool(x), nil
-	case nil:
-		return None(), nil
-	}
-	return Undefined(), fmt.Errorf("unexpected JSON token %v", tok)
+// jsonValues builds JSON into the template engine's values; an integer
+// past 64 bits becomes a float.
+var jsonValues = pyval.JSON{
+	NewDict: func() interface{ Set(k, v any) } { return jinja.NewDict() },
+	BigInt:  func(s string) (any, error) { return strconv.ParseFloat(s, 64) },
 }
