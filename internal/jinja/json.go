@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // filterTojson is transformers' tojson: json.dumps(x, ensure_ascii=False,
@@ -183,7 +185,7 @@ func jsonFloat(f float64) string {
 	case math.IsInf(f, -1):
 		return "-Infinity"
 	}
-	return FormatFloat(f)
+	return pyval.FloatRepr(f)
 }
 
 func (j *jsonEnc) str(b *strings.Builder, s string) {

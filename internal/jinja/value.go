@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // Values are plain Go values: nil is None, bool, int64, float64, string,
@@ -256,7 +258,7 @@ func writeRepr(b *reprBuf, v any) {
 	case int64:
 		b.WriteString(strconv.FormatInt(x, 10))
 	case float64:
-		b.WriteString(FormatFloat(x))
+		b.WriteString(pyval.FloatRepr(x))
 	case string:
 		b.WriteString(quoteStr(x))
 	case Markup:
@@ -316,56 +318,6 @@ func writeRepr(b *reprBuf, v any) {
 	default:
 		b.WriteString("<object>")
 	}
-}
-
-// FormatFloat formats f as Python's repr(float) does: the shortest
-// round-trip digits, "1.0" for whole numbers, exponent form below 1e-4
-// and from 1e16.
-func FormatFloat(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case math.IsNaN(f):
-		return "nan"
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
-	mant, expS, _ := strings.Cut(e, "e")
-	exp, _ := strconv.Atoi(expS)
-	neg := strings.HasPrefix(mant, "-")
-	mant = strings.TrimPrefix(mant, "-")
-	digits := strings.Replace(mant, ".", "", 1)
-	sign := ""
-	if neg {
-		sign = "-"
-	}
-	if exp < -4 || exp >= 16 {
-		m := digits[:1]
-		if len(digits) > 1 {
-			m += "." + digits[1:]
-		}
-		es := "+"
-		if exp < 0 {
-			es = "-"
-			exp = -exp
-		}
-		return sign + m + "e" + es + pad2(exp)
-	}
-	if exp < 0 {
-		return sign + "0." + strings.Repeat("0", -exp-1) + digits
-	}
-	if len(digits) <= exp+1 {
-		return sign + digits + strings.Repeat("0", exp+1-len(digits)) + ".0"
-	}
-	return sign + digits[:exp+1] + "." + digits[exp+1:]
-}
-
-func pad2(n int) string {
-	if n < 10 {
-		return "0" + strconv.Itoa(n)
-	}
-	return strconv.Itoa(n)
 }
 
 // quoteStr is Python's repr of a str.

@@ -3,10 +3,12 @@ package bfcl
 import (
 	"errors"
 	"fmt"
-	"github.com/pocketeval/pocketeval/internal/jinja"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/jinja"
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // resolveCall is BFCL's resolve_ast_call: {dotted name: {keyword: value}};
@@ -469,7 +471,7 @@ func unparse(n pnode) string {
 }
 
 func formatFloatShort(f float64) string {
-	s := formatFloat(f)
+	s := pyval.FloatRepr(f)
 	return strings.TrimSuffix(s, ".0")
 }
 

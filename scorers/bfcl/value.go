@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pocketeval/pocketeval/internal/jinja"
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // Values are Python values as BFCL's decoders produce them: nil (None),
@@ -190,9 +190,9 @@ func repr(v any) string {
 	case int64:
 		return strconv.FormatInt(x, 10)
 	case float64:
-		return formatFloat(x)
+		return pyval.FloatRepr(x)
 	case complex128:
-		return "(" + formatFloat(real(x)) + "+" + formatFloat(imag(x)) + "j)"
+		return "(" + pyval.FloatRepr(real(x)) + "+" + pyval.FloatRepr(imag(x)) + "j)"
 	case string:
 		return quote(x)
 	case Bytes:
@@ -254,9 +254,6 @@ func quote(s string) string {
 	b.WriteString(q)
 	return b.String()
 }
-
-// formatFloat is Python's repr(float).
-func formatFloat(f float64) string { return jinja.FormatFloat(f) }
 
 func nanValue() float64      { return math.NaN() }
 func infValue(s int) float64 { return math.Inf(s) }
