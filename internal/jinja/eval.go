@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // Limits bound one render, as Python's sandboxed Jinja bounds range():
@@ -1376,39 +1378,13 @@ func arith(op string, l, rv any) (any, error) {
 	ai, aInt := l.(int64)
 	bi, bInt := rv.(int64)
 	if aInt && bInt {
-		return IntOp(op, ai, bi)
+		return pyval.IntOp(op, ai, bi)
 	}
-	a, b := toFloat(l), toFloat(rv)
-	switch op {
-	case "+":
-		return a + b, nil
-	case "-":
-		return a - b, nil
-	case "*":
-		return a * b, nil
-	case "/":
-		if b == 0 {
-			return nil, fmt.Errorf("float division by zero")
-		}
-		return a / b, nil
-	case "//":
-		if b == 0 {
-			return nil, fmt.Errorf("float floor division by zero")
-		}
-		return math.Floor(a / b), nil
-	case "%":
-		if b == 0 {
-			return nil, fmt.Errorf("float modulo")
-		}
-		m := math.Mod(a, b)
-		if m != 0 && (m < 0) != (b < 0) {
-			m += b
-		}
-		return m, nil
-	case "**":
-		return math.Pow(a, b), nil
+	v, err := pyval.FloatOp(op, toFloat(l), toFloat(rv))
+	if errors.Is(err, pyval.ErrOperator) {
+		return nil, fmt.Errorf("unknown operator %s", op)
 	}
-	return nil, fmt.Errorf("unknown operator %s", op)
+	return v, err
 }
 
 func toFloat(v any) float64 {

@@ -16,6 +16,8 @@
 //     Character Database of golang.org/x/text/unicode/runenames, plus the
 //     algorithmic CJK and Hangul names).
 //   - repr.go: repr() of floats and strings as CPython prints them.
+//   - arith.go: Python's int (64-bit, overflow an error) and float
+//     arithmetic (IntOp, FloatOp).
 //   - json.go: JSON into ordered values as json.loads builds them
 //     (DecodeJSON; each caller names its ordered dict and what an integer
 //     past 64 bits becomes), and the NaN/Infinity constants

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pocketeval/pocketeval/internal/jinja"
 	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
@@ -277,7 +276,7 @@ func binop(bud *budget, op string, l, r any) (any, error) {
 	ri, rInt := intOf(r)
 	switch {
 	case lInt && rInt:
-		return jinja.IntOp(op, li, ri)
+		return pyval.IntOp(op, li, ri)
 	case isNumber(l) && isNumber(r):
 		_, lc := l.(complex128)
 		_, rc := r.(complex128)
@@ -301,37 +300,11 @@ func binop(bud *budget, op string, l, r any) (any, error) {
 			}
 			return nil, bad
 		}
-		a, b := real(toComplex(l)), real(toComplex(r))
-		switch op {
-		case "+":
-			return a + b, nil
-		case "-":
-			return a - b, nil
-		case "*":
-			return a * b, nil
-		case "/":
-			if b == 0 {
-				return nil, fmt.Errorf("float division by zero")
-			}
-			return a / b, nil
-		case "//":
-			if b == 0 {
-				return nil, fmt.Errorf("float floor division by zero")
-			}
-			return math.Floor(a / b), nil
-		case "%":
-			if b == 0 {
-				return nil, fmt.Errorf("float modulo")
-			}
-			m := math.Mod(a, b)
-			if m != 0 && (m < 0) != (b < 0) {
-				m += b
-			}
-			return m, nil
-		case "**":
-			return math.Pow(a, b), nil
+		v, err := pyval.FloatOp(op, real(toComplex(l)), real(toComplex(r)))
+		if errors.Is(err, pyval.ErrOperator) {
+			return nil, bad
 		}
-		return nil, bad
+		return v, err
 	}
 	if v, ok := bud.sized(op, l, r); ok {
 		return v, nil
