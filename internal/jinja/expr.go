@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // ---- expressions
@@ -365,7 +367,7 @@ func (r *Renderer) getitem(obj, key any) (any, error) {
 				return m, nil
 			}
 		}
-		return Undefined{hint: fmt.Sprintf("'dict object' has no attribute %s", quoteStr(r.str(key)))}, nil
+		return Undefined{hint: fmt.Sprintf("'dict object' has no attribute %s", pyval.StringRepr(r.str(key)))}, nil
 	case []any, Tuple, string, Markup:
 		i, isInt := key.(int64)
 		if b, ok := key.(bool); ok {

@@ -239,3 +239,8 @@ func DumpJSON(v any, ensureASCII bool, indent int) (string, error) {
 	}
 	return b.String(), nil
 }
+
+func hexN(n, w int) string {
+	s := strconv.FormatInt(int64(n), 16)
+	return strings.Repeat("0", w-len(s)) + s
+}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 func dictMethod(d *Dict, name string) *Callable {
@@ -544,7 +546,7 @@ func strFormat(r *Renderer, s string, args []any, kw []Kwarg) (any, error) {
 				}
 			}
 			if !found {
-				return nil, fmt.Errorf("KeyError: %s", quoteStr(field))
+				return nil, fmt.Errorf("KeyError: %s", pyval.StringRepr(field))
 			}
 		}
 		if conv == "r" {

@@ -3,6 +3,8 @@ package jinja
 import (
 	"fmt"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // ---- parser
@@ -147,7 +149,7 @@ func describe(t token) string {
 	case tEOF:
 		return "end of tag"
 	case tString:
-		return "string " + quoteStr(t.s)
+		return "string " + pyval.StringRepr(t.s)
 	case tInt:
 		return "integer"
 	case tFloat:

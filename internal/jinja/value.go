@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/pocketeval/pocketeval/internal/pyval"
 )
@@ -260,9 +258,9 @@ func writeRepr(b *reprBuf, v any) {
 	case float64:
 		b.WriteString(pyval.FloatRepr(x))
 	case string:
-		b.WriteString(quoteStr(x))
+		b.WriteString(pyval.StringRepr(x))
 	case Markup:
-		b.WriteString("Markup(" + quoteStr(string(x)) + ")")
+		b.WriteString("Markup(" + pyval.StringRepr(string(x)) + ")")
 	case []any:
 		b.WriteByte('[')
 		for i, e := range x {
@@ -318,63 +316,6 @@ func writeRepr(b *reprBuf, v any) {
 	default:
 		b.WriteString("<object>")
 	}
-}
-
-// quoteStr is Python's repr of a str.
-func quoteStr(s string) string {
-	q := byte('\'')
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		q = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(q)
-	for _, r := range s {
-		switch {
-		case r == rune(q) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == utf8.RuneError:
-			b.WriteString(`\ufffd`)
-		case r < 0x20 || r == 0x7f:
-			b.WriteString(`\x` + hex2(int(r)))
-		case r < 0x80 || isPrintable(r):
-			b.WriteRune(r)
-		case r < 0x100:
-			b.WriteString(`\x` + hex2(int(r)))
-		case r < 0x10000:
-			b.WriteString(`\u` + hexN(int(r), 4))
-		default:
-			b.WriteString(`\U` + hexN(int(r), 8))
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
-}
-
-// isPrintable approximates Python's str.isprintable for one character:
-// not a control, format, surrogate, private-use, unassigned or separator
-// other than the space.
-func isPrintable(r rune) bool {
-	if r == ' ' {
-		return true
-	}
-	if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Cs, unicode.Co, unicode.Zl, unicode.Zp, unicode.Zs) {
-		return false
-	}
-	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
-}
-
-func hex2(n int) string { return hexN(n, 2) }
-
-func hexN(n, w int) string {
-	s := strconv.FormatInt(int64(n), 16)
-	return strings.Repeat("0", w-len(s)) + s
 }
 
 // escapeHTML is markupsafe's escape.

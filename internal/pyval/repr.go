@@ -60,7 +60,8 @@ func FloatRepr(f float64) string {
 // StringRepr quotes s as CPython's repr(str) does: single quotes unless the
 // text has a single quote and no double quote; backslash, the quote, \t,
 // \n and \r escaped; other control characters and non-printable
-// characters as \xNN, \uNNNN or \UNNNNNNNN.
+// characters as \xNN, \uNNNN or \UNNNNNNNN; a byte that is not UTF-8
+// (which a Python str cannot hold) as \ufffd.
 func StringRepr(s string) string {
 	quote := byte('\'')
 	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
@@ -68,8 +69,10 @@ func StringRepr(s string) string {
 	}
 	var b strings.Builder
 	b.WriteByte(quote)
-	for _, r := range s {
+	for i, r := range s {
 		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\ufffd"):
+			b.WriteString(`\ufffd`) // a byte that is not UTF-8
 		case r == rune(quote) || r == '\\':
 			b.WriteByte('\\')
 			b.WriteRune(r)
@@ -82,8 +85,6 @@ func StringRepr(s string) string {
 		case r < ' ' || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
 		case r < 0x7f:
-			b.WriteRune(r)
-		case r == utf8.RuneError:
 			b.WriteRune(r)
 		case unicode.IsPrint(r):
 			b.WriteRune(r)
