@@ -122,7 +122,7 @@ func globalDict(r *Renderer, args []any, kw []Kwarg) (any, error) {
 func dictUpdate(d *Dict, v any) error {
 	switch x := v.(type) {
 	case *Dict:
-		for _, k := range x.keys {
+		for _, k := range x.Keys() {
 			val, _ := x.Get(k)
 			d.Set(k, val)
 		}

@@ -23,8 +23,9 @@
 //     calls and their arguments.
 //   - ops.go: operators: arithmetic (through pyval), +, *, comparison,
 //     equality and membership.
-//   - value.go: the value model (Tuple, Dict, Markup, Undefined,
-//     Callable), truthiness, type names, str() and repr().
+//   - value.go: the value model (Markup, Undefined, Callable, Namespace;
+//     Tuple and Dict are internal/pyval's), truthiness, type names, str()
+//     and repr().
 //   - builtins.go: the globals (range, dict, namespace, joiner, cycler)
 //     and argument binding; the sandbox's unsafe-method refusal.
 //   - filters.go: the filter registry and the filters on single values

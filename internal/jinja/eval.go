@@ -635,7 +635,7 @@ func (r *Renderer) iterate(v any) ([]any, error) {
 	case Tuple:
 		return x, nil
 	case *Dict:
-		return append([]any(nil), x.keys...), nil
+		return append([]any(nil), x.Keys()...), nil
 	case string:
 		return chars(x), nil
 	case Markup:

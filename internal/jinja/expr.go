@@ -249,7 +249,7 @@ func (r *Renderer) evalArgs(a callArgs, sc *scope) ([]any, []Kwarg, error) {
 		if !ok {
 			return nil, nil, fmt.Errorf("argument after ** must be a mapping, not %s", typeName(v))
 		}
-		for _, k := range d.keys {
+		for _, k := range d.Keys() {
 			val, _ := d.Get(k)
 			kw = append(kw, Kwarg{Name: r.str(k), Value: val})
 		}

@@ -226,8 +226,8 @@ func filterItems(r *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error) 
 }
 
 func dictItems(d *Dict) []any {
-	out := make([]any, len(d.keys))
-	for i, k := range d.keys {
+	out := make([]any, len(d.Keys()))
+	for i, k := range d.Keys() {
 		v, _ := d.Get(k)
 		out[i] = Tuple{k, v}
 	}
@@ -363,7 +363,7 @@ func filterReverse(r *Renderer, v any, _ []any, _ []Kwarg, _ *scope) (any, error
 		return out, nil
 	case *Dict:
 		out := make([]any, x.Len())
-		for i, k := range x.keys {
+		for i, k := range x.Keys() {
 			out[x.Len()-1-i] = k
 		}
 		return out, nil

@@ -110,7 +110,7 @@ func (j *jsonEnc) enc(b *strings.Builder, v any, depth int) error {
 			b.WriteString("{}")
 			return nil
 		}
-		keys := x.keys
+		keys := x.Keys()
 		if j.sortKeys {
 			keys = append([]any{}, keys...)
 			var serr error

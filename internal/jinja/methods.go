@@ -14,11 +14,11 @@ func dictMethod(d *Dict, name string) *Callable {
 	case "items":
 		return fn("items", func(*Renderer, []any, []Kwarg) (any, error) { return dictItems(d), nil })
 	case "keys":
-		return fn("keys", func(*Renderer, []any, []Kwarg) (any, error) { return append([]any{}, d.keys...), nil })
+		return fn("keys", func(*Renderer, []any, []Kwarg) (any, error) { return append([]any{}, d.Keys()...), nil })
 	case "values":
 		return fn("values", func(*Renderer, []any, []Kwarg) (any, error) {
-			out := make([]any, len(d.keys))
-			for i, k := range d.keys {
+			out := make([]any, len(d.Keys()))
+			for i, k := range d.Keys() {
 				out[i], _ = d.Get(k)
 			}
 			return out, nil
@@ -207,7 +207,7 @@ func strMethod(s, name string) *Callable {
 			}
 			items, ok := asSeq(args[0])
 			if d, isD := args[0].(*Dict); isD {
-				items, ok = d.keys, true
+				items, ok = d.Keys(), true
 			}
 			if !ok {
 				return nil, fmt.Errorf("can only join an iterable")

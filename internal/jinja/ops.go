@@ -194,7 +194,7 @@ func equal(a, b any) bool {
 		if x == y {
 			return true
 		}
-		for _, k := range x.keys {
+		for _, k := range x.Keys() {
 			v1, _ := x.Get(k)
 			v2, ok := y.Get(k)
 			if !ok || !equal(v1, v2) {

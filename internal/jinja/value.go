@@ -1,7 +1,6 @@
 package jinja
 
 import (
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,7 +17,7 @@ import (
 type Markup string
 
 // Tuple is a Python tuple.
-type Tuple []any
+type Tuple = pyval.Tuple
 
 // Generator is the lazy, single-use result of jinja2's map, select,
 // reject, selectattr, rejectattr, unique, items, batch and (for lists)
@@ -49,32 +48,11 @@ type Kwarg struct {
 	Value any
 }
 
-// Dict is an insertion-ordered dict. Keys are strings, int64, float64,
-// bool or nil.
-type Dict struct {
-	keys []any
-	m    map[any]any
-}
+// Dict is Python's insertion-ordered dict (pyval.Dict).
+type Dict = pyval.Dict
 
 // NewDict returns an empty dict.
-func NewDict() *Dict { return &Dict{m: map[any]any{}} }
-
-func normKey(k any) any {
-	switch x := k.(type) {
-	case bool:
-		if x {
-			return int64(1)
-		}
-		return int64(0)
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1<<62 {
-			return int64(x)
-		}
-	case Markup:
-		return string(x)
-	}
-	return k
-}
+func NewDict() *Dict { return pyval.NewDict() }
 
 func hashable(k any) bool {
 	switch k.(type) {
@@ -83,30 +61,6 @@ func hashable(k any) bool {
 	}
 	return false
 }
-
-// Set sets key k, keeping its first insertion position.
-func (d *Dict) Set(k, v any) {
-	nk := normKey(k)
-	if _, ok := d.m[nk]; !ok {
-		d.keys = append(d.keys, k)
-	}
-	d.m[nk] = v
-}
-
-// Get returns the value of key k.
-func (d *Dict) Get(k any) (any, bool) {
-	if !hashable(k) {
-		return nil, false
-	}
-	v, ok := d.m[normKey(k)]
-	return v, ok
-}
-
-// Keys returns the keys in insertion order.
-func (d *Dict) Keys() []any { return d.keys }
-
-// Len is the number of keys.
-func (d *Dict) Len() int { return len(d.keys) }
 
 // Namespace is jinja2's namespace(): attributes that {% set ns.x %} can
 // assign from inside loops.
@@ -290,7 +244,7 @@ func writeRepr(b *reprBuf, v any) {
 		b.WriteByte(')')
 	case *Dict:
 		b.WriteByte('{')
-		for i, k := range x.keys {
+		for i, k := range x.Keys() {
 			if b.full() {
 				return
 			}
@@ -326,6 +280,3 @@ func escapeHTML(s string) string {
 	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "'", "&#39;", `"`, "&#34;")
 	return r.Replace(s)
 }
-
-// Has reports whether the dict has key k.
-func (d *Dict) Has(k any) bool { _, ok := d.Get(k); return ok }

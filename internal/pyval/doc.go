@@ -15,6 +15,9 @@
 //   - names.go: the Unicode character names \N{…} looks up (the Unicode
 //     Character Database of golang.org/x/text/unicode/runenames, plus the
 //     algorithmic CJK and Hangul names).
+//   - dict.go: the value types Python has and Go does not: Tuple, Bytes
+//     and Dict (insertion-ordered, keys equal as Python's are: True, 1
+//     and 1.0 one key), the one dict type of the engine and the decoder.
 //   - repr.go: repr() of floats and strings as CPython prints them.
 //   - arith.go: Python's int (64-bit, overflow an error) and float
 //     arithmetic (IntOp, FloatOp).

@@ -117,7 +117,7 @@ func DecodeFC(result any) ([]any, error) {
 		}
 		return nil, errors.New("'str' object has no attribute 'keys'")
 	case *Dict:
-		if len(r.Keys) == 0 {
+		if len(r.Keys()) == 0 {
 			return []any{}, nil
 		}
 		return nil, errors.New("'str' object has no attribute 'keys'")
@@ -130,19 +130,19 @@ func DecodeFC(result any) ([]any, error) {
 		if !ok {
 			return nil, fmt.Errorf("'%s' object has no attribute 'keys'", pyType(it))
 		}
-		if len(d.Keys) == 0 {
+		if len(d.Keys()) == 0 {
 			return nil, errors.New("list index out of range")
 		}
-		args, ok := d.Vals[0].(string)
+		args, ok := d.Values()[0].(string)
 		if !ok {
-			return nil, fmt.Errorf("the JSON object must be str, bytes or bytearray, not %s", pyType(d.Vals[0]))
+			return nil, fmt.Errorf("the JSON object must be str, bytes or bytearray, not %s", pyType(d.Values()[0]))
 		}
 		params, err := ParseJSON([]byte(args))
 		if err != nil {
 			return nil, err
 		}
 		call := &Dict{}
-		call.Set(d.Keys[0], params)
+		call.Set(d.Keys()[0], params)
 		out = append(out, call)
 	}
 	return out, nil
@@ -163,7 +163,7 @@ func IsEmpty(decoded []any) bool {
 	if !IsCallList(decoded) || len(decoded) == 0 {
 		return true
 	}
-	return len(decoded) == 1 && len(decoded[0].(*Dict).Keys) == 0
+	return len(decoded) == 1 && len(decoded[0].(*Dict).Keys()) == 0
 }
 
 // ParseJSON is Python's json.loads: objects keep key order, integers are

@@ -19,8 +19,9 @@
 //     expression grammar into a small AST; resolve.go: BFCL's
 //     resolve_ast_* over it (constants, calls, operators through
 //     internal/pyval's arithmetic).
-//   - value.go: the decoded values (Tuple, Bytes, Dict), equality,
-//     type names and repr.
+//   - value.go: the decoded values (Tuple, Bytes and Dict are
+//     internal/pyval's, as in internal/jinja), equality, type names and
+//     repr.
 //   - bound.go: the bounds on evaluation (value sizes, depth).
 //   - checker.go: the AST checker (names, parameters, types, possible
 //     answers, parallel matching).

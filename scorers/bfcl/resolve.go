@@ -265,7 +265,7 @@ func truthy(v any) bool {
 	case Tuple:
 		return len(x) > 0
 	case *Dict:
-		return len(x.Keys) > 0
+		return len(x.Keys()) > 0
 	}
 	return true
 }

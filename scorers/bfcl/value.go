@@ -14,38 +14,13 @@ import (
 // []any (list), Tuple, *Dict.
 
 // Tuple is a Python tuple.
-type Tuple []any
+type Tuple = pyval.Tuple
 
 // Bytes is a Python bytes value.
-type Bytes string
+type Bytes = pyval.Bytes
 
-// Dict is an insertion-ordered Python dict.
-type Dict struct {
-	Keys []any
-	Vals []any
-}
-
-// Get returns the value of key k.
-func (d *Dict) Get(k any) (any, bool) {
-	for i, x := range d.Keys {
-		if pyEqual(x, k) {
-			return d.Vals[i], true
-		}
-	}
-	return nil, false
-}
-
-// Set sets k, keeping its first position.
-func (d *Dict) Set(k, v any) {
-	for i, x := range d.Keys {
-		if pyEqual(x, k) {
-			d.Vals[i] = v
-			return
-		}
-	}
-	d.Keys = append(d.Keys, k)
-	d.Vals = append(d.Vals, v)
-}
+// Dict is Python's insertion-ordered dict (pyval.Dict).
+type Dict = pyval.Dict
 
 // pyType is type(v).__name__.
 func pyType(v any) string {
@@ -128,12 +103,12 @@ func pyEqual(a, b any) bool {
 		return ok && seqEqual(x, y)
 	case *Dict:
 		y, ok := b.(*Dict)
-		if !ok || len(x.Keys) != len(y.Keys) {
+		if !ok || len(x.Keys()) != len(y.Keys()) {
 			return false
 		}
-		for i, k := range x.Keys {
+		for i, k := range x.Keys() {
 			v, ok := y.Get(k)
-			if !ok || !pyEqual(x.Vals[i], v) {
+			if !ok || !pyEqual(x.Values()[i], v) {
 				return false
 			}
 		}
@@ -213,9 +188,9 @@ func repr(v any) string {
 		}
 		return "(" + strings.Join(parts, ", ") + ")"
 	case *Dict:
-		parts := make([]string, len(x.Keys))
-		for i, k := range x.Keys {
-			parts[i] = repr(k) + ": " + repr(x.Vals[i])
+		parts := make([]string, len(x.Keys()))
+		for i, k := range x.Keys() {
+			parts[i] = repr(k) + ": " + repr(x.Values()[i])
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	case Oversized:

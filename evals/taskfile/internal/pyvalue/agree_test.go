@@ -52,7 +52,7 @@ func TestLiteralsAgree(t *testing.T) {
 		if err != nil {
 			t.Errorf("bfcl %s: %v", c.Src, err)
 		} else {
-			v, _ := calls[0].(*bfcl.Dict).Vals[0].(*bfcl.Dict).Get("a")
+			v, _ := calls[0].(*bfcl.Dict).Values()[0].(*bfcl.Dict).Get("a")
 			got := bfcl.Repr(v)
 			if s, ok := v.(string); ok {
 				got = pyval.StringRepr(s) // bfcl.Repr quotes as BFCL prints, not as repr()
