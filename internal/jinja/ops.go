@@ -266,15 +266,7 @@ func asStr(v any) (string, bool) {
 	return "", false
 }
 
-func asSeq(v any) ([]any, bool) {
-	switch x := v.(type) {
-	case []any:
-		return x, true
-	case Tuple:
-		return x, true
-	}
-	return nil, false
-}
+func asSeq(v any) ([]any, bool) { return pyval.Seq(v) }
 
 func contains(container, item any) (bool, error) {
 	switch c := container.(type) {

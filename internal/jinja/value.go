@@ -107,24 +107,13 @@ func FromGo(v any) any {
 
 func truthy(v any) bool {
 	switch x := v.(type) {
-	case nil, Undefined:
+	case Undefined:
 		return false
-	case bool:
-		return x
-	case int64:
-		return x != 0
-	case float64:
-		return x != 0
-	case string:
-		return x != ""
 	case Markup:
 		return x != ""
-	case []any:
-		return len(x) > 0
-	case Tuple:
-		return len(x) > 0
-	case *Dict:
-		return x.Len() > 0
+	}
+	if t, known := pyval.Truth(v); known {
+		return t
 	}
 	return true
 }
@@ -132,24 +121,8 @@ func truthy(v any) bool {
 // typeName is Python's type name, for error messages.
 func typeName(v any) string {
 	switch x := v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case int64:
-		return "int"
-	case float64:
-		return "float"
-	case string:
-		return "str"
 	case Markup:
 		return "Markup"
-	case []any:
-		return "list"
-	case Tuple:
-		return "tuple"
-	case *Dict:
-		return "dict"
 	case *Namespace:
 		return "Namespace"
 	case Undefined:
@@ -160,6 +133,9 @@ func typeName(v any) string {
 		return x.kind
 	case *loopCtx:
 		return "LoopContext"
+	}
+	if n := pyval.TypeName(v); n != "" {
+		return n
 	}
 	return "object"
 }

@@ -18,6 +18,8 @@
 //   - dict.go: the value types Python has and Go does not: Tuple, Bytes
 //     and Dict (insertion-ordered, keys equal as Python's are: True, 1
 //     and 1.0 one key), the one dict type of the engine and the decoder.
+//   - truth.go: bool(), type(v).__name__ and the items of a list or
+//     tuple, for the values above (Truth, TypeName, Seq).
 //   - repr.go: repr() of floats and strings as CPython prints them.
 //   - arith.go: Python's int (64-bit, overflow an error) and float
 //     arithmetic (IntOp, FloatOp).

@@ -245,29 +245,8 @@ func pyEval(b *budget, n pnode) (any, error) {
 }
 
 func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case int64:
-		return x != 0
-	case float64:
-		return x != 0
-	case complex128:
-		return x != 0
-	case string:
-		return x != ""
-	case Bytes:
-		return x != ""
-	case []any:
-		return len(x) > 0
-	case Tuple:
-		return len(x) > 0
-	case *Dict:
-		return len(x.Keys()) > 0
-	}
-	return true
+	t, known := pyval.Truth(v)
+	return t || !known
 }
 
 func binop(bud *budget, op string, l, r any) (any, error) {
@@ -359,15 +338,7 @@ func binop(bud *budget, op string, l, r any) (any, error) {
 	return nil, bad
 }
 
-func seqOf(v any) ([]any, bool) {
-	switch x := v.(type) {
-	case []any:
-		return x, true
-	case Tuple:
-		return x, true
-	}
-	return nil, false
-}
+func seqOf(v any) ([]any, bool) { return pyval.Seq(v) }
 
 // unparse is Python's ast.unparse for the nodes BFCL turns into text.
 func unparse(n pnode) string {

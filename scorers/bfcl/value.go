@@ -24,29 +24,11 @@ type Dict = pyval.Dict
 
 // pyType is type(v).__name__.
 func pyType(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case int64:
-		return "int"
-	case float64:
-		return "float"
-	case complex128:
-		return "complex"
-	case string:
-		return "str"
-	case Bytes:
-		return "bytes"
-	case []any:
-		return "list"
-	case Tuple:
-		return "tuple"
-	case *Dict:
-		return "dict"
-	case Oversized:
+	if x, ok := v.(Oversized); ok {
 		return x.Type
+	}
+	if n := pyval.TypeName(v); n != "" {
+		return n
 	}
 	return "object"
 }
