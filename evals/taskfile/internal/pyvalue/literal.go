@@ -245,7 +245,7 @@ func (p *litParser) strings(nested bool) (Value, error) {
 			p.pos = start
 			return NewString(b.String()), nil
 		}
-		if err := p.oneString(&b, raw); err != nil {
+		if err := p.stringLit(&b, raw); err != nil {
 			return Undefined(), err
 		}
 		n++
@@ -266,7 +266,9 @@ func (p *litParser) prefixedString() bool {
 	return i > p.pos && i < len(p.src) && (p.src[i] == '\'' || p.src[i] == '"')
 }
 
-func (p *litParser) oneString(b *strings.Builder, raw bool) error {
+// stringLit reads one string literal (its prefix read into raw), decoded
+// by pyval.Unquote, and appends its value to b.
+func (p *litParser) stringLit(b *strings.Builder, raw bool) error {
 	s, n, err := pyval.Unquote(p.src[p.pos:], pyval.Quote{Raw: raw, Triple: true})
 	if err != nil {
 		return fmt.Errorf("%w at offset %d", err, p.pos)
