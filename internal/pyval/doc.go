@@ -1,9 +1,10 @@
 // Package pyval is Python's value vocabulary for the three places that
 // read Python text: chat templates (internal/jinja), BFCL answers
 // (scorers/bfcl) and task files (evals/taskfile/internal/pyvalue). Each
-// keeps its own grammar (what a token is, which forms are allowed); the
-// meaning of a literal is decided here, once, as CPython decides it, so
-// the three agree on the same text by construction.
+// keeps its own grammar (Jinja's tokens, which forms are allowed); the
+// meaning of a literal, and Python's own tokens for the reader that parses
+// Python expressions (BFCL's), are decided here, once, as CPython decides
+// them, so the three agree on the same text by construction.
 //
 // Where each job lives:
 //
@@ -12,6 +13,9 @@
 //     quotes where the grammar has them) and number literals (Number:
 //     Python's tokenizer, with underscores, 0x/0o/0b, floats, imaginary
 //     numbers, and integers of any size as *big.Int past 64 bits).
+//   - token.go: Python's tokenizer for one expression (Tokenize: names,
+//     keywords, operators, string and number literals through Unquote
+//     and Number, implicit line joining), under BFCL's expression parser.
 //   - names.go: the Unicode character names \N{…} looks up (the Unicode
 //     Character Database of golang.org/x/text/unicode/runenames, plus the
 //     algorithmic CJK and Hangul names).

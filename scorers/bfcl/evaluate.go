@@ -15,8 +15,8 @@
 //   - decode.go: the prompt-mode and function-calling decoders, and JSON
 //     in (through internal/pyval, which decides what every Python
 //     literal and JSON number means).
-//   - pytoken.go: Python's tokenizer for one expression; pyparse.go: the
-//     expression grammar into a small AST; resolve.go: BFCL's
+//   - pyparse.go: the expression grammar, over internal/pyval's Python
+//     tokenizer (pyval.Tokenize), into a small AST; resolve.go: BFCL's
 //     resolve_ast_* over it (constants, calls, operators through
 //     internal/pyval's arithmetic).
 //   - value.go: the decoded values (Tuple, Bytes and Dict are

@@ -2,6 +2,8 @@ package bfcl
 
 import (
 	"fmt"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // This file parses a Python expression as ast.parse(s, mode="eval") does
@@ -49,45 +51,45 @@ type (
 type pEllipsis struct{}
 
 type pyParser struct {
-	toks []ptok
+	toks []pyval.Token
 	i    int
 	nest int
 }
 
 // pyParse parses s as ast.parse(s, mode="eval").
 func pyParse(s string) (pnode, error) {
-	toks, err := pyTokenize(s)
+	toks, err := pyval.Tokenize(s, pyval.TokenizeOptions{Int64Only: true})
 	if err != nil {
 		return nil, err
 	}
 	// trailing newlines end the input; any other newline is an error
-	for len(toks) > 1 && toks[len(toks)-2].kind == ptNewline {
+	for len(toks) > 1 && toks[len(toks)-2].Kind == pyval.TokNewline {
 		toks = append(toks[:len(toks)-2], toks[len(toks)-1])
 	}
 	p := &pyParser{toks: toks}
-	if p.peek().kind == ptEOF {
+	if p.peek().Kind == pyval.TokEOF {
 		return nil, fmt.Errorf("invalid syntax (empty input)")
 	}
 	n, err := p.starExprs()
 	if err != nil {
 		return nil, err
 	}
-	if p.peek().kind != ptEOF {
-		return nil, fmt.Errorf("invalid syntax near %q", p.peek().s)
+	if p.peek().Kind != pyval.TokEOF {
+		return nil, fmt.Errorf("invalid syntax near %q", p.peek().S)
 	}
 	return n, nil
 }
 
-func (p *pyParser) peek() ptok { return p.toks[p.i] }
-func (p *pyParser) next() ptok {
+func (p *pyParser) peek() pyval.Token { return p.toks[p.i] }
+func (p *pyParser) next() pyval.Token {
 	t := p.toks[p.i]
-	if t.kind != ptEOF {
+	if t.Kind != pyval.TokEOF {
 		p.i++
 	}
 	return t
 }
-func (p *pyParser) isOp(s string) bool { t := p.peek(); return t.kind == ptOp && t.s == s }
-func (p *pyParser) isKw(s string) bool { t := p.peek(); return t.kind == ptName && t.s == s }
+func (p *pyParser) isOp(s string) bool { t := p.peek(); return t.Kind == pyval.TokOp && t.S == s }
+func (p *pyParser) isKw(s string) bool { t := p.peek(); return t.Kind == pyval.TokName && t.S == s }
 func (p *pyParser) accept(s string) bool {
 	if p.isOp(s) || p.isKw(s) {
 		p.i++
@@ -130,7 +132,7 @@ func (p *pyParser) starExprs() (pnode, error) {
 
 func (p *pyParser) endOfList() bool {
 	t := p.peek()
-	return t.kind == ptEOF || t.kind == ptNewline || t.kind == ptOp && (t.s == ")" || t.s == "]" || t.s == "}" || t.s == "=" || t.s == ":")
+	return t.Kind == pyval.TokEOF || t.Kind == pyval.TokNewline || t.Kind == pyval.TokOp && (t.S == ")" || t.S == "]" || t.S == "}" || t.S == "=" || t.S == ":")
 }
 
 func (p *pyParser) starOrExpr() (pnode, error) {
@@ -169,7 +171,7 @@ func (p *pyParser) expr() (pnode, error) {
 	if p.accept("lambda") {
 		for !p.isOp(":") {
 			t := p.next()
-			if t.kind == ptEOF || t.kind == ptNewline {
+			if t.Kind == pyval.TokEOF || t.Kind == pyval.TokNewline {
 				return nil, fmt.Errorf("invalid syntax in lambda")
 			}
 		}
@@ -246,11 +248,11 @@ func (p *pyParser) comparison() (pnode, error) {
 	for {
 		t := p.peek()
 		switch {
-		case t.kind == ptOp && (t.s == "<" || t.s == ">" || t.s == "==" || t.s == ">=" || t.s == "<=" || t.s == "!="):
+		case t.Kind == pyval.TokOp && (t.S == "<" || t.S == ">" || t.S == "==" || t.S == ">=" || t.S == "<=" || t.S == "!="):
 			p.i++
 		case p.isKw("in"):
 			p.i++
-		case p.isKw("not") && p.toks[p.i+1].kind == ptName && p.toks[p.i+1].s == "in":
+		case p.isKw("not") && p.toks[p.i+1].Kind == pyval.TokName && p.toks[p.i+1].S == "in":
 			p.i += 2
 		case p.isKw("is"):
 			p.i++
@@ -277,7 +279,7 @@ func (p *pyParser) binLevel(ops []string, next func() (pnode, error)) (pnode, er
 		t := p.peek()
 		found := ""
 		for _, o := range ops {
-			if t.kind == ptOp && t.s == o {
+			if t.Kind == pyval.TokOp && t.S == o {
 				found = o
 			}
 		}
@@ -347,10 +349,10 @@ func (p *pyParser) primary() (pnode, error) {
 		switch {
 		case p.accept("."):
 			t := p.next()
-			if t.kind != ptName || pyKeywords[t.s] {
+			if t.Kind != pyval.TokName || pyval.IsKeyword(t.S) {
 				return nil, fmt.Errorf("invalid syntax after '.'")
 			}
-			x = &pAttr{value: x, attr: t.s}
+			x = &pAttr{value: x, attr: t.S}
 		case p.accept("("):
 			c, err := p.callArgs(x)
 			if err != nil {
@@ -393,9 +395,9 @@ func (p *pyParser) callArgs(fn pnode) (pnode, error) {
 				return nil, err
 			}
 			c.args = append(c.args, &pStarred{x: x})
-		case p.peek().kind == ptName && p.toks[p.i+1].kind == ptOp && p.toks[p.i+1].s == "=":
-			name := p.next().s
-			if pyKeywords[name] {
+		case p.peek().Kind == pyval.TokName && p.toks[p.i+1].Kind == pyval.TokOp && p.toks[p.i+1].S == "=":
+			name := p.next().S
+			if pyval.IsKeyword(name) {
 				return nil, fmt.Errorf("invalid syntax: keyword %s as an argument name", name)
 			}
 			// a repeated keyword is the compiler's error, not ast.parse's
@@ -440,7 +442,7 @@ func (p *pyParser) comprehension() bool {
 		}
 		for !p.isKw("in") {
 			t := p.next()
-			if t.kind == ptEOF || t.kind == ptNewline {
+			if t.Kind == pyval.TokEOF || t.Kind == pyval.TokNewline {
 				return false
 			}
 		}
@@ -507,9 +509,9 @@ func (p *pyParser) slices() (pnode, error) {
 
 func (p *pyParser) atom() (pnode, error) {
 	t := p.next()
-	switch t.kind {
-	case ptName:
-		switch t.s {
+	switch t.Kind {
+	case pyval.TokName:
+		switch t.S {
 		case "True":
 			return &pConst{v: true}, nil
 		case "False":
@@ -517,21 +519,21 @@ func (p *pyParser) atom() (pnode, error) {
 		case "None":
 			return &pConst{v: nil}, nil
 		}
-		if pyKeywords[t.s] {
-			return nil, fmt.Errorf("invalid syntax at keyword %s", t.s)
+		if pyval.IsKeyword(t.S) {
+			return nil, fmt.Errorf("invalid syntax at keyword %s", t.S)
 		}
-		return &pName{id: t.s}, nil
-	case ptNum:
-		return &pConst{v: t.v}, nil
-	case ptStr:
-		s, isBytes, fstr := t.v.(string), t.bytes, t.fstr
-		for p.peek().kind == ptStr {
+		return &pName{id: t.S}, nil
+	case pyval.TokNumber:
+		return &pConst{v: t.V}, nil
+	case pyval.TokString:
+		s, isBytes, fstr := t.V.(string), t.Bytes, t.FString
+		for p.peek().Kind == pyval.TokString {
 			n := p.next()
-			if n.bytes != isBytes {
+			if n.Bytes != isBytes {
 				return nil, fmt.Errorf("cannot mix bytes and nonbytes literals")
 			}
-			s += n.v.(string)
-			fstr = fstr || n.fstr
+			s += n.V.(string)
+			fstr = fstr || n.FString
 		}
 		switch {
 		case fstr:
@@ -540,8 +542,8 @@ func (p *pyParser) atom() (pnode, error) {
 			return &pConst{v: Bytes(s)}, nil
 		}
 		return &pConst{v: s}, nil
-	case ptOp:
-		switch t.s {
+	case pyval.TokOp:
+		switch t.S {
 		case "...":
 			return &pConst{v: pEllipsis{}}, nil
 		case "(":

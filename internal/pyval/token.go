@@ -1,4 +1,4 @@
-package bfcl
+package pyval
 
 import (
 	"fmt"
@@ -6,36 +6,53 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // This file tokenizes Python source for one expression as Python's
-// tokenizer does; what a string or number literal means is
-// internal/pyval's.
+// tokenizer does; what a string or number literal means is Unquote's and
+// Number's.
 
-var pyKeywords = map[string]bool{"False": true, "None": true, "True": true, "and": true, "as": true, "assert": true, "async": true, "await": true, "break": true, "class": true, "continue": true, "def": true, "del": true, "elif": true, "else": true, "except": true, "finally": true, "for": true, "from": true, "global": true, "if": true, "import": true, "in": true, "is": true, "lambda": true, "nonlocal": true, "not": true, "or": true, "pass": true, "raise": true, "return": true, "try": true, "while": true, "with": true, "yield": true}
+// keywords are Python 3's reserved words.
+var keywords = map[string]bool{"False": true, "None": true, "True": true, "and": true, "as": true, "assert": true, "async": true, "await": true, "break": true, "class": true, "continue": true, "def": true, "del": true, "elif": true, "else": true, "except": true, "finally": true, "for": true, "from": true, "global": true, "if": true, "import": true, "in": true, "is": true, "lambda": true, "nonlocal": true, "not": true, "or": true, "pass": true, "raise": true, "return": true, "try": true, "while": true, "with": true, "yield": true}
 
+// IsKeyword reports whether w is one of Python 3's reserved words.
+func IsKeyword(w string) bool { return keywords[w] }
+
+// TokenKind is the kind of a Token.
+type TokenKind int
+
+// The kinds of tokens.
 const (
-	ptEOF = iota
-	ptName
-	ptNum
-	ptStr
-	ptOp
-	ptNewline
+	TokEOF TokenKind = iota
+	TokName
+	TokNumber
+	TokString
+	TokOp
+	TokNewline
 )
 
-type ptok struct {
-	kind  int
-	s     string
-	v     any  // number or string value
-	bytes bool // a bytes literal
-	fstr  bool // an f-string
+// Token is one token of Python source.
+type Token struct {
+	Kind TokenKind
+	S    string // a name or an operator
+	// V is a number's value (as Number gives it) or a string's (as
+	// Unquote gives it; a bytes literal's bytes as a string).
+	V       any
+	Bytes   bool // a bytes literal
+	FString bool // an f-string
 }
 
-// pyTokenize tokenizes s; newlines inside brackets are joined.
-func pyTokenize(s string) ([]ptok, error) {
-	var toks []ptok
+// TokenizeOptions say what the caller's value model cannot hold.
+type TokenizeOptions struct {
+	// Int64Only refuses integer literals beyond 64 bits.
+	Int64Only bool
+}
+
+// Tokenize tokenizes s as Python's tokenizer does; newlines inside
+// brackets are joined, blank lines and comments skipped, and the tokens
+// end with TokEOF.
+func Tokenize(s string, opt TokenizeOptions) ([]Token, error) {
+	var toks []Token
 	depth := 0
 	i := 0
 	lineStart := true
@@ -73,13 +90,13 @@ func pyTokenize(s string) ([]ptok, error) {
 		case c == '\n' || c == '\r':
 			i++
 			if depth == 0 {
-				if len(toks) > 0 && toks[len(toks)-1].kind != ptNewline {
-					toks = append(toks, ptok{kind: ptNewline})
+				if len(toks) > 0 && toks[len(toks)-1].Kind != TokNewline {
+					toks = append(toks, Token{Kind: TokNewline})
 				}
 				lineStart = true
 			}
 		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
-			t, n, err := numberTok(s[i:])
+			t, n, err := numberTok(s[i:], opt)
 			if err != nil {
 				return nil, err
 			}
@@ -115,7 +132,7 @@ func pyTokenize(s string) ([]ptok, error) {
 				i = j + n
 				continue
 			}
-			toks = append(toks, ptok{kind: ptName, s: word})
+			toks = append(toks, Token{Kind: TokName, S: word})
 			i = j
 		default:
 			op := ""
@@ -140,14 +157,14 @@ func pyTokenize(s string) ([]ptok, error) {
 					return nil, fmt.Errorf("unmatched '%s'", op)
 				}
 			}
-			toks = append(toks, ptok{kind: ptOp, s: op})
+			toks = append(toks, Token{Kind: TokOp, S: op})
 			i += len(op)
 		}
 	}
 	if depth > 0 {
 		return nil, fmt.Errorf("'(' was never closed")
 	}
-	return append(toks, ptok{kind: ptEOF}), nil
+	return append(toks, Token{Kind: TokEOF}), nil
 }
 
 func isStrPrefix(w string) bool {
@@ -158,25 +175,25 @@ func isStrPrefix(w string) bool {
 	return false
 }
 
-// numberTok reads the number literal at the start of s (pyval.Number).
-func numberTok(s string) (ptok, int, error) {
-	v, n, err := pyval.Number(s)
+// numberTok reads the number literal at the start of s (Number).
+func numberTok(s string, opt TokenizeOptions) (Token, int, error) {
+	v, n, err := Number(s)
 	if err != nil {
-		return ptok{}, 0, err
+		return Token{}, 0, err
 	}
-	if _, big := v.(*big.Int); big {
-		return ptok{}, 0, fmt.Errorf("integer literal beyond 64 bits")
+	if _, big := v.(*big.Int); big && opt.Int64Only {
+		return Token{}, 0, fmt.Errorf("integer literal beyond 64 bits")
 	}
-	return ptok{kind: ptNum, v: v}, n, nil
+	return Token{Kind: TokNumber, V: v}, n, nil
 }
 
 // stringTok reads the string literal (after its prefix) at the start of
-// s (pyval.Unquote).
-func stringTok(s, prefix string) (ptok, int, error) {
+// s (Unquote).
+func stringTok(s, prefix string) (Token, int, error) {
 	isBytes := strings.Contains(prefix, "b")
-	v, n, err := pyval.Unquote(s, pyval.Quote{Raw: strings.Contains(prefix, "r"), Bytes: isBytes, Triple: true})
+	v, n, err := Unquote(s, Quote{Raw: strings.Contains(prefix, "r"), Bytes: isBytes, Triple: true})
 	if err != nil {
-		return ptok{}, 0, err
+		return Token{}, 0, err
 	}
-	return ptok{kind: ptStr, v: v, bytes: isBytes, fstr: strings.Contains(prefix, "f")}, n, nil
+	return Token{Kind: TokString, V: v, Bytes: isBytes, FString: strings.Contains(prefix, "f")}, n, nil
 }
