@@ -132,3 +132,25 @@ func FloatOp(op string, a, b float64) (any, error) {
 	}
 	return nil, ErrOperator
 }
+
+// ComplexOp is Python's complex arithmetic (+ - * /): a product's parts
+// each rounded as CPython computes them (Go may fuse a*b into
+// multiply-adds on arm64); dividing by zero is Python's ZeroDivisionError
+// message. Other operators are ErrOperator.
+func ComplexOp(op string, a, b complex128) (any, error) {
+	switch op {
+	case "+":
+		return a + b, nil
+	case "-":
+		return a - b, nil
+	case "*":
+		ar, ai, br, bi := real(a), imag(a), real(b), imag(b)
+		return complex(float64(ar*br)-float64(ai*bi), float64(ar*bi)+float64(ai*br)), nil
+	case "/":
+		if b == 0 {
+			return nil, fmt.Errorf("complex division by zero")
+		}
+		return a / b, nil
+	}
+	return nil, ErrOperator
+}

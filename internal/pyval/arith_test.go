@@ -38,6 +38,15 @@ func TestArith(t *testing.T) {
 			t.Errorf("%v %s %v = %s, want %s", c.a, c.op, c.b, got, c.want)
 		}
 	}
+	if v, err := ComplexOp("*", complex(1, 2), complex(3, -4)); err != nil || v != complex(11, 2) {
+		t.Errorf("(1+2j)*(3-4j) = %v, %v", v, err)
+	}
+	if _, err := ComplexOp("/", 1, 0); err == nil || err.Error() != "complex division by zero" {
+		t.Errorf("1j/0: %v", err)
+	}
+	if _, err := ComplexOp("%", 1, 2); err != ErrOperator {
+		t.Errorf("%% on complex: %v", err)
+	}
 	if _, err := FloatOp("<<", 1, 2); err != ErrOperator {
 		t.Errorf("<< on floats: %v", err)
 	}

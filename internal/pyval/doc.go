@@ -25,8 +25,8 @@
 //   - truth.go: bool(), type(v).__name__ and the items of a list or
 //     tuple, for the values above (Truth, TypeName, Seq).
 //   - repr.go: repr() of floats and strings as CPython prints them.
-//   - arith.go: Python's int (64-bit, overflow an error) and float
-//     arithmetic (IntOp, FloatOp).
+//   - arith.go: Python's int (64-bit, overflow an error), float and
+//     complex arithmetic (IntOp, FloatOp, ComplexOp).
 //   - json.go: JSON into ordered values as json.loads builds them
 //     (DecodeJSON; each caller names its ordered dict and what an integer
 //     past 64 bits becomes), and the NaN/Infinity constants

@@ -260,24 +260,11 @@ func binop(bud *budget, op string, l, r any) (any, error) {
 		_, lc := l.(complex128)
 		_, rc := r.(complex128)
 		if lc || rc {
-			a, b := toComplex(l), toComplex(r)
-			switch op {
-			case "+":
-				return a + b, nil
-			case "-":
-				return a - b, nil
-			case "*":
-				// Python's product, each part rounded (Go may fuse a*b
-				// into multiply-adds on arm64).
-				ar, ai, br, bi := real(a), imag(a), real(b), imag(b)
-				return complex(float64(ar*br)-float64(ai*bi), float64(ar*bi)+float64(ai*br)), nil
-			case "/":
-				if b == 0 {
-					return nil, fmt.Errorf("complex division by zero")
-				}
-				return a / b, nil
+			v, err := pyval.ComplexOp(op, toComplex(l), toComplex(r))
+			if errors.Is(err, pyval.ErrOperator) {
+				return nil, bad
 			}
-			return nil, bad
+			return v, err
 		}
 		v, err := pyval.FloatOp(op, real(toComplex(l)), real(toComplex(r)))
 		if errors.Is(err, pyval.ErrOperator) {
