@@ -127,8 +127,10 @@ type Renderer struct {
 	depth    int // nested macro and recursive-loop calls
 	env      *Env
 	built    int // bytes of the strings and lists built, for MaxBuilt
-	// err is a limit a conversion to text ran into (r.str, r.repr): those
-	// return a cut string rather than an error, and every later check
+	compared int // values compared (see tick)
+	// err is a limit a conversion to text ran into (r.str, r.repr), or
+	// the stop a comparison ran into (tick): those return a cut string or
+	// a provisional answer rather than an error, and every later check
 	// (step, write, checkValue) returns err, so the render fails at its
 	// next step and the cut string never reaches the output.
 	err error
@@ -269,14 +271,54 @@ func (r *Renderer) step() error {
 	// stop is set when the deadline passes or the context ends, so that
 	// a render whose every step is slow still stops at its next one.
 	if r.steps&1023 == 0 || r.stop.Load() {
-		if err := r.ctx.Err(); err != nil {
-			return err
-		}
-		if !r.deadline.IsZero() && time.Now().After(r.deadline) {
-			return r.limitErr("render took longer than %s", r.lim.Timeout)
-		}
+		return r.checkStop()
 	}
 	return nil
+}
+
+// checkStop is the render's context error, or ErrLimit once its deadline
+// has passed.
+func (r *Renderer) checkStop() error {
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
+	if !r.deadline.IsZero() && time.Now().After(r.deadline) {
+		return r.limitErr("render took longer than %s", r.lim.Timeout)
+	}
+	return nil
+}
+
+// tick counts one value compared by ==, <, in and the filters and
+// methods that compare (comparisons over large or aliased containers
+// build nothing, but may compare billions of items). It checks, as step
+// does, the deadline and the context, and reports false once the render
+// must stop: r.err is then set (a limit already hit, the deadline's
+// ErrLimit or the context's error), so the comparison's answer never
+// reaches the output. A nil r (no render) has no limit.
+func (r *Renderer) tick() bool {
+	if r == nil {
+		return true
+	}
+	if r.err != nil {
+		return false
+	}
+	r.compared++
+	if r.compared&1023 == 0 || r.stop.Load() {
+		if err := r.checkStop(); err != nil {
+			r.err = err
+			return false
+		}
+	}
+	return true
+}
+
+// stopped is r.err (nil for a nil r): what a comparison that tick
+// stopped returns.
+func (r *Renderer) stopped() error {
+	if r == nil {
+		return nil
+	}
+	return r.err
 }
 
 // checkValue bounds a string or list a function or filter produced.
@@ -617,7 +659,7 @@ func (l *loopCtx) attr(name string) (any, bool) {
 	case "changed":
 		return fn("changed", func(r *Renderer, args []any, _ []Kwarg) (any, error) {
 			v := Tuple(args)
-			if !l.hasChanged || !equal(l.lastChanged, v) {
+			if !l.hasChanged || !r.equal(l.lastChanged, v) {
 				l.hasChanged, l.lastChanged = true, v
 				return true, nil
 			}

@@ -51,7 +51,7 @@ func filterDictsort(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, 
 		if !truthy(a[0]) {
 			x, y = foldCase(x), foldCase(y)
 		}
-		c, err := compare(x, y)
+		c, err := r.compare(x, y)
 		if err != nil {
 			sortErr = err
 		}
@@ -99,7 +99,7 @@ func filterSort(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, erro
 	}
 	var sortErr error
 	sort.SliceStable(idx, func(i, j int) bool {
-		c, err := compare(keys[idx[i]], keys[idx[j]])
+		c, err := r.compare(keys[idx[i]], keys[idx[j]])
 		if err != nil {
 			sortErr = fmt.Errorf("'<' not supported between instances of '%s' and '%s'", typeName(keys[idx[i]]), typeName(keys[idx[j]]))
 		}
@@ -137,7 +137,7 @@ func filterUnique(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, er
 		}
 		dup := false
 		for _, s := range seen {
-			if equal(s, k) {
+			if r.equal(s, k) {
 				dup = true
 				break
 			}
@@ -178,7 +178,7 @@ func minmax(sign int) filterFunc {
 				bestKey = k
 				continue
 			}
-			c, err := compare(k, bestKey)
+			c, err := r.compare(k, bestKey)
 			if err != nil {
 				return nil, err
 			}
@@ -321,7 +321,7 @@ func filterGroupby(r *Renderer, v any, args []any, kw []Kwarg, _ *scope) (any, e
 		if _, u := k.(Undefined); u && a[1] != nil {
 			k = a[1]
 		}
-		if n := len(out); n > 0 && equal(out[n-1].(Tuple)[0], k) {
+		if n := len(out); n > 0 && r.equal(out[n-1].(Tuple)[0], k) {
 			g := out[n-1].(Tuple)
 			g[1] = append(g[1].([]any), it)
 			continue

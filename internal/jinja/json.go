@@ -115,7 +115,7 @@ func (j *jsonEnc) enc(b *strings.Builder, v any, depth int) error {
 			keys = append([]any{}, keys...)
 			var serr error
 			sortStable(keys, func(p, q any) bool {
-				c, err := compare(p, q)
+				c, err := j.r.compare(p, q)
 				if err != nil {
 					serr = fmt.Errorf("'<' not supported between instances of '%s' and '%s'", typeName(q), typeName(p))
 				}

@@ -54,7 +54,7 @@ func listMethod(l []any, name string) *Callable {
 				return nil, fmt.Errorf("index expected an argument")
 			}
 			for i, x := range l {
-				if equal(x, args[0]) {
+				if r.equal(x, args[0]) {
 					return int64(i), nil
 				}
 			}
@@ -67,7 +67,7 @@ func listMethod(l []any, name string) *Callable {
 			}
 			n := int64(0)
 			for _, x := range l {
-				if equal(x, args[0]) {
+				if r.equal(x, args[0]) {
 					n++
 				}
 			}

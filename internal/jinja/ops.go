@@ -11,12 +11,17 @@ import (
 
 func (r *Renderer) binary(op string, l, rv any) (any, error) {
 	switch op {
-	case "==":
-		return equal(l, rv), nil
-	case "!=":
-		return !equal(l, rv), nil
+	case "==", "!=":
+		eq := r.equal(l, rv)
+		if r.err != nil {
+			return nil, r.err
+		}
+		return eq == (op == "=="), nil
 	case "<", ">", "<=", ">=":
-		c, err := compare(l, rv)
+		c, err := r.compare(l, rv)
+		if r.err != nil {
+			return nil, r.err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("'%s' not supported between instances of '%s' and '%s'", op, typeName(l), typeName(rv))
 		}
@@ -30,9 +35,9 @@ func (r *Renderer) binary(op string, l, rv any) (any, error) {
 		}
 		return c >= 0, nil
 	case "in":
-		return contains(rv, l)
+		return r.contains(rv, l)
 	case "not in":
-		ok, err := contains(rv, l)
+		ok, err := r.contains(rv, l)
 		return !ok, err
 	case "+":
 		return r.add(l, rv)
@@ -163,7 +168,14 @@ func toFloat(v any) float64 {
 	return 0
 }
 
-func equal(a, b any) bool {
+// equal is Python's ==. Each value it compares is a step of the
+// render's comparison work (see tick): a comparison over large or aliased
+// containers stops, false, once the render must stop, with r.err set.
+// r may be nil (no render: no limit).
+func (r *Renderer) equal(a, b any) bool {
+	if !r.tick() {
+		return false
+	}
 	if isNum(a) && isNum(b) {
 		return toFloat(a) == toFloat(b)
 	}
@@ -179,13 +191,13 @@ func equal(a, b any) bool {
 		}
 		return false
 	case Markup:
-		return equal(string(x), b)
+		return r.equal(string(x), b)
 	case []any:
 		y, ok := b.([]any)
-		return ok && equalSeq(x, y)
+		return ok && r.equalSeq(x, y)
 	case Tuple:
 		y, ok := b.(Tuple)
-		return ok && equalSeq(x, y)
+		return ok && r.equalSeq(x, y)
 	case *Dict:
 		y, ok := b.(*Dict)
 		if !ok || x.Len() != y.Len() {
@@ -197,7 +209,7 @@ func equal(a, b any) bool {
 		for _, k := range x.Keys() {
 			v1, _ := x.Get(k)
 			v2, ok := y.Get(k)
-			if !ok || !equal(v1, v2) {
+			if !ok || !r.equal(v1, v2) {
 				return false
 			}
 		}
@@ -209,7 +221,7 @@ func equal(a, b any) bool {
 	return a == b
 }
 
-func equalSeq(a, b []any) bool {
+func (r *Renderer) equalSeq(a, b []any) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -217,14 +229,19 @@ func equalSeq(a, b []any) bool {
 		return true // the same list, as Python's identity shortcut
 	}
 	for i := range a {
-		if !equal(a[i], b[i]) {
+		if !r.equal(a[i], b[i]) {
 			return false
 		}
 	}
 	return true
 }
 
-func compare(a, b any) (int, error) {
+// compare orders a and b as Python's < does; over sequences it is bounded
+// as equal is (0 once the render must stop, with r.err set).
+func (r *Renderer) compare(a, b any) (int, error) {
+	if !r.tick() {
+		return 0, nil
+	}
 	if isNum(a) && isNum(b) {
 		x, y := toFloat(a), toFloat(b)
 		switch {
@@ -242,13 +259,13 @@ func compare(a, b any) (int, error) {
 	}
 	la, ok1 := asSeq(a)
 	lb, ok2 := asSeq(b)
-	if ok1 && ok2 && len(la) == len(lb) && equalSeq(la, lb) {
+	if ok1 && ok2 && len(la) == len(lb) && r.equalSeq(la, lb) {
 		return 0, nil
 	}
 	if ok1 && ok2 {
 		for i := 0; i < len(la) && i < len(lb); i++ {
-			if !equal(la[i], lb[i]) {
-				return compare(la[i], lb[i])
+			if !r.equal(la[i], lb[i]) {
+				return r.compare(la[i], lb[i])
 			}
 		}
 		return len(la) - len(lb), nil
@@ -268,7 +285,9 @@ func asStr(v any) (string, bool) {
 
 func asSeq(v any) ([]any, bool) { return pyval.Seq(v) }
 
-func contains(container, item any) (bool, error) {
+// contains is Python's in; over a list it is bounded as equal is, and
+// returns r.err once the render must stop.
+func (r *Renderer) contains(container, item any) (bool, error) {
 	switch c := container.(type) {
 	case string, Markup:
 		s, _ := asStr(c)
@@ -280,11 +299,11 @@ func contains(container, item any) (bool, error) {
 	case []any, Tuple:
 		l, _ := asSeq(c)
 		for _, x := range l {
-			if equal(x, item) {
+			if r.equal(x, item) {
 				return true, nil
 			}
 		}
-		return false, nil
+		return false, r.stopped()
 	case *Dict:
 		_, ok := c.Get(item)
 		return ok, nil
@@ -294,13 +313,13 @@ func contains(container, item any) (bool, error) {
 			items = nil
 		}
 		for i, x := range items {
-			if equal(x, item) {
+			if r.equal(x, item) {
 				c.items = items[i+1:]
 				return true, nil
 			}
 		}
 		c.used = true
-		return false, nil
+		return false, r.stopped()
 	case Undefined:
 		return false, nil
 	}

@@ -83,10 +83,10 @@ func (r *Renderer) test(name string, v any, args []any, kw []Kwarg, sc *scope) (
 		return toFloat(m) == 0, nil
 	case "eq", "equalto", "==":
 		a, err := arg()
-		return err == nil && equal(v, a), err
+		return err == nil && r.equal(v, a), err
 	case "ne", "!=":
 		a, err := arg()
-		return err == nil && !equal(v, a), err
+		return err == nil && !r.equal(v, a), err
 	case "lt", "lessthan", "<", "le", "<=", "gt", "greaterthan", ">", "ge", ">=":
 		a, err := arg()
 		if err != nil {
@@ -106,7 +106,7 @@ func (r *Renderer) test(name string, v any, args []any, kw []Kwarg, sc *scope) (
 		if err != nil {
 			return false, err
 		}
-		return contains(a, v)
+		return r.contains(a, v)
 	case "sameas":
 		a, err := arg()
 		if err != nil {
