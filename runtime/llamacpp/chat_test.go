@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/hybridgroup/yzma/pkg/llama"
 
 	"github.com/pocketeval/pocketeval/internal/gguf"
+	"github.com/pocketeval/pocketeval/internal/jinja"
 	"github.com/pocketeval/pocketeval/internal/randmodel"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/chattemplate"
@@ -175,12 +177,37 @@ func TestChatTemplateErrors(t *testing.T) {
 	}
 }
 
+// TestChatRenderCancelled: a chat request's render stops when the
+// request's context ends (pocketeval serve passes the HTTP request's, which
+// ends when the client goes away), with the context's error. The context
+// ends inside the render (a template variable cancels it), whose loop
+// takes ten times jinja's step limit: a render that ignored the context
+// would end in a template limit instead.
+func TestChatRenderCancelled(t *testing.T) {
+	rt := open(t, stories, Options{ChatTemplate: `{{ stop() }}{% for i in range(100000) %}{% for j in range(100) %}{% endfor %}{% endfor %}{{ messages[0].content }}`})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req := chatReq
+	req.TemplateKwargs = map[string]any{"stop": &jinja.Callable{Name: "stop", Fn: func(*jinja.Renderer, []any, []jinja.Kwarg) (any, error) {
+		cancel()
+		return "", nil
+	}}}
+	_, err := rt.Generate(ctx, req)
+	if !errors.Is(err, context.Canceled) || errors.Is(err, jinja.ErrLimit) {
+		t.Errorf("Generate cancelled during the render: %v, want context.Canceled", err)
+	}
+	req.TemplateKwargs = map[string]any{"stop": &jinja.Callable{Name: "stop", Fn: func(*jinja.Renderer, []any, []jinja.Kwarg) (any, error) { return "", nil }}}
+	if _, err := rt.Generate(context.Background(), req); !errors.Is(err, jinja.ErrLimit) {
+		t.Errorf("Generate: %v, want a template limit", err)
+	}
+}
+
 // TestChatDatePinned: strftime_now renders Options.TemplateNow, recorded
 // in ChatTemplate().Date, only for templates that read the date.
 func TestChatDatePinned(t *testing.T) {
 	now := time.Date(2024, 7, 26, 10, 0, 0, 0, time.UTC)
 	rt := open(t, stories, Options{ChatTemplate: `{{ strftime_now("%d %b %Y") }}{{ messages[0].content }}`, TemplateNow: now})
-	got, err := rt.renderChat([]runtime.Message{{Role: "user", Content: "x"}}, nil, nil)
+	got, err := rt.renderChat(context.Background(), []runtime.Message{{Role: "user", Content: "x"}}, nil, nil)
 	if err != nil || got != "26 Jul 2024x" {
 		t.Errorf("render = %q, %v", got, err)
 	}
@@ -206,7 +233,7 @@ func TestChatRequestKwargs(t *testing.T) {
 		{map[string]any{"enable_thinking": true}, "hi"},
 		{map[string]any{"extra": "+"}, "hi<nothink>+"},
 	} {
-		if got, err := rt.renderChat(msgs, c.kwargs, nil); err != nil || got != c.want {
+		if got, err := rt.renderChat(context.Background(), msgs, c.kwargs, nil); err != nil || got != c.want {
 			t.Errorf("kwargs %v: render = %q, %v; want %q", c.kwargs, got, err, c.want)
 		}
 	}
