@@ -9,8 +9,13 @@
 //     strings, numbers, True/False/None, lists, tuples and dicts.
 //
 // Values are Value: documents held in the template engine's own model
-// (internal/jinja), so they render without a conversion; tuples become
-// lists.
+// (internal/jinja, whose dict is internal/pyval's), so they render without
+// a conversion; tuples become lists.
+//
+// Where each job lives: pyvalue.go, str() and repr(); literal.go, the
+// literal_eval grammar (what a string or number literal means is
+// internal/pyval's Unquote and Number); json.go, documents from JSON
+// (jinja.FromJSON, json.loads's ordered values); value.go, the Value type.
 package pyvalue
 
 import (
