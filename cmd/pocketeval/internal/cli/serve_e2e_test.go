@@ -20,11 +20,10 @@ import (
 	"github.com/pocketeval/pocketeval/runtime/runtimetest"
 )
 
-// TestServeLlamacppEndToEnd serves a real engine (llama.cpp running the
-// shared stories260K model) with `pocketeval serve`'s code path and checks
-// that the openai runtime talking to it passes the runtime conformance
-// suite and answers exactly as the engine does in process.
-func TestServeLlamacppEndToEnd(t *testing.T) {
+// storiesModel is the shared stories260K model, for tests that run
+// llama.cpp; it skips the test when the libraries or the model are missing.
+func storiesModel(t *testing.T) string {
+	t.Helper()
 	if _, err := llamacpp.LibDir(""); err != nil {
 		t.Skipf("llama.cpp libraries not installed (run scripts/setup-llamacpp.sh): %v", err)
 	}
@@ -32,6 +31,15 @@ func TestServeLlamacppEndToEnd(t *testing.T) {
 	if _, err := os.Stat(model); err != nil {
 		t.Skipf("shared test model missing: %v", err)
 	}
+	return model
+}
+
+// TestServeLlamacppEndToEnd serves a real engine (llama.cpp running the
+// shared stories260K model) with `pocketeval serve`'s code path and checks
+// that the openai runtime talking to it passes the runtime conformance
+// suite and answers exactly as the engine does in process.
+func TestServeLlamacppEndToEnd(t *testing.T) {
+	model := storiesModel(t)
 	ios, _, _, _ := TestStreams()
 	var served runtime.Runtime
 	opts := &ServeOptions{
@@ -252,13 +260,7 @@ func (s *renderSpy) Generate(ctx context.Context, req runtime.Request) (runtime.
 // the render's 30 s limit; the runtime must return context.Canceled, not
 // that limit.
 func TestServeChatRenderCancelled(t *testing.T) {
-	if _, err := llamacpp.LibDir(""); err != nil {
-		t.Skipf("llama.cpp libraries not installed (run scripts/setup-llamacpp.sh): %v", err)
-	}
-	model := filepath.Join(sharedtest.Models(t), "gguf", "stories260K.gguf")
-	if _, err := os.Stat(model); err != nil {
-		t.Skipf("shared test model missing: %v", err)
-	}
+	model := storiesModel(t)
 	tmpl := filepath.Join(t.TempDir(), "slow.jinja")
 	const lists = `[[[[1]*1000]*1000]*1000]*100`
 	if err := os.WriteFile(tmpl, []byte(`{% set a = `+lists+` %}{% set b = `+lists+` %}{{ a == b }}{{ messages[0].content }}`), 0o644); err != nil {
