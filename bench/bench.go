@@ -460,7 +460,7 @@ func Run(ctx context.Context, open Opener, model string, cfg Config, probe Probe
 			}
 			row.Speculative = speculative(row, srow, sinfo, cfg.Center)
 			if row.Speculative.Drafted == 0 {
-				warn("%s: no draft tokens were proposed: speculative decoding was inactive (MNN falls back to plain decoding when llm.mnn's logits_index input has no shape) or found no draft (a llama.cpp draft model below --draft-p-min)", t.Name)
+				warn("%s: no draft tokens were proposed: speculative decoding was inactive (MNN falls back to plain decoding when llm.mnn's logits_index input has no shape) or found no draft (the llama.cpp draft model's probabilities stayed below its p-min)", t.Name)
 			}
 		}
 		if t.NGen > 0 && slices.Min(row.GenTokens) < t.NGen {

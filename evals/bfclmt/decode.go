@@ -35,14 +35,14 @@ func executionList(decoded []any) ([]string, error) {
 		if !ok {
 			return nil, fmt.Errorf("a decoded call is a %T, not a dict", c)
 		}
-		for _, k := range d.Keys {
+		for _, k := range d.Keys() {
 			v, _ := d.Get(k)
 			args, ok := v.(*scorer.Dict)
 			if !ok {
 				return nil, fmt.Errorf("the arguments of %v are not a dict", k)
 			}
-			parts := make([]string, 0, len(args.Keys))
-			for _, a := range args.Keys {
+			parts := make([]string, 0, len(args.Keys()))
+			for _, a := range args.Keys() {
 				av, _ := args.Get(a)
 				s, err := nestedValue(av)
 				if err != nil {
@@ -65,7 +65,7 @@ func nestedValue(v any) (string, error) {
 		return scorer.Repr(v), nil
 	}
 	allDicts := true
-	for _, k := range d.Keys {
+	for _, k := range d.Keys() {
 		x, _ := d.Get(k)
 		if _, ok := x.(*scorer.Dict); !ok {
 			allDicts = false
@@ -73,14 +73,14 @@ func nestedValue(v any) (string, error) {
 		}
 	}
 	if allDicts {
-		keys := d.Keys
+		keys := d.Keys()
 		if len(keys) == 0 {
 			return "", errors.New("IndexError: list index out of range")
 		}
 		x, _ := d.Get(keys[0])
 		args := x.(*scorer.Dict)
-		parts := make([]string, 0, len(args.Keys))
-		for _, a := range args.Keys {
+		parts := make([]string, 0, len(args.Keys()))
+		for _, a := range args.Keys() {
 			av, _ := args.Get(a)
 			s, err := nestedValue(av)
 			if err != nil {
@@ -90,8 +90,8 @@ func nestedValue(v any) (string, error) {
 		}
 		return str(keys[0]) + "(" + strings.Join(parts, ", ") + ")", nil
 	}
-	parts := make([]string, 0, len(d.Keys))
-	for _, k := range d.Keys {
+	parts := make([]string, 0, len(d.Keys()))
+	for _, k := range d.Keys() {
 		x, _ := d.Get(k)
 		s, err := nestedValue(x)
 		if err != nil {
@@ -120,7 +120,7 @@ func convertToFunctionCall(step any) ([]string, error) {
 		if !ok {
 			return nil, fmt.Errorf("AttributeError: a %T call has no items", c)
 		}
-		for _, k := range d.Keys {
+		for _, k := range d.Keys() {
 			v, _ := d.Get(k)
 			if s, ok := v.(string); ok {
 				p, err := scorer.ParseJSON([]byte(s))
@@ -133,8 +133,8 @@ func convertToFunctionCall(step any) ([]string, error) {
 			if !ok {
 				return nil, fmt.Errorf("AttributeError: the arguments of %s are a %T", str(k), v)
 			}
-			parts := make([]string, 0, len(args.Keys))
-			for _, a := range args.Keys {
+			parts := make([]string, 0, len(args.Keys()))
+			for _, a := range args.Keys() {
 				av, _ := args.Get(a)
 				parts = append(parts, str(a)+"="+scorer.Repr(av))
 			}

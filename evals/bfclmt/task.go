@@ -544,9 +544,9 @@ func resultJSON(turns []any) (string, error) {
 	conv = func(v any) any {
 		switch x := v.(type) {
 		case *scorer.Dict:
-			m := make(orderedObject, len(x.Keys))
-			for i, k := range x.Keys {
-				m[i] = [2]any{str(k), conv(x.Vals[i])}
+			m := make(orderedObject, len(x.Keys()))
+			for i, k := range x.Keys() {
+				m[i] = [2]any{str(k), conv(x.Values()[i])}
 			}
 			return m
 		case []any:

@@ -154,6 +154,9 @@ func (tl *tally) rates(ts *results.TaskSummary) {
 		r := float64(tl.thinkingCut) / float64(tl.generated)
 		ts.ThinkingTruncatedRate = &r
 		if tl.thinkingCut > 0 {
+			// One of the two library strings that name a flag (issue 50):
+			// it is stored in summary.json, so its wording is part of a
+			// run's results bytes, which stay as they were.
 			ts.Warnings = append(ts.Warnings, fmt.Sprintf("%d of %d responses were cut off by the token limit while still reasoning (no answer to score); a larger --max-tokens lets them finish", tl.thinkingCut, tl.generated))
 		}
 	}

@@ -36,6 +36,10 @@ func (t *Task) Aggregate(results []evals.SampleResult) evals.Aggregates {
 			agg.Notes = append(agg.Notes, fmt.Sprintf("ece: expected calibration error of the top choice's softmax probability over the choices, %d equal-width bins", rank.Bins))
 		}
 		if t.mode == ModeGen {
+			// One of the two library strings that name a flag (issue 50):
+			// every generative multiple-choice run stores this note in
+			// summary.json, so its wording is part of the results bytes,
+			// which stay as they were.
 			agg.Notes = append(agg.Notes, "multiple_choice scored generatively: the option is extracted from the response (acc); acc_norm and log-likelihood metrics need --mode loglik")
 		}
 		return agg

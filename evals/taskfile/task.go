@@ -249,7 +249,7 @@ func (t *Task) Load(ctx context.Context, lc evals.LoadConfig) (*evals.Dataset, e
 	case c.numFewshotSet && c.NumFewshot == 0 && lc.NumFewshot > 0:
 		// lm-eval's simple_evaluate keeps a num_fewshot of 0 written in
 		// the task file over --num_fewshot.
-		warnings = append(warnings, fmt.Sprintf("%s sets num_fewshot: 0, which wins over --num-fewshot %d (as in lm-eval)", c.File, lc.NumFewshot))
+		warnings = append(warnings, fmt.Sprintf("%s sets num_fewshot: 0, which wins over a requested num_fewshot of %d (as in lm-eval)", c.File, lc.NumFewshot))
 	default:
 		x.k = lc.NumFewshot
 	}

@@ -117,3 +117,63 @@ func peakHeap(f func()) uint64 {
 	close(done)
 	return <-peak
 }
+
+// TestCompareStops: ==, !=, <, in and the filters and methods that
+// compare stop once the render's deadline has passed or its context has
+// ended (issue #49), with the error the other limits give: comparing two
+// lists of 1,000 references to distinct 100,000-item lists takes 10^8
+// item comparisons, and builds nothing. A filter moves the render past
+// its deadline (or cancels it) just before the comparison, so that a
+// comparison which did not check would answer, and the render succeed.
+func TestCompareStops(t *testing.T) {
+	const lists = `{% set a = [[1]*100000]*1000 %}{% set b = [[1]*100000]*1000 %}`
+	srcs := []string{
+		`{{ a == (b|late) }}`,
+		`{{ a != (b|late) }}`,
+		`{{ a <= (b|late) }}`,
+		`{{ (b|late)[0] in a }}`,
+		`{{ (b|late)[0] not in a }}`,
+		`{{ a is eq(b|late) }}`,
+		`{{ (b|late)[0] is in a }}`,
+		`{{ a.count((b|late)[0]) }}`,
+		`{{ (a + (b|late))|unique|list|length }}`,
+		`{{ (a + (b|late))|sort|length }}`,
+		`{{ {'x': a}|dictsort == [('x', b|late)] }}`,
+	}
+	for _, mode := range []string{"deadline", "cancel"} {
+		for _, src := range srcs {
+			ctx, cancel := context.WithCancel(context.Background())
+			env := ChatEnv
+			env.Filters = map[string]*Callable{"late": {Name: "late", Fn: func(r *Renderer, args []any, _ []Kwarg) (any, error) {
+				if mode == "cancel" {
+					cancel()
+				} else {
+					time.Sleep(time.Until(r.deadline) + time.Millisecond)
+				}
+				return args[0], nil
+			}}}
+			tm, err := env.Compile("t", lists+src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lim := DefaultLimits
+			lim.Timeout = 300 * time.Millisecond
+			if mode == "cancel" {
+				lim.Timeout = time.Hour
+			}
+			start := time.Now()
+			out, err := tm.Render(ctx, nil, lim)
+			cancel()
+			t.Logf("%s %s: %v", mode, src, time.Since(start))
+			switch {
+			case mode == "deadline" && !errors.Is(err, ErrLimit):
+				t.Errorf("%s past the deadline: %q, %v; want a limit error", src, out, err)
+			case mode == "cancel" && !errors.Is(err, context.Canceled):
+				t.Errorf("%s cancelled: %q, %v; want context.Canceled", src, out, err)
+			}
+			if err != nil && mode == "deadline" && !strings.Contains(err.Error(), "render took longer than 300ms") {
+				t.Errorf("%s: %v", src, err)
+			}
+		}
+	}
+}

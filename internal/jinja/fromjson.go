@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // FromJSON decodes JSON as Python's json.loads does: objects keep their
@@ -15,7 +16,7 @@ import (
 func FromJSON(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := decodeJSON(dec)
+	v, err := jsonValues.DecodeJSON(dec)
 	if err != nil {
 		return nil, err
 	}
@@ -25,55 +26,9 @@ func FromJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-func decodeJSON(dec *json.Decoder) (any, error) {
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch x := t.(type) {
-	case json.Delim:
-		switch x {
-		case '[':
-			out := []any{}
-			for dec.More() {
-				v, err := decodeJSON(dec)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, v)
-			}
-			_, err := dec.Token()
-			return out, err
-		case '{':
-			d := NewDict()
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				v, err := decodeJSON(dec)
-				if err != nil {
-					return nil, err
-				}
-				d.Set(kt.(string), v)
-			}
-			_, err := dec.Token()
-			return d, err
-		}
-	case json.Number:
-		s := string(x)
-		if !strings.ContainsAny(s, ".eE") {
-			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-				return n, nil
-			}
-		}
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return nil, err
-		}
-		return f, nil
-	case string, bool, nil:
-		return x, nil
-	}
-	return nil, fmt.Errorf("unexpected JSON token %v", t)
+// jsonValues builds JSON into this package's values; an integer past 64
+// bits becomes a float.
+var jsonValues = pyval.JSON{
+	NewDict: func() interface{ Set(k, v any) } { return NewDict() },
+	BigInt:  func(s string) (any, error) { return strconv.ParseFloat(s, 64) },
 }

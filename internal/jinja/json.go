@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // filterTojson is transformers' tojson: json.dumps(x, ensure_ascii=False,
@@ -108,12 +110,12 @@ func (j *jsonEnc) enc(b *strings.Builder, v any, depth int) error {
 			b.WriteString("{}")
 			return nil
 		}
-		keys := x.keys
+		keys := x.Keys()
 		if j.sortKeys {
 			keys = append([]any{}, keys...)
 			var serr error
 			sortStable(keys, func(p, q any) bool {
-				c, err := compare(p, q)
+				c, err := j.r.compare(p, q)
 				if err != nil {
 					serr = fmt.Errorf("'<' not supported between instances of '%s' and '%s'", typeName(q), typeName(p))
 				}
@@ -183,7 +185,7 @@ func jsonFloat(f float64) string {
 	case math.IsInf(f, -1):
 		return "-Infinity"
 	}
-	return FormatFloat(f)
+	return pyval.FloatRepr(f)
 }
 
 func (j *jsonEnc) str(b *strings.Builder, s string) {
@@ -236,4 +238,9 @@ func DumpJSON(v any, ensureASCII bool, indent int) (string, error) {
 		return "", err
 	}
 	return b.String(), nil
+}
+
+func hexN(n, w int) string {
+	s := strconv.FormatInt(int64(n), 16)
+	return strings.Repeat("0", w-len(s)) + s
 }

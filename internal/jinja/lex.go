@@ -2,7 +2,10 @@ package jinja
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // segment kinds
@@ -238,4 +241,110 @@ func findEndRaw(src string, pos int) (int, int, string, byte, error) {
 		}
 		k = i + 2
 	}
+}
+
+// ---- tokens
+
+const (
+	tEOF = iota
+	tName
+	tString
+	tInt
+	tFloat
+	tOp
+)
+
+type token struct {
+	kind int
+	s    string
+	i    int64
+	f    float64
+}
+
+var ops3 = []string{"**", "//", "==", "!=", "<=", ">="}
+
+func tokenize(src string, line int) ([]token, error) {
+	var toks []token
+	i := 0
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			j := i + 1
+			for j < len(src) && (src[j] == '_' || src[j] >= 'a' && src[j] <= 'z' || src[j] >= 'A' && src[j] <= 'Z' || src[j] >= '0' && src[j] <= '9') {
+				j++
+			}
+			toks = append(toks, token{kind: tName, s: src[i:j]})
+			i = j
+		case c >= '0' && c <= '9':
+			j := i
+			isFloat := false
+			for j < len(src) && (src[j] >= '0' && src[j] <= '9' || src[j] == '_') {
+				j++
+			}
+			if j+1 < len(src) && src[j] == '.' && src[j+1] >= '0' && src[j+1] <= '9' {
+				isFloat = true
+				j++
+				for j < len(src) && (src[j] >= '0' && src[j] <= '9' || src[j] == '_') {
+					j++
+				}
+			}
+			if j < len(src) && (src[j] == 'e' || src[j] == 'E') {
+				k := j + 1
+				if k < len(src) && (src[k] == '+' || src[k] == '-') {
+					k++
+				}
+				if k < len(src) && src[k] >= '0' && src[k] <= '9' {
+					isFloat = true
+					j = k
+					for j < len(src) && src[j] >= '0' && src[j] <= '9' {
+						j++
+					}
+				}
+			}
+			lit := strings.ReplaceAll(src[i:j], "_", "")
+			if isFloat {
+				f, err := strconv.ParseFloat(lit, 64)
+				if err != nil {
+					return nil, &Error{Line: line, Msg: "bad number " + lit}
+				}
+				toks = append(toks, token{kind: tFloat, f: f})
+			} else {
+				n, err := strconv.ParseInt(lit, 10, 64)
+				if err != nil {
+					return nil, &Error{Line: line, Msg: "integer " + lit + " is beyond 64 bits"}
+				}
+				toks = append(toks, token{kind: tInt, i: n})
+			}
+			i = j
+		case c == '"' || c == '\'':
+			// jinja2's string literals: no prefixes or triple quotes, line
+			// breaks allowed, Python's escapes (unicode-escape).
+			s, n, err := pyval.Unquote(src[i:], pyval.Quote{Newlines: true})
+			if err != nil {
+				return nil, &Error{Line: line, Msg: err.Error()}
+			}
+			toks = append(toks, token{kind: tString, s: s})
+			i += n
+		default:
+			op := ""
+			for _, o := range ops3 {
+				if strings.HasPrefix(src[i:], o) {
+					op = o
+					break
+				}
+			}
+			if op == "" {
+				if !strings.ContainsRune("+-*/%~()[]{}.,:|=<>!", rune(c)) {
+					return nil, &Error{Line: line, Msg: fmt.Sprintf("unexpected character %q", c)}
+				}
+				op = string(c)
+			}
+			toks = append(toks, token{kind: tOp, s: op})
+			i += len(op)
+		}
+	}
+	return append(toks, token{kind: tEOF}), nil
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 func dictMethod(d *Dict, name string) *Callable {
@@ -12,11 +14,11 @@ func dictMethod(d *Dict, name string) *Callable {
 	case "items":
 		return fn("items", func(*Renderer, []any, []Kwarg) (any, error) { return dictItems(d), nil })
 	case "keys":
-		return fn("keys", func(*Renderer, []any, []Kwarg) (any, error) { return append([]any{}, d.keys...), nil })
+		return fn("keys", func(*Renderer, []any, []Kwarg) (any, error) { return append([]any{}, d.Keys()...), nil })
 	case "values":
 		return fn("values", func(*Renderer, []any, []Kwarg) (any, error) {
-			out := make([]any, len(d.keys))
-			for i, k := range d.keys {
+			out := make([]any, len(d.Keys()))
+			for i, k := range d.Keys() {
 				out[i], _ = d.Get(k)
 			}
 			return out, nil
@@ -52,7 +54,7 @@ func listMethod(l []any, name string) *Callable {
 				return nil, fmt.Errorf("index expected an argument")
 			}
 			for i, x := range l {
-				if equal(x, args[0]) {
+				if r.equal(x, args[0]) {
 					return int64(i), nil
 				}
 			}
@@ -65,7 +67,7 @@ func listMethod(l []any, name string) *Callable {
 			}
 			n := int64(0)
 			for _, x := range l {
-				if equal(x, args[0]) {
+				if r.equal(x, args[0]) {
 					n++
 				}
 			}
@@ -205,7 +207,7 @@ func strMethod(s, name string) *Callable {
 			}
 			items, ok := asSeq(args[0])
 			if d, isD := args[0].(*Dict); isD {
-				items, ok = d.keys, true
+				items, ok = d.Keys(), true
 			}
 			if !ok {
 				return nil, fmt.Errorf("can only join an iterable")
@@ -544,7 +546,7 @@ func strFormat(r *Renderer, s string, args []any, kw []Kwarg) (any, error) {
 				}
 			}
 			if !found {
-				return nil, fmt.Errorf("KeyError: %s", quoteStr(field))
+				return nil, fmt.Errorf("KeyError: %s", pyval.StringRepr(field))
 			}
 		}
 		if conv == "r" {

@@ -1,12 +1,11 @@
 package jinja
 
 import (
-	"math"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // Values are plain Go values: nil is None, bool, int64, float64, string,
@@ -18,7 +17,7 @@ import (
 type Markup string
 
 // Tuple is a Python tuple.
-type Tuple []any
+type Tuple = pyval.Tuple
 
 // Generator is the lazy, single-use result of jinja2's map, select,
 // reject, selectattr, rejectattr, unique, items, batch and (for lists)
@@ -49,32 +48,11 @@ type Kwarg struct {
 	Value any
 }
 
-// Dict is an insertion-ordered dict. Keys are strings, int64, float64,
-// bool or nil.
-type Dict struct {
-	keys []any
-	m    map[any]any
-}
+// Dict is Python's insertion-ordered dict (pyval.Dict).
+type Dict = pyval.Dict
 
 // NewDict returns an empty dict.
-func NewDict() *Dict { return &Dict{m: map[any]any{}} }
-
-func normKey(k any) any {
-	switch x := k.(type) {
-	case bool:
-		if x {
-			return int64(1)
-		}
-		return int64(0)
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1<<62 {
-			return int64(x)
-		}
-	case Markup:
-		return string(x)
-	}
-	return k
-}
+func NewDict() *Dict { return pyval.NewDict() }
 
 func hashable(k any) bool {
 	switch k.(type) {
@@ -83,30 +61,6 @@ func hashable(k any) bool {
 	}
 	return false
 }
-
-// Set sets key k, keeping its first insertion position.
-func (d *Dict) Set(k, v any) {
-	nk := normKey(k)
-	if _, ok := d.m[nk]; !ok {
-		d.keys = append(d.keys, k)
-	}
-	d.m[nk] = v
-}
-
-// Get returns the value of key k.
-func (d *Dict) Get(k any) (any, bool) {
-	if !hashable(k) {
-		return nil, false
-	}
-	v, ok := d.m[normKey(k)]
-	return v, ok
-}
-
-// Keys returns the keys in insertion order.
-func (d *Dict) Keys() []any { return d.keys }
-
-// Len is the number of keys.
-func (d *Dict) Len() int { return len(d.keys) }
 
 // Namespace is jinja2's namespace(): attributes that {% set ns.x %} can
 // assign from inside loops.
@@ -153,24 +107,13 @@ func FromGo(v any) any {
 
 func truthy(v any) bool {
 	switch x := v.(type) {
-	case nil, Undefined:
+	case Undefined:
 		return false
-	case bool:
-		return x
-	case int64:
-		return x != 0
-	case float64:
-		return x != 0
-	case string:
-		return x != ""
 	case Markup:
 		return x != ""
-	case []any:
-		return len(x) > 0
-	case Tuple:
-		return len(x) > 0
-	case *Dict:
-		return x.Len() > 0
+	}
+	if t, known := pyval.Truth(v); known {
+		return t
 	}
 	return true
 }
@@ -178,24 +121,8 @@ func truthy(v any) bool {
 // typeName is Python's type name, for error messages.
 func typeName(v any) string {
 	switch x := v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case int64:
-		return "int"
-	case float64:
-		return "float"
-	case string:
-		return "str"
 	case Markup:
 		return "Markup"
-	case []any:
-		return "list"
-	case Tuple:
-		return "tuple"
-	case *Dict:
-		return "dict"
 	case *Namespace:
 		return "Namespace"
 	case Undefined:
@@ -206,6 +133,9 @@ func typeName(v any) string {
 		return x.kind
 	case *loopCtx:
 		return "LoopContext"
+	}
+	if n := pyval.TypeName(v); n != "" {
+		return n
 	}
 	return "object"
 }
@@ -256,11 +186,11 @@ func writeRepr(b *reprBuf, v any) {
 	case int64:
 		b.WriteString(strconv.FormatInt(x, 10))
 	case float64:
-		b.WriteString(FormatFloat(x))
+		b.WriteString(pyval.FloatRepr(x))
 	case string:
-		b.WriteString(quoteStr(x))
+		b.WriteString(pyval.StringRepr(x))
 	case Markup:
-		b.WriteString("Markup(" + quoteStr(string(x)) + ")")
+		b.WriteString("Markup(" + pyval.StringRepr(string(x)) + ")")
 	case []any:
 		b.WriteByte('[')
 		for i, e := range x {
@@ -290,7 +220,7 @@ func writeRepr(b *reprBuf, v any) {
 		b.WriteByte(')')
 	case *Dict:
 		b.WriteByte('{')
-		for i, k := range x.keys {
+		for i, k := range x.Keys() {
 			if b.full() {
 				return
 			}
@@ -318,113 +248,6 @@ func writeRepr(b *reprBuf, v any) {
 	}
 }
 
-// FormatFloat formats f as Python's repr(float) does: the shortest
-// round-trip digits, "1.0" for whole numbers, exponent form below 1e-4
-// and from 1e16.
-func FormatFloat(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case math.IsNaN(f):
-		return "nan"
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
-	mant, expS, _ := strings.Cut(e, "e")
-	exp, _ := strconv.Atoi(expS)
-	neg := strings.HasPrefix(mant, "-")
-	mant = strings.TrimPrefix(mant, "-")
-	digits := strings.Replace(mant, ".", "", 1)
-	sign := ""
-	if neg {
-		sign = "-"
-	}
-	if exp < -4 || exp >= 16 {
-		m := digits[:1]
-		if len(digits) > 1 {
-			m += "." + digits[1:]
-		}
-		es := "+"
-		if exp < 0 {
-			es = "-"
-			exp = -exp
-		}
-		return sign + m + "e" + es + pad2(exp)
-	}
-	if exp < 0 {
-		return sign + "0." + strings.Repeat("0", -exp-1) + digits
-	}
-	if len(digits) <= exp+1 {
-		return sign + digits + strings.Repeat("0", exp+1-len(digits)) + ".0"
-	}
-	return sign + digits[:exp+1] + "." + digits[exp+1:]
-}
-
-func pad2(n int) string {
-	if n < 10 {
-		return "0" + strconv.Itoa(n)
-	}
-	return strconv.Itoa(n)
-}
-
-// quoteStr is Python's repr of a str.
-func quoteStr(s string) string {
-	q := byte('\'')
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		q = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(q)
-	for _, r := range s {
-		switch {
-		case r == rune(q) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == utf8.RuneError:
-			b.WriteString(`\ufffd`)
-		case r < 0x20 || r == 0x7f:
-			b.WriteString(`\x` + hex2(int(r)))
-		case r < 0x80 || isPrintable(r):
-			b.WriteRune(r)
-		case r < 0x100:
-			b.WriteString(`\x` + hex2(int(r)))
-		case r < 0x10000:
-			b.WriteString(`\u` + hexN(int(r), 4))
-		default:
-			b.WriteString(`\U` + hexN(int(r), 8))
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
-}
-
-// isPrintable approximates Python's str.isprintable for one character:
-// not a control, format, surrogate, private-use, unassigned or separator
-// other than the space.
-func isPrintable(r rune) bool {
-	if r == ' ' {
-		return true
-	}
-	if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Cs, unicode.Co, unicode.Zl, unicode.Zp, unicode.Zs) {
-		return false
-	}
-	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
-}
-
-func hex2(n int) string { return hexN(n, 2) }
-
-func hexN(n, w int) string {
-	s := strconv.FormatInt(int64(n), 16)
-	return strings.Repeat("0", w-len(s)) + s
-}
-
 // escapeHTML is markupsafe's escape.
 func escapeHTML(s string) string {
 	if !strings.ContainsAny(s, "&<>'\"") {
@@ -433,6 +256,3 @@ func escapeHTML(s string) string {
 	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "'", "&#39;", `"`, "&#34;")
 	return r.Replace(s)
 }
-
-// Has reports whether the dict has key k.
-func (d *Dict) Has(k any) bool { _, ok := d.Get(k); return ok }

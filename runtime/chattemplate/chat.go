@@ -1,6 +1,7 @@
 package chattemplate
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -76,18 +77,25 @@ type ChatOptions struct {
 // again without them and returns a *ToolsNotRenderedError if a function's
 // name is not added by them (a template without a tools branch).
 func (t *Template) Chat(msgs []chat.Message, o ChatOptions) (string, error) {
-	out, err := t.chat(msgs, o)
+	return t.ChatContext(context.Background(), msgs, o)
+}
+
+// ChatContext is Chat, stopped when ctx is done (as a server's request
+// is when its client goes away): the render ends at its next step with
+// ctx's error.
+func (t *Template) ChatContext(ctx context.Context, msgs []chat.Message, o ChatOptions) (string, error) {
+	out, err := t.chat(ctx, msgs, o)
 	if err != nil {
 		return "", err
 	}
-	if err := t.checkToolsRendered(out, msgs, o); err != nil {
+	if err := t.checkToolsRendered(ctx, out, msgs, o); err != nil {
 		return "", err
 	}
 	return out, nil
 }
 
-// chat is Chat without the tools check.
-func (t *Template) chat(msgs []chat.Message, o ChatOptions) (string, error) {
+// chat is ChatContext without the tools check.
+func (t *Template) chat(ctx context.Context, msgs []chat.Message, o ChatOptions) (string, error) {
 	vars := map[string]any{
 		"messages":              msgs,
 		"add_generation_prompt": o.AddGenerationPrompt,
@@ -112,7 +120,7 @@ func (t *Template) chat(msgs []chat.Message, o ChatOptions) (string, error) {
 	for k, v := range o.Extra {
 		vars[k] = v
 	}
-	return t.Render(vars)
+	return t.RenderContext(ctx, vars)
 }
 
 // ThinkingApplied describes what a thinking mode did to this template, for

@@ -28,5 +28,8 @@
 //
 // For plain template use, Render(source, vars) renders once; Parse compiles
 // once for many renders (a Template is safe for concurrent use). Chat
-// applies the chat-template conventions to a conversation.
+// applies the chat-template conventions to a conversation. RenderContext
+// and ChatContext stop a render at its next step when their context ends
+// (pocketeval serve passes each request's, which ends when its client goes
+// away).
 package chattemplate

@@ -1,6 +1,7 @@
 package chattemplate
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -53,12 +54,16 @@ func toolNames(tools json.RawMessage) []string {
 // the request's tools and tool calls: every offered function's name occurs
 // more often than in a render without tools, and every assistant turn's
 // calls add their names over a render of that turn without them. A
-// request without tools or calls costs nothing.
-func (t *Template) checkToolsRendered(out string, msgs []chat.Message, o ChatOptions) error {
+// request without tools or calls costs nothing. A render stopped by ctx
+// stops the check with ctx's error.
+func (t *Template) checkToolsRendered(ctx context.Context, out string, msgs []chat.Message, o ChatOptions) error {
 	if names := toolNames(o.Tools); len(names) > 0 {
 		bare := o
 		bare.Tools = nil
-		without, err := t.chat(msgs, bare)
+		without, err := t.chat(ctx, msgs, bare)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if err != nil {
 			// The template needs the tools to render at all: they
 			// reached it, and its own checks ran.
@@ -76,7 +81,10 @@ func (t *Template) checkToolsRendered(out string, msgs []chat.Message, o ChatOpt
 		}
 		stripped := append([]chat.Message(nil), msgs...)
 		stripped[i].ToolCalls = nil
-		without, err := t.chat(stripped, o)
+		without, err := t.chat(ctx, stripped, o)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if err != nil {
 			without = ""
 		}

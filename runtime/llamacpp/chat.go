@@ -3,6 +3,7 @@
 package llamacpp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -91,7 +92,8 @@ func (r *Runtime) ChatTemplate() runtime.ChatTemplateInfo {
 
 // renderChat applies the chat template with the generation prompt; kwargs
 // (a request's TemplateKwargs) are set over the runtime's own variables.
-func (r *Runtime) renderChat(msgs []runtime.Message, kwargs map[string]any, tools json.RawMessage) (string, error) {
+// ctx stops the render (a server's request whose client went away).
+func (r *Runtime) renderChat(ctx context.Context, msgs []runtime.Message, kwargs map[string]any, tools json.RawMessage) (string, error) {
 	c := &r.chat
 	if c.err != nil {
 		return "", c.err
@@ -101,7 +103,7 @@ func (r *Runtime) renderChat(msgs []runtime.Message, kwargs map[string]any, tool
 			return "", fmt.Errorf("apply chat template: message %d contains a NUL byte", i)
 		}
 	}
-	out, err := c.tmpl.Chat(msgs, chattemplate.ChatOptions{
+	out, err := c.tmpl.ChatContext(ctx, msgs, chattemplate.ChatOptions{
 		AddGenerationPrompt: true, BOS: c.bos, EOS: c.eos, Thinking: c.thinking, Now: c.now, Extra: kwargs, Tools: tools,
 	})
 	if err != nil {
@@ -117,12 +119,12 @@ func (r *Runtime) renderChat(msgs []runtime.Message, kwargs map[string]any, tool
 // apply_chat_template(tokenize=True) does; only the ChatML fallback gets
 // the vocabulary's BOS, as llama-server adds it. A raw prompt gets BOS when
 // the vocabulary asks for one and the text does not already start with it.
-func (r *Runtime) promptTokens(req runtime.Request) ([]llama.Token, string, error) {
+func (r *Runtime) promptTokens(ctx context.Context, req runtime.Request) ([]llama.Token, string, error) {
 	text, rendered := req.Prompt, ""
 	addBOS := true
 	if req.IsChat() {
 		var err error
-		if text, err = r.renderChat(req.Messages, req.TemplateKwargs, req.Tools); err != nil {
+		if text, err = r.renderChat(ctx, req.Messages, req.TemplateKwargs, req.Tools); err != nil {
 			return nil, "", err
 		}
 		rendered, addBOS = text, r.chat.addBOS

@@ -19,6 +19,7 @@ import (
 	"github.com/pocketeval/pocketeval/internal/randmodel"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/chattemplate"
+	"github.com/pocketeval/pocketeval/runtime/runtimetest"
 )
 
 // capture records the tokens of every prompt the runtime feeds the model.
@@ -175,12 +176,21 @@ func TestChatTemplateErrors(t *testing.T) {
 	}
 }
 
+// TestChatRenderCancelled: a chat request's render stops when the
+// request's context ends, with the context's error.
+func TestChatRenderCancelled(t *testing.T) {
+	rt := open(t, stories, Options{ChatTemplate: runtimetest.SlowChatTemplate})
+	if err := runtimetest.CheckRenderCancelled(rt, chatReq); err != nil {
+		t.Error(err)
+	}
+}
+
 // TestChatDatePinned: strftime_now renders Options.TemplateNow, recorded
 // in ChatTemplate().Date, only for templates that read the date.
 func TestChatDatePinned(t *testing.T) {
 	now := time.Date(2024, 7, 26, 10, 0, 0, 0, time.UTC)
 	rt := open(t, stories, Options{ChatTemplate: `{{ strftime_now("%d %b %Y") }}{{ messages[0].content }}`, TemplateNow: now})
-	got, err := rt.renderChat([]runtime.Message{{Role: "user", Content: "x"}}, nil, nil)
+	got, err := rt.renderChat(context.Background(), []runtime.Message{{Role: "user", Content: "x"}}, nil, nil)
 	if err != nil || got != "26 Jul 2024x" {
 		t.Errorf("render = %q, %v", got, err)
 	}
@@ -206,7 +216,7 @@ func TestChatRequestKwargs(t *testing.T) {
 		{map[string]any{"enable_thinking": true}, "hi"},
 		{map[string]any{"extra": "+"}, "hi<nothink>+"},
 	} {
-		if got, err := rt.renderChat(msgs, c.kwargs, nil); err != nil || got != c.want {
+		if got, err := rt.renderChat(context.Background(), msgs, c.kwargs, nil); err != nil || got != c.want {
 			t.Errorf("kwargs %v: render = %q, %v; want %q", c.kwargs, got, err, c.want)
 		}
 	}

@@ -35,7 +35,7 @@ func (r *Runtime) CountPrompts(ctx context.Context, items []runtime.PromptItem) 
 			return nil, err
 		}
 		if it.Generate != nil {
-			toks, _, err := r.promptTokens(*it.Generate)
+			toks, _, err := r.promptTokens(ctx, *it.Generate)
 			if errors.Is(err, ErrPromptTooLong) {
 				out[i].TooLong = true
 				continue

@@ -30,7 +30,7 @@ func (r *Runtime) generate(ctx context.Context, req runtime.Request, text *runti
 		return runtime.Response{}, fmt.Errorf("generate: %w", err)
 	}
 	defer r.sched.leave()
-	prompt, rendered, err := r.promptTokens(req)
+	prompt, rendered, err := r.promptTokens(ctx, req)
 	if err != nil {
 		return runtime.Response{}, fmt.Errorf("generate: %w", err)
 	}

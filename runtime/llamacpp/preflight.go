@@ -3,6 +3,8 @@
 package llamacpp
 
 import (
+	"context"
+
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
@@ -13,6 +15,6 @@ var _ runtime.Preflighter = (*Runtime)(nil)
 // token (ErrPromptTooLong for a prompt the context cannot hold, a chat
 // template that fails to render), else nil.
 func (r *Runtime) Preflight(req runtime.Request) error {
-	_, _, err := r.promptTokens(req)
+	_, _, err := r.promptTokens(context.Background(), req)
 	return err
 }

@@ -1,6 +1,7 @@
 package mnn
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -158,7 +159,7 @@ var errNoToolTemplate = errors.New("the request offers tools, but the package ha
 // as tools, as transformers' apply_chat_template(tools=...) does.
 // Printf-style templates and plain concatenation have no variables and
 // ignore kwargs; they cannot render tools.
-func (c *chatConfig) render(msgs []runtime.Message, kwargs map[string]any, tools json.RawMessage) (string, error) {
+func (c *chatConfig) render(ctx context.Context, msgs []runtime.Message, kwargs map[string]any, tools json.RawMessage) (string, error) {
 	if c.tmpl == nil && toolcall.HasTools(runtime.Request{Tools: tools}) {
 		return "", errNoToolTemplate
 	}
@@ -178,7 +179,7 @@ func (c *chatConfig) render(msgs []runtime.Message, kwargs map[string]any, tools
 				extra[k] = v
 			}
 		}
-		return c.tmpl.Chat(msgs, chattemplate.ChatOptions{
+		return c.tmpl.ChatContext(ctx, msgs, chattemplate.ChatOptions{
 			AddGenerationPrompt: true, BOS: c.bos, EOS: c.eos, Thinking: c.thinking, Now: c.now, Extra: extra, Tools: tools,
 		})
 	case c.legacy != nil:
@@ -245,12 +246,12 @@ func (r *Runtime) ChatTemplate() runtime.ChatTemplateInfo {
 // prepends its prefix (BOS) tokens to every text; when the template
 // already rendered the BOS text, that text is left out of the tokenized
 // string so the prompt does not start with two BOS tokens.
-func (r *Runtime) chatTokens(e engine, req runtime.Request) ([]int, string, error) {
+func (r *Runtime) chatTokens(ctx context.Context, e engine, req runtime.Request) ([]int, string, error) {
 	c, err := r.chat()
 	if err != nil {
 		return nil, "", err
 	}
-	text, err := c.render(req.Messages, req.TemplateKwargs, req.Tools)
+	text, err := c.render(ctx, req.Messages, req.TemplateKwargs, req.Tools)
 	if err != nil {
 		return nil, "", fmt.Errorf("apply chat template (%s): %w", c.source, err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/chattemplate"
+	"github.com/pocketeval/pocketeval/runtime/runtimetest"
 )
 
 // chatPackage writes an MNN package directory holding only what chat
@@ -262,5 +263,17 @@ func TestChatToolsNeedJinja(t *testing.T) {
 		if _, err := rt.Generate(context.Background(), runtime.Request{Messages: []runtime.Message{{Role: "user", Content: "hi"}}, Tools: json.RawMessage("[]")}); err != nil {
 			t.Errorf("%s: an empty tools array: %v", name, err)
 		}
+	}
+}
+
+// TestChatRenderCancelled: a chat request's render stops when the
+// request's context ends, with the context's error.
+func TestChatRenderCancelled(t *testing.T) {
+	rt, _ := chatPackage(t, Options{}, nil, map[string]any{
+		"config.json":     map[string]any{"llm_model": "llm.mnn"},
+		"llm_config.json": map[string]any{"jinja": map[string]any{"chat_template": runtimetest.SlowChatTemplate}},
+	})
+	if err := runtimetest.CheckRenderCancelled(rt, mnnChat); err != nil {
+		t.Error(err)
 	}
 }

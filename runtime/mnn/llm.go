@@ -163,7 +163,7 @@ func (r *Runtime) generateText(ctx context.Context, req runtime.Request, text *r
 		}
 		return runtime.Response{}, fmt.Errorf("mnn generate: %w", err)
 	}
-	ids, rendered, err := r.promptTokens(s.e, req)
+	ids, rendered, err := r.promptTokens(ctx, s.e, req)
 	var resp runtime.Response
 	if err == nil {
 		s = r.pool.route(s, ids)
@@ -204,10 +204,10 @@ func checkRequest(req runtime.Request) error {
 }
 
 // promptTokens renders and tokenizes req's prompt with e; rendered is the
-// chat template's output (empty for a raw prompt).
-func (r *Runtime) promptTokens(e engine, req runtime.Request) (ids []int, rendered string, err error) {
+// chat template's output (empty for a raw prompt). ctx stops the render.
+func (r *Runtime) promptTokens(ctx context.Context, e engine, req runtime.Request) (ids []int, rendered string, err error) {
 	if req.IsChat() {
-		ids, rendered, err = r.chatTokens(e, req)
+		ids, rendered, err = r.chatTokens(ctx, e, req)
 	} else if ids, err = e.Tokenize(req.Prompt); err != nil {
 		err = fmt.Errorf("tokenize prompt: %w", err)
 	}

@@ -239,7 +239,7 @@ func (r *Runtime) CountPrompts(ctx context.Context, items []runtime.PromptItem) 
 			return nil, err
 		}
 		if it.Generate != nil {
-			ids, _, err := r.promptTokens(e, *it.Generate)
+			ids, _, err := r.promptTokens(ctx, e, *it.Generate)
 			if err != nil {
 				return nil, fmt.Errorf("count prompts: item %d: %w", i, err)
 			}

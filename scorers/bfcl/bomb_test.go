@@ -175,7 +175,7 @@ func built(v any) int {
 	case Tuple:
 		return built([]any(x))
 	case *Dict:
-		return built(x.Keys) + built(x.Vals)
+		return built(x.Keys()) + built(x.Values())
 	}
 	return 1
 }

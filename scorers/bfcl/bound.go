@@ -54,7 +54,7 @@ func answerSize(v any) int {
 		}
 		return n
 	case *Dict:
-		return answerSize(x.Keys) + answerSize(x.Vals)
+		return answerSize(x.Keys()) + answerSize(x.Values())
 	}
 	return 0
 }
@@ -94,7 +94,7 @@ func weigh(v any, limit int64) int64 {
 	case Tuple:
 		return weighItems(x, limit)
 	case *Dict:
-		return weighItems(x.Keys, limit) + weighItems(x.Vals, limit)
+		return weighItems(x.Keys(), limit) + weighItems(x.Values(), limit)
 	}
 	return 1
 }

@@ -99,8 +99,8 @@ func (c Checker) AST(category string, functions any, output []any, answer any) R
 }
 
 func firstKey(v any) string {
-	if d, ok := v.(*Dict); ok && len(d.Keys) > 0 {
-		s, _ := d.Keys[0].(string)
+	if d, ok := v.(*Dict); ok && len(d.Keys()) > 0 {
+		s, _ := d.Keys()[0].(string)
 		return s
 	}
 	return ""
@@ -140,9 +140,9 @@ func (c Checker) parallelNoOrder(functions any, output []any, answer any) Result
 	var answers []*Dict // each {name: params}
 	switch a := answer.(type) {
 	case *Dict: // V2: one dict, keys suffixed
-		for i, k := range a.Keys {
+		for i, k := range a.Keys() {
 			d := &Dict{}
-			d.Set(k, a.Vals[i])
+			d.Set(k, a.Values()[i])
 			answers = append(answers, d)
 		}
 	case []any:
@@ -194,10 +194,10 @@ func (c Checker) parallelNoOrder(functions any, output []any, answer any) Result
 // simple is BFCL's simple_function_checker.
 func (c Checker) simple(fd *Dict, output any, answer any) Result {
 	ans, _ := answer.(*Dict)
-	if fd == nil || ans == nil || len(ans.Vals) == 0 {
+	if fd == nil || ans == nil || len(ans.Values()) == 0 {
 		return invalid("simple_function_checker:unclear", "Function description or possible answer missing.")
 	}
-	possible, _ := ans.Vals[0].(*Dict)
+	possible, _ := ans.Values()[0].(*Dict)
 	if possible == nil {
 		possible = &Dict{}
 	}
@@ -226,8 +226,8 @@ func (c Checker) simple(fd *Dict, output any, answer any) Result {
 			return invalid("simple_function_checker:missing_required", "Missing required parameter: %s.", repr(r))
 		}
 	}
-	for i, param := range modelParams.Keys {
-		value := modelParams.Vals[i]
+	for i, param := range modelParams.Keys() {
+		value := modelParams.Values()[i]
 		detail, inDetails := details.Get(param)
 		answers, inAnswers := possible.Get(param)
 		if !inDetails || !inAnswers {
@@ -280,11 +280,11 @@ func (c Checker) simple(fd *Dict, output any, answer any) Result {
 			return invalid("value_error:others", "Invalid value for parameter %s: %s. Expected one of %s.", repr(param), repr(value), repr(pa))
 		}
 	}
-	for i, param := range possible.Keys {
+	for i, param := range possible.Keys() {
 		if _, ok := modelParams.Get(param); ok {
 			continue
 		}
-		pa, _ := possible.Vals[i].([]any)
+		pa, _ := possible.Values()[i].([]any)
 		if !pyIn("", pa) {
 			return invalid("simple_function_checker:missing_optional", "Optional parameter %s not provided and not marked as optional.", repr(param))
 		}
@@ -424,13 +424,13 @@ func (c Checker) dictCheck(value any, answers []any) Result {
 			want = &Dict{}
 		}
 		flag := true
-		if c.Version == V2 && len(out.Keys) != len(want.Keys) {
+		if c.Version == V2 && len(out.Keys()) != len(want.Keys()) {
 			res.Errors = append(res.Errors, "Wrong number of parameters for dictionary.")
 			res.ErrorType = "value_error:dict_items"
 			continue
 		}
-		for i, k := range out.Keys {
-			v := out.Vals[i]
+		for i, k := range out.Keys() {
+			v := out.Values()[i]
 			exp, ok := want.Get(k)
 			if !ok {
 				if c.Version == V2 {
@@ -459,11 +459,11 @@ func (c Checker) dictCheck(value any, answers []any) Result {
 			}
 		}
 		if flag && c.Version != V2 {
-			for i, k := range want.Keys {
+			for i, k := range want.Keys() {
 				if _, ok := out.Get(k); ok {
 					continue
 				}
-				pa, _ := want.Vals[i].([]any)
+				pa, _ := want.Values()[i].([]any)
 				if !pyIn("", pa) {
 					res.Errors = append(res.Errors, fmt.Sprintf("Missing dict key parameter: '%v'.", k))
 					res.ErrorType = "value_error:dict_key"

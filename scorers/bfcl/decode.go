@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
-	"strconv"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // DecodePrompt decodes a prompt-mode answer ("[f(a=1), g(b='x')]") as
@@ -117,7 +117,7 @@ func DecodeFC(result any) ([]any, error) {
 		}
 		return nil, errors.New("'str' object has no attribute 'keys'")
 	case *Dict:
-		if len(r.Keys) == 0 {
+		if len(r.Keys()) == 0 {
 			return []any{}, nil
 		}
 		return nil, errors.New("'str' object has no attribute 'keys'")
@@ -130,19 +130,19 @@ func DecodeFC(result any) ([]any, error) {
 		if !ok {
 			return nil, fmt.Errorf("'%s' object has no attribute 'keys'", pyType(it))
 		}
-		if len(d.Keys) == 0 {
+		if len(d.Keys()) == 0 {
 			return nil, errors.New("list index out of range")
 		}
-		args, ok := d.Vals[0].(string)
+		args, ok := d.Values()[0].(string)
 		if !ok {
-			return nil, fmt.Errorf("the JSON object must be str, bytes or bytearray, not %s", pyType(d.Vals[0]))
+			return nil, fmt.Errorf("the JSON object must be str, bytes or bytearray, not %s", pyType(d.Values()[0]))
 		}
 		params, err := ParseJSON([]byte(args))
 		if err != nil {
 			return nil, err
 		}
 		call := &Dict{}
-		call.Set(d.Keys[0], params)
+		call.Set(d.Keys()[0], params)
 		out = append(out, call)
 	}
 	return out, nil
@@ -163,17 +163,17 @@ func IsEmpty(decoded []any) bool {
 	if !IsCallList(decoded) || len(decoded) == 0 {
 		return true
 	}
-	return len(decoded) == 1 && len(decoded[0].(*Dict).Keys) == 0
+	return len(decoded) == 1 && len(decoded[0].(*Dict).Keys()) == 0
 }
 
 // ParseJSON is Python's json.loads: objects keep key order, integers are
 // int and other numbers float; NaN, Infinity and -Infinity are accepted.
 func ParseJSON(data []byte) (any, error) {
 	data = bytes.TrimSpace(data)
-	fixed := pyJSONConstants(data)
+	fixed := pyval.JSONConstants(data)
 	dec := json.NewDecoder(bytes.NewReader(fixed))
 	dec.UseNumber()
-	v, err := jsonValue(dec, 0)
+	v, err := jsonValues.DecodeJSON(dec)
 	if err != nil {
 		return nil, err
 	}
@@ -183,112 +183,12 @@ func ParseJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-// pyJSONConstants rewrites the bare NaN/Infinity tokens Python accepts
-// into strings marked for jsonValue.
-func pyJSONConstants(data []byte) []byte {
-	if !bytes.Contains(data, []byte("NaN")) && !bytes.Contains(data, []byte("Infinity")) {
-		return data
-	}
-	var b bytes.Buffer
-	inStr := false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if inStr {
-			b.WriteByte(c)
-			if c == '\\' && i+1 < len(data) {
-				i++
-				b.WriteByte(data[i])
-			} else if c == '"' {
-				inStr = false
-			}
-			continue
-		}
-		if c == '"' {
-			inStr = true
-			b.WriteByte(c)
-			continue
-		}
-		for _, w := range []string{"-Infinity", "Infinity", "NaN"} {
-			if bytes.HasPrefix(data[i:], []byte(w)) {
-				b.WriteString(`"\u0000` + w + `"`)
-				i += len(w) - 1
-				c = 0
-				break
-			}
-		}
-		if c != 0 {
-			b.WriteByte(c)
-		}
-	}
-	return b.Bytes()
-}
-
-func jsonValue(dec *json.Decoder, depth int) (any, error) {
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch x := t.(type) {
-	case json.Delim:
-		if depth >= maxJSONDepth {
-			// json.loads: RecursionError
-			kind := "array"
-			if x == '{' {
-				kind = "object"
-			}
-			return nil, fmt.Errorf("maximum recursion depth exceeded while decoding a JSON %s from a unicode string", kind)
-		}
-		switch x {
-		case '[':
-			out := []any{}
-			for dec.More() {
-				v, err := jsonValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, v)
-			}
-			_, err := dec.Token()
-			return out, err
-		case '{':
-			d := &Dict{}
-			for dec.More() {
-				k, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				v, err := jsonValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				d.Set(k.(string), v)
-			}
-			_, err := dec.Token()
-			return d, err
-		}
-	case json.Number:
-		s := string(x)
-		if !strings.ContainsAny(s, ".eE") {
-			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-				return n, nil
-			}
-			if _, ok := new(big.Int).SetString(s, 10); ok {
-				return nil, fmt.Errorf("integer %s is beyond 64 bits", s)
-			}
-		}
-		return strconv.ParseFloat(s, 64)
-	case string:
-		switch x {
-		case "\x00NaN":
-			return nanValue(), nil
-		case "\x00Infinity":
-			return infValue(1), nil
-		case "\x00-Infinity":
-			return infValue(-1), nil
-		}
-		return x, nil
-	case bool, nil:
-		return x, nil
-	}
-	return nil, fmt.Errorf("unexpected JSON token %v", t)
+// jsonValues builds JSON into BFCL's values, NaN and ±Infinity
+// accepted; json.loads' RecursionError past maxJSONDepth; an integer past
+// 64 bits is refused.
+var jsonValues = pyval.JSON{
+	NewDict:   func() interface{ Set(k, v any) } { return &Dict{} },
+	BigInt:    func(s string) (any, error) { return nil, fmt.Errorf("integer %s is beyond 64 bits", s) },
+	Constants: true,
+	MaxDepth:  maxJSONDepth,
 }

@@ -8,6 +8,25 @@
 // parallel matching, and the relevance/irrelevance rules, for both the
 // August 2024 checker (V2) and the current one (V4). Verdicts carry BFCL's
 // error_type strings.
+//
+// Where each job lives:
+//
+//   - evaluate.go: Evaluate, one entry's verdict.
+//   - decode.go: the prompt-mode and function-calling decoders, and JSON
+//     in (through internal/pyval, which decides what every Python
+//     literal and JSON number means).
+//   - pyparse.go: the expression grammar, over internal/pyval's Python
+//     tokenizer (pyval.Tokenize), into a small AST; resolve.go: BFCL's
+//     resolve_ast_* over it (constants, calls, operators through
+//     internal/pyval's arithmetic).
+//   - value.go: the decoded values (Tuple, Bytes and Dict are
+//     internal/pyval's, as in internal/jinja), equality, type names and
+//     repr.
+//   - bound.go: the bounds on evaluation (value sizes, depth).
+//   - checker.go: the AST checker (names, parameters, types, possible
+//     answers, parallel matching).
+//   - handlers.go, models.go: the model handlers' decoders and which
+//     model uses which.
 package bfcl
 
 import (

@@ -202,8 +202,8 @@ func decodedList(result any) ([]any, error) {
 			return nil, fmt.Errorf("Model did not return a list of function calls: %s", capText(repr(result), 200))
 		}
 		c := &Dict{}
-		for j, k := range d.Keys {
-			v := d.Vals[j]
+		for j, k := range d.Keys() {
+			v := d.Values()[j]
 			if s, ok := v.(string); ok {
 				if p, err := ParseJSON([]byte(s)); err == nil {
 					v = p
@@ -726,7 +726,7 @@ func qwenFC(s string) ([]any, error) {
 			return nil, fmt.Errorf("unhashable type: '%s'", pyType(name))
 		}
 		d := &Dict{}
-		d.Set(name, &Dict{Keys: append([]any(nil), ad.Keys...), Vals: append([]any(nil), ad.Vals...)})
+		d.Set(name, ad.Copy())
 		out = append(out, d)
 	}
 	return out, nil
@@ -760,7 +760,7 @@ func iterate(x any) ([]any, error) {
 	case Tuple:
 		return v, nil
 	case *Dict:
-		return v.Keys, nil
+		return v.Keys(), nil
 	case string:
 		var out []any
 		for _, r := range v {

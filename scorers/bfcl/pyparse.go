@@ -2,12 +2,8 @@ package bfcl
 
 import (
 	"fmt"
-	"math"
-	"math/big"
-	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // This file parses a Python expression as ast.parse(s, mode="eval") does
@@ -54,372 +50,46 @@ type (
 
 type pEllipsis struct{}
 
-var pyKeywords = map[string]bool{"False": true, "None": true, "True": true, "and": true, "as": true, "assert": true, "async": true, "await": true, "break": true, "class": true, "continue": true, "def": true, "del": true, "elif": true, "else": true, "except": true, "finally": true, "for": true, "from": true, "global": true, "if": true, "import": true, "in": true, "is": true, "lambda": true, "nonlocal": true, "not": true, "or": true, "pass": true, "raise": true, "return": true, "try": true, "while": true, "with": true, "yield": true}
-
-const (
-	ptEOF = iota
-	ptName
-	ptNum
-	ptStr
-	ptOp
-	ptNewline
-)
-
-type ptok struct {
-	kind  int
-	s     string
-	v     any  // number or string value
-	bytes bool // a bytes literal
-	fstr  bool // an f-string
-}
-
-// pyTokenize tokenizes s; newlines inside brackets are joined.
-func pyTokenize(s string) ([]ptok, error) {
-	var toks []ptok
-	depth := 0
-	i := 0
-	lineStart := true
-	for i < len(s) {
-		c := s[i]
-		if lineStart && depth == 0 {
-			// a logical line: blank lines and comments are skipped, an
-			// indented first token is an IndentationError
-			j := i
-			for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\f') {
-				j++
-			}
-			if j < len(s) && s[j] != '\n' && s[j] != '\r' && s[j] != '#' && j > i {
-				return nil, fmt.Errorf("unexpected indent")
-			}
-			// a last line of blanks (no newline) is indented too, unless a
-			// form feed ends its blanks (the tokenizer counts columns from it)
-			if j == len(s) && j > i && s[j-1] != '\f' {
-				return nil, fmt.Errorf("unexpected indent")
-			}
-			lineStart = false
-		}
-		switch {
-		case c == ' ' || c == '\t' || c == '\f':
-			i++
-		case c == '#':
-			for i < len(s) && s[i] != '\n' {
-				i++
-			}
-		case c == '\\' && i+1 < len(s) && (s[i+1] == '\n' || s[i+1] == '\r'):
-			i += 2
-			if i < len(s) && s[i-1] == '\r' && s[i] == '\n' {
-				i++
-			}
-		case c == '\n' || c == '\r':
-			i++
-			if depth == 0 {
-				if len(toks) > 0 && toks[len(toks)-1].kind != ptNewline {
-					toks = append(toks, ptok{kind: ptNewline})
-				}
-				lineStart = true
-			}
-		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
-			t, n, err := pyNumber(s[i:])
-			if err != nil {
-				return nil, err
-			}
-			toks = append(toks, t)
-			i += n
-		case c == '"' || c == '\'':
-			t, n, err := pyString(s[i:], "")
-			if err != nil {
-				return nil, err
-			}
-			toks = append(toks, t)
-			i += n
-		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80:
-			j := i
-			for j < len(s) {
-				r, w := utf8.DecodeRuneInString(s[j:])
-				if r == '_' || unicode.IsLetter(r) || j > i && (unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || unicode.Is(unicode.Nd, r) || unicode.Is(unicode.Pc, r)) {
-					j += w
-					continue
-				}
-				if j == i {
-					return nil, fmt.Errorf("invalid character %q", r)
-				}
-				break
-			}
-			word := s[i:j]
-			if j < len(s) && (s[j] == '"' || s[j] == '\'') && isStrPrefix(word) {
-				t, n, err := pyString(s[j:], strings.ToLower(word))
-				if err != nil {
-					return nil, err
-				}
-				toks = append(toks, t)
-				i = j + n
-				continue
-			}
-			toks = append(toks, ptok{kind: ptName, s: word})
-			i = j
-		default:
-			op := ""
-			for _, o := range []string{"**=", "//=", ">>=", "<<=", "...", "**", "//", "==", "!=", "<=", ">=", "<<", ">>", "->", ":=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@="} {
-				if strings.HasPrefix(s[i:], o) {
-					op = o
-					break
-				}
-			}
-			if op == "" {
-				if !strings.ContainsRune("+-*/%@&|^~<>()[]{},:.;=", rune(c)) {
-					return nil, fmt.Errorf("invalid character %q", c)
-				}
-				op = string(c)
-			}
-			switch op {
-			case "(", "[", "{":
-				depth++
-			case ")", "]", "}":
-				depth--
-				if depth < 0 {
-					return nil, fmt.Errorf("unmatched '%s'", op)
-				}
-			}
-			toks = append(toks, ptok{kind: ptOp, s: op})
-			i += len(op)
-		}
-	}
-	if depth > 0 {
-		return nil, fmt.Errorf("'(' was never closed")
-	}
-	return append(toks, ptok{kind: ptEOF}), nil
-}
-
-func isStrPrefix(w string) bool {
-	switch strings.ToLower(w) {
-	case "r", "u", "b", "br", "rb", "f", "fr", "rf":
-		return true
-	}
-	return false
-}
-
-func pyNumber(s string) (ptok, int, error) {
-	i := 0
-	digits := func(ok func(byte) bool) {
-		for i < len(s) && (ok(s[i]) || s[i] == '_' && i+1 < len(s) && ok(s[i+1])) {
-			i++
-		}
-	}
-	dec := func(b byte) bool { return b >= '0' && b <= '9' }
-	if len(s) > 1 && s[0] == '0' && strings.ContainsRune("xXoObB", rune(s[1])) {
-		base := map[byte]int{'x': 16, 'X': 16, 'o': 8, 'O': 8, 'b': 2, 'B': 2}[s[1]]
-		i = 2
-		if i < len(s) && s[i] == '_' {
-			i++
-		}
-		start := i
-		digits(func(b byte) bool {
-			d := strings.IndexByte("0123456789abcdef", byte(unicode.ToLower(rune(b))))
-			return d >= 0 && d < base
-		})
-		if i == start {
-			return ptok{}, 0, fmt.Errorf("invalid number literal")
-		}
-		n, ok := new(big.Int).SetString(strings.ReplaceAll(s[start:i], "_", ""), base)
-		if !ok || !n.IsInt64() {
-			return ptok{}, 0, fmt.Errorf("integer literal beyond 64 bits")
-		}
-		if i < len(s) && (unicode.IsLetter(rune(s[i])) || dec(s[i])) {
-			return ptok{}, 0, fmt.Errorf("invalid number literal")
-		}
-		return ptok{kind: ptNum, v: n.Int64()}, i, nil
-	}
-	digits(dec)
-	isFloat := false
-	if i < len(s) && s[i] == '.' {
-		isFloat = true
-		i++
-		digits(dec)
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		j := i + 1
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			j++
-		}
-		if j < len(s) && dec(s[j]) {
-			isFloat = true
-			i = j
-			digits(dec)
-		} else {
-			return ptok{}, 0, fmt.Errorf("invalid decimal literal")
-		}
-	}
-	lit := strings.ReplaceAll(s[:i], "_", "")
-	if i < len(s) && (s[i] == 'j' || s[i] == 'J') {
-		f, err := strconv.ParseFloat(lit, 64)
-		if err != nil {
-			return ptok{}, 0, err
-		}
-		i++
-		return ptok{kind: ptNum, v: complex(0, f)}, i, nil
-	}
-	if i < len(s) && (unicode.IsLetter(rune(s[i])) || s[i] == '_') {
-		return ptok{}, 0, fmt.Errorf("invalid decimal literal")
-	}
-	if isFloat {
-		f, err := strconv.ParseFloat(lit, 64)
-		if err != nil && !math.IsInf(f, 0) {
-			return ptok{}, 0, err
-		}
-		return ptok{kind: ptNum, v: f}, i, nil
-	}
-	if len(lit) > 1 && lit[0] == '0' && strings.Trim(lit, "0") != "" {
-		return ptok{}, 0, fmt.Errorf("leading zeros in decimal integer literals are not permitted")
-	}
-	n, err := strconv.ParseInt(lit, 10, 64)
-	if err != nil {
-		return ptok{}, 0, fmt.Errorf("integer literal beyond 64 bits")
-	}
-	return ptok{kind: ptNum, v: n}, i, nil
-}
-
-// pyString reads a string literal (after its prefix) at the start of s.
-func pyString(s, prefix string) (ptok, int, error) {
-	raw := strings.Contains(prefix, "r")
-	isBytes := strings.Contains(prefix, "b")
-	q := s[:1]
-	if strings.HasPrefix(s, q+q+q) {
-		q = q + q + q
-	}
-	i := len(q)
-	var b strings.Builder
-	for {
-		if i >= len(s) {
-			return ptok{}, 0, fmt.Errorf("unterminated string literal")
-		}
-		if strings.HasPrefix(s[i:], q) {
-			i += len(q)
-			break
-		}
-		c := s[i]
-		if (c == '\n' || c == '\r') && len(q) == 1 {
-			return ptok{}, 0, fmt.Errorf("unterminated string literal")
-		}
-		if isBytes && c >= 0x80 {
-			return ptok{}, 0, fmt.Errorf("bytes can only contain ASCII literal characters")
-		}
-		if c != '\\' {
-			b.WriteByte(c)
-			i++
-			continue
-		}
-		if i+1 >= len(s) {
-			return ptok{}, 0, fmt.Errorf("unterminated string literal")
-		}
-		if raw {
-			b.WriteByte('\\')
-			b.WriteByte(s[i+1])
-			i += 2
-			continue
-		}
-		e := s[i+1]
-		i += 2
-		switch e {
-		case '\n':
-		case '\\', '\'', '"':
-			b.WriteByte(e)
-		case 'n':
-			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
-		case 'r':
-			b.WriteByte('\r')
-		case 'a':
-			b.WriteByte(7)
-		case 'b':
-			b.WriteByte(8)
-		case 'f':
-			b.WriteByte(12)
-		case 'v':
-			b.WriteByte(11)
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			j := i - 1
-			k := j
-			for k < len(s) && k < j+3 && s[k] >= '0' && s[k] <= '7' {
-				k++
-			}
-			n, _ := strconv.ParseUint(s[j:k], 8, 32)
-			if isBytes {
-				b.WriteByte(byte(n))
-			} else {
-				b.WriteRune(rune(n))
-			}
-			i = k
-		case 'x', 'u', 'U':
-			w := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
-			if isBytes && e != 'x' {
-				b.WriteByte('\\')
-				b.WriteByte(e)
-				continue
-			}
-			if i+w > len(s) {
-				return ptok{}, 0, fmt.Errorf("truncated \\%c escape", e)
-			}
-			n, err := strconv.ParseUint(s[i:i+w], 16, 32)
-			if err != nil || n > unicode.MaxRune {
-				return ptok{}, 0, fmt.Errorf("truncated \\%c escape", e)
-			}
-			if isBytes {
-				b.WriteByte(byte(n))
-			} else {
-				b.WriteRune(rune(n))
-			}
-			i += w
-		case 'N':
-			return ptok{}, 0, fmt.Errorf("\\N{...} escapes are not supported")
-		default:
-			b.WriteByte('\\')
-			b.WriteByte(e)
-		}
-	}
-	return ptok{kind: ptStr, v: b.String(), bytes: isBytes, fstr: strings.Contains(prefix, "f")}, i, nil
-}
-
 type pyParser struct {
-	toks []ptok
+	toks []pyval.Token
 	i    int
 	nest int
 }
 
 // pyParse parses s as ast.parse(s, mode="eval").
 func pyParse(s string) (pnode, error) {
-	toks, err := pyTokenize(s)
+	toks, err := pyval.Tokenize(s, pyval.TokenizeOptions{Int64Only: true})
 	if err != nil {
 		return nil, err
 	}
 	// trailing newlines end the input; any other newline is an error
-	for len(toks) > 1 && toks[len(toks)-2].kind == ptNewline {
+	for len(toks) > 1 && toks[len(toks)-2].Kind == pyval.TokNewline {
 		toks = append(toks[:len(toks)-2], toks[len(toks)-1])
 	}
 	p := &pyParser{toks: toks}
-	if p.peek().kind == ptEOF {
+	if p.peek().Kind == pyval.TokEOF {
 		return nil, fmt.Errorf("invalid syntax (empty input)")
 	}
 	n, err := p.starExprs()
 	if err != nil {
 		return nil, err
 	}
-	if p.peek().kind != ptEOF {
-		return nil, fmt.Errorf("invalid syntax near %q", p.peek().s)
+	if p.peek().Kind != pyval.TokEOF {
+		return nil, fmt.Errorf("invalid syntax near %q", p.peek().S)
 	}
 	return n, nil
 }
 
-func (p *pyParser) peek() ptok { return p.toks[p.i] }
-func (p *pyParser) next() ptok {
+func (p *pyParser) peek() pyval.Token { return p.toks[p.i] }
+func (p *pyParser) next() pyval.Token {
 	t := p.toks[p.i]
-	if t.kind != ptEOF {
+	if t.Kind != pyval.TokEOF {
 		p.i++
 	}
 	return t
 }
-func (p *pyParser) isOp(s string) bool { t := p.peek(); return t.kind == ptOp && t.s == s }
-func (p *pyParser) isKw(s string) bool { t := p.peek(); return t.kind == ptName && t.s == s }
+func (p *pyParser) isOp(s string) bool { t := p.peek(); return t.Kind == pyval.TokOp && t.S == s }
+func (p *pyParser) isKw(s string) bool { t := p.peek(); return t.Kind == pyval.TokName && t.S == s }
 func (p *pyParser) accept(s string) bool {
 	if p.isOp(s) || p.isKw(s) {
 		p.i++
@@ -462,7 +132,7 @@ func (p *pyParser) starExprs() (pnode, error) {
 
 func (p *pyParser) endOfList() bool {
 	t := p.peek()
-	return t.kind == ptEOF || t.kind == ptNewline || t.kind == ptOp && (t.s == ")" || t.s == "]" || t.s == "}" || t.s == "=" || t.s == ":")
+	return t.Kind == pyval.TokEOF || t.Kind == pyval.TokNewline || t.Kind == pyval.TokOp && (t.S == ")" || t.S == "]" || t.S == "}" || t.S == "=" || t.S == ":")
 }
 
 func (p *pyParser) starOrExpr() (pnode, error) {
@@ -501,7 +171,7 @@ func (p *pyParser) expr() (pnode, error) {
 	if p.accept("lambda") {
 		for !p.isOp(":") {
 			t := p.next()
-			if t.kind == ptEOF || t.kind == ptNewline {
+			if t.Kind == pyval.TokEOF || t.Kind == pyval.TokNewline {
 				return nil, fmt.Errorf("invalid syntax in lambda")
 			}
 		}
@@ -578,11 +248,11 @@ func (p *pyParser) comparison() (pnode, error) {
 	for {
 		t := p.peek()
 		switch {
-		case t.kind == ptOp && (t.s == "<" || t.s == ">" || t.s == "==" || t.s == ">=" || t.s == "<=" || t.s == "!="):
+		case t.Kind == pyval.TokOp && (t.S == "<" || t.S == ">" || t.S == "==" || t.S == ">=" || t.S == "<=" || t.S == "!="):
 			p.i++
 		case p.isKw("in"):
 			p.i++
-		case p.isKw("not") && p.toks[p.i+1].kind == ptName && p.toks[p.i+1].s == "in":
+		case p.isKw("not") && p.toks[p.i+1].Kind == pyval.TokName && p.toks[p.i+1].S == "in":
 			p.i += 2
 		case p.isKw("is"):
 			p.i++
@@ -609,7 +279,7 @@ func (p *pyParser) binLevel(ops []string, next func() (pnode, error)) (pnode, er
 		t := p.peek()
 		found := ""
 		for _, o := range ops {
-			if t.kind == ptOp && t.s == o {
+			if t.Kind == pyval.TokOp && t.S == o {
 				found = o
 			}
 		}
@@ -679,10 +349,10 @@ func (p *pyParser) primary() (pnode, error) {
 		switch {
 		case p.accept("."):
 			t := p.next()
-			if t.kind != ptName || pyKeywords[t.s] {
+			if t.Kind != pyval.TokName || pyval.IsKeyword(t.S) {
 				return nil, fmt.Errorf("invalid syntax after '.'")
 			}
-			x = &pAttr{value: x, attr: t.s}
+			x = &pAttr{value: x, attr: t.S}
 		case p.accept("("):
 			c, err := p.callArgs(x)
 			if err != nil {
@@ -725,9 +395,9 @@ func (p *pyParser) callArgs(fn pnode) (pnode, error) {
 				return nil, err
 			}
 			c.args = append(c.args, &pStarred{x: x})
-		case p.peek().kind == ptName && p.toks[p.i+1].kind == ptOp && p.toks[p.i+1].s == "=":
-			name := p.next().s
-			if pyKeywords[name] {
+		case p.peek().Kind == pyval.TokName && p.toks[p.i+1].Kind == pyval.TokOp && p.toks[p.i+1].S == "=":
+			name := p.next().S
+			if pyval.IsKeyword(name) {
 				return nil, fmt.Errorf("invalid syntax: keyword %s as an argument name", name)
 			}
 			// a repeated keyword is the compiler's error, not ast.parse's
@@ -772,7 +442,7 @@ func (p *pyParser) comprehension() bool {
 		}
 		for !p.isKw("in") {
 			t := p.next()
-			if t.kind == ptEOF || t.kind == ptNewline {
+			if t.Kind == pyval.TokEOF || t.Kind == pyval.TokNewline {
 				return false
 			}
 		}
@@ -839,9 +509,9 @@ func (p *pyParser) slices() (pnode, error) {
 
 func (p *pyParser) atom() (pnode, error) {
 	t := p.next()
-	switch t.kind {
-	case ptName:
-		switch t.s {
+	switch t.Kind {
+	case pyval.TokName:
+		switch t.S {
 		case "True":
 			return &pConst{v: true}, nil
 		case "False":
@@ -849,21 +519,21 @@ func (p *pyParser) atom() (pnode, error) {
 		case "None":
 			return &pConst{v: nil}, nil
 		}
-		if pyKeywords[t.s] {
-			return nil, fmt.Errorf("invalid syntax at keyword %s", t.s)
+		if pyval.IsKeyword(t.S) {
+			return nil, fmt.Errorf("invalid syntax at keyword %s", t.S)
 		}
-		return &pName{id: t.s}, nil
-	case ptNum:
-		return &pConst{v: t.v}, nil
-	case ptStr:
-		s, isBytes, fstr := t.v.(string), t.bytes, t.fstr
-		for p.peek().kind == ptStr {
+		return &pName{id: t.S}, nil
+	case pyval.TokNumber:
+		return &pConst{v: t.V}, nil
+	case pyval.TokString:
+		s, isBytes, fstr := t.V.(string), t.Bytes, t.FString
+		for p.peek().Kind == pyval.TokString {
 			n := p.next()
-			if n.bytes != isBytes {
+			if n.Bytes != isBytes {
 				return nil, fmt.Errorf("cannot mix bytes and nonbytes literals")
 			}
-			s += n.v.(string)
-			fstr = fstr || n.fstr
+			s += n.V.(string)
+			fstr = fstr || n.FString
 		}
 		switch {
 		case fstr:
@@ -872,8 +542,8 @@ func (p *pyParser) atom() (pnode, error) {
 			return &pConst{v: Bytes(s)}, nil
 		}
 		return &pConst{v: s}, nil
-	case ptOp:
-		switch t.s {
+	case pyval.TokOp:
+		switch t.S {
 		case "...":
 			return &pConst{v: pEllipsis{}}, nil
 		case "(":

@@ -3,10 +3,11 @@ package bfcl
 import (
 	"errors"
 	"fmt"
-	"github.com/pocketeval/pocketeval/internal/jinja"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // resolveCall is BFCL's resolve_ast_call: {dotted name: {keyword: value}};
@@ -244,29 +245,8 @@ func pyEval(b *budget, n pnode) (any, error) {
 }
 
 func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case int64:
-		return x != 0
-	case float64:
-		return x != 0
-	case complex128:
-		return x != 0
-	case string:
-		return x != ""
-	case Bytes:
-		return x != ""
-	case []any:
-		return len(x) > 0
-	case Tuple:
-		return len(x) > 0
-	case *Dict:
-		return len(x.Keys) > 0
-	}
-	return true
+	t, known := pyval.Truth(v)
+	return t || !known
 }
 
 func binop(bud *budget, op string, l, r any) (any, error) {
@@ -275,61 +255,22 @@ func binop(bud *budget, op string, l, r any) (any, error) {
 	ri, rInt := intOf(r)
 	switch {
 	case lInt && rInt:
-		return jinja.IntOp(op, li, ri)
+		return pyval.IntOp(op, li, ri)
 	case isNumber(l) && isNumber(r):
 		_, lc := l.(complex128)
 		_, rc := r.(complex128)
 		if lc || rc {
-			a, b := toComplex(l), toComplex(r)
-			switch op {
-			case "+":
-				return a + b, nil
-			case "-":
-				return a - b, nil
-			case "*":
-				// Python's product, each part rounded (Go may fuse a*b
-				// into multiply-adds on arm64).
-				ar, ai, br, bi := real(a), imag(a), real(b), imag(b)
-				return complex(float64(ar*br)-float64(ai*bi), float64(ar*bi)+float64(ai*br)), nil
-			case "/":
-				if b == 0 {
-					return nil, fmt.Errorf("complex division by zero")
-				}
-				return a / b, nil
+			v, err := pyval.ComplexOp(op, toComplex(l), toComplex(r))
+			if errors.Is(err, pyval.ErrOperator) {
+				return nil, bad
 			}
+			return v, err
+		}
+		v, err := pyval.FloatOp(op, real(toComplex(l)), real(toComplex(r)))
+		if errors.Is(err, pyval.ErrOperator) {
 			return nil, bad
 		}
-		a, b := real(toComplex(l)), real(toComplex(r))
-		switch op {
-		case "+":
-			return a + b, nil
-		case "-":
-			return a - b, nil
-		case "*":
-			return a * b, nil
-		case "/":
-			if b == 0 {
-				return nil, fmt.Errorf("float division by zero")
-			}
-			return a / b, nil
-		case "//":
-			if b == 0 {
-				return nil, fmt.Errorf("float floor division by zero")
-			}
-			return math.Floor(a / b), nil
-		case "%":
-			if b == 0 {
-				return nil, fmt.Errorf("float modulo")
-			}
-			m := math.Mod(a, b)
-			if m != 0 && (m < 0) != (b < 0) {
-				m += b
-			}
-			return m, nil
-		case "**":
-			return math.Pow(a, b), nil
-		}
-		return nil, bad
+		return v, err
 	}
 	if v, ok := bud.sized(op, l, r); ok {
 		return v, nil
@@ -384,15 +325,7 @@ func binop(bud *budget, op string, l, r any) (any, error) {
 	return nil, bad
 }
 
-func seqOf(v any) ([]any, bool) {
-	switch x := v.(type) {
-	case []any:
-		return x, true
-	case Tuple:
-		return x, true
-	}
-	return nil, false
-}
+func seqOf(v any) ([]any, bool) { return pyval.Seq(v) }
 
 // unparse is Python's ast.unparse for the nodes BFCL turns into text.
 func unparse(n pnode) string {
@@ -469,7 +402,7 @@ func unparse(n pnode) string {
 }
 
 func formatFloatShort(f float64) string {
-	s := formatFloat(f)
+	s := pyval.FloatRepr(f)
 	return strings.TrimSuffix(s, ".0")
 }
 

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pocketeval/pocketeval/internal/jinja"
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // Values are Python values as BFCL's decoders produce them: nil (None),
@@ -14,64 +14,21 @@ import (
 // []any (list), Tuple, *Dict.
 
 // Tuple is a Python tuple.
-type Tuple []any
+type Tuple = pyval.Tuple
 
 // Bytes is a Python bytes value.
-type Bytes string
+type Bytes = pyval.Bytes
 
-// Dict is an insertion-ordered Python dict.
-type Dict struct {
-	Keys []any
-	Vals []any
-}
-
-// Get returns the value of key k.
-func (d *Dict) Get(k any) (any, bool) {
-	for i, x := range d.Keys {
-		if pyEqual(x, k) {
-			return d.Vals[i], true
-		}
-	}
-	return nil, false
-}
-
-// Set sets k, keeping its first position.
-func (d *Dict) Set(k, v any) {
-	for i, x := range d.Keys {
-		if pyEqual(x, k) {
-			d.Vals[i] = v
-			return
-		}
-	}
-	d.Keys = append(d.Keys, k)
-	d.Vals = append(d.Vals, v)
-}
+// Dict is Python's insertion-ordered dict (pyval.Dict).
+type Dict = pyval.Dict
 
 // pyType is type(v).__name__.
 func pyType(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case int64:
-		return "int"
-	case float64:
-		return "float"
-	case complex128:
-		return "complex"
-	case string:
-		return "str"
-	case Bytes:
-		return "bytes"
-	case []any:
-		return "list"
-	case Tuple:
-		return "tuple"
-	case *Dict:
-		return "dict"
-	case Oversized:
+	if x, ok := v.(Oversized); ok {
 		return x.Type
+	}
+	if n := pyval.TypeName(v); n != "" {
+		return n
 	}
 	return "object"
 }
@@ -128,12 +85,12 @@ func pyEqual(a, b any) bool {
 		return ok && seqEqual(x, y)
 	case *Dict:
 		y, ok := b.(*Dict)
-		if !ok || len(x.Keys) != len(y.Keys) {
+		if !ok || len(x.Keys()) != len(y.Keys()) {
 			return false
 		}
-		for i, k := range x.Keys {
+		for i, k := range x.Keys() {
 			v, ok := y.Get(k)
-			if !ok || !pyEqual(x.Vals[i], v) {
+			if !ok || !pyEqual(x.Values()[i], v) {
 				return false
 			}
 		}
@@ -190,9 +147,9 @@ func repr(v any) string {
 	case int64:
 		return strconv.FormatInt(x, 10)
 	case float64:
-		return formatFloat(x)
+		return pyval.FloatRepr(x)
 	case complex128:
-		return "(" + formatFloat(real(x)) + "+" + formatFloat(imag(x)) + "j)"
+		return "(" + pyval.FloatRepr(real(x)) + "+" + pyval.FloatRepr(imag(x)) + "j)"
 	case string:
 		return quote(x)
 	case Bytes:
@@ -213,9 +170,9 @@ func repr(v any) string {
 		}
 		return "(" + strings.Join(parts, ", ") + ")"
 	case *Dict:
-		parts := make([]string, len(x.Keys))
-		for i, k := range x.Keys {
-			parts[i] = repr(k) + ": " + repr(x.Vals[i])
+		parts := make([]string, len(x.Keys()))
+		for i, k := range x.Keys() {
+			parts[i] = repr(k) + ": " + repr(x.Values()[i])
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	case Oversized:
@@ -254,9 +211,6 @@ func quote(s string) string {
 	b.WriteString(q)
 	return b.String()
 }
-
-// formatFloat is Python's repr(float).
-func formatFloat(f float64) string { return jinja.FormatFloat(f) }
 
 func nanValue() float64      { return math.NaN() }
 func infValue(s int) float64 { return math.Inf(s) }

@@ -20,11 +20,10 @@ import (
 	"github.com/pocketeval/pocketeval/runtime/runtimetest"
 )
 
-// TestServeLlamacppEndToEnd serves a real engine (llama.cpp running the
-// shared stories260K model) with `pocketeval serve`'s code path and checks
-// that the openai runtime talking to it passes the runtime conformance
-// suite and answers exactly as the engine does in process.
-func TestServeLlamacppEndToEnd(t *testing.T) {
+// storiesModel is the shared stories260K model, for tests that run
+// llama.cpp; it skips the test when the libraries or the model are missing.
+func storiesModel(t *testing.T) string {
+	t.Helper()
 	if _, err := llamacpp.LibDir(""); err != nil {
 		t.Skipf("llama.cpp libraries not installed (run scripts/setup-llamacpp.sh): %v", err)
 	}
@@ -32,6 +31,15 @@ func TestServeLlamacppEndToEnd(t *testing.T) {
 	if _, err := os.Stat(model); err != nil {
 		t.Skipf("shared test model missing: %v", err)
 	}
+	return model
+}
+
+// TestServeLlamacppEndToEnd serves a real engine (llama.cpp running the
+// shared stories260K model) with `pocketeval serve`'s code path and checks
+// that the openai runtime talking to it passes the runtime conformance
+// suite and answers exactly as the engine does in process.
+func TestServeLlamacppEndToEnd(t *testing.T) {
+	model := storiesModel(t)
 	ios, _, _, _ := TestStreams()
 	var served runtime.Runtime
 	opts := &ServeOptions{
@@ -227,5 +235,84 @@ func BenchmarkServeOverhead(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// renderSpy is a served runtime that tells when Generate starts and what
+// it returned.
+type renderSpy struct {
+	runtime.Runtime
+	entered chan struct{}
+	errs    chan error
+}
+
+func (s *renderSpy) Generate(ctx context.Context, req runtime.Request) (runtime.Response, error) {
+	s.entered <- struct{}{}
+	resp, err := s.Runtime.Generate(ctx, req)
+	s.errs <- err
+	return resp, err
+}
+
+// TestServeChatRenderCancelled (issue #49): a chat request whose client
+// goes away while `pocketeval serve --chat-template` renders it stops the
+// render with the request's context. The template compares two lists of
+// 10^11 items (built from aliased lists, in a few KiB) and would run until
+// the render's 30 s limit; the runtime must return context.Canceled, not
+// that limit.
+func TestServeChatRenderCancelled(t *testing.T) {
+	model := storiesModel(t)
+	tmpl := filepath.Join(t.TempDir(), "slow.jinja")
+	const lists = `[[[[1]*1000]*1000]*1000]*100`
+	if err := os.WriteFile(tmpl, []byte(`{% set a = `+lists+` %}{% set b = `+lists+` %}{{ a == b }}{{ messages[0].content }}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ios, _, _, _ := TestStreams()
+	spy := &renderSpy{entered: make(chan struct{}, 1), errs: make(chan error, 1)}
+	opts := &ServeOptions{
+		IO:            ios,
+		Runtime:       RuntimeOptions{Name: "llamacpp", Model: model, Threads: 1, ChatTemplateFile: tmpl},
+		Addr:          "127.0.0.1:0",
+		MaxConcurrent: 1,
+		MaxQueue:      1,
+		Grace:         5 * time.Second,
+		Quiet:         true,
+		Open: func(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error) {
+			rt, err := OpenRuntime(ctx, o)
+			spy.Runtime = rt
+			return spy, err
+		},
+	}
+	addr, stop := startServe(t, opts)
+	defer func() {
+		if err := stop(); err != nil {
+			t.Errorf("serve shutdown: %v", err)
+		}
+	}()
+	c, err := openai.New(openai.Options{BaseURL: "http://" + addr.String() + "/v1", RequestTimeout: time.Minute, MaxRetries: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clientErr := make(chan error, 1)
+	go func() {
+		_, err := c.Generate(ctx, runtime.Request{Messages: []runtime.Message{{Role: "user", Content: "hi"}}, Gen: runtime.GenConfig{MaxTokens: 1}})
+		clientErr <- err
+	}()
+	select {
+	case <-spy.entered:
+	case err := <-clientErr:
+		t.Fatalf("the request ended before it reached the runtime: %v", err)
+	}
+	cancel() // the client goes away
+	<-clientErr
+	select {
+	case err := <-spy.errs:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the render of a request whose client went away ended with %v, want context.Canceled", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the render still runs two minutes after its client went away")
 	}
 }

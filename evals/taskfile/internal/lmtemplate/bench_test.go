@@ -29,7 +29,7 @@ func BenchmarkCorpus(b *testing.B) {
 			continue // jinja2 refuses it too
 		}
 		tmpls = append(tmpls, tm)
-		docs = append(docs, decodeJSON(t, c.Doc))
+		docs = append(docs, docOf(t, c.Doc))
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

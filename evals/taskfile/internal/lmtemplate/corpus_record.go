@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // Built with -tags templatecorpus, every render is appended to
@@ -75,7 +76,7 @@ func writeDocJSON(b *strings.Builder, v pyvalue.Value) bool {
 		if math.IsInf(f, 0) || math.IsNaN(f) {
 			return false
 		}
-		b.WriteString(pyvalue.FloatRepr(f))
+		b.WriteString(pyval.FloatRepr(f))
 	case v.IsString():
 		s, _ := json.Marshal(v.AsString())
 		b.Write(s)

@@ -71,7 +71,7 @@ func TestCorpus(t *testing.T) {
 			}
 			compiled[c.Template] = tm
 		}
-		got, err := tm.Render(decodeJSON(t, c.Doc))
+		got, err := tm.Render(docOf(t, c.Doc))
 		switch {
 		case c.Output != nil && err != nil:
 			t.Errorf("case %d, template %q: %v; want %q", i+1, c.Template, err, *c.Output)

@@ -33,7 +33,7 @@ func TestRendersMatchJinja2(t *testing.T) {
 	}
 	docs := map[string]pyvalue.Value{}
 	for name, d := range file.Docs {
-		docs[name] = decodeJSON(t, d)
+		docs[name] = docOf(t, d)
 	}
 	for _, c := range file.Cases {
 		tmpl, err := Compile(c.Template, jinja.DefaultLimits)
@@ -81,7 +81,7 @@ func TestPythonReplacement(t *testing.T) {
 	}
 }
 
-func decodeJSON(t *testing.T, raw json.RawMessage) pyvalue.Value {
+func docOf(t *testing.T, raw json.RawMessage) pyvalue.Value {
 	t.Helper()
 	v, err := pyvalue.FromJSON(raw)
 	if err != nil {

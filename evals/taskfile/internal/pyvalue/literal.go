@@ -2,28 +2,27 @@ package pyvalue
 
 import (
 	"fmt"
-	"math/big"
-	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // ParseLiteral evaluates a Python literal as ast.literal_eval does for the
 // forms task files produce: str (quotes ' " ”' """, prefixes r and u,
 // escapes, adjacent literals concatenated), int (decimal, 0x, 0o, 0b,
 // underscores), float, True, False, None, list, tuple and dict, with unary
-// signs on numbers. Bytes, sets, complex numbers and \N{...} escapes are
-// refused. Tuples are returned as lists.
+// signs on numbers. Bytes, sets, complex numbers and integers beyond 64
+// bits are refused. Tuples are returned as lists.
 func ParseLiteral(s string) (Value, error) {
 	p := &litParser{src: s}
 	p.skipSpace(false)
 	v, err := p.value(false)
 	if err != nil {
-		return Undefined(), fmt.Errorf("literal_eval %s: %w", StringRepr(short(s)), err)
+		return Undefined(), fmt.Errorf("literal_eval %s: %w", pyval.StringRepr(short(s)), err)
 	}
 	p.skipSpace(false)
 	if p.pos < len(p.src) {
-		return Undefined(), fmt.Errorf("literal_eval %s: unexpected %q at offset %d", StringRepr(short(s)), p.src[p.pos:min(len(p.src), p.pos+10)], p.pos)
+		return Undefined(), fmt.Errorf("literal_eval %s: unexpected %q at offset %d", pyval.StringRepr(short(s)), p.src[p.pos:min(len(p.src), p.pos+10)], p.pos)
 	}
 	return v, nil
 }
@@ -246,7 +245,7 @@ func (p *litParser) strings(nested bool) (Value, error) {
 			p.pos = start
 			return NewString(b.String()), nil
 		}
-		if err := p.oneString(&b, raw); err != nil {
+		if err := p.stringLit(&b, raw); err != nil {
 			return Undefined(), err
 		}
 		n++
@@ -267,138 +266,34 @@ func (p *litParser) prefixedString() bool {
 	return i > p.pos && i < len(p.src) && (p.src[i] == '\'' || p.src[i] == '"')
 }
 
-func (p *litParser) oneString(b *strings.Builder, raw bool) error {
-	q := p.src[p.pos]
-	delim := string(q)
-	if strings.HasPrefix(p.src[p.pos:], strings.Repeat(delim, 3)) {
-		delim = strings.Repeat(delim, 3)
+// stringLit reads one string literal (its prefix read into raw), decoded
+// by pyval.Unquote, and appends its value to b.
+func (p *litParser) stringLit(b *strings.Builder, raw bool) error {
+	s, n, err := pyval.Unquote(p.src[p.pos:], pyval.Quote{Raw: raw, Triple: true})
+	if err != nil {
+		return fmt.Errorf("%w at offset %d", err, p.pos)
 	}
-	p.pos += len(delim)
-	for {
-		if p.pos >= len(p.src) {
-			return fmt.Errorf("unterminated string")
-		}
-		if strings.HasPrefix(p.src[p.pos:], delim) {
-			p.pos += len(delim)
-			return nil
-		}
-		c := p.src[p.pos]
-		if c == '\n' && len(delim) == 1 {
-			return fmt.Errorf("newline in a single-quoted string at offset %d", p.pos)
-		}
-		if c != '\\' {
-			r, size := utf8.DecodeRuneInString(p.src[p.pos:])
-			b.WriteRune(r)
-			p.pos += size
-			continue
-		}
-		if p.pos+1 >= len(p.src) {
-			return fmt.Errorf("unterminated string")
-		}
-		e := p.src[p.pos+1]
-		if raw {
-			// A raw string keeps the backslash; it only stops the quote
-			// from ending the string.
-			b.WriteByte('\\')
-			r, size := utf8.DecodeRuneInString(p.src[p.pos+1:])
-			b.WriteRune(r)
-			p.pos += 1 + size
-			continue
-		}
-		p.pos += 2
-		switch e {
-		case '\n':
-		case '\\', '\'', '"':
-			b.WriteByte(e)
-		case 'a':
-			b.WriteByte('\a')
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'v':
-			b.WriteByte('\v')
-		case 'x', 'u', 'U':
-			width := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
-			if p.pos+width > len(p.src) {
-				return fmt.Errorf("truncated \\%c escape", e)
-			}
-			n, err := strconv.ParseUint(p.src[p.pos:p.pos+width], 16, 32)
-			if err != nil || n > utf8.MaxRune {
-				return fmt.Errorf("bad \\%c escape %q", e, p.src[p.pos:p.pos+width])
-			}
-			b.WriteRune(rune(n))
-			p.pos += width
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			j := p.pos - 1
-			end := j
-			for end < len(p.src) && end < j+3 && p.src[end] >= '0' && p.src[end] <= '7' {
-				end++
-			}
-			n, _ := strconv.ParseUint(p.src[j:end], 8, 32)
-			b.WriteRune(rune(n))
-			p.pos = end
-		case 'N':
-			return fmt.Errorf(`\N{...} escapes are not supported`)
-		default:
-			// Unknown escapes keep the backslash, as Python does.
-			b.WriteByte('\\')
-			p.pos--
-		}
-	}
+	b.WriteString(s)
+	p.pos += n
+	return nil
 }
 
 func (p *litParser) number() (Value, error) {
-	start := p.pos
-	for p.pos < len(p.src) {
-		c := p.src[p.pos]
-		if isIdentPart(c) || c == '.' {
-			p.pos++
-			continue
-		}
-		if (c == '+' || c == '-') && p.pos > start && (p.src[p.pos-1] == 'e' || p.src[p.pos-1] == 'E') && !isPrefixedInt(p.src[start:p.pos]) {
-			p.pos++
-			continue
-		}
-		break
-	}
-	tok := p.src[start:p.pos]
-	clean := strings.ReplaceAll(tok, "_", "")
-	if strings.HasPrefix(tok, "_") || strings.HasSuffix(tok, "_") || strings.Contains(tok, "__") {
-		return Undefined(), fmt.Errorf("invalid number %q", tok)
-	}
-	if isPrefixedInt(clean) {
-		n, ok := new(big.Int).SetString(clean[2:], map[byte]int{'x': 16, 'X': 16, 'o': 8, 'O': 8, 'b': 2, 'B': 2}[clean[1]])
-		if !ok || !n.IsInt64() {
-			return Undefined(), fmt.Errorf("invalid or too large integer %q", tok)
-		}
-		return NewInt(n.Int64()), nil
-	}
-	if strings.ContainsAny(clean, ".eE") {
-		f, err := strconv.ParseFloat(clean, 64)
-		if err != nil {
-			return Undefined(), fmt.Errorf("invalid number %q", tok)
-		}
-		return NewFloat(f), nil
-	}
-	if len(clean) > 1 && clean[0] == '0' && strings.Trim(clean, "0") != "" {
-		return Undefined(), fmt.Errorf("leading zeros in decimal integer literals are not permitted: %q", tok)
-	}
-	n, err := strconv.ParseInt(clean, 10, 64)
+	v, n, err := pyval.Number(p.src[p.pos:])
 	if err != nil {
-		return Undefined(), fmt.Errorf("invalid or too large integer %q", tok)
+		return Undefined(), fmt.Errorf("%w at offset %d", err, p.pos)
 	}
-	return NewInt(n), nil
-}
-
-func isPrefixedInt(s string) bool {
-	return len(s) > 2 && s[0] == '0' && strings.IndexByte("xXoObB", s[1]) >= 0
+	tok := p.src[p.pos : p.pos+n]
+	p.pos += n
+	switch x := v.(type) {
+	case int64:
+		return NewInt(x), nil
+	case float64:
+		return NewFloat(x), nil
+	case complex128:
+		return Undefined(), fmt.Errorf("complex number %q is not supported", tok)
+	}
+	return Undefined(), fmt.Errorf("integer %q is beyond 64 bits", tok)
 }
 
 func isIdentStart(c byte) bool {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"testing"
+
+	"github.com/pocketeval/pocketeval/internal/pyval"
 )
 
 // cases.json is made by testdata/make_cases.py with CPython.
@@ -50,13 +52,13 @@ func TestReprMatchesCPython(t *testing.T) {
 		if want == "-0.0" {
 			f = math.Copysign(0, -1) // JSON loses the sign of zero
 		}
-		if got := FloatRepr(f); got != want {
-			t.Errorf("FloatRepr(%v) = %q, want %q", f, got, want)
+		if got := pyval.FloatRepr(f); got != want {
+			t.Errorf("pyval.FloatRepr(%v) = %q, want %q", f, got, want)
 		}
 	}
 	for _, sc := range c.StringRepr {
-		if got := StringRepr(sc[0]); got != sc[1] {
-			t.Errorf("StringRepr(%q) = %s, want %s", sc[0], got, sc[1])
+		if got := pyval.StringRepr(sc[0]); got != sc[1] {
+			t.Errorf("pyval.StringRepr(%q) = %s, want %s", sc[0], got, sc[1])
 		}
 	}
 	for _, vc := range c.ValueRepr {
@@ -67,8 +69,8 @@ func TestReprMatchesCPython(t *testing.T) {
 		}
 	}
 	for f, want := range map[float64]string{math.Inf(1): "inf", math.Inf(-1): "-inf", math.NaN(): "nan"} {
-		if got := FloatRepr(f); got != want {
-			t.Errorf("FloatRepr(%v) = %q, want %q", f, got, want)
+		if got := pyval.FloatRepr(f); got != want {
+			t.Errorf("pyval.FloatRepr(%v) = %q, want %q", f, got, want)
 		}
 	}
 }

@@ -18,10 +18,10 @@ literals = ["['a', 'b']", "[\"y's\", 'z\\\"q']", "['tab\\tx', 'nl\\n', '\\x41\\u
             "('a', 'b')", "('solo',)", "()", "[]", "{'a': 1, 'b': [2, 3]}", "3", "-7", "+2.5",
             "1e3", "0x1f", "0o17", "0b101", "1_000", "00", "True", "None", "[1, 2.0, -3, None]",
             "'adj' 'acent'", "r'raw\\n'", "u'uni'", "'''tri'ple'''", "[\n 'multi',\n 'line', # c\n]",
-            "['unknown \\q escape']", "'\\101\\7'", "(1)", "[1, 2,]", "'\\\n'"]
+            "['unknown \\q escape']", "'\\101\\7'", "(1)", "[1, 2,]", "'\\\n'", "'\\N{BULLET}'"]
 bad = ["01", "[1, 2", "'unterminated", "name", "1 2", "f'x'"]
 # Valid Python literals pyvalue refuses on purpose (task files do not need them).
-refused = ["b'bytes'", "{1, 2}", "1+2j", "'\\N{BULLET}'"]
+refused = ["b'bytes'", "{1, 2}", "1+2j", "2**64", "18446744073709551616"]
 
 out = {
     "float_repr": [[f, repr(f)] for f in floats if f == f],

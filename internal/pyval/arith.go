@@ -1,6 +1,7 @@
-package jinja
+package pyval
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -91,4 +92,65 @@ func IntOp(op string, a, b int64) (any, error) {
 		return a ^ b, nil
 	}
 	return nil, fmt.Errorf("unsupported operand type(s) for %s: 'int' and 'int'", op)
+}
+
+// ErrOperator is FloatOp's answer to an operator floats do not have.
+var ErrOperator = errors.New("not a float operator")
+
+// FloatOp is Python's float arithmetic (+ - * / // % **): floor division
+// and modulo take the divisor's sign; dividing by zero is Python's
+// ZeroDivisionError message.
+func FloatOp(op string, a, b float64) (any, error) {
+	switch op {
+	case "+":
+		return a + b, nil
+	case "-":
+		return a - b, nil
+	case "*":
+		return a * b, nil
+	case "/":
+		if b == 0 {
+			return nil, fmt.Errorf("float division by zero")
+		}
+		return a / b, nil
+	case "//":
+		if b == 0 {
+			return nil, fmt.Errorf("float floor division by zero")
+		}
+		return math.Floor(a / b), nil
+	case "%":
+		if b == 0 {
+			return nil, fmt.Errorf("float modulo")
+		}
+		m := math.Mod(a, b)
+		if m != 0 && (m < 0) != (b < 0) {
+			m += b
+		}
+		return m, nil
+	case "**":
+		return math.Pow(a, b), nil
+	}
+	return nil, ErrOperator
+}
+
+// ComplexOp is Python's complex arithmetic (+ - * /): a product's parts
+// each rounded as CPython computes them (Go may fuse a*b into
+// multiply-adds on arm64); dividing by zero is Python's ZeroDivisionError
+// message. Other operators are ErrOperator.
+func ComplexOp(op string, a, b complex128) (any, error) {
+	switch op {
+	case "+":
+		return a + b, nil
+	case "-":
+		return a - b, nil
+	case "*":
+		ar, ai, br, bi := real(a), imag(a), real(b), imag(b)
+		return complex(float64(ar*br)-float64(ai*bi), float64(ar*bi)+float64(ai*br)), nil
+	case "/":
+		if b == 0 {
+			return nil, fmt.Errorf("complex division by zero")
+		}
+		return a / b, nil
+	}
+	return nil, ErrOperator
 }
