@@ -1,7 +1,6 @@
 package langdetect
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -38,24 +37,19 @@ var cacheDir = func() string {
 	return filepath.Join(d, "pocketeval")
 }
 
-// cachePath is the cache file of the model built from archive raw, or ""
-// when there is no cache directory.
-func cachePath(raw []byte) string {
+// cachePath is the cache file of the model built from the archive whose
+// sha256 is sum (hex), or "" when there is no cache directory.
+func cachePath(sum string) string {
 	dir := cacheDir()
 	if dir == "" {
 		return ""
 	}
-	sum := sha256.Sum256(raw)
-	return filepath.Join(dir, fmt.Sprintf("langdetect-%x-v%d.bin", sum[:12], cacheLayout))
+	return filepath.Join(dir, fmt.Sprintf("langdetect-%s-v%d.bin", sum[:24], cacheLayout))
 }
 
 // archiveFiles returns the files of the embedded archive by name.
 func archiveFiles() (map[string][]byte, error) {
-	raw, err := dataFS.ReadFile(archivePath)
-	if err != nil {
-		return nil, fmt.Errorf("langdetect: read %s: %w", archivePath, err)
-	}
-	return readArchive(raw)
+	return readArchive(archive)
 }
 
 // writeCache writes m to path atomically; failures are ignored.
