@@ -81,7 +81,9 @@ func openingQuotes(s string) string {
 	return b.String()
 }
 
-// quoteAfterOpener is ([ (\[{<])("|'') → "$1 `` ".
+// quoteAfterOpener is the rule
+//
+//	([ (\[{<])("|'') → "$1 `` "
 func quoteAfterOpener(s string) string {
 	if !strings.ContainsAny(s, `"'`) {
 		return s
