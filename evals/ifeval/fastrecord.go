@@ -1,7 +1,6 @@
 package ifeval
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
@@ -21,11 +20,11 @@ var recordFields = [...]string{"key", "prompt", "instruction_id_list", "kwargs"}
 // another case, a field of an unexpected type; the caller then takes that
 // path, which also words the error. FuzzRecordPaths checks that both read
 // every input alike.
-func fastRecord(raw []byte) (key, prompt string, ids []string, kwargs []map[string]any, ok bool) {
-	if !utf8.Valid(raw) || hasSurrogateEscape(raw) || !gjson.ValidBytes(raw) {
+func fastRecord(raw string) (key, prompt string, ids []string, kwargs []map[string]any, ok bool) {
+	if !utf8.ValidString(raw) || hasSurrogateEscape(raw) || !gjson.Valid(raw) {
 		return "", "", nil, nil, false
 	}
-	doc := gjson.Parse(string(raw))
+	doc := gjson.Parse(raw)
 	if !doc.IsObject() {
 		return "", "", nil, nil, false
 	}
@@ -129,9 +128,9 @@ func isASCII(s string) bool {
 
 // hasSurrogateEscape reports whether raw may hold a \uD800–\uDFFF escape,
 // which encoding/json and gjson decode differently when unpaired.
-func hasSurrogateEscape(raw []byte) bool {
+func hasSurrogateEscape(raw string) bool {
 	for {
-		i := bytes.Index(raw, []byte(`\u`))
+		i := strings.Index(raw, `\u`)
 		if i < 0 || i+2 >= len(raw) {
 			return i >= 0
 		}

@@ -36,7 +36,7 @@ func FuzzRecordPaths(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		fastSample, fastErr := EN.parseRecord("f.jsonl", 3, raw)
+		fastSample, fastErr := EN.parseRecord("f.jsonl", 3, string(raw))
 		slowSample, slowErr := EN.parseRecordJSON("f.jsonl", 3, raw)
 		if (fastErr == nil) != (slowErr == nil) || fastErr != nil && fastErr.Error() != slowErr.Error() {
 			t.Fatalf("%q: errors differ: %v / %v", raw, fastErr, slowErr)

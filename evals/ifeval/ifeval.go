@@ -196,18 +196,20 @@ func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, 
 	seen := map[string]int{}
 	// ReadDataFile refused lines longer than evals.MaxLineBytes.
 	line := 0
-	for rest := data; len(rest) > 0; {
+	// One copy of the file as a string: the records' strings are parts of
+	// it, not copies of their own.
+	for rest := string(data); len(rest) > 0; {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		line++
 		raw := rest
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
 			raw, rest = rest[:i], rest[i+1:]
 		} else {
-			rest = nil
+			rest = ""
 		}
-		raw = bytes.TrimSpace(raw)
+		raw = strings.TrimSpace(raw)
 		if len(raw) == 0 {
 			continue
 		}
@@ -239,11 +241,11 @@ func firstOr(ss []string, def string) string {
 	return def
 }
 
-func (t *Task) parseRecord(path string, line int, raw []byte) (evals.Sample, error) {
+func (t *Task) parseRecord(path string, line int, raw string) (evals.Sample, error) {
 	if key, prompt, ids, kwargs, ok := fastRecord(raw); ok {
 		return t.sample(path, line, key, prompt, ids, kwargs)
 	}
-	return t.parseRecordJSON(path, line, raw)
+	return t.parseRecordJSON(path, line, []byte(raw))
 }
 
 // parseRecordJSON is parseRecord with encoding/json, for the records that

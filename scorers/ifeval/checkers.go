@@ -288,8 +288,11 @@ var detectors sync.Map // uint64 → *langdetect.Detector
 func detector(seed uint64) (*langdetect.Detector, error) {
 	// Load the profiles now, so that a checker never meets an error
 	// other than "no features" while judging.
-	if _, err := langdetect.Languages(); err != nil {
+	if err := langdetect.Load(); err != nil {
 		return nil, err
+	}
+	if d, ok := detectors.Load(seed); ok {
+		return d.(*langdetect.Detector), nil
 	}
 	d, _ := detectors.LoadOrStore(seed, langdetect.New(seed))
 	return d.(*langdetect.Detector), nil
