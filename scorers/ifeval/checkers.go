@@ -129,19 +129,9 @@ func buildKeywordExistence(id string, kw kwargs, _ Config) (Checker, error) {
 		kws[i] = newKeyword(w)
 	}
 	return checkFunc(func(s string) bool {
-		fast := !hasASCIIFoldPartner(s)
-		low, lowered := "", false
+		var t textFold
 		for _, k := range kws {
-			if k.lower == "" || !fast {
-				if !k.re().MatchString(s) {
-					return false
-				}
-				continue
-			}
-			if !lowered {
-				low, lowered = asciiLower(s), true
-			}
-			if !strings.Contains(low, k.lower) {
+			if !k.containsIn(&t, s) {
 				return false
 			}
 		}
@@ -191,9 +181,10 @@ func buildForbiddenWords(id string, kw kwargs, cfg Config) (Checker, error) {
 		fws = append(fws, fw{newKeyword(w), bounded})
 	}
 	return checkFunc(func(s string) bool {
+		var t textFold
 		for _, f := range fws {
 			if f.bounded {
-				if f.k.bounded(s) {
+				if f.k.boundedIn(&t, s) {
 					return false
 				}
 			} else if f.k.re().MatchString(s) {

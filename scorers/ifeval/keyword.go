@@ -2,7 +2,6 @@ package ifeval
 
 import (
 	"regexp"
-	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -29,31 +28,62 @@ func newKeyword(pattern string) *keyword {
 	return k
 }
 
-// folded returns s ASCII lower-cased when the fast path applies to s.
-func (k *keyword) folded(s string) (string, bool) {
-	if k.lower == "" || hasASCIIFoldPartner(s) {
-		return "", false
-	}
-	return asciiLower(s), true
+// fast reports whether the ASCII search applies to s.
+func (k *keyword) fast(s string) bool {
+	return k.lower != "" && !hasASCIIFoldPartner(s)
 }
 
 // count is len(re.findall(pattern, s, re.IGNORECASE)).
 func (k *keyword) count(s string) int {
-	if low, ok := k.folded(s); ok {
-		return strings.Count(low, k.lower)
+	if !k.fast(s) {
+		return len(k.re().FindAllStringIndex(s, -1))
 	}
-	return len(k.re().FindAllStringIndex(s, -1))
+	n := 0
+	for i := 0; ; {
+		j := indexFold(s[i:], k.lower)
+		if j < 0 {
+			return n
+		}
+		n++
+		i += j + len(k.lower)
+	}
 }
 
 // bounded reports whether the pattern occurs in s between two Python `\b`
 // word boundaries (the official r"\b" + word + r"\b").
 func (k *keyword) bounded(s string) bool {
-	low, ok := k.folded(s)
-	if !ok {
+	var t textFold
+	return k.boundedIn(&t, s)
+}
+
+// textFold remembers whether the ASCII search applies to a text, for all
+// the keywords looked up in it.
+type textFold struct {
+	done, fast bool
+}
+
+func (t *textFold) ok(s string) bool {
+	if !t.done {
+		t.done, t.fast = true, !hasASCIIFoldPartner(s)
+	}
+	return t.fast
+}
+
+// containsIn is re.search(pattern, s, re.IGNORECASE) is not None.
+func (k *keyword) containsIn(t *textFold, s string) bool {
+	if k.lower == "" || !t.ok(s) {
+		return k.re().MatchString(s)
+	}
+	return indexFold(s, k.lower) >= 0
+}
+
+// boundedIn is bounded, with what t remembers of s.
+func (k *keyword) boundedIn(t *textFold, s string) bool {
+	if k.lower == "" || !t.ok(s) {
 		return findBounded(k.re(), s)
 	}
 	for pos := 0; pos <= len(s); {
-		i := strings.Index(low[pos:], k.lower)
+		i := indexFold(s[pos:], k.lower)
 		if i < 0 {
 			return false
 		}
@@ -65,6 +95,41 @@ func (k *keyword) bounded(s string) bool {
 		pos = start + n
 	}
 	return false
+}
+
+// indexFold is the index of the first occurrence of p in s with ASCII
+// letters compared case-insensitively (p is non-empty and lower-case
+// ASCII), or -1. Bytes of s outside ASCII never equal a byte of p, so a
+// match starts and ends at character boundaries.
+func indexFold(s, p string) int {
+	c, u := p[0], p[0]
+	if 'a' <= c && c <= 'z' {
+		u = c - ('a' - 'A')
+	}
+	for i := 0; i+len(p) <= len(s); i++ {
+		if b := s[i]; b != c && b != u {
+			continue
+		}
+		if equalFoldASCII(s[i+1:i+len(p)], p[1:]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// equalFoldASCII reports whether s equals the lower-case ASCII p with
+// ASCII letters compared case-insensitively.
+func equalFoldASCII(s, p string) bool {
+	for i := 0; i < len(p); i++ {
+		b := s[i]
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if b != p[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func isASCIIString(s string) bool {

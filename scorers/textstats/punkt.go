@@ -511,6 +511,16 @@ func lastASCIIWhitespace(s string) int {
 	return 0
 }
 
+// context is nltk's match.group() + after_tok context of a candidate: the
+// word before the sentence-end character and the match from it. The word
+// ends where the match starts, so this is a part of s, not a copy.
+func context(s string, word span, m *endMatch) string {
+	if word.stop == m.start {
+		return s[word.start:m.afterEnd]
+	}
+	return s[word.start:word.stop] + s[m.start:m.afterEnd]
+}
+
 func (p *punktParams) slices(s string) []span {
 	type ctxMatch struct {
 		m   endMatch
@@ -530,13 +540,13 @@ func (p *punktParams) slices(s string) []span {
 		}
 		word := span{idx, m.start}
 		if prevMatch != nil && prev.stop <= word.start {
-			cands = append(cands, ctxMatch{*prevMatch, s[prev.start:prev.stop] + s[prevMatch.start:prevMatch.afterEnd]})
+			cands = append(cands, ctxMatch{*prevMatch, context(s, prev, prevMatch)})
 		}
 		prevMatch = &m
 		prev = word
 	}
 	if prevMatch != nil {
-		cands = append(cands, ctxMatch{*prevMatch, s[prev.start:prev.stop] + s[prevMatch.start:prevMatch.afterEnd]})
+		cands = append(cands, ctxMatch{*prevMatch, context(s, prev, prevMatch)})
 	}
 	var out []span
 	last := 0
