@@ -3,6 +3,7 @@ package textstats
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -257,10 +258,12 @@ func clitics(s string, suffix func(string) int) string {
 	return b.String()
 }
 
-var (
+// tbContractions are compiled on first use (not at package init of every
+// command).
+var tbContractions = sync.OnceValue(func() []contraction {
 	// The contractions use Python's Unicode \b, which Go's regexp lacks:
 	// each is a pattern plus the boundaries its match must sit between.
-	tbContractions = []contraction{
+	return []contraction{
 		{"cannot", regexp.MustCompile(`(?i)(can)(not)`), true, endWord},
 		{"d'ye", regexp.MustCompile(`(?i)(d)('ye)`), true, endWord},
 		{"gimme", regexp.MustCompile(`(?i)(gim)(me)`), true, endWord},
@@ -272,7 +275,7 @@ var (
 		{"'tis", regexp.MustCompile(`(?i) ('t)(is)`), false, endWord},
 		{"'twas", regexp.MustCompile(`(?i) ('t)(was)`), false, endWord},
 	}
-)
+})
 
 // contraction is one of nltk's CONTRACTIONS2/3 rules: the two groups of
 // re become separate tokens (" $1 $2 ").
@@ -416,7 +419,7 @@ func treebankTokens(text string) []string {
 	text = contractionSuffixes(text)
 	// CONTRACTIONS2, CONTRACTIONS3
 	lower := strings.ToLower(text)
-	for _, c := range tbContractions {
+	for _, c := range tbContractions() {
 		if t := c.apply(text, lower); t != text {
 			text, lower = t, strings.ToLower(t)
 		}
