@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
 	"unsafe"
 )
 
@@ -26,7 +27,9 @@ import (
 // cacheLayout changes whenever the model's fields or their encoding do.
 const cacheLayout = 2
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
+// crcTable is made on first use (MakeTable sets up the Castagnoli tables,
+// which commands that detect no language need not pay for).
+var crcTable = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // cacheDir is where the cache lives; tests point it elsewhere.
 var cacheDir = func() string {
@@ -58,7 +61,7 @@ func writeCache(path string, m *model) {
 		return
 	}
 	b := encodeModel(m)
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable()))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
@@ -96,7 +99,7 @@ func readCache(path string) (*model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(b) < 4 || crc32.Checksum(b[:len(b)-4], crcTable) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+	if len(b) < 4 || crc32.Checksum(b[:len(b)-4], crcTable()) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
 		return nil, errCorrupt
 	}
 	return decodeModel(b[:len(b)-4])
