@@ -13,7 +13,6 @@
 package ifeval
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -195,15 +194,22 @@ func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, 
 	}
 	ds := &evals.Dataset{Files: map[string]string{path: sum}}
 	seen := map[string]int{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	// ReadDataFile refused lines longer than evals.MaxLineBytes.
 	line := 0
-	for sc.Scan() {
+	// One copy of the file as a string: the records' strings are parts of
+	// it, not copies of their own.
+	for rest := string(data); len(rest) > 0; {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		line++
-		raw := bytes.TrimSpace(sc.Bytes())
+		raw := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			raw, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		raw = strings.TrimSpace(raw)
 		if len(raw) == 0 {
 			continue
 		}
@@ -222,9 +228,6 @@ func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, 
 		seen[s.ID] = line
 		ds.Samples = append(ds.Samples, s)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: read dataset %s: %w", t.name, path, err)
-	}
 	if len(ds.Samples) == 0 {
 		return nil, fmt.Errorf("%s: dataset %s: no usable record (%d problems, first: %s)", t.name, path, len(ds.Warnings), firstOr(ds.Warnings, "empty file"))
 	}
@@ -238,7 +241,16 @@ func firstOr(ss []string, def string) string {
 	return def
 }
 
-func (t *Task) parseRecord(path string, line int, raw []byte) (evals.Sample, error) {
+func (t *Task) parseRecord(path string, line int, raw string) (evals.Sample, error) {
+	if key, prompt, ids, kwargs, ok := fastRecord(raw); ok {
+		return t.sample(path, line, key, prompt, ids, kwargs)
+	}
+	return t.parseRecordJSON(path, line, []byte(raw))
+}
+
+// parseRecordJSON is parseRecord with encoding/json, for the records that
+// fastRecord leaves to it; it words every error.
+func (t *Task) parseRecordJSON(path string, line int, raw []byte) (evals.Sample, error) {
 	var r record
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -268,17 +280,44 @@ func (t *Task) parseRecord(path string, line int, raw []byte) (evals.Sample, err
 		}
 		kwargs[i] = m
 	}
-	if _, err := compile(r.InstructionIDList, kwargs, t.config()); err != nil {
+	return t.sample(path, line, r.Key.String(), *r.Prompt, r.InstructionIDList, kwargs)
+}
+
+// sample checks a decoded record's instructions, builds their checkers and
+// keeps them with the sample for Score.
+func (t *Task) sample(path string, line int, key, prompt string, ids []string, kwargs []map[string]any) (evals.Sample, error) {
+	if len(ids) == 0 {
+		return evals.Sample{}, &DataError{Path: path, Line: line, Field: "instruction_id_list", Err: errors.New("missing or empty")}
+	}
+	if len(kwargs) != len(ids) {
+		return evals.Sample{}, &DataError{Path: path, Line: line, Field: "kwargs", Err: fmt.Errorf("%d entries for %d instructions", len(kwargs), len(ids))}
+	}
+	cfg := t.config()
+	p, err := compile(ids, kwargs, cfg)
+	if err != nil {
 		return evals.Sample{}, &DataError{Path: path, Line: line, Field: "instruction_id_list/kwargs", Err: err}
 	}
 	return evals.Sample{
-		ID:    r.Key.String(),
-		Input: *r.Prompt,
+		ID:    key,
+		Input: prompt,
 		Meta: map[string]any{
-			MetaInstructionIDs: r.InstructionIDList,
+			MetaInstructionIDs: ids,
 			MetaKwargs:         kwargs,
+			metaCompiled:       &compiled{cfg: cfg, prompt: p},
 		},
 	}, nil
+}
+
+// metaCompiled is the Meta key under which Load keeps a sample's compiled
+// checkers, so that Score does not build them again. It is not part of
+// any output (Meta is never written); a sample without it, or compiled
+// under another configuration (a task copy with another langdetect seed),
+// is compiled in Score.
+const metaCompiled = "ifeval.compiled"
+
+type compiled struct {
+	cfg    scorer.Config
+	prompt *scorer.Prompt
 }
 
 // decodeKwargs decodes one kwargs object; null values (the HF schema lists
@@ -374,8 +413,11 @@ func (t *Task) Score(_ context.Context, s evals.Sample, out evals.Output) (evals
 	if err != nil {
 		return evals.Score{}, fmt.Errorf("%s: score: %w", t.name, err)
 	}
-	p, err := compile(ids, kws, t.config())
-	if err != nil {
+	cfg := t.config()
+	var p *scorer.Prompt
+	if c, ok := s.Meta[metaCompiled].(*compiled); ok && c.cfg == cfg && len(c.prompt.IDs) == len(ids) {
+		p = c.prompt
+	} else if p, err = compile(ids, kws, cfg); err != nil {
 		return evals.Score{}, fmt.Errorf("%s: score sample %s: %w", t.name, s.ID, err)
 	}
 	res := p.Evaluate(out.Text)

@@ -3,6 +3,7 @@ package pyrandom
 import (
 	"math"
 	"math/big"
+	"sync"
 )
 
 // Correctly rounded cos, sin and log for random.gauss.
@@ -75,33 +76,34 @@ func ddDiv(a, b dd) dd {
 // bigPrec is the precision of the math/big fallback and of the constants.
 const bigPrec = 320
 
-// Constants, computed once from series so that no digit is typed by hand.
-var (
-	bigPi  = machinPi()
-	bigLn2 = bigLog2()
+// crConsts are the constants, computed from series so that no digit is
+// typed by hand, once, on first use (not at package init: every command of
+// the binary would pay for them).
+type crConsts struct {
+	bigPi, bigLn2 *big.Float
 	// piOver2 and ln2 as sums of three doubles (about 159 bits).
-	piOver2 = split3(new(big.Float).SetPrec(bigPrec).Quo(bigPi, big.NewFloat(2)))
-	ln2     = split3(bigLn2)
+	piOver2, ln2 [3]float64
 	// invFact[i] = 1/i! and invOdd[k] = 1/(2k+1) in double-double.
-	invFact = func() [34]dd {
-		var t [34]dd
-		f := new(big.Float).SetPrec(bigPrec).SetInt64(1)
-		for i := range t {
-			if i > 0 {
-				f.Mul(f, new(big.Float).SetInt64(int64(i)))
-			}
-			t[i] = toDD(new(big.Float).SetPrec(bigPrec).Quo(big.NewFloat(1), f))
+	invFact [34]dd
+	invOdd  [26]dd
+}
+
+var consts = sync.OnceValue(func() *crConsts {
+	c := &crConsts{bigPi: machinPi(), bigLn2: bigLog2()}
+	c.piOver2 = split3(new(big.Float).SetPrec(bigPrec).Quo(c.bigPi, big.NewFloat(2)))
+	c.ln2 = split3(c.bigLn2)
+	f := new(big.Float).SetPrec(bigPrec).SetInt64(1)
+	for i := range c.invFact {
+		if i > 0 {
+			f.Mul(f, new(big.Float).SetInt64(int64(i)))
 		}
-		return t
-	}()
-	invOdd = func() [26]dd {
-		var t [26]dd
-		for k := range t {
-			t[k] = toDD(new(big.Float).SetPrec(bigPrec).Quo(big.NewFloat(1), new(big.Float).SetInt64(int64(2*k+1))))
-		}
-		return t
-	}()
-)
+		c.invFact[i] = toDD(new(big.Float).SetPrec(bigPrec).Quo(big.NewFloat(1), f))
+	}
+	for k := range c.invOdd {
+		c.invOdd[k] = toDD(new(big.Float).SetPrec(bigPrec).Quo(big.NewFloat(1), new(big.Float).SetInt64(int64(2*k+1))))
+	}
+	return c
+})
 
 func toDD(x *big.Float) dd {
 	hi, _ := x.Float64()
@@ -185,7 +187,7 @@ func roundDD(v dd) (float64, bool) {
 func reduce(x float64) (dd, int) {
 	k := math.Round(x * (2 / math.Pi))
 	r := dd{x, 0}
-	for _, c := range piOver2 {
+	for _, c := range consts().piOver2 {
 		p, e := twoProd(k, c)
 		r = ddAdd(r, dd{-p, -e})
 	}
@@ -194,6 +196,7 @@ func reduce(x float64) (dd, int) {
 
 // sinCosDD returns sin(r) and cos(r) for |r| <= π/4 + a little.
 func sinCosDD(r dd) (dd, dd) {
+	invFact := &consts().invFact
 	r2 := ddMul(r, r)
 	// sin r = r (1 - r²/3! + r⁴/5! - ...), cos r = 1 - r²/2! + r⁴/4! - ...
 	s := invFact[33]
@@ -280,6 +283,7 @@ func Log(y float64) float64 {
 	den.hi, den.lo = twoSum(frac, 1)
 	z := ddDiv(num, den)
 	z2 := ddMul(z, z)
+	invOdd := &consts().invOdd
 	t := invOdd[len(invOdd)-1]
 	for k := len(invOdd) - 2; k >= 0; k-- {
 		t = ddAdd(ddMul(t, z2), invOdd[k])
@@ -287,7 +291,7 @@ func Log(y float64) float64 {
 	v := ddMul(ddMul(t, z), dd{2, 0})
 	if exp != 0 {
 		e := float64(exp)
-		for _, c := range ln2 {
+		for _, c := range consts().ln2 {
 			p, pe := twoProd(e, c)
 			v = ddAdd(v, dd{p, pe})
 		}
@@ -329,7 +333,7 @@ func bigSinCos(r *big.Float) (*big.Float, *big.Float) {
 // bigReduce returns x - k·π/2 and k mod 4 at bigPrec (|x| up to 2^40).
 func bigReduce(x float64) (*big.Float, int) {
 	bx := new(big.Float).SetPrec(bigPrec).SetFloat64(x)
-	halfPi := new(big.Float).SetPrec(bigPrec).Quo(bigPi, big.NewFloat(2))
+	halfPi := new(big.Float).SetPrec(bigPrec).Quo(consts().bigPi, big.NewFloat(2))
 	q := new(big.Float).SetPrec(bigPrec).Quo(bx, halfPi)
 	q.Add(q, big.NewFloat(0.5))
 	ki, _ := q.Int(nil)
@@ -375,7 +379,7 @@ func bigLog(y float64) float64 {
 		pow.Mul(pow, z2)
 	}
 	sum.Mul(sum, big.NewFloat(2))
-	e := new(big.Float).SetPrec(bigPrec).Mul(new(big.Float).SetInt64(int64(exp)), bigLn2)
+	e := new(big.Float).SetPrec(bigPrec).Mul(new(big.Float).SetInt64(int64(exp)), consts().bigLn2)
 	sum.Add(sum, e)
 	f, _ := sum.Float64()
 	return f

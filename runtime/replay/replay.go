@@ -722,6 +722,16 @@ func (r *Runtime) Predictions() []Prediction {
 	return out
 }
 
+// Forms returns the form of every prediction in file order, without
+// reading any response back from the file.
+func (r *Runtime) Forms() []Form {
+	out := make([]Form, len(r.preds))
+	for i, p := range r.preds {
+		out[i] = p.Form
+	}
+	return out
+}
+
 // full is a copy of p with its response.
 func (r *Runtime) full(p *Prediction) Prediction {
 	c := *p

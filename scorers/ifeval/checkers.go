@@ -124,13 +124,14 @@ func buildKeywordExistence(id string, kw kwargs, _ Config) (Checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := make([]*regexp.Regexp, len(words))
+	kws := make([]*keyword, len(words))
 	for i, w := range words {
-		res[i] = compilePy("(?i)", w, "")
+		kws[i] = newKeyword(w)
 	}
 	return checkFunc(func(s string) bool {
-		for _, re := range res {
-			if !re.MatchString(s) {
+		var t textFold
+		for _, k := range kws {
+			if !k.containsIn(&t, s) {
 				return false
 			}
 		}
@@ -151,9 +152,9 @@ func buildKeywordFrequency(id string, kw kwargs, _ Config) (Checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	re := compilePy("(?i)", textstats.Strip(word), "")
+	k := newKeyword(textstats.Strip(word))
 	return checkFunc(func(s string) bool {
-		return rel.holds(len(re.FindAllStringIndex(s, -1)), freq)
+		return rel.holds(k.count(s), freq)
 	}), nil
 }
 
@@ -164,7 +165,7 @@ func buildForbiddenWords(id string, kw kwargs, cfg Config) (Checker, error) {
 		return nil, err
 	}
 	type fw struct {
-		re      *regexp.Regexp
+		k       *keyword
 		bounded bool
 	}
 	var fws []fw
@@ -177,15 +178,16 @@ func buildForbiddenWords(id string, kw kwargs, cfg Config) (Checker, error) {
 		// Chinese has no spaces between words, so `\b` would only match a
 		// forbidden Chinese word standing alone; zh matches it anywhere.
 		bounded := !(lang == Chinese && containsCJK(w))
-		fws = append(fws, fw{compilePy("(?i)", w, ""), bounded})
+		fws = append(fws, fw{newKeyword(w), bounded})
 	}
 	return checkFunc(func(s string) bool {
+		var t textFold
 		for _, f := range fws {
 			if f.bounded {
-				if findBounded(f.re, s) {
+				if f.k.boundedIn(&t, s) {
 					return false
 				}
-			} else if f.re.MatchString(s) {
+			} else if f.k.re().MatchString(s) {
 				return false
 			}
 		}
@@ -277,8 +279,11 @@ var detectors sync.Map // uint64 → *langdetect.Detector
 func detector(seed uint64) (*langdetect.Detector, error) {
 	// Load the profiles now, so that a checker never meets an error
 	// other than "no features" while judging.
-	if _, err := langdetect.Languages(); err != nil {
+	if err := langdetect.Load(); err != nil {
 		return nil, err
+	}
+	if d, ok := detectors.Load(seed); ok {
+		return d.(*langdetect.Detector), nil
 	}
 	d, _ := detectors.LoadOrStore(seed, langdetect.New(seed))
 	return d.(*langdetect.Detector), nil
@@ -411,7 +416,7 @@ func buildNumberWords(id string, kw kwargs, cfg Config) (Checker, error) {
 	return checkFunc(func(s string) bool { return rel.holds(count(s), n) }), nil
 }
 
-var paragraphDivider = regexp.MustCompile(pyS + `?\*\*\*` + pyS + `?`)
+var paragraphDivider = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pyS + `?\*\*\*` + pyS + `?`) })
 
 func buildNumberParagraphs(id string, kw kwargs, _ Config) (Checker, error) {
 	want, err := kw.integer(id, "num_paragraphs")
@@ -419,7 +424,7 @@ func buildNumberParagraphs(id string, kw kwargs, _ Config) (Checker, error) {
 		return nil, err
 	}
 	return checkFunc(func(s string) bool {
-		parts := paragraphDivider.Split(s, -1)
+		parts := paragraphDivider().Split(s, -1)
 		n := len(parts)
 		for i, p := range parts {
 			if textstats.Strip(p) == "" {
@@ -488,7 +493,7 @@ func buildNthParagraphFirstWord(id string, kw kwargs, cfg Config) (Checker, erro
 
 // --- detectable content ---------------------------------------------------
 
-var placeholderRE = regexp.MustCompile(`\[.*?\]`)
+var placeholderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[.*?\]`) })
 
 func buildPlaceholders(id string, kw kwargs, _ Config) (Checker, error) {
 	n, err := kw.integer(id, "num_placeholders")
@@ -496,7 +501,7 @@ func buildPlaceholders(id string, kw kwargs, _ Config) (Checker, error) {
 		return nil, err
 	}
 	return checkFunc(func(s string) bool {
-		return len(placeholderRE.FindAllStringIndex(s, -1)) >= n
+		return len(placeholderRE().FindAllStringIndex(s, -1)) >= n
 	}), nil
 }
 
@@ -506,23 +511,23 @@ func buildPostscript(id string, kw kwargs, _ Config) (Checker, error) {
 		return nil, err
 	}
 	marker = textstats.Strip(marker)
-	var re *regexp.Regexp
-	switch marker {
-	case "P.P.S":
-		re = regexp.MustCompile(`(?m)` + pyS + `*p\.` + pyS + `?p\.` + pyS + `?s.*$`)
-	case "P.S.":
-		re = regexp.MustCompile(`(?m)` + pyS + `*p\.` + pyS + `?s\..*$`)
-	default:
-		re = compilePy(`(?m)`+pyS+`*`, textstats.Lower(marker), `.*$`)
-	}
-	return checkFunc(func(s string) bool { return re.MatchString(textstats.Lower(s)) }), nil
+	re := sync.OnceValue(func() *regexp.Regexp {
+		switch marker {
+		case "P.P.S":
+			return regexp.MustCompile(`(?m)` + pyS + `*p\.` + pyS + `?p\.` + pyS + `?s.*$`)
+		case "P.S.":
+			return regexp.MustCompile(`(?m)` + pyS + `*p\.` + pyS + `?s\..*$`)
+		}
+		return compilePy(`(?m)`+pyS+`*`, textstats.Lower(marker), `.*$`)
+	})
+	return checkFunc(func(s string) bool { return re().MatchString(textstats.Lower(s)) }), nil
 }
 
 // --- detectable format ----------------------------------------------------
 
 var (
-	bulletStarRE = regexp.MustCompile(`(?m)^` + pyS + `*\*[^*].*$`)
-	bulletDashRE = regexp.MustCompile(`(?m)^` + pyS + `*-.*$`)
+	bulletStarRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^` + pyS + `*\*[^*].*$`) })
+	bulletDashRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^` + pyS + `*-.*$`) })
 )
 
 func buildBulletLists(id string, kw kwargs, _ Config) (Checker, error) {
@@ -531,7 +536,7 @@ func buildBulletLists(id string, kw kwargs, _ Config) (Checker, error) {
 		return nil, err
 	}
 	return checkFunc(func(s string) bool {
-		got := len(bulletStarRE.FindAllStringIndex(s, -1)) + len(bulletDashRE.FindAllStringIndex(s, -1))
+		got := len(bulletStarRE().FindAllStringIndex(s, -1)) + len(bulletDashRE().FindAllStringIndex(s, -1))
 		return got == n
 	}), nil
 }
@@ -562,8 +567,8 @@ func buildConstrainedResponse(_ string, _ kwargs, cfg Config) (Checker, error) {
 }
 
 var (
-	highlightRE       = regexp.MustCompile(`\*[^\n*]*\*`)
-	doubleHighlightRE = regexp.MustCompile(`\*\*[^\n*]*\*\*`)
+	highlightRE       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\*[^\n*]*\*`) })
+	doubleHighlightRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\*\*[^\n*]*\*\*`) })
 )
 
 func buildHighlightedSections(id string, kw kwargs, _ Config) (Checker, error) {
@@ -573,12 +578,12 @@ func buildHighlightedSections(id string, kw kwargs, _ Config) (Checker, error) {
 	}
 	return checkFunc(func(s string) bool {
 		got := 0
-		for _, h := range highlightRE.FindAllString(s, -1) {
+		for _, h := range highlightRE().FindAllString(s, -1) {
 			if textstats.Strip(strings.Trim(h, "*")) != "" {
 				got++
 			}
 		}
-		for _, h := range doubleHighlightRE.FindAllString(s, -1) {
+		for _, h := range doubleHighlightRE().FindAllString(s, -1) {
 			if textstats.Strip(h[2:len(h)-2]) != "" {
 				got++
 			}
@@ -601,18 +606,16 @@ func buildMultipleSections(id string, kw kwargs, cfg Config) (Checker, error) {
 		return nil, err
 	}
 	spliter = textstats.Strip(spliter)
-	re := compilePy(pyS+`?`, spliter, pyS+`?`+pyD+`+`+pyS+`?`)
-	var zhRE *regexp.Regexp
-	if lang == Chinese {
-		// "SECTION 1", "受众一" and "第1天" / "第一天" all mark a section.
-		q := regexp.QuoteMeta(spliter)
-		zhRE = regexp.MustCompile(`第` + pyS + `?` + zhNumber + pyS + `?` + q + `|` + q + pyS + `?` + zhNumber)
-	}
-	return checkFunc(func(s string) bool {
-		if zhRE != nil {
-			return len(zhRE.FindAllStringIndex(s, -1)) >= n
+	re := sync.OnceValue(func() *regexp.Regexp {
+		if lang == Chinese {
+			// "SECTION 1", "受众一" and "第1天" / "第一天" all mark a section.
+			q := regexp.QuoteMeta(spliter)
+			return regexp.MustCompile(`第` + pyS + `?` + zhNumber + pyS + `?` + q + `|` + q + pyS + `?` + zhNumber)
 		}
-		return len(re.FindAllStringIndex(s, -1)) >= n
+		return compilePy(pyS+`?`, spliter, pyS+`?`+pyD+`+`+pyS+`?`)
+	})
+	return checkFunc(func(s string) bool {
+		return len(re().FindAllStringIndex(s, -1)) >= n
 	}), nil
 }
 
@@ -674,11 +677,11 @@ func pythonJSONExtension(s string) bool {
 	return json.Valid([]byte(b.String()))
 }
 
-var titleRE = regexp.MustCompile(`<<[^\n]+>>`)
+var titleRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<<[^\n]+>>`) })
 
 func buildTitle(string, kwargs, Config) (Checker, error) {
 	return checkFunc(func(s string) bool {
-		for _, t := range titleRE.FindAllString(s, -1) {
+		for _, t := range titleRE().FindAllString(s, -1) {
 			if textstats.Strip(strings.TrimRight(strings.TrimLeft(t, "<"), ">")) != "" {
 				return true
 			}

@@ -19,6 +19,7 @@ package ifeval
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -165,15 +166,10 @@ func (p *Prompt) Evaluate(response string) Result {
 	// A checker is a pure function of the text, so a variant equal to an
 	// earlier one (no '*' to remove, a one-line response...) cannot change
 	// the verdict and is skipped; so is a variant that is empty after
-	// stripping, which follows nothing.
+	// stripping, which follows nothing. The variants are made only when
+	// an instruction is not followed strictly.
 	var variants []string
-	seen := map[string]bool{}
-	for _, v := range LooseVariants(response)[1:] {
-		if !seen[v] && v != response && textstats.Strip(v) != "" {
-			seen[v] = true
-			variants = append(variants, v)
-		}
-	}
+	made := false
 	res := Result{Strict: make([]bool, len(p.checkers)), Loose: make([]bool, len(p.checkers))}
 	nonEmpty := textstats.Strip(response) != ""
 	for i, c := range p.checkers {
@@ -181,6 +177,9 @@ func (p *Prompt) Evaluate(response string) Result {
 		if res.Strict[i] {
 			res.Loose[i] = true
 			continue
+		}
+		if !made {
+			variants, made = distinctVariants(response), true
 		}
 		for _, v := range variants {
 			if c.Check(v) {
@@ -190,6 +189,18 @@ func (p *Prompt) Evaluate(response string) Result {
 		}
 	}
 	return res
+}
+
+// distinctVariants are the loose variants of response other than itself,
+// without repeats and without those empty after stripping.
+func distinctVariants(response string) []string {
+	var variants []string
+	for _, v := range LooseVariants(response)[1:] {
+		if v != response && textstats.Strip(v) != "" && !slices.Contains(variants, v) {
+			variants = append(variants, v)
+		}
+	}
+	return variants
 }
 
 // LooseVariants returns the official loose-evaluation variants of a

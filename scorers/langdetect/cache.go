@@ -1,7 +1,6 @@
 package langdetect
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
 	"unsafe"
 )
 
@@ -27,7 +27,9 @@ import (
 // cacheLayout changes whenever the model's fields or their encoding do.
 const cacheLayout = 2
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
+// crcTable is made on first use (MakeTable sets up the Castagnoli tables,
+// which commands that detect no language need not pay for).
+var crcTable = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // cacheDir is where the cache lives; tests point it elsewhere.
 var cacheDir = func() string {
@@ -38,24 +40,19 @@ var cacheDir = func() string {
 	return filepath.Join(d, "pocketeval")
 }
 
-// cachePath is the cache file of the model built from archive raw, or ""
-// when there is no cache directory.
-func cachePath(raw []byte) string {
+// cachePath is the cache file of the model built from the archive whose
+// sha256 is sum (hex), or "" when there is no cache directory.
+func cachePath(sum string) string {
 	dir := cacheDir()
 	if dir == "" {
 		return ""
 	}
-	sum := sha256.Sum256(raw)
-	return filepath.Join(dir, fmt.Sprintf("langdetect-%x-v%d.bin", sum[:12], cacheLayout))
+	return filepath.Join(dir, fmt.Sprintf("langdetect-%s-v%d.bin", sum[:24], cacheLayout))
 }
 
 // archiveFiles returns the files of the embedded archive by name.
 func archiveFiles() (map[string][]byte, error) {
-	raw, err := dataFS.ReadFile(archivePath)
-	if err != nil {
-		return nil, fmt.Errorf("langdetect: read %s: %w", archivePath, err)
-	}
-	return readArchive(raw)
+	return readArchive(archive)
 }
 
 // writeCache writes m to path atomically; failures are ignored.
@@ -64,7 +61,7 @@ func writeCache(path string, m *model) {
 		return
 	}
 	b := encodeModel(m)
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable()))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
@@ -102,7 +99,7 @@ func readCache(path string) (*model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(b) < 4 || crc32.Checksum(b[:len(b)-4], crcTable) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+	if len(b) < 4 || crc32.Checksum(b[:len(b)-4], crcTable()) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
 		return nil, errCorrupt
 	}
 	return decodeModel(b[:len(b)-4])

@@ -1,6 +1,8 @@
 package langdetect
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -66,5 +68,13 @@ func BenchmarkLoadCached(b *testing.B) {
 		if _, err := readCache(path); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestArchiveSHA256: the pinned digest that names the cache is the
+// embedded archive's, so that a new archive gets a new cache file.
+func TestArchiveSHA256(t *testing.T) {
+	if got := fmt.Sprintf("%x", sha256.Sum256([]byte(archive))); got != archiveSHA256 {
+		t.Errorf("sha256 of %s is %s; set archiveSHA256 to it", archivePath, got)
 	}
 }

@@ -117,6 +117,13 @@ func alpha(r *pyrandom.Rand) float64 {
 	return alphaDefault + float64(r.Gauss(0, 1)*alphaWidth)
 }
 
+// Load loads the profiles (from the model cache, or by building the model)
+// if no earlier call did, and returns the error that made them unusable.
+func Load() error {
+	_, err := loadModel()
+	return err
+}
+
 // Languages returns the codes of the 55 profiles, sorted.
 func Languages() ([]string, error) {
 	m, err := loadModel()

@@ -2,7 +2,6 @@ package langdetect
 
 import (
 	"archive/tar"
-	"bytes"
 	"compress/gzip"
 	"embed"
 	"fmt"
@@ -19,10 +18,21 @@ import (
 // rebuilds the archive): the 55 language profiles and messages.properties,
 // which holds the CJK and Vietnamese normalisation tables.
 //
-//go:embed profiles/profiles.tar.gz profiles/PROVENANCE.json
+//go:embed profiles/PROVENANCE.json
 var dataFS embed.FS
 
+// archive is the embedded profiles/profiles.tar.gz, used in place (a
+// string, not a copy as embed.FS.ReadFile would make).
+//
+//go:embed profiles/profiles.tar.gz
+var archive string
+
 const archivePath = "profiles/profiles.tar.gz"
+
+// archiveSHA256 is the sha256 of archive, which names the model cache
+// (TestArchiveSHA256 checks it): hashing the megabyte at every start would
+// cost more than reading the cache.
+const archiveSHA256 = "a828d2ee0d008161cb80c9152ef0ae0ab21fbe6c223e037714029abf95cbf0cc"
 
 // entry is one language's probability for an n-gram.
 type entry struct {
@@ -59,15 +69,11 @@ type model struct {
 // loadModel builds the model from the embedded archive on first use, or
 // reads it from the model cache (cache.go) that an earlier build wrote.
 var loadModel = sync.OnceValues(func() (*model, error) {
-	raw, err := dataFS.ReadFile(archivePath)
-	if err != nil {
-		return nil, fmt.Errorf("langdetect: read %s: %w", archivePath, err)
-	}
-	path := cachePath(raw)
+	path := cachePath(archiveSHA256)
 	if m, err := readCache(path); err == nil {
 		return m, nil
 	}
-	files, err := readArchive(raw)
+	files, err := readArchive(archive)
 	if err != nil {
 		return nil, err
 	}
@@ -79,8 +85,8 @@ var loadModel = sync.OnceValues(func() (*model, error) {
 })
 
 // readArchive returns the files of the archive by name.
-func readArchive(raw []byte) (map[string][]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(raw))
+func readArchive(raw string) (map[string][]byte, error) {
+	zr, err := gzip.NewReader(strings.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("langdetect: read %s: %w", archivePath, err)
 	}

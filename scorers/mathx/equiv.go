@@ -1,8 +1,9 @@
 package mathx
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 )
 
 // Equivalent reports whether cand is the same final answer as gold, for
@@ -154,9 +155,9 @@ func (cmp *comparer) equal(g, c string, depth int) bool {
 }
 
 var (
-	baseNumber = regexp.MustCompile(`^([0-9A-Fa-f]+)_\{?(\d+)\}?$`)
-	plainWord  = regexp.MustCompile(`^[A-Za-z][A-Za-z'\-]*$`)
-	membership = regexp.MustCompile(`^(?:[a-zA-Z]|\\[a-zA-Z]+)\\in`)
+	baseNumber = lazyre.New(`^([0-9A-Fa-f]+)_\{?(\d+)\}?$`)
+	plainWord  = lazyre.New(`^[A-Za-z][A-Za-z'\-]*$`)
+	membership = lazyre.New(`^(?:[a-zA-Z]|\\[a-zA-Z]+)\\in`)
 )
 
 // stripMembership drops "x\in" in front of a set or interval answer.

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 )
 
 // StripThinking removes a reasoning section from a response. It returns the
@@ -217,7 +219,7 @@ func (e *NumericExtractor) flexible1(text string) Extraction {
 }
 
 // textArg matches \text{…}-like wrappers whose content is prose.
-var textArg = regexp.MustCompile(`\\(?:text|mbox|textbf|mathrm|textrm|operatorname)\s*\{[^{}]*\}`)
+var textArg = lazyre.New(`\\(?:text|mbox|textbf|mathrm|textrm|operatorname)\s*\{[^{}]*\}`)
 
 // boxedNumber reads the numeric answer inside a box: the last number after
 // unit text is removed ("3 \times 6 = 18", "18 \text{ dollars}").

@@ -1,14 +1,15 @@
 package mathx
 
 import (
-	"regexp"
 	"strconv"
+
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 )
 
 // hanziAfterCue matches a number written in Chinese numerals right after a
 // Chinese answer cue ("答案是十八"). Elsewhere numerals are left alone:
 // 一 in 一共 or 一半 is not an answer.
-var hanziAfterCue = regexp.MustCompile(`(答案是|答案为|答案[:：]|最终答案是|最终答案为|最终答案[:：])(\s*)([零〇一二两三四五六七八九十百千万亿]+)`)
+var hanziAfterCue = lazyre.New(`(答案是|答案为|答案[:：]|最终答案是|最终答案为|最终答案[:：])(\s*)([零〇一二两三四五六七八九十百千万亿]+)`)
 
 var hanziDigits = map[rune]int64{'零': 0, '〇': 0, '一': 1, '二': 2, '两': 2, '三': 3, '四': 4, '五': 5, '六': 6, '七': 7, '八': 8, '九': 9}
 

@@ -1,8 +1,9 @@
 package mathx
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 )
 
 // Answer is an extracted LaTeX answer.
@@ -28,10 +29,10 @@ func MathStrict(response string) Answer {
 
 // finalAnswerCue matches Minerva's "The final answer is $X$" and similar
 // phrases; the answer is taken from the following math span or line.
-var finalAnswerCue = regexp.MustCompile(`(?i)(?:final\s+answer\s+is|final\s+answer\s*[:：]|the\s+answer\s+is|answer\s*[:：]|答案是|答案为|答案[:：])\s*`)
+var finalAnswerCue = lazyre.New(`(?i)(?:final\s+answer\s+is|final\s+answer\s*[:：]|the\s+answer\s+is|answer\s*[:：]|答案是|答案为|答案[:：])\s*`)
 
 // inlineMath matches $…$ and \(…\) spans.
-var inlineMath = regexp.MustCompile(`\$\$?([^$]+?)\$\$?|\\\((.+?)\\\)`)
+var inlineMath = lazyre.New(`\$\$?([^$]+?)\$\$?|\\\((.+?)\\\)`)
 
 // MathFlexible extracts the most plausible MATH answer: the last box, else
 // the answer after the last "final answer is" cue (its math span, or the

@@ -1,8 +1,9 @@
 package mathx
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 )
 
 // Normalize rewrites a LaTeX answer into the canonical string form that
@@ -74,11 +75,11 @@ func Normalize(s string) string {
 
 var (
 	// plainFunc matches sqrt, pi, infinity… written without a backslash.
-	plainFunc = regexp.MustCompile(`(^|[^\\a-zA-Z])(sqrt|pi|infty|infinity|inf)([^a-zA-Z]|$)`)
+	plainFunc = lazyre.New(`(^|[^\\a-zA-Z])(sqrt|pi|infty|infinity|inf)([^a-zA-Z]|$)`)
 	// plainUnion matches "(0,1) U (2,3)".
-	plainUnion = regexp.MustCompile(`([\)\]])\s*U\s*([\(\[])`)
+	plainUnion = lazyre.New(`([\)\]])\s*U\s*([\(\[])`)
 	// listWords matches "and"/"or" joining the items of an answer list.
-	listWords = regexp.MustCompile(`\s*,?\s+(?:and|or)\s+`)
+	listWords = lazyre.New(`\s*,?\s+(?:and|or)\s+`)
 )
 
 // plainMath rewrites plain-text math into LaTeX: "5 sqrt(2)", "pi/2",
@@ -120,24 +121,24 @@ var latexNoise = strings.NewReplacer(
 
 var (
 	// leftRight matches sizing commands (not \leftarrow, \rightarrow).
-	leftRight = regexp.MustCompile(`\\(?:left|right|bigg|Bigg|big|Big)(?:[^a-zA-Z]|$)`)
-	degrees   = regexp.MustCompile(`\^\s*\{?\s*\\circ\s*\}?|°|\\degree|\^\{\s*\\text\{\s*o\s*\}\s*\}`)
+	leftRight = lazyre.New(`\\(?:left|right|bigg|Bigg|big|Big)(?:[^a-zA-Z]|$)`)
+	degrees   = lazyre.New(`\^\s*\{?\s*\\circ\s*\}?|°|\\degree|\^\{\s*\\text\{\s*o\s*\}\s*\}`)
 	// rightUnits matches trailing unit text after a numeric answer:
 	// "5 \text{ cm}^2", "4\mbox{ inches}".
-	rightUnits = regexp.MustCompile(`^(.*[\d}a-zA-Z)])\s*\\(?:text|textbf|textit|mbox|textrm|mathrm)\s*\{\s*[a-zA-Z][a-zA-Z .]*\}(?:\s*\^\s*\{?\d\}?)?\s*$`)
+	rightUnits = lazyre.New(`^(.*[\d}a-zA-Z)])\s*\\(?:text|textbf|textit|mbox|textrm|mathrm)\s*\{\s*[a-zA-Z][a-zA-Z .]*\}(?:\s*\^\s*\{?\d\}?)?\s*$`)
 	// plainUnits matches unit words after a number written without \text.
-	plainUnits     = regexp.MustCompile(`^(-?[\d.,/]+)\s+(?:(?:square|sq\.?|cubic)\s+)?(?:cm|mm|km|m|in|inch|inches|ft|feet|foot|yd|yards?|miles?|meters?|metres?|centimeters?|units?|degrees?|dollars?|cents?|hours?|minutes?|seconds?|days?|weeks?|years?|mph|pounds?|lbs?|ounces?|oz|gallons?|liters?|people|students|ways|percent|sq|cubic)(?:\s*\^\s*\{?[23]\}?)?\.?$`)
-	commaThinSpace = regexp.MustCompile(`(\d),\\!(?:\\[,;:!]|\s)*(\d{3})`)
-	textCmd        = regexp.MustCompile(`\\(?:text|textbf|textit|textrm|mbox|mathrm|mathit|mathsf|operatorname|hbox)\s*\{`)
-	thousands      = regexp.MustCompile(`^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$`)
-	sqrtShort      = regexp.MustCompile(`\\sqrt([0-9a-zA-Z])`)
+	plainUnits     = lazyre.New(`^(-?[\d.,/]+)\s+(?:(?:square|sq\.?|cubic)\s+)?(?:cm|mm|km|m|in|inch|inches|ft|feet|foot|yd|yards?|miles?|meters?|metres?|centimeters?|units?|degrees?|dollars?|cents?|hours?|minutes?|seconds?|days?|weeks?|years?|mph|pounds?|lbs?|ounces?|oz|gallons?|liters?|people|students|ways|percent|sq|cubic)(?:\s*\^\s*\{?[23]\}?)?\.?$`)
+	commaThinSpace = lazyre.New(`(\d),\\!(?:\\[,;:!]|\s)*(\d{3})`)
+	textCmd        = lazyre.New(`\\(?:text|textbf|textit|textrm|mbox|mathrm|mathit|mathsf|operatorname|hbox)\s*\{`)
+	thousands      = lazyre.New(`^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$`)
+	sqrtShort      = lazyre.New(`\\sqrt([0-9a-zA-Z])`)
 	// singleBrace drops braces around one character after ^ or _.
-	singleBrace   = regexp.MustCompile(`([\^_])\{([0-9a-zA-Z])\}`)
-	leadingDot    = regexp.MustCompile(`(^|[^0-9])\.([0-9])`)
-	trailingZeros = regexp.MustCompile(`\d+\.\d*0+(?:[^0-9]|$)|\d+\.(?:[^0-9]|$)`)
-	simpleSlash   = regexp.MustCompile(`^(-?\d+)/(\d+)$`)
-	choiceLetter  = regexp.MustCompile(`^\(([A-Za-z])\)$`)
-	varPrefix     = regexp.MustCompile(`^\s*(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?(?:\([a-zA-Z]\))?\s*=\s*`)
+	singleBrace   = lazyre.New(`([\^_])\{([0-9a-zA-Z])\}`)
+	leadingDot    = lazyre.New(`(^|[^0-9])\.([0-9])`)
+	trailingZeros = lazyre.New(`\d+\.\d*0+(?:[^0-9]|$)|\d+\.(?:[^0-9]|$)`)
+	simpleSlash   = lazyre.New(`^(-?\d+)/(\d+)$`)
+	choiceLetter  = lazyre.New(`^\(([A-Za-z])\)$`)
+	varPrefix     = lazyre.New(`^\s*(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?(?:\([a-zA-Z]\))?\s*=\s*`)
 )
 
 // unwrapDelimiters removes math-mode delimiters around the whole answer.

@@ -3,8 +3,9 @@ package mathx
 import (
 	"math"
 	"math/big"
-	"regexp"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 )
 
 // widthFolder maps full-width digits and number punctuation, and the
@@ -29,7 +30,7 @@ func FoldWidth(s string) string { return widthFolder.Replace(s) }
 // part of the match ("18." → "18").
 const numberPattern = `-?(?:\$\s?)?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:/\d+(?:\.\d+)?)?|-?\$?\.\d+`
 
-var numberRe = regexp.MustCompile(numberPattern)
+var numberRe = lazyre.New(numberPattern)
 
 // Number is a parsed numeric answer.
 type Number struct {
@@ -177,7 +178,7 @@ func LastNumber(s string) (Number, bool) {
 }
 
 // calcAnnotation matches GSM8K calculator annotations "<<48/2=24>>".
-var calcAnnotation = regexp.MustCompile(`<<[^<>]*>>`)
+var calcAnnotation = lazyre.New(`<<[^<>]*>>`)
 
 // latexNumberNoise are LaTeX fragments that sit inside or between numbers
 // without changing them.
@@ -188,13 +189,13 @@ var latexNumberNoise = strings.NewReplacer(
 
 // narrowThousands matches a no-break or thin space used as a thousands
 // separator (French, Russian: "1 000").
-var narrowThousands = regexp.MustCompile(`(\d)[\x{00a0}\x{202f}\x{2009}](\d{3})`)
+var narrowThousands = lazyre.New(`(\d)[\x{00a0}\x{202f}\x{2009}](\d{3})`)
 
 // texFrac matches \frac{a}{b} with numeric a and b.
-var texFrac = regexp.MustCompile(`(-?)\\frac\{\s*(-?\d+(?:\.\d+)?)\s*\}\{\s*(\d+(?:\.\d+)?)\s*\}`)
+var texFrac = lazyre.New(`(-?)\\frac\{\s*(-?\d+(?:\.\d+)?)\s*\}\{\s*(\d+(?:\.\d+)?)\s*\}`)
 
 // texFracShort matches \frac12.
-var texFracShort = regexp.MustCompile(`\\frac(\d)(\d)`)
+var texFracShort = lazyre.New(`\\frac(\d)(\d)`)
 
 // cleanForNumbers prepares free text for number scanning: width folding,
 // calculator annotations removed, LaTeX fractions of literals turned into

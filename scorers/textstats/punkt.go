@@ -50,7 +50,10 @@ type punktParams struct {
 	abbrevs      map[string]bool    // lower-case, without the final period
 	collocations map[[2]string]bool // (type before the period, type after)
 	sentStarters map[string]bool    // lower-case types
-	ortho        map[string]int     // type → orthoBegUC|… bits; absent is 0
+	// orthoLines are the "ortho\tTYPE\tFLAGS" lines, sorted by TYPE
+	// (bytewise), searched in place by orthoOf: 20,366 of them, which
+	// a map would take milliseconds and megabytes to build at every start.
+	orthoLines string
 }
 
 // englishPunkt is nltk's English model, parsed on first use.
@@ -63,17 +66,25 @@ var englishPunkt = sync.OnceValue(func() *punktParams {
 })
 
 // parsePunktParams reads the tab-separated parameter file: lines
-// "abbrev\tTYPE", "colloc\tTYPE\tTYPE", "starter\tTYPE",
-// "ortho\tTYPE\tFLAGS"; '#' starts a comment line. Types are kept as
-// written (an abbreviation type may end in a space).
+// "abbrev\tTYPE", "colloc\tTYPE\tTYPE", "starter\tTYPE", then the
+// "ortho\tTYPE\tFLAGS" lines, sorted by TYPE, to the end; '#' starts a
+// comment line. Types are kept as written (an abbreviation type may end in
+// a space). The ortho lines are checked by checkOrthoLines (in the tests),
+// not at every start.
 func parsePunktParams(src string) (*punktParams, error) {
-	p := &punktParams{abbrevs: map[string]bool{}, collocations: map[[2]string]bool{}, sentStarters: map[string]bool{}, ortho: map[string]int{}}
-	for n, line := range strings.Split(src, "\n") {
+	p := &punktParams{abbrevs: map[string]bool{}, collocations: map[[2]string]bool{}, sentStarters: map[string]bool{}}
+	for n := 1; src != ""; n++ {
+		line, rest, _ := strings.Cut(src, "\n")
+		if strings.HasPrefix(line, "ortho\t") {
+			p.orthoLines = src
+			break
+		}
+		src = rest
 		if line == "" || line[0] == '#' {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		bad := func(why string) error { return fmt.Errorf("line %d: %s: %q", n+1, why, line) }
+		bad := func(why string) error { return fmt.Errorf("line %d: %s: %q", n, why, line) }
 		switch {
 		case f[0] == "abbrev" && len(f) == 2:
 			p.abbrevs[f[1]] = true
@@ -81,20 +92,66 @@ func parsePunktParams(src string) (*punktParams, error) {
 			p.collocations[[2]string{f[1], f[2]}] = true
 		case f[0] == "starter" && len(f) == 2:
 			p.sentStarters[f[1]] = true
-		case f[0] == "ortho" && len(f) == 3:
-			v, err := strconv.Atoi(f[2])
-			if err != nil || v <= 0 || v >= 1<<7 {
-				return nil, bad("flags")
-			}
-			p.ortho[f[1]] = v
 		default:
 			return nil, bad("unknown record")
 		}
 	}
-	if len(p.abbrevs) == 0 || len(p.ortho) == 0 {
+	if len(p.abbrevs) == 0 || p.orthoLines == "" {
 		return nil, errors.New("no abbreviations or orthographic context")
 	}
 	return p, nil
+}
+
+// checkOrthoLines checks what orthoOf relies on: every line an ortho
+// record with flags from 1 to 127, types strictly increasing.
+func checkOrthoLines(lines string) error {
+	prev := ""
+	for n := 1; lines != ""; n++ {
+		line, rest, _ := strings.Cut(lines, "\n")
+		lines = rest
+		f := strings.Split(line, "\t")
+		if len(f) != 3 || f[0] != "ortho" {
+			return fmt.Errorf("ortho line %d: not an ortho record: %q", n, line)
+		}
+		v, err := strconv.Atoi(f[2])
+		if err != nil || v <= 0 || v >= 1<<7 || strconv.Itoa(v) != f[2] {
+			return fmt.Errorf("ortho line %d: flags: %q", n, line)
+		}
+		if n > 1 && f[1] <= prev {
+			return fmt.Errorf("ortho line %d: type %q not after %q", n, f[1], prev)
+		}
+		prev = f[1]
+	}
+	return nil
+}
+
+// orthoOf returns the orthographic context bits of a type (0 when the
+// model has none), by binary search over the sorted ortho lines.
+func (p *punktParams) orthoOf(typ string) int {
+	b := p.orthoLines
+	lo, hi := 0, len(b) // b[lo:hi] holds whole lines
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		start := lo + strings.LastIndexByte(b[lo:mid], '\n') + 1
+		end := hi
+		if i := strings.IndexByte(b[start:hi], '\n'); i >= 0 {
+			end = start + i
+		}
+		key, flags, _ := strings.Cut(b[start+len("ortho\t"):end], "\t")
+		switch {
+		case key == typ:
+			v := 0
+			for i := 0; i < len(flags); i++ {
+				v = v*10 + int(flags[i]-'0')
+			}
+			return v
+		case key < typ:
+			lo = end + 1
+		default:
+			hi = start
+		}
+	}
+	return 0
 }
 
 // punktToken is one word token with its Punkt annotations.
@@ -331,7 +388,7 @@ func (p *punktParams) orthoHeuristic(t *punktToken) ortho {
 	if strings.Contains(";:,.!?", t.tok) {
 		return orthoFalse
 	}
-	oc := p.ortho[t.typeNoSentPeriod()]
+	oc := p.orthoOf(t.typeNoSentPeriod())
 	if t.firstUpper() && oc&orthoLC != 0 && oc&orthoMidUC == 0 {
 		return orthoTrue
 	}
@@ -373,7 +430,7 @@ func (p *punktParams) secondPass(t1, t2 *punktToken) {
 			t1.abbr = true
 			return
 		}
-		if o == orthoUnknown && initial && t2.firstUpper() && p.ortho[nextTyp]&orthoLC == 0 {
+		if o == orthoUnknown && initial && t2.firstUpper() && p.orthoOf(nextTyp)&orthoLC == 0 {
 			t1.sentbreak = false
 			t1.abbr = true
 		}
@@ -454,6 +511,16 @@ func lastASCIIWhitespace(s string) int {
 	return 0
 }
 
+// context is nltk's match.group() + after_tok context of a candidate: the
+// word before the sentence-end character and the match from it. The word
+// ends where the match starts, so this is a part of s, not a copy.
+func context(s string, word span, m *endMatch) string {
+	if word.stop == m.start {
+		return s[word.start:m.afterEnd]
+	}
+	return s[word.start:word.stop] + s[m.start:m.afterEnd]
+}
+
 func (p *punktParams) slices(s string) []span {
 	type ctxMatch struct {
 		m   endMatch
@@ -473,13 +540,13 @@ func (p *punktParams) slices(s string) []span {
 		}
 		word := span{idx, m.start}
 		if prevMatch != nil && prev.stop <= word.start {
-			cands = append(cands, ctxMatch{*prevMatch, s[prev.start:prev.stop] + s[prevMatch.start:prevMatch.afterEnd]})
+			cands = append(cands, ctxMatch{*prevMatch, context(s, prev, prevMatch)})
 		}
 		prevMatch = &m
 		prev = word
 	}
 	if prevMatch != nil {
-		cands = append(cands, ctxMatch{*prevMatch, s[prev.start:prev.stop] + s[prevMatch.start:prevMatch.afterEnd]})
+		cands = append(cands, ctxMatch{*prevMatch, context(s, prev, prevMatch)})
 	}
 	var out []span
 	last := 0

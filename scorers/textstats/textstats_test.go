@@ -2,6 +2,7 @@ package textstats
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -196,5 +197,44 @@ func TestWordRuneUnicode14(t *testing.T) {
 	}
 	if IsLowerRune('\u10FC') || IsLower("\uA7F2") || !IsLower("ª") {
 		t.Errorf("IsLowerRune: Unicode 15.0's new Other_Lowercase letters must not be lower-case, ª must")
+	}
+}
+
+// TestPunktOrtho: the ortho lines of punkt_english.tsv are what orthoOf
+// needs (well formed, sorted, unique), and orthoOf finds every type's
+// flags and 0 for types the model lacks.
+func TestPunktOrtho(t *testing.T) {
+	p := englishPunkt()
+	if err := checkOrthoLines(p.orthoLines); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSuffix(p.orthoLines, "\n"), "\n") {
+		f := strings.Split(line, "\t")
+		v, _ := strconv.Atoi(f[2])
+		want[f[1]] = v
+	}
+	if len(want) != 20366 {
+		t.Errorf("%d ortho types, want 20366", len(want))
+	}
+	for typ, v := range want {
+		for _, probe := range []string{typ, typ + "x", typ[:len(typ)-1], "!" + typ, typ + "\x00"} {
+			if got := p.orthoOf(probe); got != want[probe] {
+				t.Fatalf("orthoOf(%q) = %d, want %d", probe, got, want[probe])
+			}
+		}
+		if got := p.orthoOf(typ); got != v {
+			t.Fatalf("orthoOf(%q) = %d, want %d", typ, got, v)
+		}
+	}
+	for _, probe := range []string{"", "\x00", "\U0010ffff", "zzzzz"} {
+		if got := p.orthoOf(probe); got != 0 {
+			t.Errorf("orthoOf(%q) = %d, want 0", probe, got)
+		}
+	}
+	for _, bad := range []string{"ortho\tb\t4\northo\ta\t4\n", "ortho\ta\t4\northo\ta\t4\n", "ortho\ta\t0\n", "abbrev\ta\n"} {
+		if checkOrthoLines(bad) == nil {
+			t.Errorf("checkOrthoLines(%q) accepted", bad)
+		}
 	}
 }

@@ -51,12 +51,12 @@ func (f *replayFlags) RawPrompts(rt runtime.Runtime) string {
 	if !ok {
 		return ""
 	}
-	preds := r.Predictions()
-	if len(preds) == 0 {
+	forms := r.Forms()
+	if len(forms) == 0 {
 		return ""
 	}
-	for _, p := range preds {
-		if p.Form != replay.FormHumanEval {
+	for _, f := range forms {
+		if f != replay.FormHumanEval {
 			return ""
 		}
 	}

@@ -1,0 +1,5 @@
+package langdetect
+
+import "syscall"
+
+const mapPopulate = syscall.MAP_POPULATE
