@@ -36,6 +36,10 @@ type llamacppFlags struct {
 	ContextSize int    // --ctx-size
 	Batch       string // --batch on|off
 	PrefixCache string // --prefix-cache on|off
+	FlashAttn   string // --flash-attn auto|on|off
+	// threads is --threads as Validate saw it (Settings records it when
+	// it changes outputs).
+	threads int
 	// Speculative decoding with --speculative draft: --draft-model,
 	// --draft-max, --draft-min, --draft-p-min (llamacpp.Options).
 	DraftModel string
@@ -57,6 +61,7 @@ func (f *llamacppFlags) SpeculativeHelp() string {
 func (f *llamacppFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.ContextSize, "ctx-size", f.ContextSize, "context size in tokens for llamacpp (0 = min(4096, the model's training context))")
 	fs.StringVar(&f.Batch, "batch", "off", "llamacpp: off computes each request alone in its own context; on decodes the next tokens of concurrent requests together in one context, with --threads 1, and is refused (exit 2) for a model whose kernels would change a bit of the results that way (F32 and F16 weights; Q4_0 and Q8_0 pass): either way every response is the one computed alone")
+	fs.StringVar(&f.FlashAttn, "flash-attn", "auto", "llamacpp: flash attention, auto (llama.cpp's choice: on where the backend has it), on or off; off was measured 3.6x faster at prefill for very small heads (stories260K)")
 	fs.StringVar(&f.PrefixCache, "prefix-cache", "auto", "llamacpp: auto is on: keep the whole 512-token chunks of a prompt a context holds (exact); off evaluates every prompt whole")
 	fs.StringVar(&f.DraftModel, "draft-model", f.DraftModel, "llamacpp --speculative draft: the draft model, a GGUF `FILE` with the target's vocabulary")
 	fs.IntVar(&f.DraftMax, "draft-max", f.DraftMax, "llamacpp --speculative draft: most tokens drafted per step")
@@ -74,6 +79,7 @@ func (f *llamacppFlags) Contexts(c Common) int {
 }
 
 func (f *llamacppFlags) Validate(c Common) error {
+	f.threads = c.Threads
 	if c.Model == "" {
 		return errors.New("--model is required for --runtime llamacpp (a GGUF file)")
 	}
@@ -105,6 +111,11 @@ func (f *llamacppFlags) Validate(c Common) error {
 	}
 	if f.PrefixCache != "" && f.PrefixCache != "on" && f.PrefixCache != "off" && f.PrefixCache != "auto" {
 		return fmt.Errorf("--prefix-cache must be on, off or auto, got %q", f.PrefixCache)
+	}
+	switch f.FlashAttn {
+	case "", "auto", "on", "off":
+	default:
+		return fmt.Errorf("--flash-attn must be auto, on or off, got %q", f.FlashAttn)
 	}
 	if err := f.checkDraft(c); err != nil {
 		return err
@@ -140,7 +151,7 @@ func (f *llamacppFlags) checkDraft(c Common) error {
 func (f *llamacppFlags) Open(ctx context.Context, c Common) (runtime.Runtime, error) {
 	o := llamacpp.Options{
 		Model: c.Model, Threads: c.Threads, ContextSize: f.ContextSize, Workers: c.Workers,
-		Batch: f.engineBatch(), PrefixCache: f.prefixCache(),
+		Batch: f.engineBatch(), PrefixCache: f.prefixCache(), FlashAttention: f.FlashAttn,
 		ChatTemplate: c.ChatTemplate, ChatTemplateSource: c.ChatTemplateSource, Thinking: c.Thinking, TemplateNow: c.TemplateNow,
 	}
 	plain := o
@@ -196,8 +207,23 @@ func (f *llamacppFlags) engineBatch() string {
 // the prefix cache keeps only what computing anew gives bit for bit.
 func (f *llamacppFlags) Nondeterminism(c Common) string { return "" }
 
+// Settings: the context size; --flash-attn when not auto; and --threads
+// above 1 unless flash attention is off. llama.cpp's CPU flash attention
+// splits the attention of one query over a long context (hundreds of
+// cells) between the threads and adds the parts in an order that depends
+// on their number, so the last bits of the logits, and now and then a
+// greedy token, depend on --threads (stories260K, 6 GSM8K answers of 900
+// tokens: 5 differ between 1 and 2 threads with auto, none with off).
+// Without it every dot product is one thread's, whatever their number.
 func (f *llamacppFlags) Settings() map[string]any {
-	return map[string]any{"ctx_size": f.ContextSize}
+	m := map[string]any{"ctx_size": f.ContextSize}
+	if f.FlashAttn != "" && f.FlashAttn != "auto" {
+		m["flash_attn"] = f.FlashAttn
+	}
+	if f.threads > 1 && f.FlashAttn != "off" {
+		m["threads"] = f.threads
+	}
+	return m
 }
 
 func (f *llamacppFlags) Model(c Common) (Model, error) { return LocalModel(c.Model) }
