@@ -307,15 +307,6 @@ func (w *SampleWriter) Append(rec *Record) error {
 	return w.AppendLine(data)
 }
 
-// EncodeLine encodes rec as a samples line, newline included.
-func EncodeLine(rec *Record) ([]byte, error) {
-	data, err := json.Marshal(rec)
-	if err != nil {
-		return nil, fmt.Errorf("encode sample %s: %w", rec.ID, err)
-	}
-	return append(data, '\n'), nil
-}
-
 // AppendLine writes a line made by EncodeLine, as Append does.
 func (w *SampleWriter) AppendLine(data []byte) error {
 	w.mu.Lock()
@@ -374,16 +365,15 @@ func RewriteSorted(path string, recs []Record) error {
 		}
 		return sorted[i].Repeat < sorted[j].Repeat
 	})
-	var buf bytes.Buffer
+	var buf []byte
+	cache := NewStringCache()
 	for i := range sorted {
-		data, err := json.Marshal(&sorted[i])
-		if err != nil {
+		var err error
+		if buf, err = AppendLine(buf, &sorted[i], cache); err != nil {
 			return err
 		}
-		buf.Write(data)
-		buf.WriteByte('\n')
 	}
-	return WriteFileAtomic(path, buf.Bytes())
+	return WriteFileAtomic(path, buf)
 }
 
 // checkSamplesDir refuses a samples directory (the parent of path) that is
