@@ -478,7 +478,7 @@ type cachedString struct {
 // starts over.
 const (
 	minCachedString = 256
-	maxCacheBytes   = 4 << 20
+	maxCacheBytes   = 1 << 20
 )
 
 // NewStringCache returns an empty cache.

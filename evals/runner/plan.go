@@ -51,7 +51,11 @@ type taskFile struct {
 	// written) are all of them, and the summary is built from memory
 	// instead of reading the file back (summaryRecords).
 	fresh bool
-	mem   []results.Record
+	// mem is allocated when the task's first record is remembered
+	// (memory), so that a run holds the records of the task it is
+	// working on, not of every task from the start.
+	mem     []results.Record
+	memOnce sync.Once
 	// filled counts the records in mem; the goroutine that fills the last
 	// one summarises the task at once (early) and lets mem go, so that a
 	// run keeps the records of about one task at a time.
@@ -210,7 +214,6 @@ func plan(o Options, preps preparedTasks) (*workPlan, error) {
 			pl.work = append(pl.work, wi)
 		}
 		if tf.fresh {
-			tf.mem = make([]results.Record, tf.count)
 			tf.repeats = o.SamplesPerTask
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"unicode/utf8"
 
+	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/results"
 )
 
@@ -13,7 +14,7 @@ import (
 // pos, as results.ReadTaskForSummary would read them back from the file.
 // Positions are distinct per work item, so calls need no lock.
 func (tf *taskFile) remember(pos int, rec *results.Record) {
-	mem := tf.mem
+	mem := tf.memory()
 	if mem == nil {
 		return
 	}
@@ -26,7 +27,11 @@ func (tf *taskFile) remember(pos int, rec *results.Record) {
 	if recs, ok := tf.memRecords(true); ok {
 		ts, missing := summarizeTask(tf.p, tf.repeats, recs)
 		tf.early = &earlySummary{ts: ts, missing: missing}
-		tf.mem = nil
+		// Nothing reads the task's samples any more (its work is done
+		// and finalize uses this summary): a long run lets each task's
+		// dataset go once the task is finished.
+		d := tf.p.data
+		tf.p.data = &evals.Dataset{Files: d.Files, Warnings: d.Warnings}
 	}
 }
 
@@ -124,12 +129,23 @@ func jsonString(s string) string {
 	return out
 }
 
+// memory returns mem, allocating it on first use for a fresh file (nil
+// for another, and once the task's summary was made from it).
+func (tf *taskFile) memory() []results.Record {
+	tf.memOnce.Do(func() {
+		if tf.fresh {
+			tf.mem = make([]results.Record, tf.count)
+		}
+	})
+	return tf.mem
+}
+
 // memRecords returns the task's records from memory, in file order, when
 // they are all of the file and the file needs no sorting (finished says
 // the file must end sorted, as results.ReadTaskForSummary leaves it);
 // ok is false when the file must be read back instead.
 func (tf *taskFile) memRecords(finished bool) ([]results.Record, bool) {
-	if !tf.fresh || tf.mem == nil {
+	if !tf.fresh || tf.memory() == nil {
 		return nil, false
 	}
 	tf.mu.Lock()
@@ -138,18 +154,30 @@ func (tf *taskFile) memRecords(finished bool) ([]results.Record, bool) {
 	if finished && unordered {
 		return nil, false
 	}
-	recs := make([]results.Record, 0, len(tf.mem))
+	var prev *results.Record
 	for i := range tf.mem {
 		r := &tf.mem[i]
 		if r.ID == "" {
 			continue // not written (the run was interrupted)
 		}
-		if finished && len(recs) > 0 && !sortedAfter(&recs[len(recs)-1], r) {
+		if finished && prev != nil && !sortedAfter(prev, r) {
 			return nil, false
 		}
-		recs = append(recs, *r)
+		prev = r
+	}
+	// The records are moved to the front of mem rather than copied: mem
+	// is not read again once its records were taken (the summary is
+	// made from them, and mem let go).
+	recs := tf.mem[:0]
+	for i := range tf.mem {
+		if tf.mem[i].ID == "" {
+			continue
+		}
+		recs = append(recs, tf.mem[i])
 		recs[len(recs)-1].Line = len(recs)
 	}
+	clear(tf.mem[len(recs):])
+	tf.mem = nil
 	return recs, true
 }
 

@@ -1028,11 +1028,12 @@ func (r *Runtime) MatchesPrompts() bool { return len(r.byPrompt) > 0 }
 // CheckRequests is CheckKnown for the requests a run will make (their
 // Task, ID and prompt text).
 func (r *Runtime) CheckRequests(reqs []runtime.Request) error {
-	keys := make([]Key, len(reqs))
-	for i, q := range reqs {
-		keys[i] = KeyOf(q)
-	}
-	return r.CheckKnown(keys)
+	return r.checkKnown(len(reqs), func(i int) Key { return KeyOf(reqs[i]) })
+}
+
+// CheckTaskIDs is CheckKnown for keys without prompts: {task, id} pairs.
+func (r *Runtime) CheckTaskIDs(keys [][2]string) error {
+	return r.checkKnown(len(keys), func(i int) Key { return Key{Task: keys[i][0], ID: keys[i][1]} })
 }
 
 // CheckKnown reports predictions that can match none of keys, before any
@@ -1047,11 +1048,17 @@ func (r *Runtime) CheckRequests(reqs []runtime.Request) error {
 // The error names up to five offending predictions with their lines and
 // says how many there are in all.
 func (r *Runtime) CheckKnown(keys []Key) error {
+	return r.checkKnown(len(keys), func(i int) Key { return keys[i] })
+}
+
+// checkKnown is CheckKnown over the n keys key returns.
+func (r *Runtime) checkKnown(n int, key func(int) Key) error {
 	tasks := map[string]bool{}
-	pairs := map[[2]string]bool{}
-	ids := map[string]bool{}
+	pairs := make(map[[2]string]bool, n)
+	ids := make(map[string]bool, n)
 	prompts := map[string]bool{}
-	for _, k := range keys {
+	for i := range n {
+		k := key(i)
 		tasks[k.Task] = true
 		pairs[[2]string{k.Task, k.ID}] = true
 		ids[k.ID] = true
