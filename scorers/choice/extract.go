@@ -281,6 +281,13 @@ func mayMatch(re *regexp.Regexp, text string) bool {
 	return true
 }
 
+// ContainsFold reports whether s contains word, which must be lower-case
+// ASCII letters, in any mix of ASCII cases: a cheap test of whether a
+// case-insensitive pattern built on the word can match (Go's (?i) also
+// folds 's' with U+017F ſ and 'k' with U+212A K, which callers test
+// apart).
+func ContainsFold(s, word string) bool { return containsFoldASCII(s, word) }
+
 // containsFoldASCII reports whether s contains word (lower-case ASCII
 // letters) in any mix of cases. A match has one of the two cases of the
 // word's rarest letter at a known place: candidates are found with
