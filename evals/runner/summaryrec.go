@@ -2,7 +2,6 @@ package runner
 
 import (
 	"encoding/json"
-	"maps"
 	"math"
 	"unicode/utf8"
 
@@ -47,7 +46,10 @@ func summaryRecord(rec *results.Record) results.Record {
 		PromptTokens: rec.PromptTokens, CompletionTokens: rec.CompletionTokens,
 	}
 	if len(rec.Scores) > 0 {
-		r.Scores = maps.Clone(rec.Scores)
+		// Shared, not copied: the record is dropped once it is written
+		// and remembered, and nothing changes its scores (a float64
+		// survives the JSON round trip unchanged).
+		r.Scores = rec.Scores
 	}
 	if rec.Timings != nil {
 		t := *rec.Timings
