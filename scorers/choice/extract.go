@@ -485,6 +485,13 @@ func optionText(text string, choices []string) int {
 	if len(choices) == 0 {
 		return -1
 	}
+	norm := make([]string, len(choices))
+	for i, c := range choices {
+		norm[i] = foldText(c)
+	}
+	if !mayHoldOption(text, norm) {
+		return -1
+	}
 	buf := foldPool.Get().(*[]byte)
 	defer foldPool.Put(buf)
 	// resp lives in *buf, and only while optionText runs.
@@ -493,9 +500,7 @@ func optionText(text string, choices []string) int {
 	if resp == "" {
 		return -1
 	}
-	norm := make([]string, len(choices))
-	for i, c := range choices {
-		norm[i] = foldText(c)
+	for i := range norm {
 		if norm[i] == resp {
 			return i
 		}
@@ -527,6 +532,45 @@ func optionText(text string, choices []string) int {
 		return -1
 	}
 	return kept[0]
+}
+
+// mayHoldOption reports whether foldText(text) may equal or contain one
+// of the folded options norm; false is exact (it cannot), true may be
+// wrong. Folding lower-cases ASCII letters and turns white space into
+// single spaces, so a run of [a-z0-9] in a folded option comes from
+// characters of text that match it ignoring ASCII case — unless text
+// holds one of the two non-ASCII letters whose lower case is ASCII
+// (U+0130 İ, U+212A K), when every option may. An option that is empty
+// or has no such run may match too.
+func mayHoldOption(text string, norm []string) bool {
+	if strings.Contains(text, "\u0130") || strings.Contains(text, "\u212a") {
+		return true
+	}
+	for _, c := range norm {
+		w := longestAlnumRun(c)
+		if w == "" || containsFoldASCII(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// longestAlnumRun is the longest run of [a-z0-9] in s ("" when none).
+func longestAlnumRun(s string) string {
+	best, start := "", -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= '0' && s[i] <= '9') {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start > len(best) {
+			best = s[start:i]
+		}
+		start = -1
+	}
+	return best
 }
 
 func isASCII(s string) bool {

@@ -184,7 +184,7 @@ var pieces = []string{
 	"answer", "Answer", "ANSWER", "anſwer", "answer is", "The answer is", "answer:", "would be", "is wrong",
 	"option", "Option", "choice", "CHOICE", "选", "选项", "故选", "选择", "当选", "正确", "不正确", "符合题意",
 	"答案", "答案是", "答案为", "应该", "项", "错", "排除", "Ｂ", "ｃ", "A good", "I think", "the ", "is ",
-	"\u0085", "\u00a0", "\u3000", "。", "İ", "Σ", "ẞ", "\u2028",
+	"\u0085", "\u00a0", "\u3000", "。", "İ", "Σ", "ẞ", "\u2028", "\u212a", "K", "k", "Ｋ", "mitochondria", "MITO", "chondria", "none", "of", "ABOVE", "4", "2", "Pari", "ARIS",
 }
 
 func randomText(rng *rand.Rand) string {
