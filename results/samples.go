@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -274,6 +277,11 @@ type SampleWriter struct {
 	unsynced int64
 	lastSync time.Time
 	syncing  sync.Mutex // held by the goroutine that is fsyncing
+
+	// digest hashes every byte written to a file opened empty, so that
+	// the file's sha256 is known without reading it back (Digest); nil
+	// for a file that had content, or once a write failed.
+	digest hash.Hash
 }
 
 // OpenSampleWriter opens path for appending, first cutting off a torn tail
@@ -294,7 +302,11 @@ func OpenSampleWriter(path string, goodBytes int64) (*SampleWriter, error) {
 		f.Close()
 		return nil, err
 	}
-	return &SampleWriter{f: f, path: path, sync: f.Sync, lastSync: time.Now()}, nil
+	w := &SampleWriter{f: f, path: path, sync: f.Sync, lastSync: time.Now()}
+	if goodBytes == 0 {
+		w.digest = sha256.New()
+	}
+	return w, nil
 }
 
 // Append writes one record as one line (see SampleWriter for what is
@@ -312,6 +324,13 @@ func (w *SampleWriter) AppendLine(data []byte) error {
 	w.mu.Lock()
 	_, err := w.f.Write(data) // one write(2): a crash leaves at most a torn tail
 	w.unsynced += int64(len(data))
+	if w.digest != nil {
+		if err != nil {
+			w.digest = nil
+		} else {
+			w.digest.Write(data)
+		}
+	}
 	due := w.unsynced >= SyncBytes || time.Since(w.lastSync) >= SyncInterval
 	w.mu.Unlock()
 	if err != nil {
@@ -341,6 +360,19 @@ func (w *SampleWriter) Sync() error {
 	w.syncing.Lock()
 	defer w.syncing.Unlock()
 	return w.syncNow()
+}
+
+// Digest returns the sha256 (hex) of what the writer wrote, which is the
+// file's content when it was opened empty and nothing else wrote to it;
+// ok is false when the writer does not know it (the file had content, a
+// write failed).
+func (w *SampleWriter) Digest() (string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.digest == nil {
+		return "", false
+	}
+	return hex.EncodeToString(w.digest.Sum(nil)), true
 }
 
 // Close fsyncs and closes the file.

@@ -65,6 +65,10 @@ type taskFile struct {
 	// journal records the steps of a conversational task's
 	// conversations (nil for other tasks).
 	journal *journal
+	// digest is the file's sha256 as its writer wrote it (digestOK),
+	// taken when the writer is closed.
+	digest   string
+	digestOK bool
 }
 
 // earlySummary is a task's summary computed when its last record was
@@ -224,7 +228,9 @@ func plan(o Options, preps preparedTasks) (*workPlan, error) {
 func (pl *workPlan) close() {
 	for _, tf := range pl.tasks {
 		if tf.w != nil {
-			tf.w.Close()
+			if err := tf.w.Close(); err == nil {
+				tf.digest, tf.digestOK = tf.w.Digest()
+			}
 			tf.w = nil
 		}
 		tf.journal.close()
