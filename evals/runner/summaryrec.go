@@ -58,13 +58,41 @@ func summaryRecord(rec *results.Record) results.Record {
 	if len(rec.Details) > 0 {
 		// Numbers become float64, lists []any: what aggregators see when
 		// they read a samples file.
-		if d, ok := jsonValue(rec.Details); ok {
+		if flatJSON(rec.Details) {
+			// Already as JSON would give it back: shared, as the scores.
+			r.Details = rec.Details
+		} else if d, ok := jsonValue(rec.Details); ok {
 			r.Details = d.(map[string]any)
 		} else if b, err := json.Marshal(rec.Details); err == nil {
 			_ = json.Unmarshal(b, &r.Details)
 		}
 	}
 	return r
+}
+
+// flatJSON reports whether m's keys and values come back from a JSON
+// round trip as they are: UTF-8 keys, and values that are UTF-8 strings,
+// booleans, nil or finite float64s.
+func flatJSON(m map[string]any) bool {
+	for k, v := range m {
+		if !utf8.ValidString(k) {
+			return false
+		}
+		switch v := v.(type) {
+		case nil, bool:
+		case string:
+			if !utf8.ValidString(v) {
+				return false
+			}
+		case float64:
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // jsonValue is v after a JSON round trip (encoding/json into an any), for
