@@ -75,8 +75,19 @@ func SamplesDigest(dir, task string) (string, error) {
 
 // Digests returns the samples digests of tasks, for a manifest.
 func Digests(dir string, tasks []string) (map[string]string, error) {
+	return DigestsKnown(dir, tasks, nil)
+}
+
+// DigestsKnown is Digests for a caller that already knows some files'
+// digests (known, by task; a SampleWriter's Digest): only the others are
+// read.
+func DigestsKnown(dir string, tasks []string, known map[string]string) (map[string]string, error) {
 	out := make(map[string]string, len(tasks))
 	for _, t := range tasks {
+		if d, ok := known[t]; ok {
+			out[t] = d
+			continue
+		}
 		d, err := SamplesDigest(dir, t)
 		if err != nil {
 			return nil, err

@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -280,6 +283,11 @@ type SampleWriter struct {
 	unsynced int64
 	lastSync time.Time
 	syncing  sync.Mutex // held by the goroutine that is fsyncing
+
+	// digest hashes every byte written to a file opened empty, so that
+	// the file's sha256 is known without reading it back (Digest); nil
+	// for a file that had content, or once a write failed.
+	digest hash.Hash
 }
 
 // OpenSampleWriter opens path for appending, first cutting off a torn tail
@@ -300,7 +308,11 @@ func OpenSampleWriter(path string, goodBytes int64) (*SampleWriter, error) {
 		f.Close()
 		return nil, err
 	}
-	return &SampleWriter{f: f, path: path, sync: f.Sync, lastSync: time.Now()}, nil
+	w := &SampleWriter{f: f, path: path, sync: f.Sync, lastSync: time.Now()}
+	if goodBytes == 0 {
+		w.digest = sha256.New()
+	}
+	return w, nil
 }
 
 // Append writes one record as one line (see SampleWriter for what is
@@ -313,20 +325,18 @@ func (w *SampleWriter) Append(rec *Record) error {
 	return w.AppendLine(data)
 }
 
-// EncodeLine encodes rec as a samples line, newline included.
-func EncodeLine(rec *Record) ([]byte, error) {
-	data, err := json.Marshal(rec)
-	if err != nil {
-		return nil, fmt.Errorf("encode sample %s: %w", rec.ID, err)
-	}
-	return append(data, '\n'), nil
-}
-
 // AppendLine writes a line made by EncodeLine, as Append does.
 func (w *SampleWriter) AppendLine(data []byte) error {
 	w.mu.Lock()
 	_, err := w.f.Write(data) // one write(2): a crash leaves at most a torn tail
 	w.unsynced += int64(len(data))
+	if w.digest != nil {
+		if err != nil {
+			w.digest = nil
+		} else {
+			w.digest.Write(data)
+		}
+	}
 	due := w.unsynced >= SyncBytes || time.Since(w.lastSync) >= SyncInterval
 	w.mu.Unlock()
 	if err != nil {
@@ -358,6 +368,19 @@ func (w *SampleWriter) Sync() error {
 	return w.syncNow()
 }
 
+// Digest returns the sha256 (hex) of what the writer wrote, which is the
+// file's content when it was opened empty and nothing else wrote to it;
+// ok is false when the writer does not know it (the file had content, a
+// write failed).
+func (w *SampleWriter) Digest() (string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.digest == nil {
+		return "", false
+	}
+	return hex.EncodeToString(w.digest.Sum(nil)), true
+}
+
 // Close fsyncs and closes the file.
 func (w *SampleWriter) Close() error {
 	err := w.Sync()
@@ -380,16 +403,15 @@ func RewriteSorted(path string, recs []Record) error {
 		}
 		return sorted[i].Repeat < sorted[j].Repeat
 	})
-	var buf bytes.Buffer
+	var buf []byte
+	cache := NewStringCache()
 	for i := range sorted {
-		data, err := json.Marshal(&sorted[i])
-		if err != nil {
+		var err error
+		if buf, err = AppendLine(buf, &sorted[i], cache); err != nil {
 			return err
 		}
-		buf.Write(data)
-		buf.WriteByte('\n')
 	}
-	return WriteFileAtomic(path, buf.Bytes())
+	return WriteFileAtomic(path, buf)
 }
 
 // checkSamplesDir refuses a samples directory (the parent of path) that is

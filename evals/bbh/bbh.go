@@ -34,6 +34,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/runtime"
+	"github.com/pocketeval/pocketeval/scorers/choice"
 	"github.com/pocketeval/pocketeval/stats"
 )
 
@@ -299,12 +300,17 @@ var (
 // else a one-line response taken whole (answer-only output).
 func extractFlexible(response string, mc bool) (string, bool) {
 	response, _, _ = strings.Cut(response, "\n\nQ:")
-	if loc := reAnswerIs.FindStringIndex(response); loc != nil {
-		after := response[loc[1]:]
-		after, _, _ = strings.Cut(after, "\n")
-		return after, true
+	// Every match of reAnswerIs holds "answer" in some case (its 's'
+	// may be U+017F ſ under (?i)), and every match of reLastOption a
+	// '(': a response without them spares the regular expressions.
+	if mayAnswerIs(response) {
+		if loc := reAnswerIs.FindStringIndex(response); loc != nil {
+			after := response[loc[1]:]
+			after, _, _ = strings.Cut(after, "\n")
+			return after, true
+		}
 	}
-	if mc {
+	if mc && strings.IndexByte(response, '(') >= 0 {
 		if m := reLastOption.FindAllStringSubmatch(response, -1); m != nil {
 			return "(" + m[len(m)-1][1] + ")", true
 		}
@@ -314,6 +320,11 @@ func extractFlexible(response string, mc bool) (string, bool) {
 		return r, true
 	}
 	return "", false
+}
+
+// mayAnswerIs reports whether reAnswerIs can match s.
+func mayAnswerIs(s string) bool {
+	return choice.ContainsFold(s, "answer") || strings.ContainsRune(s, 'ſ')
 }
 
 // maxBareAnswer bounds a one-line response taken whole as the answer; the

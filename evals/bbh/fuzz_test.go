@@ -1,6 +1,7 @@
 package bbh
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,4 +42,45 @@ func FuzzParsePrompt(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		_, _ = parsePrompt(raw)
 	})
+}
+
+// refExtractFlexible is extractFlexible running its regular expressions
+// on every response (no prefilter).
+func refExtractFlexible(response string, mc bool) (string, bool) {
+	response, _, _ = strings.Cut(response, "\n\nQ:")
+	if loc := reAnswerIs.FindStringIndex(response); loc != nil {
+		after := response[loc[1]:]
+		after, _, _ = strings.Cut(after, "\n")
+		return after, true
+	}
+	if mc {
+		if m := reLastOption.FindAllStringSubmatch(response, -1); m != nil {
+			return "(" + m[len(m)-1][1] + ")", true
+		}
+	}
+	if r := strings.TrimSpace(response); r != "" && !strings.Contains(r, "\n") && len(r) <= maxBareAnswer {
+		return r, true
+	}
+	return "", false
+}
+
+// TestExtractFlexiblePrefilter: the prefilters never change what the
+// flexible extraction finds.
+func TestExtractFlexiblePrefilter(t *testing.T) {
+	pieces := []string{"the", "The", " ", "  ", "\n", "\t", "answer", "ANSWER", "Answer", "anſwer", "answeR", "nswer", "is", "IS", "iſ", "final", ":", "(", ")", "(A)", "(R)", "(S)", "B", "x", "Q:", "\n\nQ:", ".", "日本", "\u017f"}
+	rng := rand.New(rand.NewPCG(3, 5))
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(20) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		text := b.String()
+		for _, mc := range []bool{false, true} {
+			got, gok := extractFlexible(text, mc)
+			want, wok := refExtractFlexible(text, mc)
+			if got != want || gok != wok {
+				t.Fatalf("extractFlexible(%q, %v) = %q %v, reference %q %v", text, mc, got, gok, want, wok)
+			}
+		}
+	}
 }

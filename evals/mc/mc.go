@@ -348,7 +348,12 @@ func (t *Task) scoreGen(s evals.Sample, out evals.Output, want int) evals.Score 
 	}
 	strict := choice.ExtractStrict(strictText, len(s.Choices))
 	flex := strict
-	if !flex.Found() {
+	switch {
+	case flex.Found():
+	case strictText == out.Text:
+		// The flexible rules start with the strict one: not twice.
+		flex = choice.ExtractAfterStrict(out.Text, len(s.Choices), s.Choices, strict)
+	default:
 		flex = choice.Extract(out.Text, s.Choices)
 	}
 	sc := evals.Score{

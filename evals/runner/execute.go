@@ -39,12 +39,18 @@ func execute(ctx context.Context, o Options, pl *workPlan) execution {
 			if err != nil {
 				return err // cancellation
 			}
-			line, err := results.EncodeLine(rec)
+			buf := linePool.Get().(*[]byte)
+			line, err := results.AppendLine((*buf)[:0], rec, pl.strings)
 			if err != nil {
 				return err
 			}
-			if err := wi.file.put(wi.pos, line); err != nil {
+			kept, err := wi.file.put(wi.pos, line)
+			if err != nil {
 				return err
+			}
+			if !kept && cap(line) <= maxPooledLine {
+				*buf = line
+				linePool.Put(buf)
 			}
 			wi.file.remember(wi.pos, rec)
 			mu.Lock()
@@ -66,6 +72,13 @@ func execute(ctx context.Context, o Options, pl *workPlan) execution {
 	}
 	return ex
 }
+
+// linePool holds buffers for encoding records, each given back once its
+// line is written (a line that waits for earlier ones keeps its own).
+var linePool = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledLine bounds the buffers kept in linePool.
+const maxPooledLine = 1 << 20
 
 // runOne produces the record of one work item. It returns an error only
 // for cancellation; runtime and scorer failures become the record's Error.

@@ -23,6 +23,9 @@ func finalize(ctx context.Context, o Options, man *results.Manifest, pl *workPla
 	// large samples file is most of what finishing a fast run costs.
 	summaries := make([]*results.TaskSummary, len(pl.tasks))
 	missing := make([]int, len(pl.tasks))
+	// fromMemory marks the tasks summarised without reading their file
+	// back, which is then as its writer left it.
+	fromMemory := make([]bool, len(pl.tasks))
 	var g errgroup.Group
 	g.SetLimit(goruntime.GOMAXPROCS(0))
 	for i, tf := range pl.tasks {
@@ -32,9 +35,11 @@ func finalize(ctx context.Context, o Options, man *results.Manifest, pl *workPla
 			// they give the summary the file gives).
 			if e := tf.early; e != nil && ex.fatal == nil && !tf.isUnordered() {
 				summaries[i], missing[i] = e.ts, e.missing
+				fromMemory[i] = true
 				return nil
 			}
 			recs, ok := tf.memRecords(finished)
+			fromMemory[i] = ok && ex.fatal == nil
 			if !ok || ex.fatal != nil {
 				// Only the fields a summary uses are decoded; the lines
 				// are put in dataset order as they are.
@@ -64,8 +69,15 @@ func finalize(ctx context.Context, o Options, man *results.Manifest, pl *workPla
 		return nil, err
 	}
 	// The digests let a reader notice an edit without the data (verify
-	// re-scores with it).
-	digests, err := results.Digests(o.OutDir, sum.Order)
+	// re-scores with it). A file this run wrote alone and did not
+	// rewrite has the digest its writer computed; others are read.
+	known := map[string]string{}
+	for i, tf := range pl.tasks {
+		if fromMemory[i] && tf.fresh && tf.digestOK {
+			known[tf.p.info.Name] = tf.digest
+		}
+	}
+	digests, err := results.DigestsKnown(o.OutDir, sum.Order, known)
 	if err != nil {
 		return nil, err
 	}

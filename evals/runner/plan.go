@@ -22,6 +22,8 @@ type workPlan struct {
 	total, done int
 	// rendered has the requests the checks rendered, for execute.
 	rendered *renderCache
+	// strings keeps the encodings of message texts records share.
+	strings *results.StringCache
 }
 
 // taskFile is one task's samples file, open for appending.
@@ -49,7 +51,11 @@ type taskFile struct {
 	// written) are all of them, and the summary is built from memory
 	// instead of reading the file back (summaryRecords).
 	fresh bool
-	mem   []results.Record
+	// mem is allocated when the task's first record is remembered
+	// (memory), so that a run holds the records of the task it is
+	// working on, not of every task from the start.
+	mem     []results.Record
+	memOnce sync.Once
 	// filled counts the records in mem; the goroutine that fills the last
 	// one summarises the task at once (early) and lets mem go, so that a
 	// run keeps the records of about one task at a time.
@@ -59,6 +65,10 @@ type taskFile struct {
 	// journal records the steps of a conversational task's
 	// conversations (nil for other tasks).
 	journal *journal
+	// digest is the file's sha256 as its writer wrote it (digestOK),
+	// taken when the writer is closed.
+	digest   string
+	digestOK bool
 }
 
 // earlySummary is a task's summary computed when its last record was
@@ -85,13 +95,14 @@ type workItem struct {
 }
 
 // put writes the encoded record of the work item at position pos, in
-// order if it can.
-func (tf *taskFile) put(pos int, line []byte) error {
+// order if it can. kept reports that line waits in memory for earlier
+// records (the caller must not reuse it); otherwise it was written.
+func (tf *taskFile) put(pos int, line []byte) (kept bool, err error) {
 	tf.mu.Lock()
 	defer tf.mu.Unlock()
 	switch {
 	case tf.unordered:
-		return tf.w.AppendLine(line)
+		return false, tf.w.AppendLine(line)
 	case pos != tf.next:
 		if len(tf.pending) == 0 {
 			tf.oldest = time.Now()
@@ -99,17 +110,17 @@ func (tf *taskFile) put(pos int, line []byte) error {
 		tf.pending[pos] = line
 		tf.pendingBytes += len(line)
 		if len(tf.pending) <= maxWaiting && tf.pendingBytes <= maxWaitingBytes && time.Since(tf.oldest) <= maxWait {
-			return nil
+			return true, nil
 		}
 		tf.unordered = true
-		return tf.flush()
+		return true, tf.flush()
 	}
 	if err := tf.w.AppendLine(line); err != nil {
-		return err
+		return false, err
 	}
 	for tf.next++; tf.pending[tf.next] != nil; tf.next++ {
 		if err := tf.w.AppendLine(tf.pending[tf.next]); err != nil {
-			return err
+			return false, err
 		}
 		tf.pendingBytes -= len(tf.pending[tf.next])
 		delete(tf.pending, tf.next)
@@ -117,7 +128,7 @@ func (tf *taskFile) put(pos int, line []byte) error {
 	if len(tf.pending) > 0 {
 		tf.oldest = time.Now() // roughly: the rest finished after the gap closed
 	}
-	return nil
+	return false, nil
 }
 
 // flush writes every waiting record, in position order; the caller holds
@@ -160,7 +171,7 @@ func (pl *workPlan) flushPending() error {
 // file and line before anything is generated: resume never carries a
 // stray record into a result.
 func plan(o Options, preps preparedTasks) (*workPlan, error) {
-	pl := &workPlan{}
+	pl := &workPlan{strings: results.NewStringCache()}
 	for _, p := range preps {
 		tf := &taskFile{p: p, path: results.SamplesPath(o.OutDir, p.info.Name), pending: map[int][]byte{}}
 		recs, rep, err := results.ReadTaskSamples(o.OutDir, p.info.Name)
@@ -207,7 +218,6 @@ func plan(o Options, preps preparedTasks) (*workPlan, error) {
 			pl.work = append(pl.work, wi)
 		}
 		if tf.fresh {
-			tf.mem = make([]results.Record, tf.count)
 			tf.repeats = o.SamplesPerTask
 		}
 	}
@@ -218,7 +228,9 @@ func plan(o Options, preps preparedTasks) (*workPlan, error) {
 func (pl *workPlan) close() {
 	for _, tf := range pl.tasks {
 		if tf.w != nil {
-			tf.w.Close()
+			if err := tf.w.Close(); err == nil {
+				tf.digest, tf.digestOK = tf.w.Digest()
+			}
 			tf.w = nil
 		}
 		tf.journal.close()

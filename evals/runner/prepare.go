@@ -305,7 +305,25 @@ func checkRequests(rt runtime.Runtime, preps preparedTasks, rc *renderCache) err
 	if m, ok := rt.(PromptMatcher); ok {
 		prompts = m.MatchesPrompts()
 	}
-	var reqs []runtime.Request
+	if tc, ok := rt.(TaskIDChecker); ok && !prompts {
+		// Tasks and ids alone: no request is built.
+		var keys [][2]string
+		for _, p := range preps {
+			if !p.loglik {
+				for _, s := range p.data.Samples {
+					keys = append(keys, [2]string{p.info.Name, s.ID})
+				}
+			}
+		}
+		return tc.CheckTaskIDs(keys)
+	}
+	n := 0
+	for _, p := range preps {
+		if !p.loglik {
+			n += len(p.data.Samples)
+		}
+	}
+	reqs := make([]runtime.Request, 0, n)
 	for _, p := range preps {
 		if p.loglik {
 			continue

@@ -25,8 +25,10 @@ type renderCache struct {
 	bytes int                                   // prompt text kept
 }
 
-// maxRenderBytes bounds the memory a renderCache keeps (requestBytes).
-const maxRenderBytes = 16 << 20
+// maxRenderBytes bounds the memory a renderCache keeps (requestBytes):
+// rendering a prompt again costs little next to holding tens of
+// thousands (a replay of MMLU held 21 MB of them at 16 MiB).
+const maxRenderBytes = 4 << 20
 
 func newRenderCache(pc evals.PromptConfig) *renderCache {
 	return &renderCache{pc: pc, reqs: map[*prepared]map[int]runtime.Request{}}
@@ -66,7 +68,7 @@ func (c *renderCache) render(p *prepared, idx int) (runtime.Request, error) {
 // messages and the last message's text. Earlier turns are counted without
 // their text, which tasks share between samples (few-shot exemplars).
 func requestBytes(req runtime.Request) int {
-	n := len(req.Prompt) + len(req.Messages)*int(unsafe.Sizeof(runtime.Message{}))
+	n := int(unsafe.Sizeof(req)) + len(req.Prompt) + len(req.Messages)*int(unsafe.Sizeof(runtime.Message{}))
 	if k := len(req.Messages); k > 0 {
 		n += len(req.Messages[k-1].Content)
 	}

@@ -190,6 +190,13 @@ type PromptMatcher interface {
 	MatchesPrompts() bool
 }
 
+// TaskIDChecker is implemented by RequestCheckers that can check requests
+// by task and id alone ([2]string{task, id}); when the checker matches no
+// prompt (PromptMatcher), the run passes it these instead of requests.
+type TaskIDChecker interface {
+	CheckTaskIDs(keys [][2]string) error
+}
+
 // Run executes the evaluation: prepare → open → plan → execute → finalize.
 // It is Prepare followed by Prepared.Run with the engine o describes.
 func Run(ctx context.Context, o Options) (*Result, error) {

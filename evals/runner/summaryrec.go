@@ -2,10 +2,10 @@ package runner
 
 import (
 	"encoding/json"
-	"maps"
 	"math"
 	"unicode/utf8"
 
+	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/results"
 )
 
@@ -13,7 +13,7 @@ import (
 // pos, as results.ReadTaskForSummary would read them back from the file.
 // Positions are distinct per work item, so calls need no lock.
 func (tf *taskFile) remember(pos int, rec *results.Record) {
-	mem := tf.mem
+	mem := tf.memory()
 	if mem == nil {
 		return
 	}
@@ -26,7 +26,11 @@ func (tf *taskFile) remember(pos int, rec *results.Record) {
 	if recs, ok := tf.memRecords(true); ok {
 		ts, missing := summarizeTask(tf.p, tf.repeats, recs)
 		tf.early = &earlySummary{ts: ts, missing: missing}
-		tf.mem = nil
+		// Nothing reads the task's samples any more (its work is done
+		// and finalize uses this summary): a long run lets each task's
+		// dataset go once the task is finished.
+		d := tf.p.data
+		tf.p.data = &evals.Dataset{Files: d.Files, Warnings: d.Warnings}
 	}
 }
 
@@ -42,7 +46,10 @@ func summaryRecord(rec *results.Record) results.Record {
 		PromptTokens: rec.PromptTokens, CompletionTokens: rec.CompletionTokens,
 	}
 	if len(rec.Scores) > 0 {
-		r.Scores = maps.Clone(rec.Scores)
+		// Shared, not copied: the record is dropped once it is written
+		// and remembered, and nothing changes its scores (a float64
+		// survives the JSON round trip unchanged).
+		r.Scores = rec.Scores
 	}
 	if rec.Timings != nil {
 		t := *rec.Timings
@@ -51,13 +58,41 @@ func summaryRecord(rec *results.Record) results.Record {
 	if len(rec.Details) > 0 {
 		// Numbers become float64, lists []any: what aggregators see when
 		// they read a samples file.
-		if d, ok := jsonValue(rec.Details); ok {
+		if flatJSON(rec.Details) {
+			// Already as JSON would give it back: shared, as the scores.
+			r.Details = rec.Details
+		} else if d, ok := jsonValue(rec.Details); ok {
 			r.Details = d.(map[string]any)
 		} else if b, err := json.Marshal(rec.Details); err == nil {
 			_ = json.Unmarshal(b, &r.Details)
 		}
 	}
 	return r
+}
+
+// flatJSON reports whether m's keys and values come back from a JSON
+// round trip as they are: UTF-8 keys, and values that are UTF-8 strings,
+// booleans, nil or finite float64s.
+func flatJSON(m map[string]any) bool {
+	for k, v := range m {
+		if !utf8.ValidString(k) {
+			return false
+		}
+		switch v := v.(type) {
+		case nil, bool:
+		case string:
+			if !utf8.ValidString(v) {
+				return false
+			}
+		case float64:
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // jsonValue is v after a JSON round trip (encoding/json into an any), for
@@ -124,12 +159,23 @@ func jsonString(s string) string {
 	return out
 }
 
+// memory returns mem, allocating it on first use for a fresh file (nil
+// for another, and once the task's summary was made from it).
+func (tf *taskFile) memory() []results.Record {
+	tf.memOnce.Do(func() {
+		if tf.fresh {
+			tf.mem = make([]results.Record, tf.count)
+		}
+	})
+	return tf.mem
+}
+
 // memRecords returns the task's records from memory, in file order, when
 // they are all of the file and the file needs no sorting (finished says
 // the file must end sorted, as results.ReadTaskForSummary leaves it);
 // ok is false when the file must be read back instead.
 func (tf *taskFile) memRecords(finished bool) ([]results.Record, bool) {
-	if !tf.fresh || tf.mem == nil {
+	if !tf.fresh || tf.memory() == nil {
 		return nil, false
 	}
 	tf.mu.Lock()
@@ -138,18 +184,30 @@ func (tf *taskFile) memRecords(finished bool) ([]results.Record, bool) {
 	if finished && unordered {
 		return nil, false
 	}
-	recs := make([]results.Record, 0, len(tf.mem))
+	var prev *results.Record
 	for i := range tf.mem {
 		r := &tf.mem[i]
 		if r.ID == "" {
 			continue // not written (the run was interrupted)
 		}
-		if finished && len(recs) > 0 && !sortedAfter(&recs[len(recs)-1], r) {
+		if finished && prev != nil && !sortedAfter(prev, r) {
 			return nil, false
 		}
-		recs = append(recs, *r)
+		prev = r
+	}
+	// The records are moved to the front of mem rather than copied: mem
+	// is not read again once its records were taken (the summary is
+	// made from them, and mem let go).
+	recs := tf.mem[:0]
+	for i := range tf.mem {
+		if tf.mem[i].ID == "" {
+			continue
+		}
+		recs = append(recs, tf.mem[i])
 		recs[len(recs)-1].Line = len(recs)
 	}
+	clear(tf.mem[len(recs):])
+	tf.mem = nil
 	return recs, true
 }
 

@@ -25,6 +25,10 @@ func TestSummaryFromMemory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The digests the writers computed are those of the files.
+		if err := results.CheckDigests(o.OutDir, res.Manifest); err != nil {
+			t.Error(err)
+		}
 		p, err := Prepare(context.Background(), o)
 		if err != nil {
 			t.Fatal(err)

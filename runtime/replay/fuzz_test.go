@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
 )
 
 var predictionSeeds = []string{
@@ -24,7 +26,12 @@ func FuzzParseLine(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		p, err := parseLine(line, "preds.jsonl", 7)
+		p, err := parseLine(line, "preds.jsonl", 7, false, interner{})
+		// Read lazily (the response left in the file), the line is
+		// accepted or refused alike.
+		if _, lerr := parseLine(line, "preds.jsonl", 7, true, interner{}); (lerr == nil) != (err == nil) {
+			t.Fatalf("parsed eagerly: %v; lazily: %v", err, lerr)
+		}
 		if err != nil {
 			var pe *ParseError
 			if !errors.As(err, &pe) || pe.File != "preds.jsonl" || pe.Line != 7 {
@@ -89,10 +96,26 @@ func TestDuplicateKeyRefused(t *testing.T) {
 		`{"task":"gsm8k","id":"1","response":"7","response":"8"}`,
 		`{"prompt":"a","response":"x","prompt":"b"}`,
 	} {
-		_, err := parseLine([]byte(line), "preds.jsonl", 3)
+		_, err := parseLine([]byte(line), "preds.jsonl", 3, true, interner{})
 		var pe *ParseError
 		if !errors.As(err, &pe) || pe.Line != 3 || pe.Field == "" || !strings.Contains(err.Error(), "twice") {
 			t.Errorf("%s: err = %v, want a *ParseError naming the repeated field", line, err)
 		}
 	}
+}
+
+// FuzzUnquote: a JSON string literal decodes as gjson decodes it.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`""`, `"plain"`, `"a\"b\\c\/d\b\f\n\r\t"`, `"\u00e9\u65e5\ud83d\ude00"`, `"\ud800 lone \udc00 \ud800\u0041"`, `"x\uD83D\uDE00y"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		v := gjson.Parse(raw)
+		if !gjson.Valid(raw) || v.Type != gjson.String || v.Raw != raw {
+			return
+		}
+		if got, want := unquote(raw), v.String(); got != want {
+			t.Fatalf("unquote(%s) = %q, gjson %q", raw, got, want)
+		}
+	})
 }

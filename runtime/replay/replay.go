@@ -51,7 +51,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -100,6 +102,9 @@ type Prediction struct {
 	lazy bool
 	off  int64
 	size int
+	// used: a Generate or LogLikelihood call served it (guarded by the
+	// Runtime's mu).
+	used bool
 }
 
 // key names a prediction in messages.
@@ -187,8 +192,14 @@ type Runtime struct {
 	byPrompt map[string]*group    // IFEval lines, exact prompt
 	byTrim   map[string]*group    // IFEval lines, trimmed prompt
 
-	mu   sync.Mutex
-	used map[*Prediction]bool
+	mu sync.Mutex
+
+	// window is a stretch of the predictions file read ahead for lazy
+	// responses: requests come mostly in file order, so one read serves
+	// many of them.
+	winMu     sync.Mutex
+	window    []byte
+	windowOff int64
 
 	loglik     map[runtime.LoglikRequest]runtime.LoglikResult // built on first use
 	loglikPred map[runtime.LoglikRequest]*Prediction
@@ -258,12 +269,14 @@ func readPredictions(rd io.Reader, name string, lazy bool) (*Runtime, error) {
 		byID:     map[string]*group{},
 		byPrompt: map[string]*group{},
 		byTrim:   map[string]*group{},
-		used:     map[*Prediction]bool{},
 	}
 	br := bufio.NewReaderSize(rd, 1<<20)
 	var off int64
+	var buf []byte
+	in := interner{}
 	for n := 1; ; n++ {
-		line, err := readLine(br, MaxLineBytes)
+		line, err := readLine(br, buf[:0], MaxLineBytes)
+		buf = line
 		if errors.Is(err, errLineTooLong) {
 			return nil, fmt.Errorf("replay: %w", &ParseError{File: name, Line: n, Err: fmt.Errorf("line longer than %d bytes", MaxLineBytes)})
 		}
@@ -276,12 +289,12 @@ func readPredictions(rd io.Reader, name string, lazy bool) (*Runtime, error) {
 			return nil, fmt.Errorf("replay: %w", &ParseError{File: name, Line: 1, Err: errors.New("the file starts with a UTF-8 BOM (bytes EF BB BF); save it as UTF-8 without a BOM")})
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
-			p, perr := parseLine(line, name, n)
+			p, perr := parseLine(line, name, n, lazy, in)
 			if perr != nil {
 				return nil, fmt.Errorf("replay: %w", perr)
 			}
-			if lazy && p.Response != "" {
-				p.Response, p.lazy, p.off, p.size = "", true, off, len(line)
+			if p.lazy {
+				p.off, p.size = off, len(line)
 			}
 			if len(r.preds) == MaxPredictions {
 				return nil, regfile.Unusable(name, fmt.Errorf("replay: %s: more than %d predictions", name, MaxPredictions))
@@ -315,9 +328,9 @@ const MaxLineBytes = 64 << 20
 
 var errLineTooLong = errors.New("line too long")
 
-// readLine is br.ReadBytes('\n') refusing a line over max bytes.
-func readLine(br *bufio.Reader, max int) ([]byte, error) {
-	var line []byte
+// readLine is br.ReadBytes('\n') appending to line, refusing a line over
+// max bytes.
+func readLine(br *bufio.Reader, line []byte, max int) ([]byte, error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if len(line)+len(chunk) > max {
@@ -330,7 +343,46 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 	}
 }
 
-func parseLine(line []byte, file string, n int) (*Prediction, error) {
+// field is one member of a line's object.
+type field struct {
+	key string
+	val gjson.Result
+}
+
+// fields are a line's members, in order; lines have a handful, so a
+// list is searched rather than a map built.
+type fields []field
+
+func (fs fields) get(k string) (gjson.Result, bool) {
+	for i := range fs {
+		if fs[i].key == k {
+			return fs[i].val, true
+		}
+	}
+	return gjson.Result{}, false
+}
+
+func (fs fields) has(k string) bool { _, ok := fs.get(k); return ok }
+
+// interner shares the copies of strings that many lines repeat (task
+// names, finish reasons).
+type interner map[string]string
+
+func (in interner) get(s string) string {
+	if v, ok := in[s]; ok {
+		return v
+	}
+	v := strings.Clone(s)
+	if len(in) < 1024 {
+		in[v] = v
+	}
+	return v
+}
+
+// parseLine parses one line. With lazy set, the non-empty response of a
+// pocketeval, human-eval or IFEval line is checked but not decoded: the
+// prediction is marked lazy, to be read again from the file when served.
+func parseLine(line []byte, file string, n int, lazy bool, in interner) (*Prediction, error) {
 	// Lines are read with gjson: one pass over the bytes answers which
 	// schema a line uses and gives each field's type for precise errors,
 	// without decoding the (often long) prompt and response twice.
@@ -339,20 +391,22 @@ func parseLine(line []byte, file string, n int) (*Prediction, error) {
 		err := json.Unmarshal(line, &probe)
 		return nil, &ParseError{File: file, Line: n, Err: fmt.Errorf("invalid JSON object: %w", err)}
 	}
-	doc := gjson.ParseBytes(line)
-	if !doc.IsObject() {
+	// The members share the line's memory (no copy of it is made);
+	// strings kept from them are copied.
+	obj := unsafe.String(unsafe.SliceData(line), len(line))
+	obj = obj[skipSpace(obj, 0):]
+	if obj[0] != '{' {
 		return nil, &ParseError{File: file, Line: n, Err: errors.New("invalid JSON object: not an object")}
 	}
-	// Strings kept from the values are cloned: a gjson string shares the
-	// memory of the whole line.
-	raw := map[string]gjson.Result{}
+	var arr [16]field
+	raw := fields(arr[:0])
 	var dup string
-	doc.ForEach(func(k, v gjson.Result) bool {
-		if _, seen := raw[k.String()]; seen {
-			dup = k.String()
+	members(obj, func(k, v string) bool {
+		if raw.has(k) {
+			dup = strings.Clone(k)
 			return false
 		}
-		raw[k.String()] = v
+		raw = append(raw, field{k, value(v)})
 		return true
 	})
 	if dup != "" {
@@ -360,59 +414,49 @@ func parseLine(line []byte, file string, n int) (*Prediction, error) {
 		// has no one meaning.
 		return nil, &ParseError{File: file, Line: n, Field: dup, Err: errors.New("appears twice in the object")}
 	}
-	str := func(field string, required bool) (string, error) {
-		v, ok := raw[field]
-		if !ok || v.Type == gjson.Null {
-			if required {
-				return "", &ParseError{File: file, Line: n, Field: field, Err: errors.New("missing")}
+	p := &Prediction{Line: n}
+	// response reads the answer field, a string; with lazy, a non-empty
+	// one is left in the file.
+	response := func(field string) (string, error) {
+		if v, ok := raw.get(field); lazy && ok && v.Type == gjson.String && v.Raw != `""` {
+			if !utf8.ValidString(v.Raw) {
+				return "", invalidUTF8(file, n, field, v)
 			}
+			p.lazy = true
 			return "", nil
 		}
-		switch {
-		case v.Type == gjson.String && !utf8.ValidString(v.Raw):
-			// JSON text is UTF-8 (RFC 8259); a scorer must not see
-			// replacement characters the model never wrote.
-			return "", &ParseError{File: file, Line: n, Field: field, Err: fmt.Errorf("invalid UTF-8 at byte %d of the value", invalidAt(v.Raw))}
-		case v.Type == gjson.String:
-			return strings.Clone(v.String()), nil
-		case v.Type == gjson.Number && field == "id":
-			// Numeric ids are common in hand-made files.
-			return strings.Clone(v.Raw), nil
-		}
-		return "", &ParseError{File: file, Line: n, Field: field, Err: errors.New("must be a string")}
+		return str(raw, field, true, file, n, nil)
 	}
-	has := func(f string) bool { _, ok := raw[f]; return ok }
-	p := &Prediction{Line: n}
 	var err error
 	switch {
-	case has("task_id") && has("completion"):
+	case raw.has("task_id") && raw.has("completion"):
 		p.Form = FormHumanEval
-		if p.ID, err = str("task_id", true); err != nil {
+		if p.ID, err = str(raw, "task_id", true, file, n, nil); err != nil {
 			return nil, err
 		}
-		if p.Response, err = str("completion", true); err != nil {
+		if p.Response, err = response("completion"); err != nil {
 			return nil, err
 		}
-	case has("response") && (has("id") || has("task")):
+	case raw.has("response") && (raw.has("id") || raw.has("task")):
 		p.Form = FormPocketeval
-		if p.ID, err = str("id", true); err != nil {
+		if p.ID, err = str(raw, "id", true, file, n, nil); err != nil {
 			return nil, err
 		}
-		if p.Task, err = str("task", false); err != nil {
+		if p.Task, err = str(raw, "task", false, file, n, in); err != nil {
 			return nil, err
 		}
-		if p.Response, err = str("response", true); err != nil {
+		if p.Response, err = response("response"); err != nil {
 			return nil, err
 		}
-		if v, ok := raw["loglik_results"]; ok && v.Type != gjson.Null {
+		if v, ok := raw.get("loglik_results"); ok && v.Type != gjson.Null {
 			if err := json.Unmarshal([]byte(v.Raw), &p.Loglik); err != nil {
 				return nil, &ParseError{File: file, Line: n, Field: "loglik_results", Err: errors.New("must be a list of {logprob, is_greedy, tokens}")}
 			}
-			if rq, ok := raw["loglik_requests"]; !ok || json.Unmarshal([]byte(rq.Raw), &p.LoglikRequests) != nil || len(p.LoglikRequests) != len(p.Loglik) {
+			if rq, ok := raw.get("loglik_requests"); !ok || json.Unmarshal([]byte(rq.Raw), &p.LoglikRequests) != nil || len(p.LoglikRequests) != len(p.Loglik) {
 				return nil, &ParseError{File: file, Line: n, Field: "loglik_requests", Err: errors.New("must list one {context, continuation} per loglik result")}
 			}
 		}
-		if v, ok := raw["tool_calls"]; ok && v.Type != gjson.Null {
+		if v, ok := raw.get("tool_calls"); ok && v.Type != gjson.Null {
 			if err := json.Unmarshal([]byte(v.Raw), &p.ToolCalls); err != nil {
 				return nil, &ParseError{File: file, Line: n, Field: "tool_calls", Err: errors.New("must be a list of {name, arguments}")}
 			}
@@ -421,27 +465,33 @@ func parseLine(line []byte, file string, n int) (*Prediction, error) {
 					return nil, &ParseError{File: file, Line: n, Field: "tool_calls", Err: fmt.Errorf("call %d has no name", i)}
 				}
 			}
-			if p.RawResponse, err = str("raw_response", false); err != nil {
+			if p.RawResponse, err = str(raw, "raw_response", false, file, n, nil); err != nil {
 				return nil, err
 			}
 		}
-		if v, ok := raw["repeat"]; ok && v.Type != gjson.Null {
+		if v, ok := raw.get("repeat"); ok && v.Type != gjson.Null {
 			if err := json.Unmarshal([]byte(v.Raw), &p.Repeat); err != nil || p.Repeat < 0 {
 				return nil, &ParseError{File: file, Line: n, Field: "repeat", Err: errors.New("must be a non-negative integer")}
 			}
 		}
-	case has("id") && has("result") && !has("response"):
+	case raw.has("id") && raw.has("result") && !raw.has("response"):
 		p.Form = FormBFCL
-		if p.ID, err = str("id", true); err != nil {
+		if p.ID, err = str(raw, "id", true, file, n, nil); err != nil {
 			return nil, err
 		}
-		switch v := raw["result"]; {
+		switch v, _ := raw.get("result"); {
+		case v.Type == gjson.String && lazy && v.Raw != `""`:
+			p.lazy = true
 		case v.Type == gjson.String:
-			p.Response = strings.Clone(v.String())
+			p.Response = unquote(v.Raw)
 		case v.IsArray() && len(v.Array()) > 0 && v.Array()[0].IsArray():
 			// A multi-turn result (a list of turns, each a list of
 			// steps): the multi-turn tasks score it as JSON.
-			p.Response = strings.Clone(v.Raw)
+			if lazy {
+				p.lazy = true
+			} else {
+				p.Response = strings.Clone(v.Raw)
+			}
 		case v.IsArray():
 			for i, item := range v.Array() {
 				if !item.IsObject() {
@@ -459,17 +509,17 @@ func parseLine(line []byte, file string, n int) (*Prediction, error) {
 		default:
 			return nil, &ParseError{File: file, Line: n, Field: "result", Err: errors.New("must be a string (prompt mode), a list of {name: arguments} (function calling) or a list of turns (multi-turn)")}
 		}
-	case has("prompt") && has("response"):
+	case raw.has("prompt") && raw.has("response"):
 		p.Form = FormIFEval
-		if p.Prompt, err = str("prompt", true); err != nil {
+		if p.Prompt, err = str(raw, "prompt", true, file, n, nil); err != nil {
 			return nil, err
 		}
-		if p.Response, err = str("response", true); err != nil {
+		if p.Response, err = response("response"); err != nil {
 			return nil, err
 		}
-	case has("task_id"):
+	case raw.has("task_id"):
 		return nil, &ParseError{File: file, Line: n, Field: "completion", Err: errors.New(`missing: a human-eval line is {"task_id","completion"}`)}
-	case has("id") || has("task") || has("prompt"):
+	case raw.has("id") || raw.has("task") || raw.has("prompt"):
 		return nil, &ParseError{File: file, Line: n, Field: "response", Err: errors.New(`missing: a line is {"task","id","response"} or {"prompt","response"}`)}
 	default:
 		return nil, &ParseError{File: file, Line: n, Field: "response", Err: errors.New(`missing: unrecognised prediction: want {"task","id","response"}, {"prompt","response"}, {"task_id","completion"} or BFCL's {"id","result"}`)}
@@ -481,13 +531,45 @@ func parseLine(line []byte, file string, n int) (*Prediction, error) {
 		}
 		return nil, &ParseError{File: file, Line: n, Field: f, Err: errors.New("must not be empty")}
 	}
-	if p.FinishReason, err = str("finish_reason", false); err != nil {
+	if p.FinishReason, err = str(raw, "finish_reason", false, file, n, in); err != nil {
 		return nil, err
 	}
 	if p.FinishReason == "" {
 		p.FinishReason = runtime.FinishStop
 	}
 	return p, nil
+}
+
+// str reads a string field of a line (a number too for "id"), cloned
+// (shared through in when in is not nil); required refuses a missing or
+// null one.
+func str(raw fields, field string, required bool, file string, n int, in interner) (string, error) {
+	v, ok := raw.get(field)
+	if !ok || v.Type == gjson.Null {
+		if required {
+			return "", &ParseError{File: file, Line: n, Field: field, Err: errors.New("missing")}
+		}
+		return "", nil
+	}
+	switch {
+	case v.Type == gjson.String && !utf8.ValidString(v.Raw):
+		return "", invalidUTF8(file, n, field, v)
+	case v.Type == gjson.String && in != nil:
+		return in.get(view(v.Raw)), nil
+	case v.Type == gjson.String:
+		return unquote(v.Raw), nil
+	case v.Type == gjson.Number && field == "id":
+		// Numeric ids are common in hand-made files.
+		return strings.Clone(v.Raw), nil
+	}
+	return "", &ParseError{File: file, Line: n, Field: field, Err: errors.New("must be a string")}
+}
+
+// invalidUTF8 refuses a string value that is not UTF-8: JSON text is
+// UTF-8 (RFC 8259), and a scorer must not see replacement characters the
+// model never wrote.
+func invalidUTF8(file string, n int, field string, v gjson.Result) error {
+	return &ParseError{File: file, Line: n, Field: field, Err: fmt.Errorf("invalid UTF-8 at byte %d of the value", invalidAt(v.Raw))}
 }
 
 // index builds the lookup maps and rejects duplicates.
@@ -500,26 +582,31 @@ func (r *Runtime) index() error {
 		}
 		g.preds = append(g.preds, p)
 	}
-	seen := map[string]*Prediction{} // duplicate detection
-	dup := func(k string, p *Prediction) error {
-		if prev, ok := seen[k]; ok {
-			return &ParseError{File: r.path, Line: p.Line, Err: fmt.Errorf("duplicate prediction for %s (first on line %d)", p.key(), prev.Line)}
-		}
-		seen[k] = p
-		return nil
+	// Duplicate detection.
+	type repeatKey struct {
+		task, id string
+		repeat   int
+	}
+	seenPrompt := map[string]*Prediction{}
+	seenKey := make(map[repeatKey]*Prediction, len(r.preds))
+	dup := func(prev, p *Prediction) error {
+		return &ParseError{File: r.path, Line: p.Line, Err: fmt.Errorf("duplicate prediction for %s (first on line %d)", p.key(), prev.Line)}
 	}
 	for _, p := range r.preds {
 		switch {
 		case p.Form == FormIFEval:
-			if err := dup("prompt\x00"+p.Prompt, p); err != nil {
-				return err
+			if prev, ok := seenPrompt[p.Prompt]; ok {
+				return dup(prev, p)
 			}
+			seenPrompt[p.Prompt] = p
 			add(r.byPrompt, p.Prompt, p)
 			add(r.byTrim, strings.TrimSpace(p.Prompt), p)
 		case p.Form == FormPocketeval:
-			if err := dup(fmt.Sprintf("key\x00%s\x00%s\x00%d", p.Task, p.ID, p.Repeat), p); err != nil {
-				return err
+			k := repeatKey{p.Task, p.ID, p.Repeat}
+			if prev, ok := seenKey[k]; ok {
+				return dup(prev, p)
 			}
+			seenKey[k] = p
 			if p.Task != "" {
 				g := r.byKey[[2]string{p.Task, p.ID}]
 				if g == nil {
@@ -591,7 +678,7 @@ func (r *Runtime) Generate(ctx context.Context, req runtime.Request) (runtime.Re
 	if len(p.Loglik) > 0 && p.Response == "" && !p.lazy {
 		return runtime.Response{}, fmt.Errorf("replay: %s:%d comes from a log-likelihood run (it has loglik_results and no response); replay it in log-likelihood mode", r.path, p.Line)
 	}
-	r.used[p] = true
+	p.used = true
 	text, err := r.response(p)
 	if err != nil {
 		return runtime.Response{}, err
@@ -604,8 +691,10 @@ func (r *Runtime) response(p *Prediction) (string, error) {
 	if !p.lazy {
 		return p.Response, nil
 	}
-	line := make([]byte, p.size)
-	if _, err := r.file.ReadAt(line, p.off); err != nil {
+	r.winMu.Lock()
+	defer r.winMu.Unlock()
+	line, err := r.lineAt(p)
+	if err != nil {
 		return "", fmt.Errorf("replay: read %s:%d again: %w", r.path, p.Line, err)
 	}
 	field := "response"
@@ -616,14 +705,216 @@ func (r *Runtime) response(p *Prediction) (string, error) {
 		field = "result"
 	}
 	// A field appears once (parseLine refuses a line naming one twice).
-	v := gjson.GetBytes(line, field)
+	// The value shares the window's memory: what is returned is copied.
+	var v gjson.Result
+	obj := unsafe.String(unsafe.SliceData(line), len(line))
+	members(obj[skipSpace(obj, 0):], func(k, raw string) bool {
+		if k == field {
+			v = value(raw)
+			return false
+		}
+		return true
+	})
 	if p.Form == FormBFCL && v.IsArray() {
-		return v.Raw, nil // a multi-turn result
+		return strings.Clone(v.Raw), nil // a multi-turn result
 	}
 	if v.Type != gjson.String {
 		return "", fmt.Errorf("replay: %s:%d changed since it was opened", r.path, p.Line)
 	}
-	return v.String(), nil
+	return unquote(v.Raw), nil
+}
+
+// The lines of a predictions file are valid JSON (gjson.ValidBytes) when
+// they are taken apart: members and value find the extent of each value
+// without decoding any, so a long response is decoded once, when it is
+// served, and not at all while the file is indexed.
+
+// members calls fn with each member of the JSON object obj (valid JSON
+// starting with '{'): its key decoded, its value as raw JSON; fn returns
+// false to stop.
+func members(obj string, fn func(key, raw string) bool) {
+	i := skipSpace(obj, 1)
+	for i < len(obj) && obj[i] == '"' {
+		end := skipString(obj, i)
+		key := view(obj[i:end])
+		i = skipSpace(obj, skipSpace(obj, end)+1) // past ':'
+		vend := skipValue(obj, i)
+		if !fn(key, obj[i:vend]) {
+			return
+		}
+		i = skipSpace(obj, vend)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+	}
+}
+
+// value is raw JSON as a gjson.Result; a string is left undecoded (Str
+// empty: read it with view or unquote).
+func value(raw string) gjson.Result {
+	if raw[0] == '"' {
+		return gjson.Result{Type: gjson.String, Raw: raw}
+	}
+	return gjson.Parse(raw)
+}
+
+// skipSpace returns the index of the first byte at or after i that is
+// not JSON white space.
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string literal starting at i.
+func skipString(s string, i int) int {
+	j := i + 1
+	for {
+		k := strings.IndexByte(s[j:], '"')
+		if k < 0 {
+			return len(s)
+		}
+		j += k
+		// The quote ends the string unless an odd number of
+		// backslashes escapes it.
+		bs := 0
+		for b := j - 1; b > i && s[b] == '\\'; b-- {
+			bs++
+		}
+		j++
+		if bs%2 == 0 {
+			return j
+		}
+	}
+}
+
+// skipValue returns the index after the value starting at i.
+func skipValue(s string, i int) int {
+	switch s[i] {
+	case '"':
+		return skipString(s, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(s); {
+			switch s[j] {
+			case '"':
+				j = skipString(s, j)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+			j++
+		}
+		return len(s)
+	}
+	j := i
+	for j < len(s) && s[j] != ',' && s[j] != '}' && s[j] != ']' && s[j] != ' ' && s[j] != '\t' && s[j] != '\n' && s[j] != '\r' {
+		j++
+	}
+	return j
+}
+
+// view is the text of a valid JSON string literal: a slice of raw when
+// it has no escapes (sharing its memory), else decoded (unquote).
+func view(raw string) string {
+	if strings.IndexByte(raw, '\\') < 0 {
+		return raw[1 : len(raw)-1]
+	}
+	return unquote(raw)
+}
+
+// unquote decodes a valid JSON string literal (quotes included) into new
+// memory, as gjson's Result.String does — escapes decoded, a surrogate
+// pair combined, a lone surrogate U+FFFD — copying the runs between
+// escapes whole.
+func unquote(raw string) string {
+	s := raw[1 : len(raw)-1]
+	i := strings.IndexByte(s, '\\')
+	if i < 0 {
+		return strings.Clone(s)
+	}
+	b := make([]byte, 0, len(s))
+	for i >= 0 {
+		b = append(b, s[:i]...)
+		s = s[i+1:]
+		c := s[0]
+		s = s[1:]
+		switch c {
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r := hex4(s)
+			s = s[4:]
+			if r >= 0xD800 && r < 0xDC00 && len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
+				if r2 := hex4(s[2:]); r2 >= 0xDC00 && r2 < 0xE000 {
+					r = utf16.DecodeRune(r, r2)
+					s = s[6:]
+				}
+			}
+			b = utf8.AppendRune(b, r)
+		default: // '"', '\\', '/'
+			b = append(b, c)
+		}
+		i = strings.IndexByte(s, '\\')
+	}
+	b = append(b, s...)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// hex4 is the value of the four hex digits s starts with.
+func hex4(s string) rune {
+	var r rune
+	for _, c := range []byte(s[:4]) {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// windowSize is how much of the predictions file lineAt reads at once.
+const windowSize = 256 << 10
+
+// lineAt returns p's line from the window, reading the file from p's
+// offset on when the window does not hold it; the caller holds winMu.
+func (r *Runtime) lineAt(p *Prediction) ([]byte, error) {
+	if p.off < r.windowOff || p.off+int64(p.size) > r.windowOff+int64(len(r.window)) {
+		n := max(windowSize, p.size)
+		if cap(r.window) < n {
+			r.window = make([]byte, n)
+		}
+		m, err := r.file.ReadAt(r.window[:n], p.off)
+		if m < p.size {
+			r.window = r.window[:0]
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		r.window, r.windowOff = r.window[:m], p.off
+	}
+	start := p.off - r.windowOff
+	return r.window[start : start+int64(p.size)], nil
 }
 
 // LogLikelihood answers from the loglik_results recorded in pocketeval
@@ -655,7 +946,7 @@ func (r *Runtime) LogLikelihood(ctx context.Context, reqs []runtime.LoglikReques
 			return nil, fmt.Errorf("replay: no recorded log-likelihood in %s for continuation %.40q after context …%s", r.path, q.Continuation, tail(q.Context, 60))
 		}
 		out[i] = res
-		r.used[r.loglikPred[q]] = true
+		r.loglikPred[q].used = true
 	}
 	return out, nil
 }
@@ -750,7 +1041,7 @@ func (r *Runtime) Unused() []Prediction {
 	defer r.mu.Unlock()
 	var out []Prediction
 	for _, p := range r.preds {
-		if !r.used[p] {
+		if !p.used {
 			out = append(out, r.full(p))
 		}
 	}
@@ -765,11 +1056,12 @@ func (r *Runtime) MatchesPrompts() bool { return len(r.byPrompt) > 0 }
 // CheckRequests is CheckKnown for the requests a run will make (their
 // Task, ID and prompt text).
 func (r *Runtime) CheckRequests(reqs []runtime.Request) error {
-	keys := make([]Key, len(reqs))
-	for i, q := range reqs {
-		keys[i] = KeyOf(q)
-	}
-	return r.CheckKnown(keys)
+	return r.checkKnown(len(reqs), func(i int) Key { return KeyOf(reqs[i]) })
+}
+
+// CheckTaskIDs is CheckKnown for keys without prompts: {task, id} pairs.
+func (r *Runtime) CheckTaskIDs(keys [][2]string) error {
+	return r.checkKnown(len(keys), func(i int) Key { return Key{Task: keys[i][0], ID: keys[i][1]} })
 }
 
 // CheckKnown reports predictions that can match none of keys, before any
@@ -784,11 +1076,17 @@ func (r *Runtime) CheckRequests(reqs []runtime.Request) error {
 // The error names up to five offending predictions with their lines and
 // says how many there are in all.
 func (r *Runtime) CheckKnown(keys []Key) error {
+	return r.checkKnown(len(keys), func(i int) Key { return keys[i] })
+}
+
+// checkKnown is CheckKnown over the n keys key returns.
+func (r *Runtime) checkKnown(n int, key func(int) Key) error {
 	tasks := map[string]bool{}
-	pairs := map[[2]string]bool{}
-	ids := map[string]bool{}
+	pairs := make(map[[2]string]bool, n)
+	ids := make(map[string]bool, n)
 	prompts := map[string]bool{}
-	for _, k := range keys {
+	for i := range n {
+		k := key(i)
 		tasks[k.Task] = true
 		pairs[[2]string{k.Task, k.ID}] = true
 		ids[k.ID] = true

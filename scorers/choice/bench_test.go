@@ -16,3 +16,25 @@ func BenchmarkExtract(b *testing.B) {
 		Extract(inputs[i%len(inputs)], opts)
 	}
 }
+
+// BenchmarkExtractLong extracts from 200-word answers that name no option
+// (every rule runs to the end), as a replay of a weak model's MMLU answers
+// does.
+func BenchmarkExtractLong(b *testing.B) {
+	opts := []string{"Planetary density will decrease.", "Planetary years will become longer.", "Planetary days will become shorter.", "Planetary gravity will become stronger."}
+	words := []string{"a", "warm", "of", "naïve", "sat", "on", "then", "über", "café", "cat", "日本", "—", "fell", "Später", "fish", "outside,", "rain", "the", "mat", "softly", "and", "dreamed", "while", "woke."}
+	inputs := make([]string, 8)
+	for i := range inputs {
+		var sb []byte
+		for j := 0; j < 200; j++ {
+			sb = append(sb, words[(i*7+j*j+j)%len(words)]...)
+			sb = append(sb, ' ')
+		}
+		inputs[i] = string(sb)
+	}
+	Extract(inputs[0], opts)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		Extract(inputs[i%len(inputs)], opts)
+	}
+}

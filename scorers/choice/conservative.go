@@ -21,6 +21,11 @@ const (
 // has no such section.
 func finalAnswer(text string, n int) (e Extraction, ok bool) {
 	const marker = "【答案】"
+	// strings.Index is vectorised, LastIndex is not: most responses
+	// have no marker.
+	if !strings.Contains(text, marker) {
+		return none, false
+	}
 	i := strings.LastIndex(text, marker)
 	if i < 0 {
 		return none, false
@@ -60,7 +65,7 @@ func isASCIIAlnum(c byte) bool {
 // fallback rules do not read a variable ($$E=mc^2$$) as an option letter.
 // Byte offsets are kept (every masked byte becomes a space).
 func maskMath(text string) string {
-	if !strings.ContainsAny(text, `$\`) {
+	if strings.IndexByte(text, '$') < 0 && strings.IndexByte(text, '\\') < 0 {
 		return text
 	}
 	b := []byte(text)

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Method names say which rule produced an extraction; they are recorded in
@@ -176,8 +177,14 @@ func Extract(text string, choices []string) Extraction {
 
 // ExtractN is Extract for an n-option question whose texts may be unknown.
 func ExtractN(text string, n int, choices []string) Extraction {
-	if e := ExtractStrict(text, n); e.Found() || e.Method != "" {
-		return e
+	return ExtractAfterStrict(text, n, choices, ExtractStrict(text, n))
+}
+
+// ExtractAfterStrict is ExtractN for a caller that already has
+// strict = ExtractStrict(text, n): the strict rule is not run again.
+func ExtractAfterStrict(text string, n int, choices []string, strict Extraction) Extraction {
+	if strict.Found() || strict.Method != "" {
+		return strict
 	}
 	text = normalize(text)
 	math := maskMath(text)
@@ -274,19 +281,58 @@ func mayMatch(re *regexp.Regexp, text string) bool {
 	return true
 }
 
+// ContainsFold reports whether s contains word, which must be lower-case
+// ASCII letters, in any mix of ASCII cases: a cheap test of whether a
+// case-insensitive pattern built on the word can match (Go's (?i) also
+// folds 's' with U+017F ſ and 'k' with U+212A K, which callers test
+// apart).
+func ContainsFold(s, word string) bool { return containsFoldASCII(s, word) }
+
 // containsFoldASCII reports whether s contains word (lower-case ASCII
-// letters) in any mix of cases.
+// letters) in any mix of cases. A match has one of the two cases of the
+// word's rarest letter at a known place: candidates are found with
+// strings.IndexByte (vectorised) and only they are compared.
 func containsFoldASCII(s, word string) bool {
-	for i := 0; i+len(word) <= len(s); i++ {
-		j := 0
-		for j < len(word) && s[i+j]|0x20 == word[j] {
-			j++
-		}
-		if j == len(word) {
-			return true
+	a := rarestLetter(word)
+	for _, c := range [2]byte{word[a], word[a] - ('a' - 'A')} {
+		for i := a; i < len(s); i++ {
+			j := strings.IndexByte(s[i:], c)
+			if j < 0 {
+				break
+			}
+			i += j
+			if start := i - a; start+len(word) <= len(s) && hasFoldASCII(s[start:], word) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// hasFoldASCII reports whether s starts with word (lower-case ASCII
+// letters) in any mix of cases.
+func hasFoldASCII(s, word string) bool {
+	for j := 0; j < len(word); j++ {
+		if s[j]|0x20 != word[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// letterFrequency lists the lower-case letters from the most to the least
+// frequent in English text.
+const letterFrequency = "etaoinsrhldcumfpgwybvkxjqz"
+
+// rarestLetter is the position in word of its least frequent letter.
+func rarestLetter(word string) int {
+	best, rank := 0, -1
+	for i := 0; i < len(word); i++ {
+		if r := strings.IndexByte(letterFrequency, word[i]); r > rank {
+			best, rank = i, r
+		}
+	}
+	return best
 }
 
 // leadingLetter accepts a response that opens with a valid letter. A bare
@@ -392,7 +438,10 @@ func loneLetters(text string) []int {
 		if i == len(text) {
 			return i, true
 		}
-		r, w := utf8.DecodeRuneInString(text[i:])
+		r, w := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, w = utf8.DecodeRuneInString(text[i:])
+		}
 		if isWordRune(r) {
 			return 0, false
 		}
@@ -406,7 +455,10 @@ func loneLetters(text string) []int {
 				continue
 			}
 		}
-		r, w := utf8.DecodeRuneInString(text[s:])
+		r, w := rune(text[s]), 1
+		if r >= utf8.RuneSelf {
+			r, w = utf8.DecodeRuneInString(text[s:])
+		}
 		if !isWordRune(r) && s+w < len(text) && isCapital(text[s+w]) {
 			if e, ok := after(s + w + 1); ok {
 				found = append(found, s+w)
@@ -433,13 +485,22 @@ func optionText(text string, choices []string) int {
 	if len(choices) == 0 {
 		return -1
 	}
-	resp := foldText(text)
-	if resp == "" {
-		return -1
-	}
 	norm := make([]string, len(choices))
 	for i, c := range choices {
 		norm[i] = foldText(c)
+	}
+	if !mayHoldOption(text, norm) {
+		return -1
+	}
+	buf := foldPool.Get().(*[]byte)
+	defer foldPool.Put(buf)
+	// resp lives in *buf, and only while optionText runs.
+	*buf = appendFold((*buf)[:0], text)
+	resp := unsafe.String(unsafe.SliceData(*buf), len(*buf))
+	if resp == "" {
+		return -1
+	}
+	for i := range norm {
 		if norm[i] == resp {
 			return i
 		}
@@ -473,6 +534,45 @@ func optionText(text string, choices []string) int {
 	return kept[0]
 }
 
+// mayHoldOption reports whether foldText(text) may equal or contain one
+// of the folded options norm; false is exact (it cannot), true may be
+// wrong. Folding lower-cases ASCII letters and turns white space into
+// single spaces, so a run of [a-z0-9] in a folded option comes from
+// characters of text that match it ignoring ASCII case — unless text
+// holds one of the two non-ASCII letters whose lower case is ASCII
+// (U+0130 İ, U+212A K), when every option may. An option that is empty
+// or has no such run may match too.
+func mayHoldOption(text string, norm []string) bool {
+	if strings.Contains(text, "\u0130") || strings.Contains(text, "\u212a") {
+		return true
+	}
+	for _, c := range norm {
+		w := longestAlnumRun(c)
+		if w == "" || containsFoldASCII(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// longestAlnumRun is the longest run of [a-z0-9] in s ("" when none).
+func longestAlnumRun(s string) string {
+	best, start := "", -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= '0' && s[i] <= '9') {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start > len(best) {
+			best = s[start:i]
+		}
+		start = -1
+	}
+	return best
+}
+
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
@@ -482,18 +582,45 @@ func isASCII(s string) bool {
 	return true
 }
 
+// foldPool holds optionText's buffers for the folded response.
+var foldPool = sync.Pool{New: func() any { return new([]byte) }}
+
 // foldText lower-cases, collapses white space and trims surrounding
 // punctuation, so "The mitochondria." matches option "the mitochondria".
 func foldText(s string) string {
 	if isASCII(s) {
 		return foldASCII(s)
 	}
-	// In one pass: strings.Fields, joined with single spaces, then
-	// strings.ToLower (invalid UTF-8 becoming U+FFFD, as strings.Map
-	// writes it), then trimmed (foldTextRef in the tests).
-	b := make([]byte, 0, len(s)+8)
+	return string(appendFold(make([]byte, 0, len(s)+8), s))
+}
+
+// appendFold appends foldText(s) to b[:0]'s end (b must be empty): in one
+// pass, strings.Fields joined with single spaces, then strings.ToLower
+// (invalid UTF-8 becoming U+FFFD, as strings.Map writes it), then trimmed
+// (refFoldText in the tests). ASCII bytes are handled without decoding.
+func appendFold(b []byte, s string) []byte {
 	pending := false
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch c {
+			case ' ', '\t', '\n', '\v', '\f', '\r':
+				pending = len(b) > 0
+				continue
+			}
+			if pending {
+				b = append(b, ' ')
+				pending = false
+			}
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		i += w
 		if unicode.IsSpace(r) {
 			pending = len(b) > 0
 			continue
@@ -504,9 +631,15 @@ func foldText(s string) string {
 		}
 		b = utf8.AppendRune(b, unicode.ToLower(r))
 	}
-	return string(bytes.TrimFunc(b, func(r rune) bool {
+	trim := func(r rune) bool {
 		return unicode.IsPunct(r) || unicode.IsSpace(r) || r == '*'
-	}))
+	}
+	t := bytes.TrimFunc(b, trim)
+	if len(t) == len(b) {
+		return b
+	}
+	n := copy(b, t)
+	return b[:n]
 }
 
 // foldASCII is foldText for ASCII text, in one pass: the same lower-casing,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 )
 
 // The reference: extraction exactly as it was written with regular
@@ -99,13 +100,71 @@ func refExtractN(text string, n int, choices []string) Extraction {
 	if idx := refUniqueLetter(patterns().mention, math, n, false); idx >= 0 {
 		return found(idx, MethodMention)
 	}
-	if idx := optionText(text, choices); idx >= 0 {
+	if idx := refOptionText(text, choices); idx >= 0 {
 		return found(idx, MethodOptionText)
 	}
 	if idx := refUniqueLone(math, n); idx >= 0 {
 		return found(idx, MethodLoneLetter)
 	}
 	return none
+}
+
+// refOptionText is optionText over refFoldText.
+func refOptionText(text string, choices []string) int {
+	if len(choices) == 0 {
+		return -1
+	}
+	resp := refFoldText(text)
+	if resp == "" {
+		return -1
+	}
+	norm := make([]string, len(choices))
+	for i, c := range choices {
+		norm[i] = refFoldText(c)
+		if norm[i] == resp {
+			return i
+		}
+	}
+	var hits []int
+	for i, c := range norm {
+		if utf8.RuneCountInString(c) < 2 || (isASCII(c) && len(c) < 3) {
+			continue
+		}
+		if strings.Contains(resp, c) {
+			hits = append(hits, i)
+		}
+	}
+	var kept []int
+	for _, i := range hits {
+		contained := false
+		for _, j := range hits {
+			if i != j && norm[i] != norm[j] && strings.Contains(norm[j], norm[i]) {
+				contained = true
+				break
+			}
+		}
+		if !contained {
+			kept = append(kept, i)
+		}
+	}
+	if len(kept) != 1 {
+		return -1
+	}
+	return kept[0]
+}
+
+// refContainsFold is containsFoldASCII position by position.
+func refContainsFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		j := 0
+		for j < len(word) && s[i+j]|0x20 == word[j] {
+			j++
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
 }
 
 // refFoldText is foldText as strings.Fields, Join, ToLower and TrimFunc
@@ -121,11 +180,11 @@ func refFoldText(s string) string {
 // characters every rule looks for, and their near misses.
 var pieces = []string{
 	"A", "B", "C", "D", "E", "I", "a", "b", "x", "Z", " ", "  ", "\n", "\t", ".", ",", ":", "：", "'", "’", "\"",
-	"(", ")", "[", "]", "（", "）", "【", "】", "*", "**", "-", "1", "42", "é", "日本", "\xff", "\xe2\x80", "\v", "\f", "\r", "!", "?", "$", "~", "_", "Paris", "paris.",
+	"(", ")", "[", "]", "（", "）", "【", "】", "*", "**", "-", "1", "42", "é", "日本", "\xff", "\xe2\x80", "\v", "\f", "\r", "!", "?", "$", "~", "_", "Paris", "paris.", "the mitochondria", "The Mitochondria.", "none of the above", "ANSWERS", "nswer", "answe", "OPTION", "opt", "Choice:", "W", "P",
 	"answer", "Answer", "ANSWER", "anſwer", "answer is", "The answer is", "answer:", "would be", "is wrong",
 	"option", "Option", "choice", "CHOICE", "选", "选项", "故选", "选择", "当选", "正确", "不正确", "符合题意",
 	"答案", "答案是", "答案为", "应该", "项", "错", "排除", "Ｂ", "ｃ", "A good", "I think", "the ", "is ",
-	"\u0085", "\u00a0", "\u3000", "。", "İ", "Σ", "ẞ", "\u2028",
+	"\u0085", "\u00a0", "\u3000", "。", "İ", "Σ", "ẞ", "\u2028", "\u212a", "K", "k", "Ｋ", "mitochondria", "MITO", "chondria", "none", "of", "ABOVE", "4", "2", "Pari", "ARIS",
 }
 
 func randomText(rng *rand.Rand) string {
@@ -159,6 +218,11 @@ func TestExtractMatchesReference(t *testing.T) {
 		}
 		if got, want := foldText(text), refFoldText(text); got != want {
 			t.Fatalf("foldText(%q) = %q, the reference gives %q", text, got, want)
+		}
+		for _, w := range []string{"answer", "option", "choice"} {
+			if got, want := containsFoldASCII(text, w), refContainsFold(text, w); got != want {
+				t.Fatalf("containsFoldASCII(%q, %q) = %v, reference %v", text, w, got, want)
+			}
 		}
 		for _, k := range []int{2, 4, 10} {
 			cs := choices

@@ -1,0 +1,524 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// EncodeLine encodes rec as a samples line, newline included: the bytes
+// json.Marshal(rec) gives, then '\n'.
+func EncodeLine(rec *Record) ([]byte, error) {
+	return AppendLine(nil, rec, nil)
+}
+
+// AppendLine appends rec's samples line (EncodeLine) to dst. The record's
+// own fields are written by hand — encoding/json's reflection was most of
+// a replay's encoding time — and its nested values (generation settings,
+// log-likelihood requests and results, details, timings, tool calls) by
+// encoding/json, so the line is byte for byte json.Marshal's
+// (TestAppendLineMatchesMarshal). cache, when not nil, keeps the encoding
+// of long message texts that many records share (few-shot exemplars).
+func AppendLine(dst []byte, rec *Record, cache *StringCache) ([]byte, error) {
+	start := len(dst)
+	out, ok := appendRecord(dst, rec, cache)
+	if !ok {
+		// A value encoding/json refuses (NaN in scores, …): its error.
+		data, err := json.Marshal(rec)
+		if err != nil {
+			return dst[:start], fmt.Errorf("encode sample %s: %w", rec.ID, err)
+		}
+		return append(append(dst[:start], data...), '\n'), nil
+	}
+	return append(out, '\n'), nil
+}
+
+// appendRecord writes rec as encoding/json does (field order, omitempty,
+// HTML-safe string escaping); ok is false when a value needs
+// encoding/json's error.
+func appendRecord(b []byte, r *Record, cache *StringCache) ([]byte, bool) {
+	b = append(b, `{"task":`...)
+	b = appendJSONString(b, r.Task)
+	b = append(b, `,"id":`...)
+	b = appendJSONString(b, r.ID)
+	if r.Repeat != 0 {
+		b = append(b, `,"repeat":`...)
+		b = strconv.AppendInt(b, int64(r.Repeat), 10)
+	}
+	b = append(b, `,"index":`...)
+	b = strconv.AppendInt(b, int64(r.Index), 10)
+	if len(r.Messages) > 0 {
+		b = append(b, `,"messages":[`...)
+		for i := range r.Messages {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			// Earlier turns are what records share (few-shot
+			// exemplars); the last is the sample's own.
+			c := cache
+			if i == len(r.Messages)-1 {
+				c = nil
+			}
+			var ok bool
+			if b, ok = appendMessage(b, &r.Messages[i], c); !ok {
+				return b, false
+			}
+		}
+		b = append(b, ']')
+	}
+	if r.Prompt != "" {
+		b = append(b, `,"prompt":`...)
+		b = appendJSONString(b, r.Prompt)
+	}
+	if r.RenderedPrompt != "" {
+		b = append(b, `,"rendered_prompt":`...)
+		b = appendJSONString(b, r.RenderedPrompt)
+	}
+	var ok bool
+	if r.Gen != nil {
+		b = append(b, `,"gen":`...)
+		if b, ok = appendGen(b, r.Gen); !ok {
+			return b, false
+		}
+	}
+	if len(r.Loglik) > 0 {
+		b = append(b, `,"loglik_requests":`...)
+		if b, ok = appendMarshal(b, r.Loglik); !ok {
+			return b, false
+		}
+	}
+	b = append(b, `,"response":`...)
+	b = appendJSONString(b, r.Response)
+	if r.Scored != nil {
+		b = append(b, `,"scored_text":`...)
+		b = appendJSONString(b, *r.Scored)
+	}
+	if len(r.ToolCalls) > 0 {
+		b = append(b, `,"tool_calls":`...)
+		if b, ok = appendMarshal(b, r.ToolCalls); !ok {
+			return b, false
+		}
+	}
+	if r.RawResponse != "" {
+		b = append(b, `,"raw_response":`...)
+		b = appendJSONString(b, r.RawResponse)
+	}
+	if r.Thinking != "" {
+		b = append(b, `,"thinking":`...)
+		b = appendJSONString(b, r.Thinking)
+	}
+	if len(r.LoglikResults) > 0 {
+		b = append(b, `,"loglik_results":`...)
+		if b, ok = appendMarshal(b, r.LoglikResults); !ok {
+			return b, false
+		}
+	}
+	if r.Extracted != "" {
+		b = append(b, `,"extracted":`...)
+		b = appendJSONString(b, r.Extracted)
+	}
+	if r.ExtractionFailed {
+		b = append(b, `,"extraction_failed":true`...)
+	}
+	if r.Target != "" {
+		b = append(b, `,"target":`...)
+		b = appendJSONString(b, r.Target)
+	}
+	b = append(b, `,"scores":`...)
+	if b, ok = appendScores(b, r.Scores); !ok {
+		return b, false
+	}
+	if len(r.Details) > 0 {
+		b = append(b, `,"details":`...)
+		if b, ok = appendValue(b, r.Details, 0); !ok {
+			return b, false
+		}
+	}
+	if r.FinishReason != "" {
+		b = append(b, `,"finish_reason":`...)
+		b = appendJSONString(b, r.FinishReason)
+	}
+	if r.PromptTokens != 0 {
+		b = append(b, `,"prompt_tokens":`...)
+		b = strconv.AppendInt(b, int64(r.PromptTokens), 10)
+	}
+	if r.CompletionTokens != 0 {
+		b = append(b, `,"completion_tokens":`...)
+		b = strconv.AppendInt(b, int64(r.CompletionTokens), 10)
+	}
+	if r.Error != "" {
+		b = append(b, `,"error":`...)
+		b = appendJSONString(b, r.Error)
+	}
+	if r.Retryable {
+		b = append(b, `,"retryable":true`...)
+	}
+	if r.Timings != nil {
+		b = append(b, `,"timings":`...)
+		if b, ok = appendMarshal(b, r.Timings); !ok {
+			return b, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+// appendMessage writes one chat message (runtime.Message's fields and
+// tags).
+func appendMessage(b []byte, m *runtime.Message, cache *StringCache) ([]byte, bool) {
+	b = append(b, `{"role":`...)
+	b = appendJSONString(b, m.Role)
+	b = append(b, `,"content":`...)
+	b = cache.append(b, m.Content)
+	if len(m.ToolCalls) > 0 {
+		b = append(b, `,"tool_calls":`...)
+		var ok bool
+		if b, ok = appendMarshal(b, m.ToolCalls); !ok {
+			return b, false
+		}
+	}
+	if m.ToolCallID != "" {
+		b = append(b, `,"tool_call_id":`...)
+		b = appendJSONString(b, m.ToolCallID)
+	}
+	if m.Name != "" {
+		b = append(b, `,"name":`...)
+		b = appendJSONString(b, m.Name)
+	}
+	if m.ReasoningContent != "" {
+		b = append(b, `,"reasoning_content":`...)
+		b = appendJSONString(b, m.ReasoningContent)
+	}
+	return append(b, '}'), true
+}
+
+// appendGen writes runtime.GenConfig's fields as their tags say.
+func appendGen(b []byte, g *runtime.GenConfig) ([]byte, bool) {
+	b = append(b, '{')
+	if g.MaxTokens != 0 {
+		b = append(b, `"max_tokens":`...)
+		b = strconv.AppendInt(b, int64(g.MaxTokens), 10)
+		b = append(b, ',')
+	}
+	b = append(b, `"temperature":`...)
+	var ok bool
+	if b, ok = appendFloat(b, g.Temperature); !ok {
+		return b, false
+	}
+	if g.TopP != 0 {
+		b = append(b, `,"top_p":`...)
+		if b, ok = appendFloat(b, g.TopP); !ok {
+			return b, false
+		}
+	}
+	b = append(b, `,"seed":`...)
+	b = strconv.AppendInt(b, g.Seed, 10)
+	if len(g.Stop) > 0 {
+		b = append(b, `,"stop":[`...)
+		for i, s := range g.Stop {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, s)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), true
+}
+
+// appendScores writes a map[string]float64 as encoding/json does: keys
+// sorted, "null" for a nil map.
+func appendScores(b []byte, m map[string]float64) ([]byte, bool) {
+	if m == nil {
+		return append(b, "null"...), true
+	}
+	b = append(b, '{')
+	var arr [16]string
+	keys := arr[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		var ok bool
+		if b, ok = appendFloat(b, m[k]); !ok {
+			return b, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+// appendValue writes a details value as encoding/json does, by hand for
+// the kinds scorers use (strings, numbers, booleans, nil, lists and maps
+// of them) and through encoding/json for any other.
+func appendValue(b []byte, v any, depth int) ([]byte, bool) {
+	if depth > 8 {
+		return appendMarshal(b, v)
+	}
+	var ok bool
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), true
+	case string:
+		return appendJSONString(b, v), true
+	case bool:
+		return strconv.AppendBool(b, v), true
+	case float64:
+		return appendFloat(b, v)
+	case int:
+		return strconv.AppendInt(b, int64(v), 10), true
+	case []string:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i, x := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, x)
+		}
+		return append(b, ']'), true
+	case []any:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i, x := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, ok = appendValue(b, x, depth+1); !ok {
+				return b, false
+			}
+		}
+		return append(b, ']'), true
+	case map[string]any:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		var arr [16]string
+		keys := arr[:0]
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			if b, ok = appendValue(b, v[k], depth+1); !ok {
+				return b, false
+			}
+		}
+		return append(b, '}'), true
+	}
+	return appendMarshal(b, v)
+}
+
+// appendMarshal appends json.Marshal(v); ok is false on its error.
+func appendMarshal(b []byte, v any) ([]byte, bool) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return b, false
+	}
+	return append(b, data...), true
+}
+
+// appendFloat writes a float64 as encoding/json does (ES6 number
+// formatting); ok is false for NaN and infinities, which it refuses.
+func appendFloat(b []byte, f float64) ([]byte, bool) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return b, false
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 becomes e-9.
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, true
+}
+
+// jsonSafe marks the ASCII bytes encoding/json writes as they are in a
+// string with HTML escaping on: printable characters but for '"', '\\',
+// '<', '>' and '&'.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = true
+	}
+	for _, c := range `"\<>&` {
+		t[c] = false
+	}
+	return t
+}()
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString writes s as a JSON string exactly as encoding/json
+// does: HTML characters and control characters escaped, invalid UTF-8 as
+// \ufffd, U+2028 and U+2029 escaped. Well-formed multi-byte characters
+// are checked in place (utf8.DecodeRuneInString only for the rest).
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	n := len(s)
+	for i := 0; i < n; {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if jsonSafe[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			b = appendEscape(b, c)
+			i++
+			start = i
+			continue
+		}
+		switch {
+		case c >= 0xC2 && c <= 0xDF:
+			if i+1 < n && s[i+1]&0xC0 == 0x80 {
+				i += 2
+				continue
+			}
+		case c >= 0xE0 && c <= 0xEF:
+			if i+2 < n && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
+				c1 := s[i+1]
+				if (c != 0xE0 || c1 >= 0xA0) && (c != 0xED || c1 < 0xA0) &&
+					(c != 0xE2 || c1 != 0x80 || s[i+2] != 0xA8 && s[i+2] != 0xA9) {
+					i += 3
+					continue
+				}
+			}
+		case c >= 0xF0 && c <= 0xF4:
+			if i+3 < n && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 && s[i+3]&0xC0 == 0x80 {
+				c1 := s[i+1]
+				if (c != 0xF0 || c1 >= 0x90) && (c != 0xF4 || c1 < 0x90) {
+					i += 4
+					continue
+				}
+			}
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendEscape writes the escape of an ASCII byte that is not jsonSafe.
+func appendEscape(b []byte, c byte) []byte {
+	switch c {
+	case '\\', '"':
+		return append(b, '\\', c)
+	case '\b':
+		return append(b, '\\', 'b')
+	case '\f':
+		return append(b, '\\', 'f')
+	case '\n':
+		return append(b, '\\', 'n')
+	case '\r':
+		return append(b, '\\', 'r')
+	case '\t':
+		return append(b, '\\', 't')
+	}
+	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+}
+
+// StringCache keeps the JSON encodings of long strings that many records
+// share by identity — the few-shot turns a task renders once and puts in
+// every prompt — so each is escaped once per run rather than once per
+// record. A string is recognised by its data pointer and length (the
+// cache holds the string, so the memory cannot be reused for another
+// while it is kept). It is safe for concurrent use; a nil cache encodes
+// every string.
+type StringCache struct {
+	mu    sync.Mutex
+	m     map[stringID]cachedString
+	bytes int
+}
+
+type stringID struct {
+	p *byte
+	n int
+}
+
+type cachedString struct {
+	s   string // keeps the data alive
+	enc []byte
+}
+
+// Bounds of a StringCache: strings shorter than minCachedString are
+// encoded every time, and past maxCacheBytes of encodings the cache
+// starts over.
+const (
+	minCachedString = 256
+	maxCacheBytes   = 1 << 20
+)
+
+// NewStringCache returns an empty cache.
+func NewStringCache() *StringCache {
+	return &StringCache{m: map[stringID]cachedString{}}
+}
+
+// append writes s as a JSON string (appendJSONString), from the cache
+// when it holds s.
+func (c *StringCache) append(b []byte, s string) []byte {
+	if c == nil || len(s) < minCachedString {
+		return appendJSONString(b, s)
+	}
+	id := stringID{unsafe.StringData(s), len(s)}
+	c.mu.Lock()
+	e, ok := c.m[id]
+	c.mu.Unlock()
+	if ok {
+		return append(b, e.enc...)
+	}
+	start := len(b)
+	b = appendJSONString(b, s)
+	enc := slices.Clone(b[start:])
+	c.mu.Lock()
+	if c.bytes+len(enc) > maxCacheBytes {
+		clear(c.m)
+		c.bytes = 0
+	}
+	c.m[id] = cachedString{s: s, enc: enc}
+	c.bytes += len(enc)
+	c.mu.Unlock()
+	return b
+}

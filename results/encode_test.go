@@ -1,0 +1,187 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pocketeval/pocketeval/runtime"
+)
+
+// marshalLine is what EncodeLine promises: json.Marshal and a newline.
+func marshalLine(rec *Record) ([]byte, error) {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
+// trickyStrings hold every class of byte appendJSONString treats apart.
+var trickyStrings = []string{
+	"", "plain", `quote " and \ backslash`, "<b>&amp;</b>", "\b\f\n\r\t\x00\x01\x1f\x7f",
+	"naïve café 日本 😀", "\u2028 line \u2029 para", "bad \xff utf8 \xe6\x97", "\xed\xa0\x80 surrogate",
+	"end\xc3", "\xe0\x80\x80 \xe0\xa0\x80 \xf4\x90\x80\x80 \xf4\x8f\xbf\xbf \xf0\x80\x80\x80 \xf0\x90\x80\x80 \xc0\x80 \xc1\xbf \xc2\x80 \xed\x9f\xbf", "\xe2\x80", "x\xe2\x80\xa8", "\xe2\x80\xa9\xe2\x80\xaa\xe2\x80\xa7", "\xf5\x80\x80\x80 \xff\xfe", strings.Repeat("long exemplar <turn> with \"quotes\"\n", 20),
+}
+
+func checkLine(t *testing.T, rec *Record, cache *StringCache) {
+	t.Helper()
+	want, werr := marshalLine(rec)
+	got, gerr := AppendLine([]byte("prefix"), rec, cache)
+	if (werr != nil) != (gerr != nil) {
+		t.Fatalf("errors differ: json %v, AppendLine %v", werr, gerr)
+	}
+	if werr != nil {
+		if string(got) != "prefix" {
+			t.Errorf("AppendLine appended %q on error", got)
+		}
+		return
+	}
+	if !bytes.Equal(got[len("prefix"):], want) {
+		t.Fatalf("AppendLine differs from json.Marshal:\n got %s\nwant %s", got[len("prefix"):], want)
+	}
+}
+
+// TestAppendLineMatchesMarshal: the hand-written encoder gives
+// json.Marshal's bytes for every field, empty or set, and its errors.
+func TestAppendLineMatchesMarshal(t *testing.T) {
+	scored := "scored <text>"
+	shared := strings.Repeat("The following are multiple choice questions (with answers) & more.\n", 8)
+	full := Record{
+		Task: "mmlu", ID: "abstract_algebra/0", Repeat: 2, Index: 17,
+		Messages: []runtime.Message{
+			{Role: "system", Content: "sys"},
+			{Role: "user", Content: shared},
+			{Role: "assistant", Content: "Answer: B", ToolCalls: []runtime.ToolCall{{ID: "c1", Name: "f", Arguments: `{"x":1}`}}},
+			{Role: "tool", Content: "42", ToolCallID: "c1", Name: "f", ReasoningContent: "because"},
+			{Role: "user", Content: shared},
+		},
+		Prompt: "raw <prompt>", RenderedPrompt: "<|im_start|>user",
+		Gen:      &runtime.GenConfig{MaxTokens: 512, Temperature: 0.7, TopP: 0.95, Seed: -3, Stop: []string{"\n\n", "Q:"}},
+		Loglik:   []runtime.LoglikRequest{{Context: "ctx", Continuation: " B"}},
+		Response: "The answer is (B).", Scored: &scored, Thinking: "closed",
+		ToolCalls:     []runtime.ToolCall{{ID: "c2", Name: "g", Arguments: `{"y":[1,2]}`}},
+		RawResponse:   "<tool_call>{\"name\": \"g\"}</tool_call> & more",
+		LoglikResults: []runtime.LoglikResult{{LogProb: -1.25e-7, IsGreedy: true, Tokens: 3}},
+		Extracted:     "B", ExtractionFailed: true, Target: "B",
+		Scores:       map[string]float64{"z": 1, "acc": 0, "b": 0.1 + 0.2, "tiny": 1e-7, "huge": 1e22, "neg": -2.5e-9, "int": 12345678901},
+		Details:      map[string]any{"method": "answer_statement", "n": 3, "list": []string{"a", "<"}, "nested": map[string]any{"k": []any{1.5, true, nil}}},
+		FinishReason: "length", PromptTokens: 11, CompletionTokens: 22, Error: "runtime: <boom>", Retryable: true,
+		Timings: &runtime.Timings{TimeToFirstToken: time.Millisecond, Total: time.Second, PrefillTokPerSec: 12.5, DecodeTokPerSec: 3},
+	}
+	cache := NewStringCache()
+	checkLine(t, &full, cache)
+	checkLine(t, &full, cache) // the shared turn now from the cache
+	checkLine(t, &Record{Task: "t", ID: "1"}, nil)
+	checkLine(t, &Record{Task: "t", ID: "1", Scores: map[string]float64{}, Details: map[string]any{}, Gen: &runtime.GenConfig{}}, nil)
+	checkLine(t, &Record{Task: "t", ID: "1", Gen: &runtime.GenConfig{Temperature: 1e-300}}, nil)
+	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		checkLine(t, &Record{Task: "t", ID: "1", Scores: map[string]float64{"x": bad}}, nil)
+		checkLine(t, &Record{Task: "t", ID: "1", Gen: &runtime.GenConfig{TopP: bad}}, nil)
+		checkLine(t, &Record{Task: "t", ID: "1", Details: map[string]any{"x": bad}}, nil)
+	}
+	for _, s := range trickyStrings {
+		checkLine(t, &Record{Task: s, ID: s, Response: s, Extracted: s, Target: s, Error: s, Thinking: s, FinishReason: s, Prompt: s,
+			Messages: []runtime.Message{{Role: s, Content: s}, {Role: "user", Content: s + shared}},
+			Scores:   map[string]float64{s: 1}, Gen: &runtime.GenConfig{Stop: []string{s}}}, cache)
+	}
+}
+
+// TestAppendLineRandom compares random records of random strings.
+func TestAppendLineRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"a", "Z", " ", "\n", "\"", "\\", "<", ">", "&", "\x00", "\x1f", "\x7f", "é", "日", "😀", "\u2028", "\u2029", "\xff", "\xe6", "\xed\xa0\x80", "\t", "\xe2", "\x80", "\xa8", "\xf0", "\x90", "\xc2", "\xe0", "\xf4", "\xed"}
+	str := func() string {
+		var b strings.Builder
+		for n := rng.IntN(40); n > 0; n-- {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	num := func() float64 {
+		switch rng.IntN(4) {
+		case 0:
+			return float64(rng.IntN(3))
+		case 1:
+			return rng.Float64()
+		case 2:
+			return math.Ldexp(rng.Float64(), rng.IntN(200)-100)
+		}
+		return -rng.NormFloat64() * 1e21
+	}
+	cache := NewStringCache()
+	turns := []string{strings.Repeat(str()+"x", 300), strings.Repeat(str()+"y", 300)}
+	for i := 0; i < 5000; i++ {
+		rec := Record{Task: str(), ID: str(), Repeat: rng.IntN(3), Index: rng.IntN(1000) - 1, Response: str()}
+		if rng.IntN(2) == 0 {
+			rec.Messages = []runtime.Message{{Role: "user", Content: turns[rng.IntN(2)]}, {Role: str(), Content: str()}}
+		}
+		if rng.IntN(2) == 0 {
+			rec.Scores = map[string]float64{}
+			for n := rng.IntN(5); n > 0; n-- {
+				rec.Scores[str()] = num()
+			}
+		}
+		if rng.IntN(3) == 0 {
+			rec.Gen = &runtime.GenConfig{MaxTokens: rng.IntN(3), Temperature: num(), TopP: num(), Seed: rng.Int64()}
+		}
+		if rng.IntN(3) == 0 {
+			s := str()
+			rec.Scored = &s
+		}
+		rec.Extracted, rec.Target, rec.Thinking, rec.FinishReason = str(), str(), str(), str()
+		rec.ExtractionFailed, rec.Retryable = rng.IntN(2) == 0, rng.IntN(2) == 0
+		rec.PromptTokens, rec.CompletionTokens = rng.IntN(3), rng.IntN(3)
+		checkLine(t, &rec, cache)
+	}
+}
+
+// BenchmarkEncodeLine encodes an MMLU-shaped record (5-shot chat turns
+// shared with other records, a 200-word response).
+func BenchmarkEncodeLine(b *testing.B) {
+	turn := strings.Repeat("Statement 1 | Every element of a group generates a cyclic subgroup.\nA. True, True\n", 4)
+	msgs := []runtime.Message{{Role: "user", Content: turn}}
+	for i := 0; i < 5; i++ {
+		msgs = append(msgs, runtime.Message{Role: "assistant", Content: "Answer: B"}, runtime.Message{Role: "user", Content: turn})
+	}
+	rec := &Record{
+		Task: "mmlu", ID: "abstract_algebra/0", Messages: msgs, Gen: &runtime.GenConfig{MaxTokens: 512, Seed: 1234},
+		Response: strings.Repeat("a warm of naïve sat on 日本 then über ", 30), ExtractionFailed: true, Target: "B",
+		Scores: map[string]float64{"acc_flexible": 0, "acc_strict": 0, "extraction_failed": 1}, FinishReason: "stop",
+		Details: map[string]any{"method": "", "mode": "gen", "strict": ""},
+	}
+	b.Run("json.Marshal", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := marshalLine(rec); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("AppendLine", func(b *testing.B) {
+		cache := NewStringCache()
+		var buf []byte
+		for b.Loop() {
+			var err error
+			if buf, err = AppendLine(buf[:0], rec, cache); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// FuzzAppendJSONString: any string is escaped as encoding/json escapes it.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range trickyStrings {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("appendJSONString(%q) = %s, json.Marshal gives %s", s, got, want)
+		}
+	})
+}
