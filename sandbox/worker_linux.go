@@ -51,6 +51,9 @@ type worker struct {
 	dead atomic.Bool
 	once sync.Once
 	exit chan struct{}
+	// batchPages is how many of the zygote's pages each program copies
+	// in one batch (0: none learned, every page is copied on its fault).
+	batchPages int
 }
 
 // startWorker starts worker id in the pool's mode and waits until its
@@ -183,7 +186,13 @@ func (p *Pool) startWorker(id int) (w *worker, err error) {
 	_ = w.ctl.SetReadDeadline(time.Now().Add(readyTimeout))
 	n, err := w.ctl.Read(buf)
 	_ = w.ctl.SetReadDeadline(time.Time{})
-	if err != nil || string(buf[:n]) != "ready" {
+	// "ready <pages>": the pages each program copies in one batch.
+	f := strings.Fields(string(buf[:n]))
+	var perr error
+	if len(f) == 2 && f[0] == "ready" {
+		w.batchPages, perr = strconv.Atoi(f[1])
+	}
+	if err != nil || len(f) != 2 || f[0] != "ready" || perr != nil {
 		<-w.waitExit(2 * time.Second)
 		return w, fmt.Errorf("start worker: %v%s", errOr(err, "unexpected "+strconv.Quote(string(buf[:n]))), w.diagnostics())
 	}

@@ -600,19 +600,35 @@ def _pe_zygote():
                     rngs.append((lo, hi))
         return rngs
 
+    page = os.sysconf("SC_PAGESIZE")
+
     def learn_pages():
         rngs = writable_ranges()
-        r, w = os.pipe()
-        null = os.open("/dev/null", os.O_WRONLY)
         req = json.dumps({"nonce": "0" * 32, "uid": -1, "gid": -1, "exec": "harness", "rlimit_cpu": 0,
                           "fsize": 0, "nofile": 0, "address_space": 0, "extra": 2,
                           "scratch": "/scratch" if cfg.get("mount") else "/"}).encode()
-        memfd = os.memfd_create("pocketeval-training", os.MFD_CLOEXEC)
-        os.write(memfd, req + b"\n" + WARM_SAMPLE.encode())
-        pm = os.open("/proc/self/pagemap", os.O_RDONLY | os.O_CLOEXEC)
+        opened = []
+        try:
+            pm = os.open("/proc/self/pagemap", os.O_RDONLY | os.O_CLOEXEC)
+            opened.append(pm)
+            r, w = os.pipe()
+            opened += [r, w]
+            null = os.open("/dev/null", os.O_WRONLY | os.O_CLOEXEC)
+            opened.append(null)
+            memfd = os.memfd_create("pocketeval-training", os.MFD_CLOEXEC)
+            opened.append(memfd)
+            os.write(memfd, req + b"\n" + WARM_SAMPLE.encode())
+        except BaseException:
+            for fd in opened:
+                os.close(fd)
+            raise
         fork_plan[:] = [[]]
         try:
             pid = os.fork()
+        except BaseException:
+            for fd in opened:
+                os.close(fd)
+            raise
         finally:
             del fork_plan[:]
         if pid == 0:
@@ -624,10 +640,10 @@ def _pe_zygote():
                 def report():
                     out = array.array("Q")
                     for lo, hi in rngs:
-                        data = os.pread(5, ((hi - lo) >> 12) * 8, (lo >> 12) * 8)
+                        data = os.pread(5, (hi - lo) // page * 8, lo // page * 8)
                         for i, (v,) in enumerate(struct.iter_unpack("=Q", data)):
                             if v >> 63 & 1 and v >> 56 & 1:  # present, mapped only here
-                                out.append(lo + (i << 12))
+                                out.append(lo + i * page)
                     os.write(6, out.tobytes())
                 learn_hook.append(report)
                 program([memfd, null, null, os.dup(null), -1, pm, w], 0)
@@ -657,9 +673,9 @@ def _pe_zygote():
         runs = []
         for a in pages:
             if runs and runs[-1][0] + runs[-1][1] == a:
-                runs[-1][1] += 4096
+                runs[-1][1] += page
             else:
-                runs.append([a, 4096])
+                runs.append([a, page])
         # One page the kernel cannot populate means none can be.
         if runs and libc.madvise(ctypes.c_void_p(runs[0][0]), runs[0][1], MADV_POPULATE_WRITE) != 0:
             return []
@@ -734,7 +750,8 @@ def _pe_zygote():
         learned[:] = learn_pages()
     except Exception:
         learned[:] = []
-    ctl.send(b"ready")
+    # "ready <pages each program copies in one batch>"
+    ctl.send(b"ready %d" % (sum(n for _, n in learned) // page))
     while True:
         init_pid, init_err = None, None
         if pidns >= 0:
