@@ -174,6 +174,9 @@ type group struct {
 	memory  string
 	pids    string
 	cpuacct string
+	// files keeps the counters a run's monitor reads every tick open
+	// (nil: each read opens the file).
+	files *statFiles
 }
 
 // newGroup creates the child cgroup name with a memory limit (swap 0 where
@@ -259,11 +262,11 @@ func (g *group) cpuUsage() (time.Duration, bool) {
 		return 0, false
 	}
 	if g.parent.v2 {
-		v, ok := readKeyed(filepath.Join(g.cpuacct, "cpu.stat"), "usage_usec")
+		v, ok := g.readKeyed(filepath.Join(g.cpuacct, "cpu.stat"), "usage_usec")
 		return time.Duration(v) * time.Microsecond, ok
 	}
-	b, err := os.ReadFile(filepath.Join(g.cpuacct, "cpuacct.usage"))
-	if err != nil {
+	b, ok := g.files.read(filepath.Join(g.cpuacct, "cpuacct.usage"))
+	if !ok {
 		return 0, false
 	}
 	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
@@ -276,8 +279,10 @@ func (g *group) tasks() []int {
 	if g.parent.v2 {
 		file = filepath.Join(g.pids, "cgroup.threads")
 	}
-	b, err := os.ReadFile(file)
-	if err != nil {
+	// Opened for every read: a v1 tasks file read again from offset 0
+	// repeats the list it built first (for a second after the last read).
+	b, ok := readFresh(file)
+	if !ok {
 		return nil
 	}
 	var out []int
@@ -295,14 +300,14 @@ func (g *group) oomKilled() bool {
 	if g.parent.v2 {
 		file = filepath.Join(g.memory, "memory.events")
 	}
-	v, _ := readKeyed(file, "oom_kill")
+	v, _ := g.readKeyed(file, "oom_kill")
 	return v > 0
 }
 
 // limitHit reports whether the group's memory use reached its limit.
 func (g *group) limitHit() bool {
 	if g.parent.v2 {
-		v, _ := readKeyed(filepath.Join(g.memory, "memory.events"), "max")
+		v, _ := g.readKeyed(filepath.Join(g.memory, "memory.events"), "max")
 		return v > 0
 	}
 	for _, f := range []string{"memory.failcnt", "memory.memsw.failcnt"} {
@@ -314,9 +319,9 @@ func (g *group) limitHit() bool {
 }
 
 // readKeyed reads "key value" lines and returns key's value.
-func readKeyed(file, key string) (int64, bool) {
-	b, err := os.ReadFile(file)
-	if err != nil {
+func (g *group) readKeyed(file, key string) (int64, bool) {
+	b, ok := g.files.read(file)
+	if !ok {
 		return 0, false
 	}
 	for _, line := range strings.Split(string(b), "\n") {
@@ -366,6 +371,7 @@ func (g *group) kill() bool {
 }
 
 func (g *group) remove() {
+	g.files.close()
 	for _, d := range g.dirs {
 		_ = rmdirRetry(d)
 	}

@@ -86,6 +86,11 @@ func loadHumanEval(t testing.TB) []humanEvalProgram {
 // runAll runs every program through ex with n goroutines (the executor
 // bounds its own parallelism) and returns the results by index.
 func runAll(ctx context.Context, ex Executor, progs []humanEvalProgram, n int) ([]Result, error) {
+	return runAllWith(ctx, ex, progs, n, func(src string) Program { return Program{Source: src} })
+}
+
+// runAllWith is runAll with the program built from each source by mk.
+func runAllWith(ctx context.Context, ex Executor, progs []humanEvalProgram, n int, mk func(src string) Program) ([]Result, error) {
 	results := make([]Result, len(progs))
 	errs := make([]error, len(progs))
 	next := make(chan int)
@@ -93,7 +98,7 @@ func runAll(ctx context.Context, ex Executor, progs []humanEvalProgram, n int) (
 	for range n {
 		wg.Go(func() {
 			for i := range next {
-				results[i], errs[i] = ex.Run(ctx, Program{Source: progs[i].Source})
+				results[i], errs[i] = ex.Run(ctx, mk(progs[i].Source))
 			}
 		})
 	}

@@ -5,11 +5,14 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestRunCancelled(t *testing.T) {
@@ -173,4 +176,38 @@ func TestWorkerRestarts(t *testing.T) {
 		t.Error("the dead worker was not replaced")
 	}
 	p.slots <- s
+}
+
+// TestBatchCopyLearned: on a kernel with MADV_POPULATE_WRITE (Linux 5.14)
+// every zygote learns the pages programs write, and programs still pass
+// and fail as before (the other tests run with the batch copy too).
+func TestBatchCopyLearned(t *testing.T) {
+	requireRoot(t)
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		t.Fatal(err)
+	}
+	var major, minor int
+	fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &major, &minor)
+	if major < 5 || major == 5 && minor < 14 {
+		t.Skipf("Linux %d.%d has no MADV_POPULATE_WRITE", major, minor)
+	}
+	p := testPool(t)
+	for _, c := range []struct {
+		src  string
+		want Verdict
+	}{{"assert [1, 2] == [1, 2]\n", Pass}, {"assert {'a': 1} == {'a': 2}\n", Fail}} {
+		r, err := p.Run(context.Background(), Program{Source: c.src, Exec: ExecHarness})
+		if err != nil || r.Verdict != c.want {
+			t.Fatalf("%q: %s (%s) %v, want %s", c.src, r.Verdict, r.Reason, err, c.want)
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for w := range p.workers {
+		t.Logf("worker %d: %d pages copied in one batch per program", w.id, w.batchPages)
+		if w.batchPages < 50 {
+			t.Errorf("worker %d learned %d pages, want the wrapper's (hundreds)", w.id, w.batchPages)
+		}
+	}
 }

@@ -51,6 +51,9 @@ type worker struct {
 	dead atomic.Bool
 	once sync.Once
 	exit chan struct{}
+	// batchPages is how many of the zygote's pages each program copies
+	// in one batch (0: none learned, every page is copied on its fault).
+	batchPages int
 }
 
 // startWorker starts worker id in the pool's mode and waits until its
@@ -183,7 +186,13 @@ func (p *Pool) startWorker(id int) (w *worker, err error) {
 	_ = w.ctl.SetReadDeadline(time.Now().Add(readyTimeout))
 	n, err := w.ctl.Read(buf)
 	_ = w.ctl.SetReadDeadline(time.Time{})
-	if err != nil || string(buf[:n]) != "ready" {
+	// "ready <pages>": the pages each program copies in one batch.
+	f := strings.Fields(string(buf[:n]))
+	var perr error
+	if len(f) == 2 && f[0] == "ready" {
+		w.batchPages, perr = strconv.Atoi(f[1])
+	}
+	if err != nil || len(f) != 2 || f[0] != "ready" || perr != nil {
 		<-w.waitExit(2 * time.Second)
 		return w, fmt.Errorf("start worker: %v%s", errOr(err, "unexpected "+strconv.Quote(string(buf[:n]))), w.diagnostics())
 	}
@@ -266,7 +275,6 @@ type request struct {
 	AddressSpace int64   `json:"address_space"`
 	Alarm        float64 `json:"alarm,omitempty"`
 	Scratch      string  `json:"scratch,omitempty"`
-	Cgroups      int     `json:"cgroups"`
 	Extra        int     `json:"extra"`
 }
 
@@ -299,6 +307,7 @@ func (w *worker) run(ctx context.Context, prog Program, lim Limits) (Result, err
 		if err != nil {
 			return setupFailure(start, err)
 		}
+		rc.files = newStatFiles()
 		// Removing a cgroup waits for its exiting tasks to leave it: off
 		// the run's path (Close waits for it).
 		defer func() {
@@ -332,7 +341,9 @@ func (w *worker) run(ctx context.Context, prog Program, lim Limits) (Result, err
 	}
 
 	// The run's descriptors, in the order zygote.py expects: request,
-	// stdout, stderr, proof, kill, cgroup.procs files, extra files.
+	// stdout, stderr, proof, kill, cgroup.procs files, extra files. The
+	// message says how many cgroup.procs files there are: the program
+	// process joins its cgroup before it reads the request.
 	var mine []*os.File // read ends and the kill pipe's write end
 	defer func() { closeFiles(mine) }()
 	var procs []*os.File
@@ -340,7 +351,6 @@ func (w *worker) run(ctx context.Context, prog Program, lim Limits) (Result, err
 		if procs, err = rc.procsFiles(); err != nil {
 			return setupFailure(start, err)
 		}
-		req.Cgroups = len(procs)
 	}
 	memfd, err := requestFile(req, prog.Source)
 	if err != nil {
@@ -398,7 +408,7 @@ func (w *worker) run(ctx context.Context, prog Program, lim Limits) (Result, err
 	for i, f := range send {
 		fds[i] = int(f.Fd())
 	}
-	_, _, err = w.ctl.WriteMsgUnix([]byte("run"), unix.UnixRights(fds...), nil)
+	_, _, err = w.ctl.WriteMsgUnix([]byte(fmt.Sprintf("run %d", len(procs))), unix.UnixRights(fds...), nil)
 	closeFiles(send[:nsend])
 	if err == nil && prog.ReleaseExtraFiles {
 		closeFiles(prog.ExtraFiles) // the zygote holds them now
@@ -630,11 +640,12 @@ func (m *monitor) sample(now time.Time) killCause {
 	if len(tids) == 0 {
 		return killNone // still setting up, or already gone
 	}
+	files := m.rc.files
 	var active int64
 	running, stopped := false, true
 	next := make(map[int]int64, len(tids))
 	for _, tid := range tids {
-		v, state, ok := schedTime(tid)
+		v, state, ok := schedTime(files, tid)
 		if !ok {
 			continue
 		}
@@ -642,6 +653,17 @@ func (m *monitor) sample(now time.Time) killCause {
 		active += v - m.prev[tid]
 		running = running || state == 'R'
 		stopped = stopped && (state == 'T' || state == 't')
+	}
+	for tid := range m.prev {
+		if _, ok := next[tid]; !ok {
+			// A task ended: close the files of every task that did.
+			files.forget(func(path string) bool {
+				id, ok := procTid(path)
+				_, alive := next[id]
+				return !ok || alive
+			})
+			break
+		}
 	}
 	m.prev = next
 	// Every task stopped (SIGSTOP, SIGTSTP ...): nothing will continue the
@@ -665,13 +687,24 @@ func (m *monitor) sample(now time.Time) killCause {
 	return killNone
 }
 
+// procTid is the task id of a /proc/<tid>/... path.
+func procTid(path string) (int, bool) {
+	rest, ok := strings.CutPrefix(path, "/proc/")
+	if !ok {
+		return 0, false
+	}
+	id, _, _ := strings.Cut(rest, "/")
+	n, err := strconv.Atoi(id)
+	return n, err == nil
+}
+
 // schedTime is a task's time on a CPU plus its time waiting in a run
 // queue, in nanoseconds, and its state letter in /proc/<tid>/stat ('R'
 // running or runnable, 'S' sleeping, 'T' stopped ...).
-func schedTime(tid int) (ns int64, state byte, ok bool) {
+func schedTime(files *statFiles, tid int) (ns int64, state byte, ok bool) {
 	id := strconv.Itoa(tid)
-	b, err := os.ReadFile("/proc/" + id + "/schedstat")
-	if err != nil {
+	b, ok := files.read("/proc/" + id + "/schedstat")
+	if !ok {
 		return 0, 0, false
 	}
 	f := strings.Fields(string(b))
@@ -684,7 +717,7 @@ func schedTime(tid int) (ns int64, state byte, ok bool) {
 		return 0, 0, false
 	}
 	// /proc/<tid>/stat: "pid (comm) S ...", comm may hold spaces or ")".
-	if st, err := os.ReadFile("/proc/" + id + "/stat"); err == nil {
+	if st, ok := files.read("/proc/" + id + "/stat"); ok {
 		if i := bytes.LastIndexByte(st, ')'); i >= 0 && i+2 < len(st) {
 			state = st[i+2]
 		}
