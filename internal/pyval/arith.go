@@ -11,7 +11,7 @@ import (
 // true division, a negative power is a float; a result beyond 64 bits is
 // an error (Python's ints are unbounded).
 func IntOp(op string, a, b int64) (any, error) {
-	overflow := fmt.Errorf("integer beyond 64 bits")
+	overflow := ErrIntOverflow
 	switch op {
 	case "+":
 		s := a + b
@@ -93,6 +93,10 @@ func IntOp(op string, a, b int64) (any, error) {
 	}
 	return nil, fmt.Errorf("unsupported operand type(s) for %s: 'int' and 'int'", op)
 }
+
+// ErrIntOverflow is IntOp's answer when Python's result is an int beyond
+// 64 bits (BigIntOp computes it).
+var ErrIntOverflow = errors.New("integer beyond 64 bits")
 
 // ErrOperator is FloatOp's answer to an operator floats do not have.
 var ErrOperator = errors.New("not a float operator")

@@ -80,10 +80,10 @@ func (o JSON) decode(dec *json.Decoder, depth int) (any, error) {
 			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 				return n, nil
 			}
+			if o.BigInt != nil {
+				return o.BigInt(s)
+			}
 			if n, ok := new(big.Int).SetString(s, 10); ok {
-				if o.BigInt != nil {
-					return o.BigInt(s)
-				}
 				return n, nil
 			}
 		}

@@ -2,7 +2,6 @@ package pyval
 
 import (
 	"fmt"
-	"math/big"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -44,8 +43,11 @@ type Token struct {
 
 // TokenizeOptions say what the caller's value model cannot hold.
 type TokenizeOptions struct {
-	// Int64Only refuses integer literals beyond 64 bits.
-	Int64Only bool
+	// MaxDecimalDigits refuses a decimal integer literal of more digits
+	// (Python 3.11's int_max_str_digits, 4300, refuses it at compile
+	// time); 0 means no limit. Hexadecimal, octal and binary literals
+	// have none, as in Python.
+	MaxDecimalDigits int
 }
 
 // Tokenize tokenizes s as Python's tokenizer does; newlines inside
@@ -175,14 +177,37 @@ func isStrPrefix(w string) bool {
 	return false
 }
 
+// DecimalDigits counts the digits of the decimal integer literal at the
+// start of s (underscores aside); 0 when the literal there is not one (a
+// float, an imaginary number, a prefixed integer).
+func DecimalDigits(s string) int {
+	if len(s) > 1 && s[0] == '0' && strings.ContainsRune("xXoObB", rune(s[1])) {
+		return 0
+	}
+	n, i := 0, 0
+	for ; i < len(s); i++ {
+		if c := s[i]; c >= '0' && c <= '9' {
+			n++
+		} else if c != '_' {
+			break
+		}
+	}
+	if i < len(s) && strings.IndexByte(".eEjJ", s[i]) >= 0 {
+		return 0
+	}
+	return n
+}
+
 // numberTok reads the number literal at the start of s (Number).
 func numberTok(s string, opt TokenizeOptions) (Token, int, error) {
+	if opt.MaxDecimalDigits > 0 {
+		if d := DecimalDigits(s); d > opt.MaxDecimalDigits {
+			return Token{}, 0, fmt.Errorf("Exceeds the limit (%d digits) for integer string conversion: value has %d digits", opt.MaxDecimalDigits, d)
+		}
+	}
 	v, n, err := Number(s)
 	if err != nil {
 		return Token{}, 0, err
-	}
-	if _, big := v.(*big.Int); big && opt.Int64Only {
-		return Token{}, 0, fmt.Errorf("integer literal beyond 64 bits")
 	}
 	return Token{Kind: TokNumber, V: v}, n, nil
 }

@@ -50,8 +50,22 @@ func TestTokenize(t *testing.T) {
 	if b, ok := toks[0].V.(*big.Int); !ok || b.String() != huge {
 		t.Errorf("%s is %#v", huge, toks[0].V)
 	}
-	if _, err := Tokenize(huge, TokenizeOptions{Int64Only: true}); err == nil {
-		t.Errorf("Int64Only took %s", huge)
+	// Python 3.11 refuses a decimal literal past int_max_str_digits
+	// (4300); prefixed literals and floats have no limit.
+	limit := TokenizeOptions{MaxDecimalDigits: 4300}
+	if _, err := Tokenize(strings.Repeat("9", 4300), limit); err != nil {
+		t.Errorf("4300 digits: %v", err)
+	}
+	if _, err := Tokenize(strings.Repeat("9", 4301), limit); err == nil || !strings.Contains(err.Error(), "Exceeds the limit (4300 digits)") {
+		t.Errorf("4301 digits: %v", err)
+	}
+	if _, err := Tokenize(strings.Repeat("1_", 4300)+"1", limit); err == nil {
+		t.Errorf("4301 digits with underscores: no error")
+	}
+	for _, ok := range []string{"0x" + strings.Repeat("f", 5000), strings.Repeat("9", 5000) + ".0", strings.Repeat("9", 5000) + "e1", strings.Repeat("9", 5000) + "j"} {
+		if _, err := Tokenize(ok, limit); err != nil {
+			t.Errorf("%.12s...: %v", ok, err)
+		}
 	}
 }
 

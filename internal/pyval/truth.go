@@ -1,5 +1,7 @@
 package pyval
 
+import "math/big"
+
 // Truth is bool(v) for the values of this vocabulary (None, bool, int,
 // float, complex, str, bytes, list, tuple, dict); known is false for any
 // other value, which the caller's model decides.
@@ -11,6 +13,8 @@ func Truth(v any) (truth, known bool) {
 		return x, true
 	case int64:
 		return x != 0, true
+	case *big.Int:
+		return x.Sign() != 0, true
 	case float64:
 		return x != 0, true
 	case complex128:
@@ -37,7 +41,7 @@ func TypeName(v any) string {
 		return "NoneType"
 	case bool:
 		return "bool"
-	case int64:
+	case int64, *big.Int:
 		return "int"
 	case float64:
 		return "float"

@@ -36,7 +36,9 @@ const triangleAnswer = `{"calculate_triangle_area": {"base": [10], "height": [5]
 func TestBombsAreBounded(t *testing.T) {
 	fn, _ := ParseJSON([]byte(triangleFn))
 	ans, _ := ParseJSON([]byte(triangleAnswer))
-	built := map[string]bool{"str10e10": true, "nested": true, "list10e9": true, "ab10e8": true, "format": true, "sum": true, "many": true}
+	// 2**10**10 is an int Python builds (in minutes): not built here, the
+	// call decodes and fails the checker, as a string bomb does.
+	built := map[string]bool{"str10e10": true, "nested": true, "list10e9": true, "ab10e8": true, "format": true, "sum": true, "many": true, "pow": true}
 	for _, v := range []Version{V2, V4} {
 		for name, text := range bombs {
 			for _, cat := range []string{"simple", "irrelevance"} {

@@ -2,6 +2,7 @@ package bfcl
 
 import (
 	"fmt"
+	"math/big"
 	"strings"
 )
 
@@ -89,6 +90,8 @@ func weigh(v any, limit int64) int64 {
 		return int64(len(x))
 	case Oversized:
 		return x.Size
+	case *big.Int:
+		return int64(x.BitLen())*30103/100000 + 1 // its decimal digits
 	case []any:
 		return weighItems(x, limit)
 	case Tuple:
@@ -173,7 +176,7 @@ func isSeqOrStr(v any) bool {
 	case string, Bytes, []any, Tuple:
 		return true
 	case Oversized:
-		return x.Type != ""
+		return x.Type == "str" || x.Type == "bytes" || x.Type == "list" || x.Type == "tuple"
 	}
 	return false
 }

@@ -248,6 +248,8 @@ func (c Checker) simple(fd *Dict, output any, answer any) Result {
 		}
 		if n, ok := value.(int64); ok && typeDesc == "float" {
 			value = float64(n)
+		} else if isBigInt(value) && typeDesc == "float" {
+			value = real(toComplex(value)) // float(n); past the float range +-inf
 		}
 		pa, _ := answers.([]any)
 		tc, isVariable := typeCheck(param, value, pa, typeDesc, conv, nested)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"strings"
 
 	"github.com/pocketeval/pocketeval/internal/pyval"
@@ -185,10 +186,20 @@ func ParseJSON(data []byte) (any, error) {
 
 // jsonValues builds JSON into BFCL's values, NaN and ±Infinity
 // accepted; json.loads' RecursionError past maxJSONDepth; an integer past
-// 64 bits is refused.
+// 64 bits is a *big.Int, as Python's int, up to Python 3.11's
+// int_max_str_digits.
 var jsonValues = pyval.JSON{
-	NewDict:   func() interface{ Set(k, v any) } { return &Dict{} },
-	BigInt:    func(s string) (any, error) { return nil, fmt.Errorf("integer %s is beyond 64 bits", s) },
+	NewDict: func() interface{ Set(k, v any) } { return &Dict{} },
+	BigInt: func(s string) (any, error) {
+		if d := len(strings.TrimPrefix(s, "-")); d > maxIntDigits {
+			return nil, fmt.Errorf("Exceeds the limit (%d digits) for integer string conversion: value has %d digits", maxIntDigits, d)
+		}
+		n, ok := new(big.Int).SetString(s, 10)
+		if !ok {
+			return nil, fmt.Errorf("invalid integer %q", s)
+		}
+		return n, nil
+	},
 	Constants: true,
 	MaxDepth:  maxJSONDepth,
 }

@@ -56,9 +56,14 @@ type pyParser struct {
 	nest int
 }
 
+// maxIntDigits is Python 3.11's sys.int_info.default_max_str_digits: a
+// longer decimal integer literal is a SyntaxError, a longer JSON integer
+// a ValueError.
+const maxIntDigits = 4300
+
 // pyParse parses s as ast.parse(s, mode="eval").
 func pyParse(s string) (pnode, error) {
-	toks, err := pyval.Tokenize(s, pyval.TokenizeOptions{Int64Only: true})
+	toks, err := pyval.Tokenize(s, pyval.TokenizeOptions{MaxDecimalDigits: maxIntDigits})
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -162,9 +163,15 @@ func negate(v any) (any, error) {
 		return int64(0), nil
 	case int64:
 		if x == math.MinInt64 {
-			return nil, fmt.Errorf("integer beyond 64 bits")
+			return new(big.Int).Neg(big.NewInt(x)), nil
 		}
 		return -x, nil
+	case *big.Int:
+		return pyval.Int(new(big.Int).Neg(x)), nil
+	case Oversized:
+		if x.Type == "int" {
+			return x, nil
+		}
 	case float64:
 		return -x, nil
 	case complex128:
@@ -253,9 +260,45 @@ func binop(bud *budget, op string, l, r any) (any, error) {
 	bad := fmt.Errorf("unsupported operand type(s) for %s: '%s' and '%s'", op, pyType(l), pyType(r))
 	li, lInt := intOf(l)
 	ri, rInt := intOf(r)
+	if (isBigOver(l) || isBigOver(r)) && (isNumber(l) || isBigOver(l)) && (isNumber(r) || isBigOver(r)) {
+		// Arithmetic on an int not built: Python's result is an int
+		// past the bound too, or a float it cannot convert it to.
+		switch op {
+		case "/", "**", "<<", ">>", "//", "%":
+			if op == "/" || isBigOver(r) || op != "**" && op != "<<" {
+				return nil, fmt.Errorf("int too large to convert to float")
+			}
+		}
+		return bud.oversizedInt(), nil
+	}
+	lb, lBig := l.(*big.Int)
+	rb, rBig := r.(*big.Int)
 	switch {
 	case lInt && rInt:
-		return pyval.IntOp(op, li, ri)
+		v, err := pyval.IntOp(op, li, ri)
+		if errors.Is(err, pyval.ErrIntOverflow) {
+			return bigOp(bud, op, big.NewInt(li), big.NewInt(ri))
+		}
+		return v, err
+	case (lBig || lInt) && (rBig || rInt):
+		if !lBig {
+			lb = big.NewInt(li)
+		}
+		if !rBig {
+			rb = big.NewInt(ri)
+		}
+		return bigOp(bud, op, lb, rb)
+	case (lBig || rBig) && isNumber(l) && isNumber(r):
+		// int past 64 bits with a float or complex: float(int) first, as
+		// Python does (OverflowError past the float range).
+		for _, n := range []*big.Int{lb, rb} {
+			if n != nil {
+				if _, err := pyval.IntFloat(n); err != nil {
+					return nil, err
+				}
+			}
+		}
+		fallthrough
 	case isNumber(l) && isNumber(r):
 		_, lc := l.(complex128)
 		_, rc := r.(complex128)
@@ -326,6 +369,35 @@ func binop(bud *budget, op string, l, r any) (any, error) {
 }
 
 func seqOf(v any) ([]any, bool) { return pyval.Seq(v) }
+
+// maxIntBits bounds an int an answer's arithmetic builds: as many
+// decimal digits as MaxBuilt characters (Python builds any; no possible
+// answer holds such a number).
+const maxIntBits = MaxBuilt * 332 / 100
+
+// bigOp is int arithmetic past 64 bits; a result past maxIntBits is not
+// built but recorded as an oversized int, as a sequence past MaxBuilt is.
+func bigOp(bud *budget, op string, a, b *big.Int) (any, error) {
+	v, err := pyval.BigIntOp(op, a, b, maxIntBits)
+	if errors.Is(err, pyval.ErrIntTooLarge) {
+		return bud.oversizedInt(), nil
+	}
+	return v, err
+}
+
+// oversizedInt records an int too large to build.
+func (bud *budget) oversizedInt() Oversized {
+	if bud.over == 0 {
+		bud.over = MaxBuilt + 1
+	}
+	return Oversized{Type: "int", Size: MaxBuilt + 1}
+}
+
+// isBigOver reports whether v is an int not built.
+func isBigOver(v any) bool {
+	o, ok := v.(Oversized)
+	return ok && o.Type == "int"
+}
 
 // unparse is Python's ast.unparse for the nodes BFCL turns into text.
 func unparse(n pnode) string {

@@ -3,6 +3,7 @@ package bfcl
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -10,8 +11,8 @@ import (
 )
 
 // Values are Python values as BFCL's decoders produce them: nil (None),
-// bool, int64 (int), float64 (float), complex128, string (str), Bytes,
-// []any (list), Tuple, *Dict.
+// bool, int64 (int; *big.Int past 64 bits, pyval.Int), float64 (float),
+// complex128, string (str), Bytes, []any (list), Tuple, *Dict.
 
 // Tuple is a Python tuple.
 type Tuple = pyval.Tuple
@@ -35,7 +36,7 @@ func pyType(v any) string {
 
 func isNumber(v any) bool {
 	switch v.(type) {
-	case bool, int64, float64, complex128:
+	case bool, int64, *big.Int, float64, complex128:
 		return true
 	}
 	return false
@@ -50,6 +51,9 @@ func toComplex(v any) complex128 {
 		return 0
 	case int64:
 		return complex(float64(x), 0)
+	case *big.Int:
+		f, _ := new(big.Float).SetInt(x).Float64()
+		return complex(f, 0)
 	case float64:
 		return complex(x, 0)
 	case complex128:
@@ -65,6 +69,11 @@ func pyEqual(a, b any) bool {
 		bi, bok := intOf(b)
 		if aok && bok {
 			return ai == bi
+		}
+		_, abig := a.(*big.Int)
+		_, bbig := b.(*big.Int)
+		if abig || bbig {
+			return bigEqual(a, b)
 		}
 		return toComplex(a) == toComplex(b)
 	}
@@ -98,6 +107,27 @@ func pyEqual(a, b any) bool {
 	}
 	return false
 }
+
+// bigEqual is == of two numbers one of which is an int past 64 bits:
+// exact, as Python compares ints with floats.
+func bigEqual(a, b any) bool {
+	if _, ok := a.(*big.Int); !ok {
+		a, b = b, a
+	}
+	n := a.(*big.Int)
+	if m, ok := pyval.IsInt(b); ok {
+		return n.Cmp(m) == 0
+	}
+	switch y := b.(type) {
+	case float64:
+		return pyval.IntEqualFloat(n, y)
+	case complex128:
+		return imag(y) == 0 && pyval.IntEqualFloat(n, real(y))
+	}
+	return false
+}
+
+func isBigInt(v any) bool { _, ok := v.(*big.Int); return ok }
 
 func intOf(v any) (int64, bool) {
 	switch x := v.(type) {
@@ -146,6 +176,8 @@ func repr(v any) string {
 		return "False"
 	case int64:
 		return strconv.FormatInt(x, 10)
+	case *big.Int:
+		return x.String()
 	case float64:
 		return pyval.FloatRepr(x)
 	case complex128:
