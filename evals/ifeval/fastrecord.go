@@ -147,7 +147,7 @@ func hasSurrogateEscape(raw string) bool {
 func kwargsObject(obj gjson.Result) map[string]any {
 	m := map[string]any{}
 	obj.ForEach(func(k, v gjson.Result) bool {
-		m[k.String()] = jsonValue(v)
+		m[k.String()] = gjsonAny(v)
 		return true
 	})
 	for k, v := range m {
@@ -158,8 +158,8 @@ func kwargsObject(obj gjson.Result) map[string]any {
 	return m
 }
 
-// jsonValue is v as encoding/json decodes it into an any with UseNumber.
-func jsonValue(v gjson.Result) any {
+// gjsonAny is v as encoding/json decodes it into an any with UseNumber.
+func gjsonAny(v gjson.Result) any {
 	switch v.Type {
 	case gjson.String:
 		return v.String()
@@ -175,14 +175,14 @@ func jsonValue(v gjson.Result) any {
 	if v.IsArray() {
 		out := []any{}
 		v.ForEach(func(_, e gjson.Result) bool {
-			out = append(out, jsonValue(e))
+			out = append(out, gjsonAny(e))
 			return true
 		})
 		return out
 	}
 	out := map[string]any{}
 	v.ForEach(func(k, e gjson.Result) bool {
-		out[k.String()] = jsonValue(e)
+		out[k.String()] = gjsonAny(e)
 		return true
 	})
 	return out

@@ -61,7 +61,7 @@ func summaryRecord(rec *results.Record) results.Record {
 		if flatJSON(rec.Details) {
 			// Already as JSON would give it back: shared, as the scores.
 			r.Details = rec.Details
-		} else if d, ok := jsonValue(rec.Details); ok {
+		} else if d, ok := roundTripped(rec.Details); ok {
 			r.Details = d.(map[string]any)
 		} else if b, err := json.Marshal(rec.Details); err == nil {
 			_ = json.Unmarshal(b, &r.Details)
@@ -95,10 +95,10 @@ func flatJSON(m map[string]any) bool {
 	return true
 }
 
-// jsonValue is v after a JSON round trip (encoding/json into an any), for
+// roundTripped is v after a JSON round trip (encoding/json into an any), for
 // the kinds of values scorers put in details; ok is false for any other,
 // which the caller round-trips through JSON.
-func jsonValue(v any) (any, bool) {
+func roundTripped(v any) (any, bool) {
 	switch v := v.(type) {
 	case nil, bool:
 		return v, true
@@ -126,7 +126,7 @@ func jsonValue(v any) (any, bool) {
 	case []any:
 		out := make([]any, len(v))
 		for i, x := range v {
-			y, ok := jsonValue(x)
+			y, ok := roundTripped(x)
 			if !ok {
 				return nil, false
 			}
@@ -136,7 +136,7 @@ func jsonValue(v any) (any, bool) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, x := range v {
-			y, ok := jsonValue(x)
+			y, ok := roundTripped(x)
 			if !ok || !utf8.ValidString(k) {
 				return nil, false
 			}

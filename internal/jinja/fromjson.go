@@ -16,7 +16,7 @@ import (
 func FromJSON(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := jsonValues.DecodeJSON(dec)
+	v, err := jsonDecoder.DecodeJSON(dec)
 	if err != nil {
 		return nil, err
 	}
@@ -26,9 +26,9 @@ func FromJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-// jsonValues builds JSON into this package's values; an integer past 64
+// jsonDecoder builds JSON into this package's values; an integer past 64
 // bits becomes a float.
-var jsonValues = pyval.JSON{
+var jsonDecoder = pyval.JSON{
 	NewDict: func() interface{ Set(k, v any) } { return NewDict() },
 	BigInt:  func(s string) (any, error) { return strconv.ParseFloat(s, 64) },
 }

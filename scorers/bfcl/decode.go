@@ -174,7 +174,7 @@ func ParseJSON(data []byte) (any, error) {
 	fixed := pyval.JSONConstants(data)
 	dec := json.NewDecoder(bytes.NewReader(fixed))
 	dec.UseNumber()
-	v, err := jsonValues.DecodeJSON(dec)
+	v, err := jsonDecoder.DecodeJSON(dec)
 	if err != nil {
 		return nil, err
 	}
@@ -184,11 +184,11 @@ func ParseJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-// jsonValues builds JSON into BFCL's values, NaN and ±Infinity
+// jsonDecoder builds JSON into BFCL's values, NaN and ±Infinity
 // accepted; json.loads' RecursionError past maxJSONDepth; an integer past
 // 64 bits is a *big.Int, as Python's int, up to Python 3.11's
 // int_max_str_digits.
-var jsonValues = pyval.JSON{
+var jsonDecoder = pyval.JSON{
 	NewDict: func() interface{ Set(k, v any) } { return &Dict{} },
 	BigInt: func(s string) (any, error) {
 		if d := len(strings.TrimPrefix(s, "-")); d > maxIntDigits {
