@@ -588,9 +588,6 @@ var foldPool = sync.Pool{New: func() any { return new([]byte) }}
 // foldText lower-cases, collapses white space and trims surrounding
 // punctuation, so "The mitochondria." matches option "the mitochondria".
 func foldText(s string) string {
-	if isASCII(s) {
-		return foldASCII(s)
-	}
 	return string(appendFold(make([]byte, 0, len(s)+8), s))
 }
 
@@ -640,37 +637,4 @@ func appendFold(b []byte, s string) []byte {
 	}
 	n := copy(b, t)
 	return b[:n]
-}
-
-// foldASCII is foldText for ASCII text, in one pass: the same lower-casing,
-// white space (strings.Fields' ASCII spaces) collapsed to single spaces,
-// and punctuation, spaces and '*' trimmed from both ends.
-func foldASCII(s string) string {
-	trim := func(c byte) bool { return c == '*' || c == ' ' || unicode.IsPunct(rune(c)) }
-	b := make([]byte, 0, len(s))
-	pending := false // a space is due before the next word
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case ' ', '\t', '\n', '\v', '\f', '\r':
-			pending = len(b) > 0
-			continue
-		}
-		if pending {
-			b = append(b, ' ')
-			pending = false
-		}
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b = append(b, c)
-	}
-	lo, hi := 0, len(b)
-	for lo < hi && trim(b[lo]) {
-		lo++
-	}
-	for hi > lo && trim(b[hi-1]) {
-		hi--
-	}
-	return string(b[lo:hi])
 }
