@@ -153,7 +153,7 @@ func TestBenchFlags(t *testing.T) {
 		}, ""},
 		{"llamacpp draft", "--runtime llamacpp --model m -p 0 -n 16 --speculative draft --draft-model d.gguf --draft-max 5", func(t *testing.T, o *BenchOptions) {
 			_, f, _ := o.Runtime.driver()
-			if !o.Config.Speculative || o.Runtime.Speculative != "draft" || fmt.Sprintf("%+v", f) != "&{ContextSize:0 Batch:off PrefixCache:auto DraftModel:d.gguf DraftMax:5 DraftMin:0 DraftPMin:0}" {
+			if !o.Config.Speculative || o.Runtime.Speculative != "draft" || fmt.Sprintf("%+v", f) != "&{ContextSize:0 Batch:off PrefixCache:auto FlashAttn:auto threads:1 DraftModel:d.gguf DraftMax:5 DraftMin:0 DraftPMin:0}" {
 				t.Errorf("speculative %v %q, flags %+v", o.Config.Speculative, o.Runtime.Speculative, f)
 			}
 		}, ""},
