@@ -38,15 +38,17 @@ func finalize(ctx context.Context, o Options, man *results.Manifest, pl *workPla
 				fromMemory[i] = true
 				return nil
 			}
-			recs, ok := tf.memRecords(finished)
-			fromMemory[i] = ok && ex.fatal == nil
-			if !ok || ex.fatal != nil {
-				// Only the fields a summary uses are decoded; the lines
-				// are put in dataset order as they are.
-				var err error
-				if recs, err = results.ReadTaskForSummary(o.OutDir, tf.p.info.Name, finished); err != nil {
-					return err
+			if ex.fatal == nil {
+				if ts, miss, ok := tf.summarizeMemory(finished); ok {
+					summaries[i], missing[i], fromMemory[i] = ts, miss, true
+					return nil
 				}
+			}
+			// Only the fields a summary uses are decoded; the lines are
+			// put in dataset order as they are.
+			recs, err := results.ReadTaskForSummary(o.OutDir, tf.p.info.Name, finished)
+			if err != nil {
+				return err
 			}
 			summaries[i], missing[i] = summarizeTask(tf.p, o.SamplesPerTask, recs)
 			return nil

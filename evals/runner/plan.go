@@ -54,8 +54,10 @@ type taskFile struct {
 	// mem is allocated when the task's first record is remembered
 	// (memory), so that a run holds the records of the task it is
 	// working on, not of every task from the start.
-	mem     []results.Record
+	mem     []memRecord
 	memOnce sync.Once
+	// shared holds the maps records share (sharedMaps).
+	shared *sharedMaps
 	// filled counts the records in mem; the goroutine that fills the last
 	// one summarises the task at once (early) and lets mem go, so that a
 	// run keeps the records of about one task at a time.
@@ -173,7 +175,7 @@ func (pl *workPlan) flushPending() error {
 func plan(o Options, preps preparedTasks) (*workPlan, error) {
 	pl := &workPlan{strings: results.NewStringCache()}
 	for _, p := range preps {
-		tf := &taskFile{p: p, path: results.SamplesPath(o.OutDir, p.info.Name), pending: map[int][]byte{}}
+		tf := &taskFile{p: p, path: results.SamplesPath(o.OutDir, p.info.Name), pending: map[int][]byte{}, shared: &sharedMaps{}}
 		recs, rep, err := results.ReadTaskSamples(o.OutDir, p.info.Name)
 		if err == nil {
 			err = checkKnown(tf.path, p, recs)

@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"runtime/metrics"
 	"testing"
+	"time"
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
@@ -45,6 +47,7 @@ func BenchmarkReplay(b *testing.B) {
 	}
 	bench := func(b *testing.B, tasks []evals.Task) {
 		samples := 0
+		stop := watchLiveHeap()
 		for b.Loop() {
 			rt, err := replay.Open(preds)
 			if err != nil {
@@ -61,6 +64,7 @@ func BenchmarkReplay(b *testing.B) {
 			samples += res.Generated
 		}
 		b.ReportMetric(float64(samples)/b.Elapsed().Seconds(), "samples/s")
+		b.ReportMetric(float64(stop()), "peak-live-B")
 	}
 	for _, t := range all {
 		b.Run(t.Info().Name, func(b *testing.B) { bench(b, []evals.Task{t}) })
@@ -101,4 +105,32 @@ func writePredictions(tasks []evals.Task, data, path string) error {
 		}
 	}
 	return f.Close()
+}
+
+// watchLiveHeap samples the heap's live bytes (as the last collection
+// found them) until the function it returns is called, which gives the
+// largest seen: the live set the collector's headroom is proportional to.
+func watchLiveHeap() func() uint64 {
+	done := make(chan struct{})
+	peak := make(chan uint64)
+	go func() {
+		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		var peakSeen uint64
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			peakSeen = max(peakSeen, s[0].Value.Uint64())
+			select {
+			case <-done:
+				peak <- peakSeen
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		return <-peak
+	}
 }

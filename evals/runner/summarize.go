@@ -19,24 +19,36 @@ import (
 // serves run, resume and merge, so a summary never depends on how its
 // records were produced.
 func Summarize(t evals.Task, data *evals.Dataset, selected []int, repeats int, recs []results.Record) (*results.TaskSummary, int) {
-	info := t.Info()
 	byKey := make(map[results.Key]*results.Record, len(recs))
 	for i := range recs {
 		byKey[recs[i].Key()] = &recs[i]
 	}
+	return summarize(t, data, selected, repeats, func(_ int, s evals.Sample, rep int) *results.Record {
+		return byKey[results.Key{ID: s.ID, Repeat: rep}]
+	})
+}
+
+// summarize is Summarize over the records record finds: the record of
+// the work item at position pos (sample s, repeat rep), or nil when it
+// has none. A record is read before the next is asked for, so record may
+// reuse one.
+func summarize(t evals.Task, data *evals.Dataset, selected []int, repeats int, record func(pos int, s evals.Sample, rep int) *results.Record) (*results.TaskSummary, int) {
+	info := t.Info()
 	ts := &results.TaskSummary{
 		Version: info.Version, PrimaryMetric: info.PrimaryMetric,
 		Metrics: map[string]stats.Summary{},
 	}
 	tl := tally{values: map[string][]float64{}, timing: &results.Timing{}}
 	missing := 0
+	pos := 0
 	for _, idx := range selected {
 		s := data.Samples[idx]
 		for rep := 0; rep < repeats; rep++ {
 			ts.Samples++
-			r, ok := byKey[results.Key{ID: s.ID, Repeat: rep}]
+			r := record(pos, s, rep)
+			pos++
 			switch {
-			case !ok:
+			case r == nil:
 				missing++
 			case r.Error != "":
 				if ts.Errors == 0 {

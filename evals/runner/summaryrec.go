@@ -1,30 +1,34 @@
 package runner
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"math"
+	"slices"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/runtime"
 )
 
 // remember keeps the summary fields of the record written at position
 // pos, as results.ReadTaskForSummary would read them back from the file.
-// Positions are distinct per work item, so calls need no lock.
+// Positions are distinct per work item, so calls need no lock (the maps
+// records share have their own: sharedMaps).
 func (tf *taskFile) remember(pos int, rec *results.Record) {
 	mem := tf.memory()
 	if mem == nil {
 		return
 	}
-	mem[pos] = summaryRecord(rec)
+	mem[pos] = tf.shared.record(rec)
 	if tf.filled.Add(1) != int64(len(mem)) {
 		return
 	}
 	// The task's last record: every other was remembered before its own
 	// Add, so all of mem is visible here.
-	if recs, ok := tf.memRecords(true); ok {
-		ts, missing := summarizeTask(tf.p, tf.repeats, recs)
+	if ts, missing, ok := tf.summarizeMemory(true); ok {
 		tf.early = &earlySummary{ts: ts, missing: missing}
 		// Nothing reads the task's samples any more (its work is done
 		// and finalize uses this summary): a long run lets each task's
@@ -32,6 +36,148 @@ func (tf *taskFile) remember(pos int, rec *results.Record) {
 		d := tf.p.data
 		tf.p.data = &evals.Dataset{Files: d.Files, Warnings: d.Warnings}
 	}
+}
+
+// memRecord is a record this run wrote, as a summary reads it
+// (summaryRecord): about 150 bytes instead of a results.Record's 400,
+// and its scores and details shared with the task's other records that
+// have equal ones (sharedMaps), so that MMLU's 14,042 records take about
+// 2 MB rather than 12 while the task runs.
+type memRecord struct {
+	id, extracted, err, finish, thinking string
+	scores                               map[string]float64
+	details                              map[string]any
+	timings                              *runtime.Timings
+	index, repeat                        int
+	promptTokens, completionTokens       int
+	extractionFailed, retryable          bool
+}
+
+// written reports whether the record was written (an unwritten position
+// has no id: the run was interrupted).
+func (m *memRecord) written() bool { return m.id != "" }
+
+// record is m as the results.Record summaryRecord gives.
+func (m *memRecord) record() results.Record {
+	return results.Record{
+		ID: m.id, Repeat: m.repeat, Index: m.index, Error: m.err, Extracted: m.extracted, ExtractionFailed: m.extractionFailed,
+		Retryable: m.retryable, FinishReason: m.finish, Thinking: m.thinking, PromptTokens: m.promptTokens,
+		CompletionTokens: m.completionTokens, Scores: m.scores, Details: m.details, Timings: m.timings,
+	}
+}
+
+// sharedMaps hands out one map for equal score maps and equal flat
+// details maps of a task's records: MMLU's 14,042 records have a few
+// dozen distinct ones. Summaries only read them.
+type sharedMaps struct {
+	mu      sync.Mutex
+	scores  map[string]map[string]float64
+	details map[string]map[string]any
+	key     []byte
+}
+
+// maxShared bounds the distinct maps a task's sharedMaps keeps.
+const maxShared = 1 << 12
+
+// record is rec's memRecord, its maps shared.
+func (sm *sharedMaps) record(rec *results.Record) memRecord {
+	r := summaryRecord(rec)
+	m := memRecord{
+		id: r.ID, extracted: r.Extracted, err: r.Error, finish: r.FinishReason, thinking: r.Thinking,
+		scores: r.Scores, details: r.Details, timings: r.Timings, index: r.Index, repeat: r.Repeat,
+		promptTokens: r.PromptTokens, completionTokens: r.CompletionTokens,
+		extractionFailed: r.ExtractionFailed, retryable: r.Retryable,
+	}
+	if len(m.scores) > 0 || len(m.details) > 0 {
+		sm.mu.Lock()
+		m.scores = sm.shareScores(m.scores)
+		m.details = sm.shareDetails(m.details)
+		sm.mu.Unlock()
+	}
+	return m
+}
+
+// maxSharedKeys bounds the keys of a shared map.
+const maxSharedKeys = 16
+
+// sortedKeys are the keys of m in order, in ks when they fit.
+func sortedKeys[V any](m map[string]V, ks *[maxSharedKeys]string) []string {
+	keys := ks[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// shareScores returns the scores map equal to m (the same keys, the same
+// float64 bits) that sm keeps, keeping m when there is none; the caller
+// holds sm.mu.
+func (sm *sharedMaps) shareScores(m map[string]float64) map[string]float64 {
+	if len(m) == 0 || len(m) > maxSharedKeys {
+		return m
+	}
+	var ks [maxSharedKeys]string
+	b := sm.key[:0]
+	for _, k := range sortedKeys(m, &ks) {
+		b = binary.AppendUvarint(b, uint64(len(k)))
+		b = append(b, k...)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(m[k]))
+	}
+	sm.key = b
+	if v, ok := sm.scores[string(b)]; ok {
+		return v
+	}
+	if sm.scores == nil {
+		sm.scores = map[string]map[string]float64{}
+	}
+	if len(sm.scores) < maxShared {
+		sm.scores[string(b)] = m
+	}
+	return m
+}
+
+// shareDetails is shareScores for a flat details map (flatJSON: string,
+// boolean, nil and float64 values); the caller holds sm.mu.
+func (sm *sharedMaps) shareDetails(m map[string]any) map[string]any {
+	if len(m) == 0 || len(m) > maxSharedKeys || !flatJSON(m) {
+		return m
+	}
+	var ks [maxSharedKeys]string
+	b := sm.key[:0]
+	for _, k := range sortedKeys(m, &ks) {
+		b = binary.AppendUvarint(b, uint64(len(k)))
+		b = append(b, k...)
+		switch v := m[k].(type) {
+		case nil:
+			b = append(b, 'n')
+		case bool:
+			b = append(b, 'b')
+			if v {
+				b = append(b, 1)
+			} else {
+				b = append(b, 0)
+			}
+		case string:
+			b = append(b, 's')
+			b = binary.AppendUvarint(b, uint64(len(v)))
+			b = append(b, v...)
+		case float64:
+			b = append(b, 'f')
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+		}
+	}
+	sm.key = b
+	if v, ok := sm.details[string(b)]; ok {
+		return v
+	}
+	if sm.details == nil {
+		sm.details = map[string]map[string]any{}
+	}
+	if len(sm.details) < maxShared {
+		sm.details[string(b)] = m
+	}
+	return m
 }
 
 // summaryRecord is rec as results.ReadTaskForSummary decodes it from the
@@ -161,66 +307,75 @@ func jsonString(s string) string {
 
 // memory returns mem, allocating it on first use for a fresh file (nil
 // for another, and once the task's summary was made from it).
-func (tf *taskFile) memory() []results.Record {
+func (tf *taskFile) memory() []memRecord {
 	tf.memOnce.Do(func() {
 		if tf.fresh {
-			tf.mem = make([]results.Record, tf.count)
+			tf.mem = make([]memRecord, tf.count)
 		}
 	})
 	return tf.mem
 }
 
-// memRecords returns the task's records from memory, in file order, when
+// summarizeMemory summarises the task from the records in memory, when
 // they are all of the file and the file needs no sorting (finished says
 // the file must end sorted, as results.ReadTaskForSummary leaves it);
-// ok is false when the file must be read back instead.
-func (tf *taskFile) memRecords(finished bool) ([]results.Record, bool) {
+// ok is false when the file must be read back instead. The records are
+// let go either way: mem is not read again.
+func (tf *taskFile) summarizeMemory(finished bool) (ts *results.TaskSummary, missing int, ok bool) {
 	if !tf.fresh || tf.memory() == nil {
-		return nil, false
+		return nil, 0, false
 	}
+	mem := tf.mem
+	tf.mem, tf.shared = nil, nil
 	tf.mu.Lock()
 	unordered := tf.unordered
 	tf.mu.Unlock()
 	if finished && unordered {
-		return nil, false
+		return nil, 0, false
 	}
-	var prev *results.Record
-	for i := range tf.mem {
-		r := &tf.mem[i]
-		if r.ID == "" {
+	var prev *memRecord
+	for i := range mem {
+		r := &mem[i]
+		if !r.written() {
 			continue // not written (the run was interrupted)
 		}
 		if finished && prev != nil && !sortedAfter(prev, r) {
-			return nil, false
+			return nil, 0, false
 		}
 		prev = r
 	}
-	// The records are moved to the front of mem rather than copied: mem
-	// is not read again once its records were taken (the summary is
-	// made from them, and mem let go).
-	recs := tf.mem[:0]
-	for i := range tf.mem {
-		if tf.mem[i].ID == "" {
-			continue
+	// The records are at their work items' positions: the selected
+	// samples in dataset order, each repeat in turn.
+	p := tf.p
+	repeats := tf.repeats
+	var rec results.Record
+	ts, missing = summarize(p.task, p.data, p.selected, repeats, func(pos int, s evals.Sample, rep int) *results.Record {
+		if pos >= len(mem) {
+			return nil
 		}
-		recs = append(recs, tf.mem[i])
-		recs[len(recs)-1].Line = len(recs)
-	}
-	clear(tf.mem[len(recs):])
-	tf.mem = nil
-	return recs, true
+		m := &mem[pos]
+		// As a record read back is found: by its id (as JSON gives it
+		// back) and repeat.
+		if !m.written() || m.id != s.ID || m.repeat != rep {
+			return nil
+		}
+		rec = m.record()
+		return &rec
+	})
+	ts.Warnings = append(ts.Warnings, p.data.Warnings...)
+	return ts, missing, true
 }
 
 // sortedAfter reports whether b may follow a in a sorted samples file
 // (index, id, repeat).
-func sortedAfter(a, b *results.Record) bool {
-	if a.Index != b.Index {
-		return a.Index < b.Index
+func sortedAfter(a, b *memRecord) bool {
+	if a.index != b.index {
+		return a.index < b.index
 	}
-	if a.ID != b.ID {
-		return a.ID < b.ID
+	if a.id != b.id {
+		return a.id < b.id
 	}
-	return a.Repeat < b.Repeat
+	return a.repeat < b.repeat
 }
 
 // isUnordered reports whether the file gave up writing in order.

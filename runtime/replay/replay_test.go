@@ -405,7 +405,7 @@ func TestOpenReadsResponsesLazily(t *testing.T) {
 		t.Fatal(err)
 	}
 	mem := read(t, content)
-	for _, pr := range lazy.preds {
+	for _, pr := range lazy.extras {
 		if pr.Response != "" {
 			t.Errorf("line %d: response %q held in memory", pr.Line, pr.Response)
 		}
