@@ -62,7 +62,7 @@ type taskFile struct {
 	stopped      bool       // the run is ending: nobody waits for room
 	// release takes back a line's buffer once it is written (nil: drop).
 	release func([]byte)
-	count        int // work items of this run in the file
+	count   int // work items of this run in the file
 	// fresh: the file had no records when the run began, so the records
 	// this run wrote (mem, by position; an empty ID where none was
 	// written) are all of them, and the summary is built from memory
