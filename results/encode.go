@@ -28,6 +28,10 @@ func EncodeLine(rec *Record) ([]byte, error) {
 // of long message texts that many records share (few-shot exemplars).
 func AppendLine(dst []byte, rec *Record, cache *StringCache) ([]byte, error) {
 	start := len(dst)
+	// One allocation for the line rather than a doubling per growth.
+	if n := lineSizeHint(rec); cap(dst)-len(dst) < n {
+		dst = slices.Grow(dst, n)
+	}
 	out, ok := appendRecord(dst, rec, cache)
 	if !ok {
 		// A value encoding/json refuses (NaN in scores, …): its error.
@@ -38,6 +42,20 @@ func AppendLine(dst []byte, rec *Record, cache *StringCache) ([]byte, error) {
 		return append(append(dst[:start], data...), '\n'), nil
 	}
 	return append(out, '\n'), nil
+}
+
+// lineSizeHint estimates the length of rec's line: its texts, a little
+// for their escapes, and its other fields.
+func lineSizeHint(r *Record) int {
+	n := len(r.Task) + len(r.ID) + len(r.Prompt) + len(r.RenderedPrompt) + len(r.Response) +
+		len(r.RawResponse) + len(r.Extracted) + len(r.Target) + len(r.Error)
+	if r.Scored != nil {
+		n += len(*r.Scored)
+	}
+	for i := range r.Messages {
+		n += len(r.Messages[i].Content) + 32
+	}
+	return n + n/16 + 512 + 64*(len(r.Scores)+len(r.Details))
 }
 
 // appendRecord writes rec as encoding/json does (field order, omitempty,

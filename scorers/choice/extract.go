@@ -482,15 +482,12 @@ func isWordRune(r rune) bool {
 // that is exactly one option, or that contains exactly one option's text
 // (options contained in a longer matched option do not count separately).
 func optionText(text string, choices []string) int {
-	if len(choices) == 0 {
+	if len(choices) == 0 || !mayHoldChoice(text, choices) {
 		return -1
 	}
 	norm := make([]string, len(choices))
 	for i, c := range choices {
 		norm[i] = foldText(c)
-	}
-	if !mayHoldOption(text, norm) {
-		return -1
 	}
 	buf := foldPool.Get().(*[]byte)
 	defer foldPool.Put(buf)
@@ -534,25 +531,75 @@ func optionText(text string, choices []string) int {
 	return kept[0]
 }
 
-// mayHoldOption reports whether foldText(text) may equal or contain one
-// of the folded options norm; false is exact (it cannot), true may be
+// mayHoldChoice reports whether foldText(text) may equal or contain
+// foldText of one of choices; false is exact (it cannot), true may be
 // wrong. Folding lower-cases ASCII letters and turns white space into
-// single spaces, so a run of [a-z0-9] in a folded option comes from
+// single spaces, so a run of [a-z0-9] in a folded choice comes from
 // characters of text that match it ignoring ASCII case — unless text
 // holds one of the two non-ASCII letters whose lower case is ASCII
-// (U+0130 İ, U+212A K), when every option may. An option that is empty
+// (U+0130 İ, U+212A K), when every choice may. A choice that is empty
 // or has no such run may match too.
-func mayHoldOption(text string, norm []string) bool {
+//
+// The choices are not folded: folding turns no byte but an ASCII letter
+// into [a-z0-9] (except U+0130 İ and U+212A K: a choice holding one is
+// folded) and neither merges nor splits runs of them, so the longest run
+// of a folded choice is its longest run of [A-Za-z0-9], lower-cased
+// (TestMayHoldChoice).
+func mayHoldChoice(text string, choices []string) bool {
 	if strings.Contains(text, "\u0130") || strings.Contains(text, "\u212a") {
 		return true
 	}
-	for _, c := range norm {
-		w := longestAlnumRun(c)
+	var buf [64]byte
+	for _, c := range choices {
+		var w string
+		if strings.Contains(c, "\u0130") || strings.Contains(c, "\u212a") {
+			w = longestAlnumRun(foldText(c))
+		} else {
+			w = lowerASCIIInto(buf[:0], longestAlnumRunFold(c))
+		}
 		if w == "" || containsFoldASCII(text, w) {
 			return true
 		}
 	}
 	return false
+}
+
+// longestAlnumRunFold is the longest run of [A-Za-z0-9] in s ("" when
+// none), the first of the longest.
+func longestAlnumRunFold(s string) string {
+	best, start := "", -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) {
+			c := s[i] | 0x20
+			if c >= 'a' && c <= 'z' || s[i] >= '0' && s[i] <= '9' {
+				if start < 0 {
+					start = i
+				}
+				continue
+			}
+		}
+		if start >= 0 && i-start > len(best) {
+			best = s[start:i]
+		}
+		start = -1
+	}
+	return best
+}
+
+// lowerASCIIInto is s with ASCII letters lower-cased, in b's memory when
+// it fits (the result lives only as long as b).
+func lowerASCIIInto(b []byte, s string) string {
+	if len(s) > cap(b) {
+		return strings.ToLower(s)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // longestAlnumRun is the longest run of [a-z0-9] in s ("" when none).

@@ -235,3 +235,57 @@ func TestExtractMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestMayHoldChoice: testing the choices as they are gives what testing
+// their folded texts gives (mayHoldOption), and the extraction the
+// reference's, on random responses and random choices made of the
+// fragments (capitals, İ, K, digits, punctuation, CJK).
+func TestMayHoldChoice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 7))
+	n := 20000
+	if testing.Short() {
+		n = 2000
+	}
+	for range n {
+		text := randomText(rng)
+		choices := make([]string, 2+rng.IntN(4))
+		for i := range choices {
+			var b strings.Builder
+			for range 1 + rng.IntN(4) {
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			choices[i] = b.String()
+		}
+		norm := make([]string, len(choices))
+		for i, c := range choices {
+			norm[i] = foldText(c)
+		}
+		if got, want := mayHoldChoice(text, choices), refMayHoldOption(text, norm); got != want {
+			t.Fatalf("mayHoldChoice(%q, %q) = %v, refMayHoldOption of the folded choices %v", text, choices, got, want)
+		}
+		if got, want := ExtractN(text, len(choices), choices), refExtractN(text, len(choices), choices); got != want {
+			t.Fatalf("ExtractN(%q, %q) = %+v, reference %+v", text, choices, got, want)
+		}
+	}
+}
+
+// refMayHoldOption reports whether foldText(text) may equal or contain one
+// of the folded options norm; false is exact (it cannot), true may be
+// wrong. Folding lower-cases ASCII letters and turns white space into
+// single spaces, so a run of [a-z0-9] in a folded option comes from
+// characters of text that match it ignoring ASCII case — unless text
+// holds one of the two non-ASCII letters whose lower case is ASCII
+// (U+0130 İ, U+212A K), when every option may. An option that is empty
+// or has no such run may match too.
+func refMayHoldOption(text string, norm []string) bool {
+	if strings.Contains(text, "\u0130") || strings.Contains(text, "\u212a") {
+		return true
+	}
+	for _, c := range norm {
+		w := longestAlnumRun(c)
+		if w == "" || containsFoldASCII(text, w) {
+			return true
+		}
+	}
+	return false
+}
