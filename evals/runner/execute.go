@@ -39,13 +39,9 @@ func execute(ctx context.Context, o Options, pl *workPlan) execution {
 		}
 	})
 	defer stop()
-	release := func(line []byte) {
-		if cap(line) <= maxPooledLine {
-			linePool.Put(&line)
-		}
-	}
+	lines := &lineBuffers{}
 	for _, tf := range pl.tasks {
-		tf.release = release
+		tf.release = lines.put
 	}
 	var next atomic.Int64
 	for range min(o.Concurrency, len(pl.work)) {
@@ -60,11 +56,7 @@ func execute(ctx context.Context, o Options, pl *workPlan) execution {
 				if err != nil {
 					return err // cancellation
 				}
-				var buf []byte
-				if p, ok := linePool.Get().(*[]byte); ok {
-					buf = (*p)[:0]
-				}
-				line, err := results.AppendLine(buf, rec, pl.strings)
+				line, err := results.AppendLine(lines.get(), rec, pl.strings)
 				if err != nil {
 					return err
 				}
@@ -92,12 +84,44 @@ func execute(ctx context.Context, o Options, pl *workPlan) execution {
 	return ex
 }
 
-// linePool holds buffers for encoding records, each given back once its
-// line is written.
-var linePool sync.Pool
+// lineBuffers keeps a few buffers of written lines for encoding the next
+// records: enough for the workers, few enough that a run holds no more
+// than a handful of lines besides those waiting to be written.
+type lineBuffers struct {
+	mu   sync.Mutex
+	free [][]byte
+}
 
-// maxPooledLine bounds the buffers kept in linePool.
-const maxPooledLine = 1 << 20
+// Bounds of lineBuffers: buffers kept, and the largest kept.
+const (
+	maxFreeLines  = 16
+	maxPooledLine = 1 << 20
+)
+
+// get returns an empty buffer (nil when none is free).
+func (lb *lineBuffers) get() []byte {
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
+	if n := len(lb.free); n > 0 {
+		b := lb.free[n-1]
+		lb.free[n-1] = nil
+		lb.free = lb.free[:n-1]
+		return b[:0]
+	}
+	return nil
+}
+
+// put takes back a written line's buffer.
+func (lb *lineBuffers) put(b []byte) {
+	if cap(b) > maxPooledLine {
+		return
+	}
+	lb.mu.Lock()
+	if len(lb.free) < maxFreeLines {
+		lb.free = append(lb.free, b)
+	}
+	lb.mu.Unlock()
+}
 
 // runOne produces the record of one work item. It returns an error only
 // for cancellation; runtime and scorer failures become the record's Error.

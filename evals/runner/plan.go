@@ -97,8 +97,8 @@ type earlySummary struct {
 
 // Limits on records waiting for earlier ones (see taskFile).
 const (
-	maxWaiting      = 1024
-	maxWaitingBytes = 8 << 20
+	maxWaiting      = 256
+	maxWaitingBytes = 2 << 20
 	maxWait         = time.Second
 )
 
