@@ -28,9 +28,10 @@ func EncodeLine(rec *Record) ([]byte, error) {
 // of long message texts that many records share (few-shot exemplars).
 func AppendLine(dst []byte, rec *Record, cache *StringCache) ([]byte, error) {
 	start := len(dst)
-	// One allocation for the line rather than a doubling per growth.
+	// One allocation for the line rather than a doubling per growth,
+	// with room for a somewhat longer line when the buffer is reused.
 	if n := lineSizeHint(rec); cap(dst)-len(dst) < n {
-		dst = slices.Grow(dst, n)
+		dst = slices.Grow(dst, n+n/4)
 	}
 	out, ok := appendRecord(dst, rec, cache)
 	if !ok {

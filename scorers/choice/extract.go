@@ -427,46 +427,50 @@ func uniqueLoneLetter(text string, n int) int {
 // expression (?:^|[^A-Za-z0-9'’])([A-Z])(?:[^A-Za-z0-9'’]|$) captures with
 // FindAll: leftmost matches, each search starting where the previous match
 // ended — so the character after a letter, once consumed, cannot also be
-// the one before the next ("A B" finds A only). A scan in one pass
-// instead of the backtracking matcher, which dominated the scoring of
-// long responses.
+// the one before the next ("A B" finds A only). A scan from capital to
+// capital instead of the backtracking matcher, which dominated the
+// scoring of long responses: a match's letter is the first capital after
+// the search start whose neighbours are not word characters, and only
+// capitals are looked at (TestExtractMatchesReference, FuzzLoneLetters).
 func loneLetters(text string) []int {
 	var found []int
-	// after returns where a match whose letter ends at i ends, if the
-	// next character (or the end of the text) allows one.
-	after := func(i int) (int, bool) {
-		if i == len(text) {
-			return i, true
+	s := 0 // where the next match may start
+	for p := 0; p < len(text); p++ {
+		for p < len(text) && text[p]-'A' >= 26 {
+			p++
 		}
-		r, w := rune(text[i]), 1
-		if r >= utf8.RuneSelf {
-			r, w = utf8.DecodeRuneInString(text[i:])
+		if p == len(text) {
+			break
 		}
-		if isWordRune(r) {
-			return 0, false
-		}
-		return i + w, true
-	}
-	for s := 0; s < len(text); {
-		if s == 0 && isCapital(text[0]) { // ^ then the letter
-			if e, ok := after(1); ok {
-				found = append(found, 0)
-				s = e
+		// Before the letter: the start of the text (^), or a character
+		// after s that is not a word character. The only non-ASCII word
+		// character, ’ (E2 80 99), starts with a byte that is never part
+		// of another character, so decoding backwards finds the
+		// character decoding forwards from s does.
+		if p > 0 {
+			if p == s {
+				continue
+			}
+			if r, _ := utf8.DecodeLastRuneInString(text[s:p]); isWordRune(r) {
 				continue
 			}
 		}
-		r, w := rune(text[s]), 1
-		if r >= utf8.RuneSelf {
-			r, w = utf8.DecodeRuneInString(text[s:])
-		}
-		if !isWordRune(r) && s+w < len(text) && isCapital(text[s+w]) {
-			if e, ok := after(s + w + 1); ok {
-				found = append(found, s+w)
-				s = e
+		// After it: the end of the text, or a character that is not a
+		// word character, which the match consumes.
+		e := p + 1
+		if e < len(text) {
+			r, w := rune(text[e]), 1
+			if r >= utf8.RuneSelf {
+				r, w = utf8.DecodeRuneInString(text[e:])
+			}
+			if isWordRune(r) {
 				continue
 			}
+			e += w
 		}
-		s += w
+		found = append(found, p)
+		s = e
+		p = e - 1
 	}
 	return found
 }

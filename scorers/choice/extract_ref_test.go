@@ -289,3 +289,20 @@ func refMayHoldOption(text string, norm []string) bool {
 	}
 	return false
 }
+
+// FuzzLoneLetters checks the standalone-letter scan against FindAll on
+// arbitrary texts.
+func FuzzLoneLetters(f *testing.F) {
+	for _, p := range pieces {
+		f.Add(p + " A B’C\xe2\x80\x99D")
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var want []int
+		for _, m := range refLone.FindAllStringSubmatchIndex(text, -1) {
+			want = append(want, m[2])
+		}
+		if got := loneLetters(text); !slices.Equal(got, want) {
+			t.Errorf("loneLetters(%q) = %v, FindAll gives %v", text, got, want)
+		}
+	})
+}
