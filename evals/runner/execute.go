@@ -84,31 +84,35 @@ func execute(ctx context.Context, o Options, pl *workPlan) execution {
 	return ex
 }
 
-// lineBuffers keeps a few buffers of written lines for encoding the next
-// records: enough for the workers, few enough that a run holds no more
-// than a handful of lines besides those waiting to be written.
+// lineBuffers keeps the buffers of written lines for encoding the next
+// records, up to maxFreeLineBytes of them: records are written in bursts
+// (those that waited for an earlier one go together), so a run needs as
+// many buffers as lines wait, and holds no more.
 type lineBuffers struct {
-	mu   sync.Mutex
-	free [][]byte
+	mu    sync.Mutex
+	free  [][]byte
+	bytes int
 }
 
-// Bounds of lineBuffers: buffers kept, and the largest kept.
+// Bounds of lineBuffers: the bytes kept, and the largest buffer kept.
 const (
-	maxFreeLines  = 16
-	maxPooledLine = 1 << 20
+	maxFreeLineBytes = 4 << 20
+	maxPooledLine    = 1 << 20
 )
 
 // get returns an empty buffer (nil when none is free).
 func (lb *lineBuffers) get() []byte {
 	lb.mu.Lock()
 	defer lb.mu.Unlock()
-	if n := len(lb.free); n > 0 {
-		b := lb.free[n-1]
-		lb.free[n-1] = nil
-		lb.free = lb.free[:n-1]
-		return b[:0]
+	n := len(lb.free)
+	if n == 0 {
+		return nil
 	}
-	return nil
+	b := lb.free[n-1]
+	lb.free[n-1] = nil
+	lb.free = lb.free[:n-1]
+	lb.bytes -= cap(b)
+	return b[:0]
 }
 
 // put takes back a written line's buffer.
@@ -117,8 +121,9 @@ func (lb *lineBuffers) put(b []byte) {
 		return
 	}
 	lb.mu.Lock()
-	if len(lb.free) < maxFreeLines {
+	if lb.bytes+cap(b) <= maxFreeLineBytes {
 		lb.free = append(lb.free, b)
+		lb.bytes += cap(b)
 	}
 	lb.mu.Unlock()
 }
