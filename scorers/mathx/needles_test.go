@@ -184,3 +184,45 @@ func TestContainsFold(t *testing.T) {
 		}
 	}
 }
+
+// mathFragments are pieces of MATH answers near MathFlexible's needles.
+var mathFragments = []string{
+	"The final answer is", "final answer:", "ANSWER：", "answer", "anſwer:", "the answer is", "答案是", "答案：",
+	"$", "$$", `\(`, `\)`, "x = 5", `\frac{1}{2}`, "\\boxed{3}", "\\boxed{", "}", "42", ".", ". ", "\n", " ", "*",
+	"</think>", "<think>", "。", "3.5", "-1", "\u212a",
+}
+
+// TestMathNeedlesChangeNothing: MathFlexible with its needles gives what
+// it gives when every pattern runs.
+func TestMathNeedlesChangeNothing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 51))
+	for range 30000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(12) {
+			b.WriteString(mathFragments[rng.IntN(len(mathFragments))])
+		}
+		s := b.String()
+		if got, want := mathFlexible(s, true), mathFlexible(s, false); got != want {
+			t.Fatalf("MathFlexible(%q) = %+v, every pattern gives %+v", s, got, want)
+		}
+	}
+}
+
+func FuzzMathNeedles(f *testing.F) {
+	for _, s := range mathFragments {
+		f.Add("x " + s + " 7")
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := mathFlexible(s, true), mathFlexible(s, false); got != want {
+			t.Errorf("MathFlexible(%q) = %+v, every pattern gives %+v", s, got, want)
+		}
+	})
+}
+
+// TestMathFlexibleParenSpanAfterCue: a \(…\) span after an answer cue is
+// the answer (slicing by the unmatched $ group panicked).
+func TestMathFlexibleParenSpanAfterCue(t *testing.T) {
+	if got := MathFlexible(`The answer is \(\frac{1}{2}\).`); got.Text != `\frac{1}{2}` || got.Method != MethodCue {
+		t.Errorf("MathFlexible = %+v, want \\frac{1}{2} by cue", got)
+	}
+}
