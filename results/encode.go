@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -405,6 +406,13 @@ func appendJSONString(b []byte, s string) []byte {
 	start := 0
 	n := len(s)
 	for i := 0; i < n; {
+		// Eight bytes at a time while they are all safe ASCII.
+		for i+8 <= n && safeWord(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))) {
+			i += 8
+		}
+		if i == n {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if jsonSafe[c] {
@@ -458,6 +466,28 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// Masks of safeWord: a byte's high bit, and a byte repeated eight times.
+const (
+	highBits = 0x8080808080808080
+	onesWord = 0x0101010101010101
+)
+
+// safeWord reports whether the eight bytes of x are all jsonSafe: ASCII,
+// not below 0x20 and none of '"', '\\', '<', '>', '&'. It may say false
+// of safe bytes (the caller then looks at them one by one), never true of
+// unsafe ones: for bytes below 0x80, (x - k·ones) &^ x & high is not zero
+// if any byte is below k, and a byte equal to c is a zero byte of x ^
+// c·ones.
+func safeWord(x uint64) bool {
+	if x&highBits != 0 {
+		return false
+	}
+	below := func(x uint64, k uint64) uint64 { return (x - k*onesWord) &^ x & highBits }
+	zero := func(x uint64) uint64 { return (x - onesWord) &^ x & highBits }
+	return below(x, 0x20)|zero(x^('"'*onesWord))|zero(x^('\\'*onesWord))|
+		zero(x^('<'*onesWord))|zero(x^('>'*onesWord))|zero(x^('&'*onesWord)) == 0
 }
 
 // appendEscape writes the escape of an ASCII byte that is not jsonSafe.
