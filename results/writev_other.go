@@ -4,6 +4,9 @@ package results
 
 import "os"
 
+// maxIovecs is how many lines a writev(2) takes where there is one.
+const maxIovecs = 1024
+
 // writeLines writes lines to f, in order, with one write: joined first.
 func writeLines(f *os.File, lines [][]byte) error {
 	if len(lines) == 1 {
