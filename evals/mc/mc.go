@@ -230,6 +230,14 @@ func (t *Task) Prompt(d *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) 
 	return req, nil
 }
 
+// CheckPrompt returns the error Prompt returns for s without rendering
+// it: only the few-shot exemplars can be missing (runner.PromptChecker;
+// TestCheckPromptIsPromptsError).
+func (t *Task) CheckPrompt(d *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) error {
+	_, err := t.exemplars(d, s, cfg.NumFewshot)
+	return err
+}
+
 // shotPrefix is the raw prompt before the question: the header and the
 // answered exemplars, rendered once per subject when ex caches them.
 func shotPrefix(ex *extra, f *format, group string, shots []evals.Sample) string {

@@ -1,13 +1,19 @@
 package runner
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/results"
+	"github.com/pocketeval/pocketeval/runtime"
 )
 
 // pipelineFile is a taskFile writing to a fresh samples file, and a reader
@@ -140,4 +146,105 @@ func TestStopEndsWait(t *testing.T) {
 	if n := len(strings.Split(ids(), ",")); n != maxWaiting+1 {
 		t.Errorf("%d records written, want %d", n, maxWaiting+1)
 	}
+}
+
+// checkedTask is fakeTask whose prompts are counted and whose sample bad
+// does not render; it checks its prompts without rendering them.
+type checkedTask struct {
+	fakeTask
+	prompts *atomic.Int64
+	bad     string
+}
+
+func (t checkedTask) Prompt(d *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) (runtime.Request, error) {
+	t.prompts.Add(1)
+	if err := t.CheckPrompt(d, s, cfg); err != nil {
+		return runtime.Request{}, err
+	}
+	return t.fakeTask.Prompt(d, s, cfg)
+}
+
+func (t checkedTask) CheckPrompt(d *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) error {
+	if s.ID == t.bad {
+		return errors.New("no exemplars")
+	}
+	return nil
+}
+
+// promptMatcher is fakeRuntime that tells whether it matches prompts and
+// answers preflight questions, recording them.
+type promptMatcher struct {
+	fakeRuntime
+	matches    bool
+	mu         sync.Mutex
+	preflights []runtime.Request
+}
+
+func (r *promptMatcher) MatchesPrompts() bool { return r.matches }
+
+func (r *promptMatcher) Preflight(req runtime.Request) error {
+	r.mu.Lock()
+	r.preflights = append(r.preflights, req)
+	r.mu.Unlock()
+	return nil
+}
+
+// TestPromptCheckerRendersOnce: with a runtime that matches no prompt, a
+// task that checks its prompts is not rendered for the checks before the
+// run (the preflight requests carry no prompt) but once, when its sample
+// runs, and the run writes what it writes when the checks render; a
+// prompt that does not render refuses the run the same way in both.
+func TestPromptCheckerRendersOnce(t *testing.T) {
+	t.Parallel()
+	run := func(matches bool, bad string) (string, *promptMatcher, int64, error) {
+		var n atomic.Int64
+		rt := &promptMatcher{matches: matches}
+		o := baseOptions(t.TempDir(), rt)
+		o.Tasks = []evals.Task{checkedTask{fakeTask{"alpha", 40}, &n, bad}, checkedTask{fakeTask{"beta", 25}, &n, bad}}
+		o.Concurrency = 2
+		if _, err := Run(context.Background(), o); err != nil {
+			return "", rt, n.Load(), err
+		}
+		return stripTimings(t, o.OutDir), rt, n.Load(), nil
+	}
+	out, rt, renders, err := run(false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, rtm, rendersm, err := run(true, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != want {
+		t.Error("the run without rendering for the checks wrote other results")
+	}
+	if len(rt.preflights) != 65 || len(rtm.preflights) != 65 {
+		t.Fatalf("%d and %d preflight requests for 65 samples", len(rt.preflights), len(rtm.preflights))
+	}
+	for i, req := range rt.preflights {
+		if req.Messages != nil || req.Prompt != "" || req.ID == "" || req.Task == "" {
+			t.Fatalf("preflight request %d: %+v, want task and id without a prompt", i, req)
+		}
+		if rtm.preflights[i].Messages == nil {
+			t.Fatalf("preflight request %d of the prompt-matching runtime has no prompt", i)
+		}
+	}
+	// Here every prompt fits the render cache, so the checks' renders
+	// are all used: as many renders either way.
+	if renders != rendersm {
+		t.Errorf("%d renders without the checks rendering, %d with", renders, rendersm)
+	}
+	_, _, _, err1 := run(false, "7")
+	_, _, _, err2 := run(true, "7")
+	var pe *PreflightError
+	if !errors.As(err1, &pe) || err1.Error() != errText(err2) {
+		t.Errorf("a prompt that does not render: %v; with rendering: %v", err1, err2)
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
