@@ -254,8 +254,9 @@ func invalidUTF8Field(line []byte) string {
 	return keys[0]
 }
 
-// Sync cadence of a SampleWriter: a record's line is written with one
-// write(2) as it is appended, and the file is fsynced once SyncInterval has
+// Sync cadence of a SampleWriter: lines are written as they are appended
+// (one write(2), or one writev(2) for lines appended together), and the
+// file is fsynced once SyncInterval has
 // passed or SyncBytes have been written since the last fsync, and on Close.
 const (
 	SyncInterval = time.Second
@@ -265,8 +266,9 @@ const (
 // SampleWriter appends records to one samples file. It is safe for
 // concurrent use.
 //
-// Durability: Append returns once its line is written with a single
-// write(2), so the line is in the kernel's page cache and survives the
+// Durability: Append (AppendLines) returns once its line (lines) is
+// written with a single write(2) (writev(2), up to 1,024 lines a call), so
+// the line is in the kernel's page cache and survives the
 // process being killed at any moment (kill -9, a crash, an OOM kill); a
 // concurrent or later crash leaves at most a torn last line, which the next
 // run cuts off. Against a power loss or kernel crash, lines are fsynced on
