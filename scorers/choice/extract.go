@@ -339,6 +339,9 @@ func rarestLetter(word string) int {
 // "A" or "I" followed by a lower-case word is English ("A good question"),
 // so it needs punctuation or brackets to count.
 func leadingLetter(text string, n int) int {
+	if !mayLead(text) {
+		return -1
+	}
 	if m := patterns().leadingLone.FindStringSubmatch(text); m != nil {
 		if idx := LetterIndex(m[1]); idx < n {
 			return idx
@@ -354,6 +357,21 @@ func leadingLetter(text string, n int) int {
 		return -1
 	}
 	return idx
+}
+
+// mayLead reports whether leadingLetter's patterns can match text: after
+// the white space of \s (space, \t, \n, \f, \r) both need a capital, or
+// the '*', '(', '[' or '（' before one. False is exact.
+func mayLead(text string) bool {
+	i := 0
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\f' || text[i] == '\r') {
+		i++
+	}
+	if i == len(text) {
+		return false
+	}
+	c := text[i]
+	return c >= 'A' && c <= 'Z' || c == '*' || c == '(' || c == '[' || strings.HasPrefix(text[i:], "（")
 }
 
 // uniqueLetter returns the one valid letter the pattern finds (any capture

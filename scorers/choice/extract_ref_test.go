@@ -94,7 +94,7 @@ func refExtractN(text string, n int, choices []string) Extraction {
 	if idx := refUniqueLetter(patterns().selectZH, text, n, false); idx >= 0 {
 		return found(idx, MethodChineseSelect)
 	}
-	if idx := leadingLetter(text, n); idx >= 0 {
+	if idx := refLeadingLetter(text, n); idx >= 0 {
 		return found(idx, MethodLeadingLetter)
 	}
 	if idx := refUniqueLetter(patterns().mention, math, n, false); idx >= 0 {
@@ -303,6 +303,40 @@ func FuzzLoneLetters(f *testing.F) {
 		}
 		if got := loneLetters(text); !slices.Equal(got, want) {
 			t.Errorf("loneLetters(%q) = %v, FindAll gives %v", text, got, want)
+		}
+	})
+}
+
+// refLeadingLetter is leadingLetter without its prefilter (mayLead).
+func refLeadingLetter(text string, n int) int {
+	if m := patterns().leadingLone.FindStringSubmatch(text); m != nil {
+		if idx := LetterIndex(m[1]); idx < n {
+			return idx
+		}
+		return -1
+	}
+	m := patterns().leading.FindStringSubmatchIndex(text)
+	if m == nil {
+		return -1
+	}
+	idx := LetterIndex(text[m[2]:m[3]])
+	if idx < 0 || idx >= n {
+		return -1
+	}
+	return idx
+}
+
+// FuzzLeadingLetter checks leadingLetter's prefilter against the
+// patterns on arbitrary texts.
+func FuzzLeadingLetter(f *testing.F) {
+	for _, p := range pieces {
+		f.Add(" \t" + p + " B.")
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, n := range []int{2, 4, 26} {
+			if got, want := leadingLetter(text, n), refLeadingLetter(text, n); got != want {
+				t.Errorf("leadingLetter(%q, %d) = %d, the patterns give %d", text, n, got, want)
+			}
 		}
 	})
 }
