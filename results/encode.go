@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -28,6 +29,11 @@ func EncodeLine(rec *Record) ([]byte, error) {
 // of long message texts that many records share (few-shot exemplars).
 func AppendLine(dst []byte, rec *Record, cache *StringCache) ([]byte, error) {
 	start := len(dst)
+	// One allocation for the line rather than a doubling per growth,
+	// with room for a somewhat longer line when the buffer is reused.
+	if n := lineSizeHint(rec); cap(dst)-len(dst) < n {
+		dst = slices.Grow(dst, n+n/4)
+	}
 	out, ok := appendRecord(dst, rec, cache)
 	if !ok {
 		// A value encoding/json refuses (NaN in scores, …): its error.
@@ -38,6 +44,20 @@ func AppendLine(dst []byte, rec *Record, cache *StringCache) ([]byte, error) {
 		return append(append(dst[:start], data...), '\n'), nil
 	}
 	return append(out, '\n'), nil
+}
+
+// lineSizeHint estimates the length of rec's line: its texts, a little
+// for their escapes, and its other fields.
+func lineSizeHint(r *Record) int {
+	n := len(r.Task) + len(r.ID) + len(r.Prompt) + len(r.RenderedPrompt) + len(r.Response) +
+		len(r.RawResponse) + len(r.Extracted) + len(r.Target) + len(r.Error)
+	if r.Scored != nil {
+		n += len(*r.Scored)
+	}
+	for i := range r.Messages {
+		n += len(r.Messages[i].Content) + 32
+	}
+	return n + n/16 + 512 + 64*(len(r.Scores)+len(r.Details))
 }
 
 // appendRecord writes rec as encoding/json does (field order, omitempty,
@@ -386,6 +406,13 @@ func appendJSONString(b []byte, s string) []byte {
 	start := 0
 	n := len(s)
 	for i := 0; i < n; {
+		// Eight bytes at a time while they are all safe ASCII.
+		for i+8 <= n && safeWord(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))) {
+			i += 8
+		}
+		if i == n {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if jsonSafe[c] {
@@ -439,6 +466,28 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// Masks of safeWord: a byte's high bit, and a byte repeated eight times.
+const (
+	highBits = 0x8080808080808080
+	onesWord = 0x0101010101010101
+)
+
+// safeWord reports whether the eight bytes of x are all jsonSafe: ASCII,
+// not below 0x20 and none of '"', '\\', '<', '>', '&'. It may say false
+// of safe bytes (the caller then looks at them one by one), never true of
+// unsafe ones: for bytes below 0x80, (x - k·ones) &^ x & high is not zero
+// if any byte is below k, and a byte equal to c is a zero byte of x ^
+// c·ones.
+func safeWord(x uint64) bool {
+	if x&highBits != 0 {
+		return false
+	}
+	below := func(x uint64, k uint64) uint64 { return (x - k*onesWord) &^ x & highBits }
+	zero := func(x uint64) uint64 { return (x - onesWord) &^ x & highBits }
+	return below(x, 0x20)|zero(x^('"'*onesWord))|zero(x^('\\'*onesWord))|
+		zero(x^('<'*onesWord))|zero(x^('>'*onesWord))|zero(x^('&'*onesWord)) == 0
 }
 
 // appendEscape writes the escape of an ASCII byte that is not jsonSafe.

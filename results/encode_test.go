@@ -185,3 +185,49 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendJSONStringWords puts every character that needs care at
+// every offset of a word-at-a-time scan, in long safe runs.
+func TestAppendJSONStringWords(t *testing.T) {
+	special := []string{"\"", "\\", "<", ">", "&", "\x00", "\x1f", "\x20", "\x7f", "\x80", "é", "\u2028", "\xff", "\n", "!", "[", "]", "=", "?", "%", "'", "{", "~"}
+	for _, c := range special {
+		for p := 0; p < 20; p++ {
+			for _, tail := range []int{0, 1, 7, 8, 9, 17} {
+				s := strings.Repeat("a", p) + c + strings.Repeat("B", tail) + c
+				want, _ := json.Marshal(s)
+				if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
+					t.Fatalf("appendJSONString(%q) = %s, json.Marshal gives %s", s, got, want)
+				}
+			}
+		}
+	}
+	// Every ASCII byte at every position of a word.
+	for c := 0; c < 0x80; c++ {
+		for p := 0; p < 8; p++ {
+			b := []byte("abcdefghABCDEFGH")
+			b[p] = byte(c)
+			s := string(b)
+			want, _ := json.Marshal(s)
+			if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
+				t.Fatalf("appendJSONString(%q) = %s, json.Marshal gives %s", s, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkAppendJSONString escapes a 200-word response with a few
+// non-ASCII words, and an English paragraph.
+func BenchmarkAppendJSONString(b *testing.B) {
+	for name, s := range map[string]string{
+		"mixed":   strings.Repeat("a warm of naïve sat on 日本 then über the mat softly and dreamed while ", 20),
+		"english": strings.Repeat("Statement 1 | Every element of a group generates a cyclic subgroup of the group.\n", 20),
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			var buf []byte
+			for b.Loop() {
+				buf = appendJSONString(buf[:0], s)
+			}
+		})
+	}
+}

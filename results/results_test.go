@@ -2,6 +2,8 @@ package results
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -365,5 +367,43 @@ func TestSampleWriterSyncCadence(t *testing.T) {
 	}
 	if recs, _, err := ReadSamples(path); err != nil || len(recs) != 3 {
 		t.Errorf("%d records, %v", len(recs), err)
+	}
+}
+
+// TestAppendLines: lines handed over together are written in order, all
+// of them (more than one writev(2) takes), and the writer's digest is the
+// file's.
+func TestAppendLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), SamplesDir, "t.jsonl")
+	w, err := OpenSampleWriter(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []byte
+	for _, n := range []int{1, 3, maxIovecs + 7, 2} {
+		lines := make([][]byte, n)
+		for i := range lines {
+			id := len(want)
+			lines[i] = fmt.Appendf(nil, `{"task":"t","id":"%d","index":%d,"response":%q,"scores":{}}`+"\n", id, id, strings.Repeat("x", id%300))
+			want = append(want, lines[i]...)
+		}
+		if err := w.AppendLines(lines); err != nil {
+			t.Fatal(err)
+		}
+	}
+	digest, ok := w.Digest()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("file has %d bytes, want %d (the lines in order)", len(got), len(want))
+	}
+	sum := sha256.Sum256(want)
+	if !ok || digest != hex.EncodeToString(sum[:]) {
+		t.Errorf("Digest = %q, %v; want the file's sha256", digest, ok)
 	}
 }

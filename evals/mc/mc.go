@@ -214,12 +214,28 @@ func (t *Task) Prompt(d *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) 
 	turns := shotTurns(ex, f, s.Group, shots)
 	req.Messages = make([]runtime.Message, len(turns), len(turns)+1)
 	copy(req.Messages, turns)
-	final := f.block(s) + "\n\n" + f.instruction
+	// The last turn is written in one piece: [header] block "\n\n"
+	// instruction.
+	header := ""
 	if len(shots) == 0 {
-		final = f.header(s.Group) + final
+		header = f.header(s.Group)
 	}
-	req.Messages = append(req.Messages, runtime.Message{Role: "user", Content: final})
+	var b strings.Builder
+	b.Grow(len(header) + f.blockLen(s) + 2 + len(f.instruction))
+	b.WriteString(header)
+	f.writeBlock(&b, s)
+	b.WriteString("\n\n")
+	b.WriteString(f.instruction)
+	req.Messages = append(req.Messages, runtime.Message{Role: "user", Content: b.String()})
 	return req, nil
+}
+
+// CheckPrompt returns the error Prompt returns for s without rendering
+// it: only the few-shot exemplars can be missing (runner.PromptChecker;
+// TestCheckPromptIsPromptsError).
+func (t *Task) CheckPrompt(d *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) error {
+	_, err := t.exemplars(d, s, cfg.NumFewshot)
+	return err
 }
 
 // shotPrefix is the raw prompt before the question: the header and the

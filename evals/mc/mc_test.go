@@ -495,3 +495,36 @@ func TestOfficialRule(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckPromptIsPromptsError: CheckPrompt returns the error Prompt
+// returns, for every shot count (too many for a subject's dev set
+// included), chat or raw, and for a dataset this task did not load.
+func TestCheckPromptIsPromptsError(t *testing.T) {
+	t.Parallel()
+	root := dataDir(t)
+	errText := func(err error) string {
+		if err == nil {
+			return ""
+		}
+		return err.Error()
+	}
+	for _, task := range []*Task{MMLU(), CMMLU(), ARCChallenge()} {
+		d, err := task.Load(context.Background(), evals.LoadConfig{DataDir: root, NumFewshot: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, data := range []*evals.Dataset{d, {Samples: d.Samples}} {
+			for _, k := range []int{-1, 0, 1, 5, 6, 1000} {
+				for _, chat := range []bool{false, true} {
+					cfg := evals.PromptConfig{NumFewshot: k, Chat: chat}
+					for _, s := range data.Samples[:min(len(data.Samples), 50)] {
+						_, perr := task.Prompt(data, s, cfg)
+						if got, want := errText(task.CheckPrompt(data, s, cfg)), errText(perr); got != want {
+							t.Fatalf("%s %s k=%d chat=%v: CheckPrompt %q, Prompt %q", task.Info().Name, s.ID, k, chat, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -22,44 +23,53 @@ type execution struct {
 	fatal error
 }
 
-// execute is Run's execute phase: the work items run with at most
-// o.Concurrency in flight; each finished record is appended to its task's
-// samples file as soon as it is scored.
+// execute is Run's execute phase: o.Concurrency workers take the work
+// items in order, each running one at a time; each finished record is
+// appended to its task's samples file as soon as it is scored (taskFile.put).
+// A fixed set of workers rather than a goroutine per item: a replayed
+// sample costs microseconds, and handing each to a new goroutine woke a
+// sleeping thread per sample.
 func execute(ctx context.Context, o Options, pl *workPlan) execution {
 	var ex execution
-	var mu sync.Mutex
+	var generated, errs atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(o.Concurrency)
-	for _, wi := range pl.work {
-		if gctx.Err() != nil {
-			break
+	stop := context.AfterFunc(gctx, func() {
+		for _, tf := range pl.tasks {
+			tf.stop()
 		}
+	})
+	defer stop()
+	lines := &lineBuffers{}
+	for _, tf := range pl.tasks {
+		tf.release = lines.put
+	}
+	var next atomic.Int64
+	for range min(o.Concurrency, len(pl.work)) {
 		g.Go(func() error {
-			rec, err := runOne(gctx, o, wi, pl.rendered)
-			if err != nil {
-				return err // cancellation
+			for gctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(pl.work) {
+					return nil
+				}
+				wi := pl.work[i]
+				rec, err := runOne(gctx, o, wi, pl.rendered)
+				if err != nil {
+					return err // cancellation
+				}
+				line, err := results.AppendLine(lines.get(), rec, pl.strings)
+				if err != nil {
+					return err
+				}
+				if err := wi.file.put(wi.pos, line); err != nil {
+					return err
+				}
+				wi.file.remember(wi.pos, rec)
+				generated.Add(1)
+				if rec.Error != "" {
+					errs.Add(1)
+				}
+				o.Progress.Done(wi.p.info.Name)
 			}
-			buf := linePool.Get().(*[]byte)
-			line, err := results.AppendLine((*buf)[:0], rec, pl.strings)
-			if err != nil {
-				return err
-			}
-			kept, err := wi.file.put(wi.pos, line)
-			if err != nil {
-				return err
-			}
-			if !kept && cap(line) <= maxPooledLine {
-				*buf = line
-				linePool.Put(buf)
-			}
-			wi.file.remember(wi.pos, rec)
-			mu.Lock()
-			ex.generated++
-			if rec.Error != "" {
-				ex.errors++
-			}
-			mu.Unlock()
-			o.Progress.Done(wi.p.info.Name)
 			return nil
 		})
 	}
@@ -70,15 +80,53 @@ func execute(ctx context.Context, o Options, pl *workPlan) execution {
 	if err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
 		ex.fatal = err
 	}
+	ex.generated, ex.errors = int(generated.Load()), int(errs.Load())
 	return ex
 }
 
-// linePool holds buffers for encoding records, each given back once its
-// line is written (a line that waits for earlier ones keeps its own).
-var linePool = sync.Pool{New: func() any { return new([]byte) }}
+// lineBuffers keeps the buffers of written lines for encoding the next
+// records, up to maxFreeLineBytes of them: records are written in bursts
+// (those that waited for an earlier one go together), so a run needs as
+// many buffers as lines wait, and holds no more.
+type lineBuffers struct {
+	mu    sync.Mutex
+	free  [][]byte
+	bytes int
+}
 
-// maxPooledLine bounds the buffers kept in linePool.
-const maxPooledLine = 1 << 20
+// Bounds of lineBuffers: the bytes kept, and the largest buffer kept.
+const (
+	maxFreeLineBytes = 4 << 20
+	maxPooledLine    = 1 << 20
+)
+
+// get returns an empty buffer (nil when none is free).
+func (lb *lineBuffers) get() []byte {
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
+	n := len(lb.free)
+	if n == 0 {
+		return nil
+	}
+	b := lb.free[n-1]
+	lb.free[n-1] = nil
+	lb.free = lb.free[:n-1]
+	lb.bytes -= cap(b)
+	return b[:0]
+}
+
+// put takes back a written line's buffer.
+func (lb *lineBuffers) put(b []byte) {
+	if cap(b) > maxPooledLine {
+		return
+	}
+	lb.mu.Lock()
+	if lb.bytes+cap(b) <= maxFreeLineBytes {
+		lb.free = append(lb.free, b)
+		lb.bytes += cap(b)
+	}
+	lb.mu.Unlock()
+}
 
 // runOne produces the record of one work item. It returns an error only
 // for cancellation; runtime and scorer failures become the record's Error.

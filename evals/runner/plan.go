@@ -35,17 +35,34 @@ type taskFile struct {
 	// Records are written in work-item order when they finish close
 	// enough to it, so that a run at concurrency > 1 leaves its file
 	// already sorted and finishing need not rewrite it: a record that
-	// finishes before earlier ones waits for them, unless that would make
-	// more than maxWaiting records or maxWaitingBytes wait, or make one
-	// wait longer than maxWait; then every waiting record is written and
-	// order is given up for the file.
+	// finishes before earlier ones waits for them. While maxWaiting
+	// records or maxWaitingBytes wait, the workers that finish more
+	// records of the file wait too (a fast runtime outruns one slow
+	// request by thousands of records); once the first waiting record
+	// has waited maxWait, every waiting record is written and order is
+	// given up for the file.
+	//
+	// Writing is group commit: the worker that makes records ready (in
+	// order) writes them; records that become ready while it is writing
+	// are queued in ready and it writes them all with its next write(2),
+	// as soon as the one under way returns. The others never wait for
+	// the file.
 	mu           sync.Mutex
 	next         int            // position of the next record in order
 	pending      map[int][]byte // encoded records waiting, by position
 	pendingBytes int
 	oldest       time.Time // when the first waiting record finished
 	unordered    bool
-	count        int // work items of this run in the file
+	ready        [][]byte   // lines to write next, in order
+	spare        [][]byte   // ready's other buffer
+	writing      bool       // a worker is writing ready's lines
+	room         *sync.Cond // signalled when waiting records were written
+	waiters      int        // workers waiting for room
+	werr         error      // the first write error
+	stopped      bool       // the run is ending: nobody waits for room
+	// release takes back a line's buffer once it is written (nil: drop).
+	release func([]byte)
+	count   int // work items of this run in the file
 	// fresh: the file had no records when the run began, so the records
 	// this run wrote (mem, by position; an empty ID where none was
 	// written) are all of them, and the summary is built from memory
@@ -82,8 +99,8 @@ type earlySummary struct {
 
 // Limits on records waiting for earlier ones (see taskFile).
 const (
-	maxWaiting      = 1024
-	maxWaitingBytes = 8 << 20
+	maxWaiting      = 256
+	maxWaitingBytes = 2 << 20
 	maxWait         = time.Second
 )
 
@@ -96,71 +113,158 @@ type workItem struct {
 	pos    int // position among the task's work items
 }
 
-// put writes the encoded record of the work item at position pos, in
-// order if it can. kept reports that line waits in memory for earlier
-// records (the caller must not reuse it); otherwise it was written.
-func (tf *taskFile) put(pos int, line []byte) (kept bool, err error) {
+// put hands the encoded record of the work item at position pos to the
+// file, which owns line from then on (it is given to release once
+// written). The record is written at once if it is next in order, else
+// it waits for the records before it (see taskFile); put returns the
+// file's first write error.
+func (tf *taskFile) put(pos int, line []byte) error {
 	tf.mu.Lock()
-	defer tf.mu.Unlock()
+	if tf.werr != nil {
+		err := tf.werr
+		tf.mu.Unlock()
+		return err
+	}
+	for !tf.unordered && !tf.stopped && pos != tf.next && (len(tf.pending) >= maxWaiting || tf.pendingBytes+len(line) > maxWaitingBytes) {
+		if time.Since(tf.oldest) > maxWait {
+			tf.giveUpOrder()
+			break
+		}
+		tf.waitRoom()
+	}
 	switch {
 	case tf.unordered:
-		return false, tf.w.AppendLine(line)
+		tf.ready = append(tf.ready, line)
 	case pos != tf.next:
 		if len(tf.pending) == 0 {
 			tf.oldest = time.Now()
 		}
 		tf.pending[pos] = line
 		tf.pendingBytes += len(line)
-		if len(tf.pending) <= maxWaiting && tf.pendingBytes <= maxWaitingBytes && time.Since(tf.oldest) <= maxWait {
-			return true, nil
+		if time.Since(tf.oldest) > maxWait {
+			tf.giveUpOrder()
 		}
-		tf.unordered = true
-		return true, tf.flush()
-	}
-	if err := tf.w.AppendLine(line); err != nil {
-		return false, err
-	}
-	for tf.next++; tf.pending[tf.next] != nil; tf.next++ {
-		if err := tf.w.AppendLine(tf.pending[tf.next]); err != nil {
-			return false, err
+	default:
+		tf.ready = append(tf.ready, line)
+		for tf.next++; tf.pending[tf.next] != nil; tf.next++ {
+			l := tf.pending[tf.next]
+			tf.ready = append(tf.ready, l)
+			tf.pendingBytes -= len(l)
+			delete(tf.pending, tf.next)
 		}
-		tf.pendingBytes -= len(tf.pending[tf.next])
-		delete(tf.pending, tf.next)
+		if len(tf.pending) > 0 {
+			tf.oldest = time.Now() // roughly: the rest finished after the gap closed
+		}
+		if tf.waiters > 0 {
+			tf.room.Broadcast()
+		}
 	}
-	if len(tf.pending) > 0 {
-		tf.oldest = time.Now() // roughly: the rest finished after the gap closed
-	}
-	return false, nil
+	return tf.writeReady()
 }
 
-// flush writes every waiting record, in position order; the caller holds
-// tf.mu.
-func (tf *taskFile) flush() error {
+// writeReady writes the ready lines unless another worker is writing
+// (which then writes them as soon as its write returns), and goes on
+// while more became ready meanwhile. The caller holds tf.mu; writeReady
+// releases it.
+func (tf *taskFile) writeReady() error {
+	if tf.writing || len(tf.ready) == 0 {
+		tf.mu.Unlock()
+		return nil
+	}
+	tf.writing = true
+	var err error
+	for len(tf.ready) > 0 && err == nil {
+		batch := tf.ready
+		tf.ready = tf.spare[:0]
+		tf.mu.Unlock()
+		err = tf.w.AppendLines(batch)
+		if tf.release != nil {
+			for _, l := range batch {
+				tf.release(l)
+			}
+		}
+		clear(batch)
+		tf.mu.Lock()
+		tf.spare = batch[:0]
+		if err != nil && tf.werr == nil {
+			tf.werr = err
+		}
+	}
+	tf.writing = false
+	tf.mu.Unlock()
+	return err
+}
+
+// waitRoom waits until waiting records were written or the first of
+// them has waited maxWait; the caller holds tf.mu.
+func (tf *taskFile) waitRoom() {
+	if tf.room == nil {
+		tf.room = sync.NewCond(&tf.mu)
+	}
+	tf.waiters++
+	t := time.AfterFunc(maxWait-time.Since(tf.oldest)+time.Millisecond, func() {
+		tf.mu.Lock()
+		tf.room.Broadcast()
+		tf.mu.Unlock()
+	})
+	tf.room.Wait()
+	t.Stop()
+	tf.waiters--
+}
+
+// stop ends the waits for room: the run is ending (cancelled, or a
+// worker failed), so the records before the waiting ones may never come.
+func (tf *taskFile) stop() {
+	tf.mu.Lock()
+	tf.stopped = true
+	if tf.waiters > 0 {
+		tf.room.Broadcast()
+	}
+	tf.mu.Unlock()
+}
+
+// giveUpOrder makes every waiting record ready, in position order, and
+// writes the file's later records as they come; the caller holds tf.mu.
+func (tf *taskFile) giveUpOrder() {
+	tf.unordered = true
+	tf.queuePending()
+	if tf.waiters > 0 {
+		tf.room.Broadcast()
+	}
+}
+
+// queuePending moves every waiting record to ready, in position order;
+// the caller holds tf.mu.
+func (tf *taskFile) queuePending() {
 	keys := make([]int, 0, len(tf.pending))
 	for k := range tf.pending {
 		keys = append(keys, k)
 	}
 	sort.Ints(keys)
 	for _, k := range keys {
-		if err := tf.w.AppendLine(tf.pending[k]); err != nil {
-			return err
-		}
+		tf.ready = append(tf.ready, tf.pending[k])
 		delete(tf.pending, k)
 	}
 	tf.pendingBytes = 0
-	return nil
 }
 
 // flushPending writes the records still waiting (those after one that
-// never finished: cancelled, or a write failed).
+// never finished: cancelled, or a write failed). No worker is running.
 func (pl *workPlan) flushPending() error {
 	var first error
 	for _, tf := range pl.tasks {
 		tf.mu.Lock()
-		if err := tf.flush(); err != nil && first == nil {
-			first = err
+		tf.queuePending()
+		werr := tf.werr
+		if werr != nil {
+			tf.ready = tf.ready[:0]
+			tf.mu.Unlock()
+		} else {
+			werr = tf.writeReady()
 		}
-		tf.mu.Unlock()
+		if werr != nil && first == nil {
+			first = werr
+		}
 	}
 	return first
 }

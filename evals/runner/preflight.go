@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
@@ -58,15 +59,28 @@ func (e *PreflightError) Unwrap() []error {
 // o.KeepGoing, which only warns: they run and are recorded as failed.
 func preflight(o Options, preps preparedTasks, rc *renderCache) error {
 	pf, _ := o.Runtime.(runtime.Preflighter)
+	// A runtime that matches no prediction by prompt text needs no prompt
+	// to tell whether a request can succeed.
+	m, ok := o.Runtime.(PromptMatcher)
+	promptless := ok && !m.MatchesPrompts()
 	var bad []PreflightTask
 	for _, p := range preps {
 		if p.loglik {
 			continue
 		}
+		pc, _ := p.task.(PromptChecker)
+		if !promptless {
+			pc = nil
+		}
 		t := PreflightTask{Task: p.info.Name, Selected: len(p.selected)}
 		for _, idx := range p.selected {
 			s := p.data.Samples[idx]
-			err := preflightOne(pf, p, idx, rc)
+			var err error
+			if pc != nil {
+				err = checkOne(pf, pc, p, idx, rc.pc)
+			} else {
+				err = preflightOne(pf, p, idx, rc)
+			}
 			if err == nil {
 				continue
 			}
@@ -105,6 +119,34 @@ func preflightOne(pf runtime.Preflighter, p *prepared, idx int, rc *renderCache)
 		return nil
 	}
 	req.ID, req.Task = s.ID, p.info.Name
+	if req.Gen.MaxTokens == 0 {
+		req.Gen.MaxTokens = p.info.DefaultMaxTokens
+	}
+	return pf.Preflight(req)
+}
+
+// PromptChecker is implemented by tasks that can tell whether a sample's
+// prompt renders without rendering it: CheckPrompt returns the error
+// Prompt would return, nil when Prompt succeeds. The checks before a run
+// use it when the runtime needs no prompt to answer them (a replay that
+// matches predictions by task and id), so that the prompt is rendered
+// once, when the sample runs, rather than also for the check.
+type PromptChecker interface {
+	CheckPrompt(d *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) error
+}
+
+// checkOne is preflightOne for a task that checks its prompts and a
+// runtime that needs none: the request pf is asked about carries the
+// sample's task, id and token limit, not its prompt.
+func checkOne(pf runtime.Preflighter, pc PromptChecker, p *prepared, idx int, cfg evals.PromptConfig) error {
+	s := p.data.Samples[idx]
+	if err := pc.CheckPrompt(p.data, s, cfg); err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	if pf == nil {
+		return nil
+	}
+	req := runtime.Request{ID: s.ID, Task: p.info.Name, Gen: cfg.Gen}
 	if req.Gen.MaxTokens == 0 {
 		req.Gen.MaxTokens = p.info.DefaultMaxTokens
 	}

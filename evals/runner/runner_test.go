@@ -487,7 +487,7 @@ func TestRecordsWrittenInOrder(t *testing.T) {
 	tf := &taskFile{w: w, pending: map[int][]byte{}}
 	put := func(pos int) {
 		t.Helper()
-		if _, err := tf.put(pos, []byte(fmt.Sprintf(`{"task":"t","id":"%d","index":%d,"scores":{}}`+"\n", pos, pos))); err != nil {
+		if err := tf.put(pos, []byte(fmt.Sprintf(`{"task":"t","id":"%d","index":%d,"scores":{}}`+"\n", pos, pos))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -526,7 +526,7 @@ func TestRecordsWrittenInOrder(t *testing.T) {
 	}
 	// Waiting records are written when execution ends.
 	tf2 := &taskFile{w: w, pending: map[int][]byte{}}
-	if _, err := tf2.put(1, []byte(`{"task":"t","id":"late","index":11,"scores":{}}`+"\n")); err != nil {
+	if err := tf2.put(1, []byte(`{"task":"t","id":"late","index":11,"scores":{}}`+"\n")); err != nil {
 		t.Fatal(err)
 	}
 	if err := (&workPlan{tasks: []*taskFile{tf2}}).flushPending(); err != nil {

@@ -339,6 +339,9 @@ func rarestLetter(word string) int {
 // "A" or "I" followed by a lower-case word is English ("A good question"),
 // so it needs punctuation or brackets to count.
 func leadingLetter(text string, n int) int {
+	if !mayLead(text) {
+		return -1
+	}
 	if m := patterns().leadingLone.FindStringSubmatch(text); m != nil {
 		if idx := LetterIndex(m[1]); idx < n {
 			return idx
@@ -354,6 +357,21 @@ func leadingLetter(text string, n int) int {
 		return -1
 	}
 	return idx
+}
+
+// mayLead reports whether leadingLetter's patterns can match text: after
+// the white space of \s (space, \t, \n, \f, \r) both need a capital, or
+// the '*', '(', '[' or '（' before one. False is exact.
+func mayLead(text string) bool {
+	i := 0
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\f' || text[i] == '\r') {
+		i++
+	}
+	if i == len(text) {
+		return false
+	}
+	c := text[i]
+	return c >= 'A' && c <= 'Z' || c == '*' || c == '(' || c == '[' || strings.HasPrefix(text[i:], "（")
 }
 
 // uniqueLetter returns the one valid letter the pattern finds (any capture
@@ -427,46 +445,50 @@ func uniqueLoneLetter(text string, n int) int {
 // expression (?:^|[^A-Za-z0-9'’])([A-Z])(?:[^A-Za-z0-9'’]|$) captures with
 // FindAll: leftmost matches, each search starting where the previous match
 // ended — so the character after a letter, once consumed, cannot also be
-// the one before the next ("A B" finds A only). A scan in one pass
-// instead of the backtracking matcher, which dominated the scoring of
-// long responses.
+// the one before the next ("A B" finds A only). A scan from capital to
+// capital instead of the backtracking matcher, which dominated the
+// scoring of long responses: a match's letter is the first capital after
+// the search start whose neighbours are not word characters, and only
+// capitals are looked at (TestExtractMatchesReference, FuzzLoneLetters).
 func loneLetters(text string) []int {
 	var found []int
-	// after returns where a match whose letter ends at i ends, if the
-	// next character (or the end of the text) allows one.
-	after := func(i int) (int, bool) {
-		if i == len(text) {
-			return i, true
+	s := 0 // where the next match may start
+	for p := 0; p < len(text); p++ {
+		for p < len(text) && text[p]-'A' >= 26 {
+			p++
 		}
-		r, w := rune(text[i]), 1
-		if r >= utf8.RuneSelf {
-			r, w = utf8.DecodeRuneInString(text[i:])
+		if p == len(text) {
+			break
 		}
-		if isWordRune(r) {
-			return 0, false
-		}
-		return i + w, true
-	}
-	for s := 0; s < len(text); {
-		if s == 0 && isCapital(text[0]) { // ^ then the letter
-			if e, ok := after(1); ok {
-				found = append(found, 0)
-				s = e
+		// Before the letter: the start of the text (^), or a character
+		// after s that is not a word character. The only non-ASCII word
+		// character, ’ (E2 80 99), starts with a byte that is never part
+		// of another character, so decoding backwards finds the
+		// character decoding forwards from s does.
+		if p > 0 {
+			if p == s {
+				continue
+			}
+			if r, _ := utf8.DecodeLastRuneInString(text[s:p]); isWordRune(r) {
 				continue
 			}
 		}
-		r, w := rune(text[s]), 1
-		if r >= utf8.RuneSelf {
-			r, w = utf8.DecodeRuneInString(text[s:])
-		}
-		if !isWordRune(r) && s+w < len(text) && isCapital(text[s+w]) {
-			if e, ok := after(s + w + 1); ok {
-				found = append(found, s+w)
-				s = e
+		// After it: the end of the text, or a character that is not a
+		// word character, which the match consumes.
+		e := p + 1
+		if e < len(text) {
+			r, w := rune(text[e]), 1
+			if r >= utf8.RuneSelf {
+				r, w = utf8.DecodeRuneInString(text[e:])
+			}
+			if isWordRune(r) {
 				continue
 			}
+			e += w
 		}
-		s += w
+		found = append(found, p)
+		s = e
+		p = e - 1
 	}
 	return found
 }
@@ -482,15 +504,12 @@ func isWordRune(r rune) bool {
 // that is exactly one option, or that contains exactly one option's text
 // (options contained in a longer matched option do not count separately).
 func optionText(text string, choices []string) int {
-	if len(choices) == 0 {
+	if len(choices) == 0 || !mayHoldChoice(text, choices) {
 		return -1
 	}
 	norm := make([]string, len(choices))
 	for i, c := range choices {
 		norm[i] = foldText(c)
-	}
-	if !mayHoldOption(text, norm) {
-		return -1
 	}
 	buf := foldPool.Get().(*[]byte)
 	defer foldPool.Put(buf)
@@ -534,25 +553,75 @@ func optionText(text string, choices []string) int {
 	return kept[0]
 }
 
-// mayHoldOption reports whether foldText(text) may equal or contain one
-// of the folded options norm; false is exact (it cannot), true may be
+// mayHoldChoice reports whether foldText(text) may equal or contain
+// foldText of one of choices; false is exact (it cannot), true may be
 // wrong. Folding lower-cases ASCII letters and turns white space into
-// single spaces, so a run of [a-z0-9] in a folded option comes from
+// single spaces, so a run of [a-z0-9] in a folded choice comes from
 // characters of text that match it ignoring ASCII case — unless text
 // holds one of the two non-ASCII letters whose lower case is ASCII
-// (U+0130 İ, U+212A K), when every option may. An option that is empty
+// (U+0130 İ, U+212A K), when every choice may. A choice that is empty
 // or has no such run may match too.
-func mayHoldOption(text string, norm []string) bool {
+//
+// The choices are not folded: folding turns no byte but an ASCII letter
+// into [a-z0-9] (except U+0130 İ and U+212A K: a choice holding one is
+// folded) and neither merges nor splits runs of them, so the longest run
+// of a folded choice is its longest run of [A-Za-z0-9], lower-cased
+// (TestMayHoldChoice).
+func mayHoldChoice(text string, choices []string) bool {
 	if strings.Contains(text, "\u0130") || strings.Contains(text, "\u212a") {
 		return true
 	}
-	for _, c := range norm {
-		w := longestAlnumRun(c)
+	var buf [64]byte
+	for _, c := range choices {
+		var w string
+		if strings.Contains(c, "\u0130") || strings.Contains(c, "\u212a") {
+			w = longestAlnumRun(foldText(c))
+		} else {
+			w = lowerASCIIInto(buf[:0], longestAlnumRunFold(c))
+		}
 		if w == "" || containsFoldASCII(text, w) {
 			return true
 		}
 	}
 	return false
+}
+
+// longestAlnumRunFold is the longest run of [A-Za-z0-9] in s ("" when
+// none), the first of the longest.
+func longestAlnumRunFold(s string) string {
+	best, start := "", -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) {
+			c := s[i] | 0x20
+			if c >= 'a' && c <= 'z' || s[i] >= '0' && s[i] <= '9' {
+				if start < 0 {
+					start = i
+				}
+				continue
+			}
+		}
+		if start >= 0 && i-start > len(best) {
+			best = s[start:i]
+		}
+		start = -1
+	}
+	return best
+}
+
+// lowerASCIIInto is s with ASCII letters lower-cased, in b's memory when
+// it fits (the result lives only as long as b).
+func lowerASCIIInto(b []byte, s string) string {
+	if len(s) > cap(b) {
+		return strings.ToLower(s)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // longestAlnumRun is the longest run of [a-z0-9] in s ("" when none).

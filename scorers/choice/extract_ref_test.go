@@ -94,7 +94,7 @@ func refExtractN(text string, n int, choices []string) Extraction {
 	if idx := refUniqueLetter(patterns().selectZH, text, n, false); idx >= 0 {
 		return found(idx, MethodChineseSelect)
 	}
-	if idx := leadingLetter(text, n); idx >= 0 {
+	if idx := refLeadingLetter(text, n); idx >= 0 {
 		return found(idx, MethodLeadingLetter)
 	}
 	if idx := refUniqueLetter(patterns().mention, math, n, false); idx >= 0 {
@@ -234,4 +234,109 @@ func TestExtractMatchesReference(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestMayHoldChoice: testing the choices as they are gives what testing
+// their folded texts gives (mayHoldOption), and the extraction the
+// reference's, on random responses and random choices made of the
+// fragments (capitals, İ, K, digits, punctuation, CJK).
+func TestMayHoldChoice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 7))
+	n := 20000
+	if testing.Short() {
+		n = 2000
+	}
+	for range n {
+		text := randomText(rng)
+		choices := make([]string, 2+rng.IntN(4))
+		for i := range choices {
+			var b strings.Builder
+			for range 1 + rng.IntN(4) {
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			choices[i] = b.String()
+		}
+		norm := make([]string, len(choices))
+		for i, c := range choices {
+			norm[i] = foldText(c)
+		}
+		if got, want := mayHoldChoice(text, choices), refMayHoldOption(text, norm); got != want {
+			t.Fatalf("mayHoldChoice(%q, %q) = %v, refMayHoldOption of the folded choices %v", text, choices, got, want)
+		}
+		if got, want := ExtractN(text, len(choices), choices), refExtractN(text, len(choices), choices); got != want {
+			t.Fatalf("ExtractN(%q, %q) = %+v, reference %+v", text, choices, got, want)
+		}
+	}
+}
+
+// refMayHoldOption reports whether foldText(text) may equal or contain one
+// of the folded options norm; false is exact (it cannot), true may be
+// wrong. Folding lower-cases ASCII letters and turns white space into
+// single spaces, so a run of [a-z0-9] in a folded option comes from
+// characters of text that match it ignoring ASCII case — unless text
+// holds one of the two non-ASCII letters whose lower case is ASCII
+// (U+0130 İ, U+212A K), when every option may. An option that is empty
+// or has no such run may match too.
+func refMayHoldOption(text string, norm []string) bool {
+	if strings.Contains(text, "\u0130") || strings.Contains(text, "\u212a") {
+		return true
+	}
+	for _, c := range norm {
+		w := longestAlnumRun(c)
+		if w == "" || containsFoldASCII(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// FuzzLoneLetters checks the standalone-letter scan against FindAll on
+// arbitrary texts.
+func FuzzLoneLetters(f *testing.F) {
+	for _, p := range pieces {
+		f.Add(p + " A B’C\xe2\x80\x99D")
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var want []int
+		for _, m := range refLone.FindAllStringSubmatchIndex(text, -1) {
+			want = append(want, m[2])
+		}
+		if got := loneLetters(text); !slices.Equal(got, want) {
+			t.Errorf("loneLetters(%q) = %v, FindAll gives %v", text, got, want)
+		}
+	})
+}
+
+// refLeadingLetter is leadingLetter without its prefilter (mayLead).
+func refLeadingLetter(text string, n int) int {
+	if m := patterns().leadingLone.FindStringSubmatch(text); m != nil {
+		if idx := LetterIndex(m[1]); idx < n {
+			return idx
+		}
+		return -1
+	}
+	m := patterns().leading.FindStringSubmatchIndex(text)
+	if m == nil {
+		return -1
+	}
+	idx := LetterIndex(text[m[2]:m[3]])
+	if idx < 0 || idx >= n {
+		return -1
+	}
+	return idx
+}
+
+// FuzzLeadingLetter checks leadingLetter's prefilter against the
+// patterns on arbitrary texts.
+func FuzzLeadingLetter(f *testing.F) {
+	for _, p := range pieces {
+		f.Add(" \t" + p + " B.")
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, n := range []int{2, 4, 26} {
+			if got, want := leadingLetter(text, n), refLeadingLetter(text, n); got != want {
+				t.Errorf("leadingLetter(%q, %d) = %d, the patterns give %d", text, n, got, want)
+			}
+		}
+	})
 }

@@ -96,3 +96,15 @@ func BenchmarkExtractLong(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFlexibleNoCue is a response without any answer cue (a runaway
+// or a stand-in's word chain): the needles spare it every cue pattern.
+func BenchmarkFlexibleNoCue(b *testing.B) {
+	ex := NewNumericExtractor("The final answer is", "The answer is").StrictLastCue()
+	resp := strings.Repeat("softly while of rain woke. Später outside, then café fish on a 日本 über naïve ", 12)
+	b.ReportAllocs()
+	for b.Loop() {
+		ex.Flexible(resp)
+		ex.Strict(resp)
+	}
+}

@@ -52,7 +52,11 @@ type Extraction struct {
 type NumericExtractor struct {
 	strict   []*regexp.Regexp // cue patterns accepted by Strict
 	flexible []*regexp.Regexp // cue patterns accepted by Flexible
-	lastCue  bool             // Strict takes the last cue (StrictLastCue)
+	// strictNeed and flexibleNeed hold, for each pattern, substrings one
+	// of which every match contains (needles; nil: no test), so that a
+	// response without any skips the pattern.
+	strictNeed, flexibleNeed []needles
+	lastCue                  bool // Strict takes the last cue (StrictLastCue)
 }
 
 // answerTail is what may sit between an answer cue and the number:
@@ -73,6 +77,14 @@ var genericCues = []string{
 	`答案是`, `答案为`, `答案[:：]`, `最终答案是`, `最终答案为`, `最终答案[:：]`,
 }
 
+// genericNeedles are, for each of genericCues, substrings one of which
+// every match contains (lower-case: matched ignoring ASCII case).
+var genericNeedles = []needles{
+	{"answer"}, {"answer"}, {"answer"}, {"answer"},
+	{":", "："},
+	{"答案是"}, {"答案为"}, {"答案"}, {"最终答案是"}, {"最终答案为"}, {"最终答案"},
+}
+
 // NewNumericExtractor builds an extractor whose strict mode accepts
 // "#### N" and the given answer phrases (matched case-insensitively, e.g.
 // "The answer is", "答案是"), and whose flexible mode additionally accepts
@@ -82,12 +94,16 @@ func NewNumericExtractor(cues ...string) *NumericExtractor {
 	e := &NumericExtractor{}
 	hash := regexp.MustCompile(`####\s*` + answerTail + capturedNumber)
 	e.strict = append(e.strict, hash)
+	e.strictNeed = append(e.strictNeed, needles{"####"})
 	for _, c := range cues {
 		e.strict = append(e.strict, regexp.MustCompile(`(?i)`+regexp.QuoteMeta(c)+answerTail+capturedNumber))
+		e.strictNeed = append(e.strictNeed, cueNeedles(c))
 	}
 	e.flexible = append(e.flexible, e.strict...)
-	for _, c := range genericCues {
+	e.flexibleNeed = append(e.flexibleNeed, e.strictNeed...)
+	for i, c := range genericCues {
 		e.flexible = append(e.flexible, regexp.MustCompile(c+answerTail+capturedNumber))
+		e.flexibleNeed = append(e.flexibleNeed, genericNeedles[i])
 	}
 	return e
 }
@@ -111,13 +127,17 @@ func (e *NumericExtractor) StrictLastCue() *NumericExtractor {
 func (e *NumericExtractor) Strict(response string) Extraction {
 	text, _ := StripThinking(response)
 	if !e.lastCue {
-		return firstMatch(e.strict, cleanForNumbers(head(text)))
+		return firstMatch(e.strict, e.strictNeed, cleanForNumbers(head(text)))
 	}
-	if x := firstMatch(e.strict[:1], cleanForNumbers(head(text))); x.OK {
+	if x := firstMatch(e.strict[:1], e.strictNeed[:1], cleanForNumbers(head(text))); x.OK {
 		return x
 	}
 	text = cleanForNumbers(tail(text))
-	for _, re := range e.strict[1:] {
+	f := newFinder(text)
+	for i, re := range e.strict[1:] {
+		if !f.may(e.strictNeed[i+1]) {
+			continue
+		}
 		if x := lastMatch(re, text); x.OK {
 			return x
 		}
@@ -127,10 +147,14 @@ func (e *NumericExtractor) Strict(response string) Extraction {
 
 // firstMatch returns the number after the earliest match of any of res;
 // res[0] is the "#### " pattern.
-func firstMatch(res []*regexp.Regexp, text string) Extraction {
+func firstMatch(res []*regexp.Regexp, need []needles, text string) Extraction {
 	best := -1
 	var found Extraction
+	f := newFinder(text)
 	for i, re := range res {
+		if !f.may(need[i]) {
+			continue
+		}
 		loc := re.FindStringSubmatchIndex(text)
 		if loc == nil || best >= 0 && loc[0] >= best {
 			continue
@@ -188,10 +212,14 @@ func (e *NumericExtractor) flexible1(text string) Extraction {
 	clean := cleanForNumbers(text)
 	best := -1
 	var found Extraction
+	f := newFinder(clean)
 	for i, re := range e.flexible {
 		method := MethodCue
 		if i == 0 {
 			method = MethodHash
+		}
+		if !f.may(e.flexibleNeed[i]) {
+			continue
 		}
 		all := re.FindAllStringSubmatchIndex(clean, -1)
 		for j := len(all) - 1; j >= 0; j-- {

@@ -21,7 +21,21 @@ var widthFolder = strings.NewReplacer(
 // FoldWidth rewrites full-width digits and punctuation (０-９，．－：…) and
 // Unicode minus signs to their ASCII forms, so that "１，２００元" reads as
 // "1,200元".
-func FoldWidth(s string) string { return widthFolder.Replace(s) }
+func FoldWidth(s string) string {
+	// Every character folded is encoded with a first byte C2, E2 or EF:
+	// a text without one is returned as it is, unscanned by the
+	// replacer.
+	if !hasFoldLead(s) {
+		return s
+	}
+	return widthFolder.Replace(s)
+}
+
+// hasFoldLead reports whether s holds a byte C2, E2 or EF, the first
+// byte of every character widthFolder replaces.
+func hasFoldLead(s string) bool {
+	return strings.IndexByte(s, 0xEF) >= 0 || strings.IndexByte(s, 0xE2) >= 0 || strings.IndexByte(s, 0xC2) >= 0
+}
 
 // numberPattern matches one number as written in prose: an optional sign,
 // an optional currency sign, digits with optional thousands separators
@@ -205,7 +219,7 @@ var texFracShort = lazyre.New(`\\frac(\d)(\d)`)
 // narrow space, "答案", "<<", `\frac`): the result is the same, and
 // ordinary prose is not run through them.
 func cleanForNumbers(s string) string {
-	if strings.ContainsAny(s, "\u00a0\u202f\u2009") {
+	if strings.Contains(s, "\u00a0") || strings.Contains(s, "\u202f") || strings.Contains(s, "\u2009") {
 		for narrowThousands.MatchString(s) {
 			s = narrowThousands.ReplaceAllString(s, "$1$2")
 		}
@@ -217,7 +231,10 @@ func cleanForNumbers(s string) string {
 	if strings.Contains(s, "<<") {
 		s = calcAnnotation.ReplaceAllString(s, "")
 	}
-	s = latexNumberNoise.Replace(s)
+	// Every fragment latexNumberNoise replaces starts with \ or {.
+	if strings.IndexByte(s, '\\') >= 0 || strings.IndexByte(s, '{') >= 0 {
+		s = latexNumberNoise.Replace(s)
+	}
 	if strings.Contains(s, `\frac`) {
 		s = texFracShort.ReplaceAllString(s, `\frac{$1}{$2}`)
 		s = texFrac.ReplaceAllString(s, "$1$2/$3")
