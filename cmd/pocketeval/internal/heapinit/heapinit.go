@@ -12,13 +12,20 @@
 // the heap. Prepare asks: it makes the runtime map the next Size bytes of
 // heap at once (one large allocation, never touched), marks that range
 // MADV_HUGEPAGE, drops the allocation and collects it, so that the pages
-// the run goes on to use lie in a huge-page range. Nothing else changes: the
-// same objects are allocated and collected, and where huge pages are not
-// available (another system, THP "never" or "always", GODEBUG=disablethp=1)
-// Prepare does nothing.
+// the run goes on to use lie in a huge-page range. It then lets the heap
+// reach 16 MB before its first collection (firstGCPercent) instead of
+// 4 MB, and restores the default pacing after it. The same objects are
+// allocated; where huge pages are not available (another system, THP
+// "never" or "always", GODEBUG=disablethp=1) Prepare does nothing, and
+// GOGC or GOMEMLIMIT in the environment keep the pacing they ask for.
 package heapinit
 
-import "sync"
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sync"
+)
 
 // Size is how much heap Prepare maps with huge pages: about what a
 // one-task replay run uses at its peak.
@@ -28,3 +35,31 @@ var once sync.Once
 
 // Prepare prepares the heap once per process (see the package comment).
 func Prepare() { once.Do(prepare) }
+
+// firstGCPercent is the GOGC of the heap's first cycle: with the default
+// 100 the first collection comes when the heap reaches 4 MB, several
+// times during a one-task replay that allocates 10 to 15 MB in all.
+// Starting at 400 moves it to 16 MB (within the range Prepare mapped with
+// huge pages, where fresh pages are cheap); after that first collection
+// the default pacing (GOGC 100, twice the live heap) applies, so a long
+// run's heap is paced as before.
+const firstGCPercent = 400
+
+// restored is closed when the default pacing is back (for tests).
+var restored = make(chan struct{})
+
+// startLate sets GOGC to firstGCPercent until the first collection and
+// to old after it, unless GOGC or GOMEMLIMIT is set.
+func startLate(old int) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		debug.SetGCPercent(old)
+		close(restored)
+		return
+	}
+	debug.SetGCPercent(firstGCPercent)
+	sentinel := new([4]*int) // a pointerful object of its own, not a tiny allocation
+	runtime.AddCleanup(sentinel, func(old int) {
+		debug.SetGCPercent(old)
+		close(restored)
+	}, old)
+}

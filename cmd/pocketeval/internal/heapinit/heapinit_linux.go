@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"unsafe"
@@ -21,6 +22,9 @@ func prepare() {
 	if !onRequest() {
 		return
 	}
+	// No collection while the range is mapped: one started by the large
+	// allocation would find it still referenced and keep it a cycle.
+	old := debug.SetGCPercent(-1)
 	b := make([]byte, Size) // a fresh mapping: the runtime does not touch it
 	lo := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	hi := (lo + Size) &^ (hugePage - 1)
@@ -31,10 +35,9 @@ func prepare() {
 	}
 	runtime.KeepAlive(b)
 	b = nil
-	// Free the range now, while the heap is small, rather than at the first
-	// collection, which would otherwise see it live and set the heap goal
-	// from it.
+	// Free the range now, while the heap is small.
 	runtime.GC()
+	startLate(old)
 }
 
 // onRequest reports whether huge pages are given only to ranges that ask
