@@ -370,16 +370,12 @@ func buildCapitalWordFrequency(id string, kw kwargs, _ Config) (Checker, error) 
 		return nil, err
 	}
 	return checkFunc(func(s string) bool {
-		n := 0
-		if !strings.ContainsFunc(s, textstats.IsUpperRune) {
+		// Both relations hold or fail alike for every count from freq up,
+		// so counting stops there.
+		if freq <= 0 || !strings.ContainsFunc(s, textstats.IsUpperRune) {
 			return rel.holds(0, freq)
 		}
-		for _, t := range textstats.WordTokens(s) {
-			if textstats.IsUpper(t) {
-				n++
-			}
-		}
-		return rel.holds(n, freq)
+		return rel.holds(textstats.CountWordTokens(s, textstats.IsUpper, freq), freq)
 	}), nil
 }
 
