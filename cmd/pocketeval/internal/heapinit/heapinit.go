@@ -13,7 +13,7 @@
 // heap at once (one large allocation, never touched), marks that range
 // MADV_HUGEPAGE, drops the allocation and collects it, so that the pages
 // the run goes on to use lie in a huge-page range. It then lets the heap
-// reach 16 MB before its first collection (firstGCPercent) instead of
+// reach 32 MB before its first collection (firstGCPercent) instead of
 // 4 MB, and restores the default pacing after it. The same objects are
 // allocated; where huge pages are not available (another system, THP
 // "never" or "always", GODEBUG=disablethp=1) Prepare does nothing, and
@@ -27,9 +27,9 @@ import (
 	"sync"
 )
 
-// Size is how much heap Prepare maps with huge pages: about what a
-// one-task replay run uses at its peak.
-const Size = 16 << 20
+// Size is how much heap Prepare maps with huge pages: more than a
+// one-task replay allocates in all (an IFEval replay about 15 MB).
+const Size = 32 << 20
 
 var once sync.Once
 
@@ -39,11 +39,12 @@ func Prepare() { once.Do(prepare) }
 // firstGCPercent is the GOGC of the heap's first cycle: with the default
 // 100 the first collection comes when the heap reaches 4 MB, several
 // times during a one-task replay that allocates 10 to 15 MB in all.
-// Starting at 400 moves it to 16 MB (within the range Prepare mapped with
-// huge pages, where fresh pages are cheap); after that first collection
-// the default pacing (GOGC 100, twice the live heap) applies, so a long
-// run's heap is paced as before.
-const firstGCPercent = 400
+// Starting at 800 moves it to 32 MB (the range Prepare mapped with huge
+// pages, where fresh pages are cheap), so that such a run collects nothing
+// (each collection also touches fresh pages of its own); after that first
+// collection the default pacing (GOGC 100, twice the live heap) applies,
+// so a long run's heap is paced as before.
+const firstGCPercent = 800
 
 // restored is closed when the default pacing is back (for tests).
 var restored = make(chan struct{})
