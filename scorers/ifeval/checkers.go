@@ -551,16 +551,44 @@ func buildPostscript(id string, kw kwargs, _ Config) (Checker, error) {
 		return nil, err
 	}
 	marker = textstats.Strip(marker)
-	re := sync.OnceValue(func() *regexp.Regexp {
-		switch marker {
-		case "P.P.S":
-			return compilePy(`(?m)`+pyS+`*p\.`+pyS+`?p\.`+pyS+`?s.*$`, "", "")
-		case "P.S.":
-			return compilePy(`(?m)`+pyS+`*p\.`+pyS+`?s\..*$`, "", "")
-		}
-		return compilePy(`(?m)`+pyS+`*`, textstats.Lower(marker), `.*$`)
-	})
-	return checkFunc(func(s string) bool { return re().MatchString(textstats.Lower(s)) }), nil
+	return checkFunc(postscriptMatcher(marker)), nil
+}
+
+// postscriptMatcher returns the official check, re.search(r"\s*" + marker
+// + ".*$", value.lower(), flags=re.MULTILINE) (with the official special
+// patterns of P.P.S and P.S.), without the leading \s*: whitespace that
+// may match nothing does not decide whether there is a match, and without
+// it the expression starts with a literal that the matcher can look for
+// directly, where the class made it try every position. A marker that is
+// plain text is looked for as text (.*$ matches at any position).
+// postscriptRE keeps the official form, which TestFastMatchers compares.
+func postscriptMatcher(marker string) func(string) bool {
+	lower := textstats.Lower(marker)
+	var re func() *regexp.Regexp
+	switch {
+	case marker == "P.P.S":
+		re = sync.OnceValue(func() *regexp.Regexp {
+			return compilePy(`(?m)p\.`+pyS+`?p\.`+pyS+`?s.*$`, "", "")
+		})
+	case marker == "P.S.":
+		re = sync.OnceValue(func() *regexp.Regexp { return compilePy(`(?m)p\.`+pyS+`?s\..*$`, "", "") })
+	case regexp.QuoteMeta(lower) == lower:
+		return func(s string) bool { return strings.Contains(textstats.Lower(s), lower) }
+	default:
+		re = sync.OnceValue(func() *regexp.Regexp { return postscriptRE(marker) })
+	}
+	return func(s string) bool { return re().MatchString(textstats.Lower(s)) }
+}
+
+// postscriptRE is the official expression of marker.
+func postscriptRE(marker string) *regexp.Regexp {
+	switch marker {
+	case "P.P.S":
+		return compilePy(`(?m)`+pyS+`*p\.`+pyS+`?p\.`+pyS+`?s.*$`, "", "")
+	case "P.S.":
+		return compilePy(`(?m)`+pyS+`*p\.`+pyS+`?s\..*$`, "", "")
+	}
+	return compilePy(`(?m)`+pyS+`*`, textstats.Lower(marker), `.*$`)
 }
 
 // --- detectable format ----------------------------------------------------
@@ -659,11 +687,23 @@ func buildMultipleSections(id string, kw kwargs, cfg Config) (Checker, error) {
 			q := regexp.QuoteMeta(spliter)
 			return regexp.MustCompile(`第` + pyS + `?` + zhNumber + pyS + `?` + q + `|` + q + pyS + `?` + zhNumber)
 		}
-		return compilePy(pyS+`?`, spliter, pyS+`?`+pyD+`+`+pyS+`?`)
+		if spliter != "" && regexp.QuoteMeta(spliter) == spliter {
+			// Without the leading \s?, which the plain-text splitter
+			// cannot start with, every match ends where the official
+			// one does (the count is the same) and the expression starts
+			// with a literal (TestFastMatchers).
+			return compilePy("", spliter, pyS+`?`+pyD+`+`+pyS+`?`)
+		}
+		return sectionRE(spliter)
 	})
 	return checkFunc(func(s string) bool {
 		return len(re().FindAllStringIndex(s, -1)) >= n
 	}), nil
+}
+
+// sectionRE is the official expression of a section splitter.
+func sectionRE(spliter string) *regexp.Regexp {
+	return compilePy(pyS+`?`, spliter, pyS+`?`+pyD+`+`+pyS+`?`)
 }
 
 func buildJSONFormat(string, kwargs, Config) (Checker, error) {
