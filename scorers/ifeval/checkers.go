@@ -598,21 +598,63 @@ var (
 	bulletDashRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^` + pyS + `*-.*$`) })
 )
 
+// countBullets is len(bulletStarRE().FindAllStringIndex(s, -1)) for
+// marker '*' and the same with bulletDashRE for '-', written as a scan
+// (the expressions' leading whitespace class made the matcher try every
+// position). A match starts at a line start (position 0 or after a
+// newline) from which the longest run of whitespace, newlines included, is
+// followed by the marker (for '*', then by one character that is not '*',
+// a newline included); it ends before the next newline or at the end. The
+// next match is looked for from there. TestCountBullets and
+// FuzzCountBullets compare it with the expressions.
+func countBullets(s string, marker byte) int {
+	n := 0
+	for p := 0; p <= len(s); {
+		q := p
+		for q < len(s) {
+			r, w := utf8.DecodeRuneInString(s[q:])
+			if !textstats.IsSpace(r) {
+				break
+			}
+			q += w
+		}
+		k := -1
+		if q < len(s) && s[q] == marker {
+			k = q + 1
+			if marker == '*' {
+				if r, w := utf8.DecodeRuneInString(s[k:]); w > 0 && r != '*' {
+					k += w
+				} else {
+					k = -1
+				}
+			}
+		}
+		if k >= 0 {
+			n++
+			e := len(s)
+			if i := strings.IndexByte(s[k:], '\n'); i >= 0 {
+				e = k + i
+			}
+			// A line start at e is followed by the newline at e, so the
+			// next line start sees the same whitespace run.
+			p = e
+		}
+		i := strings.IndexByte(s[p:], '\n')
+		if i < 0 {
+			break
+		}
+		p += i + 1
+	}
+	return n
+}
+
 func buildBulletLists(id string, kw kwargs, _ Config) (Checker, error) {
 	n, err := kw.integer(id, "num_bullets")
 	if err != nil {
 		return nil, err
 	}
 	return checkFunc(func(s string) bool {
-		// Every match has a '*' (a '-'): a text without one has none.
-		got := 0
-		if strings.IndexByte(s, '*') >= 0 {
-			got += len(bulletStarRE().FindAllStringIndex(s, -1))
-		}
-		if strings.IndexByte(s, '-') >= 0 {
-			got += len(bulletDashRE().FindAllStringIndex(s, -1))
-		}
-		return got == n
+		return countBullets(s, '*')+countBullets(s, '-') == n
 	}), nil
 }
 
