@@ -17,9 +17,9 @@ func fastMatchTexts(t *testing.T) []string {
 	}
 	alphabet := []string{"p", "P", ".", "s", "S", " ", "\n", "\u3000", "1", "٣", "SECTION", "Section", "Day", "x", "note", "*"}
 	r := rand.New(rand.NewPCG(3, 4))
-	n := 200_000
+	n := 50_000
 	if testing.Short() {
-		n = 20_000
+		n = 10_000
 	}
 	var b strings.Builder
 	for range n {
