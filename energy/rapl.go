@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 )
 
 // rapl reads the package domains of the powercap class.
@@ -17,7 +18,7 @@ type rapl struct {
 
 // topZone matches a top-level RAPL zone directory (intel-rapl:0, not the
 // sub-zone intel-rapl:0:1 nor intel-rapl-mmio:0, which mirrors a package).
-var topZone = regexp.MustCompile(`^intel-rapl:[0-9]+$`)
+var topZone = lazyre.New(`^intel-rapl:[0-9]+$`)
 
 // OpenRAPL opens the package domains under root/class/powercap. It fails
 // with ErrAbsent when there are none or their counters cannot be read

@@ -3,11 +3,11 @@ package leaderboard
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 	"github.com/pocketeval/pocketeval/results"
 	"github.com/pocketeval/pocketeval/rundir"
 	"github.com/pocketeval/pocketeval/stats"
@@ -473,7 +473,7 @@ func rank(rows []BoardRow) {
 }
 
 // repoAt matches a source reference "owner/repo@version".
-var repoAt = regexp.MustCompile(`\S+/\S+@(\S+)`)
+var repoAt = lazyre.New(`\S+/\S+@(\S+)`)
 
 // label gives every row a unique label: its name, with the directory's
 // base name when names repeat, and a counter as the last resort.

@@ -7,11 +7,12 @@ import (
 	"html/template"
 	"math"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 	"github.com/pocketeval/pocketeval/results"
 )
 
@@ -35,7 +36,7 @@ var (
 func (b *Board) HTML() ([]byte, error) {
 	p := b.page()
 	var buf bytes.Buffer
-	if err := boardTmpl.Execute(&buf, p); err != nil {
+	if err := boardTmpl().Execute(&buf, p); err != nil {
 		return nil, fmt.Errorf("leaderboard: render html: %w", err)
 	}
 	return buf.Bytes(), nil
@@ -246,7 +247,7 @@ func shortDir(d string) string {
 	return parent + "/" + filepath.Base(d)
 }
 
-var anchorUnsafe = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+var anchorUnsafe = lazyre.New(`[^A-Za-z0-9_-]+`)
 
 func taskAnchor(run, task string) string { return run + "-" + anchorUnsafe.ReplaceAllString(task, "-") }
 
@@ -617,20 +618,23 @@ func breakdown(ts *results.TaskSummary) *breakdownView {
 
 func f2(x float64) string { return fmt.Sprintf("%.2f", x) }
 
-var boardTmpl = template.Must(template.New("board").Funcs(template.FuncMap{
-	"f2":         f2,
-	"decision":   decisionHTML,
-	"chanceNote": chanceNote,
-	"opt":        optNum,
-	"speed":      speed,
-	"signed": func(x *float64) string {
-		if x == nil {
-			return ""
-		}
-		return fmt.Sprintf("%+.2f", *x)
-	},
-	"deref": func(x *float64) float64 { return *x },
-	"pct":   func(x float64) string { return fmt.Sprintf("%.1f%%", math.Max(0, math.Min(100, x))) },
-	"add":   func(a, b int) int { return a + b },
-	"fmtx":  func(x float64, dec int) string { return fmt.Sprintf("%.*f", dec, x) },
-}).Parse(boardPage))
+// boardTmpl is parsed on first use, not at the start of every command.
+var boardTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("board").Funcs(template.FuncMap{
+		"f2":         f2,
+		"decision":   decisionHTML,
+		"chanceNote": chanceNote,
+		"opt":        optNum,
+		"speed":      speed,
+		"signed": func(x *float64) string {
+			if x == nil {
+				return ""
+			}
+			return fmt.Sprintf("%+.2f", *x)
+		},
+		"deref": func(x *float64) float64 { return *x },
+		"pct":   func(x float64) string { return fmt.Sprintf("%.1f%%", math.Max(0, math.Min(100, x))) },
+		"add":   func(a, b int) int { return a + b },
+		"fmtx":  func(x float64, dec int) string { return fmt.Sprintf("%.*f", dec, x) },
+	}).Parse(boardPage))
+})

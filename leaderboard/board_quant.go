@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/pocketeval/pocketeval/internal/gguf"
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 	"github.com/pocketeval/pocketeval/results"
 )
 
@@ -49,7 +49,7 @@ func QuantOf(m *results.Manifest) Quant {
 
 // quantTag finds a quantisation tag in a file name, delimited by
 // separators or the ends.
-var quantTag = regexp.MustCompile(`(?i)(?:^|[-_.])(?:i?q[1-8]_[0-9k](?:_[a-z0-9]+)?|tq[12]_0|bf16|fp16|fp32|f16|f32|int[248]|w[248]a(?:8|16))(?:$|[-_.])`)
+var quantTag = lazyre.New(`(?i)(?:^|[-_.])(?:i?q[1-8]_[0-9k](?:_[a-z0-9]+)?|tq[12]_0|bf16|fp16|fp32|f16|f32|int[248]|w[248]a(?:8|16))(?:$|[-_.])`)
 
 func normaliseTag(t string) string {
 	t = strings.Trim(t, "-_.")

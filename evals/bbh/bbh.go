@@ -27,12 +27,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/scorers/choice"
 	"github.com/pocketeval/pocketeval/stats"
@@ -289,10 +289,10 @@ func ExtractAnswer(response string) (answer string, ok bool) {
 }
 
 var (
-	reAnswerIs   = regexp.MustCompile(`(?i)the\s+(?:final\s+)?answer\s+is\s*:?\s*`)
-	reOptionLine = regexp.MustCompile(`(?m)^\(([A-R])\)\s*(.+?)\s*$`)
-	reMCLetter   = regexp.MustCompile(`^\(?([A-R])\)?$`)
-	reLastOption = regexp.MustCompile(`\(([A-R])\)`)
+	reAnswerIs   = lazyre.New(`(?i)the\s+(?:final\s+)?answer\s+is\s*:?\s*`)
+	reOptionLine = lazyre.New(`(?m)^\(([A-R])\)\s*(.+?)\s*$`)
+	reMCLetter   = lazyre.New(`^\(?([A-R])\)?$`)
+	reLastOption = lazyre.New(`\(([A-R])\)`)
 )
 
 // extractFlexible is the lenient variant: case-insensitive "the answer

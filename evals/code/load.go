@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/pocketeval/pocketeval/evals"
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 	"github.com/pocketeval/pocketeval/internal/regfile"
 )
 
@@ -178,7 +179,7 @@ type mbppExample struct {
 	Setup  string
 }
 
-var defNameRe = regexp.MustCompile(`(?m)^[ \t]*def[ \t]+([A-Za-z_]\w*)[ \t]*\(`)
+var defNameRe = lazyre.New(`(?m)^[ \t]*def[ \t]+([A-Za-z_]\w*)[ \t]*\(`)
 
 // mbppEntryPoint is the function the asserts call: the first function the
 // reference code defines whose name the first assert uses; else the first

@@ -13,7 +13,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 	"github.com/pocketeval/pocketeval/internal/regfile"
 )
 
@@ -406,8 +406,8 @@ var naValues = map[string]bool{
 }
 
 var (
-	csvInt   = regexp.MustCompile(`^[-+]?[0-9]+$`)
-	csvFloat = regexp.MustCompile(`^[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$|^[-+]?(?:inf|Inf|INF|infinity|Infinity)$`)
+	csvInt   = lazyre.New(`^[-+]?[0-9]+$`)
+	csvFloat = lazyre.New(`^[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$|^[-+]?(?:inf|Inf|INF|infinity|Infinity)$`)
 )
 
 // parseCSV reads a table with a header row, typing each column as

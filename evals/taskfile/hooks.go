@@ -2,13 +2,13 @@ package taskfile
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 )
 
 // Python hooks of lm-eval's task modules that pocketeval runs natively.
@@ -84,19 +84,19 @@ const pyS = `[\t\n\v\f\r \x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{20
 // character; the spaces are dropped. Go's regexp picks the submatches a
 // backtracking engine (Python's re) picks.
 var wikitextBrackets = []struct {
-	re   *regexp.Regexp
+	re   *lazyre.Regexp
 	l, r string
 }{
-	{regexp.MustCompile(`\(` + pyS + `*([^)]*?)` + pyS + `*\)`), "(", ")"},
-	{regexp.MustCompile(`\[` + pyS + `*([^\]]*?)` + pyS + `*\]`), "[", "]"},
-	{regexp.MustCompile(`\{` + pyS + `*([^}]*?)` + pyS + `*\}`), "{", "}"},
-	{regexp.MustCompile(`"` + pyS + `*([^"]*?)` + pyS + `*"`), `"`, `"`},
-	{regexp.MustCompile(`'` + pyS + `*([^']*?)` + pyS + `*'`), "'", "'"},
+	{lazyre.New(`\(` + pyS + `*([^)]*?)` + pyS + `*\)`), "(", ")"},
+	{lazyre.New(`\[` + pyS + `*([^\]]*?)` + pyS + `*\]`), "[", "]"},
+	{lazyre.New(`\{` + pyS + `*([^}]*?)` + pyS + `*\}`), "{", "}"},
+	{lazyre.New(`"` + pyS + `*([^"]*?)` + pyS + `*"`), `"`, `"`},
+	{lazyre.New(`'` + pyS + `*([^']*?)` + pyS + `*'`), "'", "'"},
 }
 
 // wikitextContraction is re.sub(r"/' [0-9]/", r"/'[0-9]/", s): the
 // replacement is the literal text /'[0-9]/.
-var wikitextContraction = regexp.MustCompile(`/' [0-9]/`)
+var wikitextContraction = lazyre.New(`/' [0-9]/`)
 
 // wikitextDetokenize is lm-eval's preprocess_wikitext.wikitext_detokenizer
 // on the page text: its literal replacements (str.replace, all

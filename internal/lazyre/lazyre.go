@@ -18,9 +18,29 @@ type Regexp struct {
 }
 
 // New returns the expression expr, to be compiled on first use (which
-// panics if expr does not compile; TestAll in each user's tests compiles
-// them).
-func New(expr string) *Regexp { return &Regexp{expr: expr} }
+// panics if expr does not compile; the tests of the command, which links
+// every user, compile all of them through All). It is meant for
+// package-level expressions: each one is kept in the list All returns.
+func New(expr string) *Regexp {
+	r := &Regexp{expr: expr}
+	allMu.Lock()
+	all = append(all, r)
+	allMu.Unlock()
+	return r
+}
+
+var (
+	allMu sync.Mutex
+	all   []*Regexp
+)
+
+// All returns every expression New has returned in this process, so that
+// a test can check that all of them compile.
+func All() []*Regexp {
+	allMu.Lock()
+	defer allMu.Unlock()
+	return append([]*Regexp(nil), all...)
+}
 
 // Re returns the compiled expression.
 func (r *Regexp) Re() *regexp.Regexp {

@@ -20,3 +20,13 @@ func TestLazy(t *testing.T) {
 	}()
 	New(`(`).MatchString("x")
 }
+
+func TestAllRegistered(t *testing.T) {
+	re := New(`x+`)
+	for _, r := range All() {
+		if r == re {
+			return
+		}
+	}
+	t.Fatal("All does not list an expression New returned")
+}

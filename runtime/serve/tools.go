@@ -5,15 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
 // toolNameRe is what OpenAI accepts as a function name. Names reach the
 // prompt verbatim, so anything else (special-token text such as
 // "<|im_end|>") is refused, not escaped.
-var toolNameRe = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+var toolNameRe = lazyre.New(`^[a-zA-Z0-9_-]{1,64}$`)
 
 func checkName(param, name string) *validationError {
 	if !toolNameRe.MatchString(name) {

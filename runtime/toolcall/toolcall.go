@@ -22,9 +22,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 	"github.com/pocketeval/pocketeval/runtime"
 )
 
@@ -62,7 +62,7 @@ func ParseFamily(s string) (Family, error) {
 	return "", fmt.Errorf("tool-call format %q: want hermes, mistral or llama3_json", s)
 }
 
-var hermesRe = regexp.MustCompile(`(?s)<tool_call>(.*?)</tool_call>|<tool_call>(.*)`)
+var hermesRe = lazyre.New(`(?s)<tool_call>(.*?)</tool_call>|<tool_call>(.*)`)
 
 // Parse returns the content and the calls of a generated text.
 func Parse(f Family, text string) (string, []runtime.ToolCall) {

@@ -2,8 +2,9 @@ package bfcl
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 )
 
 // Version selects which BFCL release's checker a verdict follows.
@@ -343,7 +344,7 @@ func typeCheck(param, value any, answers []any, typeDesc, conv, nested string) (
 	return res, isVariable
 }
 
-var standardizeRe = regexp.MustCompile(`[ ,./\-_*^]`)
+var standardizeRe = lazyre.New(`[ ,./\-_*^]`)
 
 // standardize is BFCL's standardize_string.
 func standardize(s string) string {

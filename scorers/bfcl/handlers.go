@@ -3,9 +3,10 @@ package bfcl
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 )
 
 // A Handler is one of BFCL's model handlers: its decode_ast, which turns
@@ -217,10 +218,10 @@ func decodedList(result any) ([]any, error) {
 }
 
 var (
-	qwenToolCallRe = regexp.MustCompile(`(?s)<tool_call>\n(.*?)\n</tool_call>`)
-	gemmaV2Re      = regexp.MustCompile(`(?s)\[(.*)\]`)
-	deepseekListRe = regexp.MustCompile(`\[[^\]]*\]`)
-	quotedRe       = regexp.MustCompile(`'([^']*)'`)
+	qwenToolCallRe = lazyre.New(`(?s)<tool_call>\n(.*?)\n</tool_call>`)
+	gemmaV2Re      = lazyre.New(`(?s)\[(.*)\]`)
+	deepseekListRe = lazyre.New(`\[[^\]]*\]`)
+	quotedRe       = lazyre.New(`'([^']*)'`)
 )
 
 var handlers = []*Handler{

@@ -3,6 +3,8 @@ package code
 import (
 	"regexp"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 )
 
 // Form is the shape of extracted code.
@@ -130,7 +132,7 @@ func Extract(response, entryPoint string) Extraction {
 	return ex
 }
 
-var importLineRe = regexp.MustCompile(`^(?:import\s|from\s+[\w.]+\s+import\s|#)`)
+var importLineRe = lazyre.New(`^(?:import\s|from\s+[\w.]+\s+import\s|#)`)
 
 // importsOnly reports whether code has at least one import and nothing
 // but imports and comments.
@@ -150,11 +152,11 @@ func importsOnly(code string) bool {
 	return n > 0
 }
 
-var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var identRe = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 var (
-	thinkOpenRe  = regexp.MustCompile(`(?i)<(think|thinking|reasoning)>`)
-	thinkCloseRe = regexp.MustCompile(`(?i)</(think|thinking|reasoning)>`)
+	thinkOpenRe  = lazyre.New(`(?i)<(think|thinking|reasoning)>`)
+	thinkCloseRe = lazyre.New(`(?i)</(think|thinking|reasoning)>`)
 )
 
 // StripThinking removes reasoning a model wrote before its answer: every
@@ -204,7 +206,7 @@ type block struct {
 	closed bool
 }
 
-var fenceOpenRe = regexp.MustCompile("^[ \t]*(```+|~~~+)[ \t]*([^`\\s]*)[^`]*$")
+var fenceOpenRe = lazyre.New("^[ \t]*(```+|~~~+)[ \t]*([^`\\s]*)[^`]*$")
 
 // fencedBlocks returns the fenced code blocks of text in order.
 func fencedBlocks(text string) []block {
@@ -254,7 +256,7 @@ func pythonBlocks(blocks []block) []block {
 	return py
 }
 
-var topLevelDefRe = regexp.MustCompile(`(?m)^(?:async[ \t]+)?(?:def|class)[ \t]`)
+var topLevelDefRe = lazyre.New(`(?m)^(?:async[ \t]+)?(?:def|class)[ \t]`)
 
 func definesTopLevel(code, name string) bool {
 	re := regexp.MustCompile(`(?m)^(?:async[ \t]+)?def[ \t]+` + regexp.QuoteMeta(name) + `[ \t]*\(`)
@@ -263,7 +265,7 @@ func definesTopLevel(code, name string) bool {
 
 // codeLineRe matches an unindented line that reads as Python rather than
 // prose.
-var codeLineRe = regexp.MustCompile(`^(?:` +
+var codeLineRe = lazyre.New(`^(?:` +
 	`@[A-Za-z_]|#|(?:async\s+)?def\s|class\s|import\s|from\s+[\w.]+\s+import\s|` +
 	`if\s|elif\s|else\s*:|for\s|while\s|try\s*:|except\b|finally\s*:|with\s|` +
 	`return\b|yield\b|raise\b|assert\b|pass\b|break\b|continue\b|global\s|nonlocal\s|del\s|` +
@@ -353,11 +355,11 @@ func tripleQuoted(lines []string) []bool {
 }
 
 var (
-	mainGuardRe  = regexp.MustCompile(`^if\s+__name__\s*==\s*['"]__main__['"]\s*:`)
-	demoStmtRe   = regexp.MustCompile(`^(?:print\s*\(|assert\b|doctest\.testmod\s*\(|unittest\.main\s*\()`)
-	loopStmtRe   = regexp.MustCompile(`^(?:for|while)\b`)
-	inputAssign  = regexp.MustCompile(`^[^#=]*[^=!<>]=[^=].*\binput\s*\(`)
-	demoInsideRe = regexp.MustCompile(`\bprint\s*\(|\bassert\b|\binput\s*\(`)
+	mainGuardRe  = lazyre.New(`^if\s+__name__\s*==\s*['"]__main__['"]\s*:`)
+	demoStmtRe   = lazyre.New(`^(?:print\s*\(|assert\b|doctest\.testmod\s*\(|unittest\.main\s*\()`)
+	loopStmtRe   = lazyre.New(`^(?:for|while)\b`)
+	inputAssign  = lazyre.New(`^[^#=]*[^=!<>]=[^=].*\binput\s*\(`)
+	demoInsideRe = lazyre.New(`\bprint\s*\(|\bassert\b|\binput\s*\(`)
 )
 
 // removeDemoCode drops top-level statements that demonstrate or test the

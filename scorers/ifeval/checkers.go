@@ -54,12 +54,27 @@ const pyD = `[^\P{Nd}\x{11F50}-\x{11F59}\x{1E4F0}-\x{1E4F9}]`
 // compilePy compiles a pattern the official code builds from data
 // (keywords, section splitters, postscript markers). Those are plain text
 // in practice; one that is not valid Go syntax is matched literally.
+// Expressions are compiled once per process and pattern (cachedRE): the
+// prompts of a dataset repeat a few markers and splitters many times.
 func compilePy(prefix, pattern, suffix string) *regexp.Regexp {
-	if re, err := compileFold(prefix + pattern + suffix); err == nil {
-		return re
+	key := pyKey{prefix, pattern, suffix}
+	if re, ok := pyCache.Load(key); ok {
+		return re.(*regexp.Regexp)
 	}
-	return regexp.MustCompile(prefix + regexp.QuoteMeta(pattern) + suffix)
+	re, err := compileFold(prefix + pattern + suffix)
+	if err != nil {
+		re = regexp.MustCompile(prefix + regexp.QuoteMeta(pattern) + suffix)
+	}
+	v, _ := pyCache.LoadOrStore(key, re)
+	return v.(*regexp.Regexp)
 }
+
+type pyKey struct{ prefix, pattern, suffix string }
+
+// pyCache holds compilePy's expressions (a *regexp.Regexp is safe for
+// concurrent use); its size is bounded by the distinct patterns of the
+// datasets a process loads.
+var pyCache sync.Map
 
 // pyFoldSets are the letters that Python's re.IGNORECASE treats as equal
 // and Go's (?i), which uses Unicode simple case folding, does not: sre also
@@ -355,16 +370,12 @@ func buildCapitalWordFrequency(id string, kw kwargs, _ Config) (Checker, error) 
 		return nil, err
 	}
 	return checkFunc(func(s string) bool {
-		n := 0
-		if !strings.ContainsFunc(s, textstats.IsUpperRune) {
+		// Both relations hold or fail alike for every count from freq up,
+		// so counting stops there.
+		if freq <= 0 || !strings.ContainsFunc(s, textstats.IsUpperRune) {
 			return rel.holds(0, freq)
 		}
-		for _, t := range textstats.WordTokens(s) {
-			if textstats.IsUpper(t) {
-				n++
-			}
-		}
-		return rel.holds(n, freq)
+		return rel.holds(textstats.CountWordTokens(s, textstats.IsUpper, freq), freq)
 	}), nil
 }
 
@@ -418,13 +429,42 @@ func buildNumberWords(id string, kw kwargs, cfg Config) (Checker, error) {
 
 var paragraphDivider = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pyS + `?\*\*\*` + pyS + `?`) })
 
+// splitParagraphs is paragraphDivider().Split(s, -1) (re.split(r"\s?\*\*\*\s?",
+// s)) written as a scan: the leftmost match starts at the first "***" not
+// yet consumed, or at the whitespace character just before it when that
+// character was not consumed either, and takes one whitespace character
+// after it if there is one. TestSplitParagraphs and FuzzSplitParagraphs
+// compare it with the expression.
+func splitParagraphs(s string) []string {
+	var parts []string
+	beg := 0
+	for {
+		i := strings.Index(s[beg:], "***")
+		if i < 0 {
+			break
+		}
+		at := beg + i
+		start := at
+		if r, n := utf8.DecodeLastRuneInString(s[beg:at]); n > 0 && textstats.IsSpace(r) {
+			start = at - n
+		}
+		end := at + 3
+		if r, n := utf8.DecodeRuneInString(s[end:]); n > 0 && textstats.IsSpace(r) {
+			end += n
+		}
+		parts = append(parts, s[beg:start])
+		beg = end
+	}
+	return append(parts, s[beg:])
+}
+
 func buildNumberParagraphs(id string, kw kwargs, _ Config) (Checker, error) {
 	want, err := kw.integer(id, "num_paragraphs")
 	if err != nil {
 		return nil, err
 	}
 	return checkFunc(func(s string) bool {
-		parts := paragraphDivider().Split(s, -1)
+		parts := splitParagraphs(s)
 		n := len(parts)
 		for i, p := range parts {
 			if textstats.Strip(p) == "" {
@@ -511,16 +551,44 @@ func buildPostscript(id string, kw kwargs, _ Config) (Checker, error) {
 		return nil, err
 	}
 	marker = textstats.Strip(marker)
-	re := sync.OnceValue(func() *regexp.Regexp {
-		switch marker {
-		case "P.P.S":
-			return regexp.MustCompile(`(?m)` + pyS + `*p\.` + pyS + `?p\.` + pyS + `?s.*$`)
-		case "P.S.":
-			return regexp.MustCompile(`(?m)` + pyS + `*p\.` + pyS + `?s\..*$`)
-		}
-		return compilePy(`(?m)`+pyS+`*`, textstats.Lower(marker), `.*$`)
-	})
-	return checkFunc(func(s string) bool { return re().MatchString(textstats.Lower(s)) }), nil
+	return checkFunc(postscriptMatcher(marker)), nil
+}
+
+// postscriptMatcher returns the official check, re.search(r"\s*" + marker
+// + ".*$", value.lower(), flags=re.MULTILINE) (with the official special
+// patterns of P.P.S and P.S.), without the leading \s*: whitespace that
+// may match nothing does not decide whether there is a match, and without
+// it the expression starts with a literal that the matcher can look for
+// directly, where the class made it try every position. A marker that is
+// plain text is looked for as text (.*$ matches at any position).
+// postscriptRE keeps the official form, which TestFastMatchers compares.
+func postscriptMatcher(marker string) func(string) bool {
+	lower := textstats.Lower(marker)
+	var re func() *regexp.Regexp
+	switch {
+	case marker == "P.P.S":
+		re = sync.OnceValue(func() *regexp.Regexp {
+			return compilePy(`(?m)p\.`+pyS+`?p\.`+pyS+`?s.*$`, "", "")
+		})
+	case marker == "P.S.":
+		re = sync.OnceValue(func() *regexp.Regexp { return compilePy(`(?m)p\.`+pyS+`?s\..*$`, "", "") })
+	case regexp.QuoteMeta(lower) == lower:
+		return func(s string) bool { return strings.Contains(textstats.Lower(s), lower) }
+	default:
+		re = sync.OnceValue(func() *regexp.Regexp { return postscriptRE(marker) })
+	}
+	return func(s string) bool { return re().MatchString(textstats.Lower(s)) }
+}
+
+// postscriptRE is the official expression of marker.
+func postscriptRE(marker string) *regexp.Regexp {
+	switch marker {
+	case "P.P.S":
+		return compilePy(`(?m)`+pyS+`*p\.`+pyS+`?p\.`+pyS+`?s.*$`, "", "")
+	case "P.S.":
+		return compilePy(`(?m)`+pyS+`*p\.`+pyS+`?s\..*$`, "", "")
+	}
+	return compilePy(`(?m)`+pyS+`*`, textstats.Lower(marker), `.*$`)
 }
 
 // --- detectable format ----------------------------------------------------
@@ -530,14 +598,63 @@ var (
 	bulletDashRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^` + pyS + `*-.*$`) })
 )
 
+// countBullets is len(bulletStarRE().FindAllStringIndex(s, -1)) for
+// marker '*' and the same with bulletDashRE for '-', written as a scan
+// (the expressions' leading whitespace class made the matcher try every
+// position). A match starts at a line start (position 0 or after a
+// newline) from which the longest run of whitespace, newlines included, is
+// followed by the marker (for '*', then by one character that is not '*',
+// a newline included); it ends before the next newline or at the end. The
+// next match is looked for from there. TestCountBullets and
+// FuzzCountBullets compare it with the expressions.
+func countBullets(s string, marker byte) int {
+	n := 0
+	for p := 0; p <= len(s); {
+		q := p
+		for q < len(s) {
+			r, w := utf8.DecodeRuneInString(s[q:])
+			if !textstats.IsSpace(r) {
+				break
+			}
+			q += w
+		}
+		k := -1
+		if q < len(s) && s[q] == marker {
+			k = q + 1
+			if marker == '*' {
+				if r, w := utf8.DecodeRuneInString(s[k:]); w > 0 && r != '*' {
+					k += w
+				} else {
+					k = -1
+				}
+			}
+		}
+		if k >= 0 {
+			n++
+			e := len(s)
+			if i := strings.IndexByte(s[k:], '\n'); i >= 0 {
+				e = k + i
+			}
+			// A line start at e is followed by the newline at e, so the
+			// next line start sees the same whitespace run.
+			p = e
+		}
+		i := strings.IndexByte(s[p:], '\n')
+		if i < 0 {
+			break
+		}
+		p += i + 1
+	}
+	return n
+}
+
 func buildBulletLists(id string, kw kwargs, _ Config) (Checker, error) {
 	n, err := kw.integer(id, "num_bullets")
 	if err != nil {
 		return nil, err
 	}
 	return checkFunc(func(s string) bool {
-		got := len(bulletStarRE().FindAllStringIndex(s, -1)) + len(bulletDashRE().FindAllStringIndex(s, -1))
-		return got == n
+		return countBullets(s, '*')+countBullets(s, '-') == n
 	}), nil
 }
 
@@ -612,11 +729,23 @@ func buildMultipleSections(id string, kw kwargs, cfg Config) (Checker, error) {
 			q := regexp.QuoteMeta(spliter)
 			return regexp.MustCompile(`第` + pyS + `?` + zhNumber + pyS + `?` + q + `|` + q + pyS + `?` + zhNumber)
 		}
-		return compilePy(pyS+`?`, spliter, pyS+`?`+pyD+`+`+pyS+`?`)
+		if spliter != "" && regexp.QuoteMeta(spliter) == spliter {
+			// Without the leading \s?, which the plain-text splitter
+			// cannot start with, every match ends where the official
+			// one does (the count is the same) and the expression starts
+			// with a literal (TestFastMatchers).
+			return compilePy("", spliter, pyS+`?`+pyD+`+`+pyS+`?`)
+		}
+		return sectionRE(spliter)
 	})
 	return checkFunc(func(s string) bool {
 		return len(re().FindAllStringIndex(s, -1)) >= n
 	}), nil
+}
+
+// sectionRE is the official expression of a section splitter.
+func sectionRE(spliter string) *regexp.Regexp {
+	return compilePy(pyS+`?`, spliter, pyS+`?`+pyD+`+`+pyS+`?`)
 }
 
 func buildJSONFormat(string, kwargs, Config) (Checker, error) {

@@ -24,19 +24,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode"
 
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 	"github.com/pocketeval/pocketeval/scorers/match"
 )
 
 // ErrNoJSON is returned when a response holds no JSON object.
 var ErrNoJSON = errors.New("no JSON object in the response")
 
-var fence = regexp.MustCompile("(?s)```[ \t]*(?:json|JSON)?[ \t]*\r?\n?(.*?)```")
+var fence = lazyre.New("(?s)```[ \t]*(?:json|JSON)?[ \t]*\r?\n?(.*?)```")
 
 // Extract returns the first JSON object of a response: the content of the
 // first fenced code block that parses as an object, else the first

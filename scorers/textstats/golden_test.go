@@ -134,3 +134,33 @@ func TestPunktMatchesNLTKOnConformance(t *testing.T) {
 		t.Errorf("%d of %d texts split or tokenized unlike nltk (want 0 of 2705)", bad, len(golden.Records))
 	}
 }
+
+// TestCountWordTokens checks that CountWordTokens is min(count, limit) of
+// the upper-case tokens of WordTokens, for every limit around the count,
+// on the responses of the shared IFEval conformance file.
+func TestCountWordTokens(t *testing.T) {
+	f, err := os.Open(filepath.Join(sharedtest.Conformance(t), "ifeval", "input_response_data_gpt4_20231107_145030.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for n := 1; sc.Scan(); n++ {
+		var rec struct{ Response string }
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatal(err)
+		}
+		count := 0
+		for _, tok := range WordTokens(rec.Response) {
+			if IsUpper(tok) {
+				count++
+			}
+		}
+		for _, limit := range []int{-1, 0, 1, 2, count - 1, count, count + 1, 1 << 30} {
+			if got, want := CountWordTokens(rec.Response, IsUpper, limit), max(0, min(count, limit)); got != want {
+				t.Fatalf("line %d: CountWordTokens(limit %d) = %d, want %d", n, limit, got, want)
+			}
+		}
+	}
+}

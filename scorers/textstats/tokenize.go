@@ -21,6 +21,28 @@ func WordTokens(text string) []string {
 	return out
 }
 
+// CountWordTokens counts the tokens of WordTokens(text) for which pred
+// holds, sentence by sentence, and stops as soon as the count reaches
+// limit: it returns min(count, limit) (0 for a limit below 1), so that a
+// caller that only compares the count with limit need not tokenize the
+// rest.
+func CountWordTokens(text string, pred func(string) bool, limit int) int {
+	n := 0
+	if limit < 1 {
+		return 0
+	}
+	for _, sent := range Sentences(text) {
+		for _, t := range treebankTokens(sent) {
+			if pred(t) {
+				if n++; n >= limit {
+					return n
+				}
+			}
+		}
+	}
+	return n
+}
+
 // The Treebank rules below are nltk's TreebankWordTokenizer regular
 // expressions (the improved ones that word_tokenize uses), each applied to
 // the whole sentence in nltk's order, written out as scans: the same

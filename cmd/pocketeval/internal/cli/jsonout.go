@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 )
 
 // JSONSchemaVersion is the version of the --json convention
@@ -57,7 +58,7 @@ func jsonDocument(v any) ([]byte, error) {
 }
 
 // jsonKey is what every object key of a --json document looks like.
-var jsonKey = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+var jsonKey = lazyre.New(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 
 // checkJSONConvention reports how doc breaks the --json convention: not an
 // object, no integer schema_version, or an object key that is not

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/heapinit"
 	"github.com/pocketeval/pocketeval/internal/texttab"
 	"github.com/pocketeval/pocketeval/rundir"
 
@@ -335,6 +336,7 @@ func (opts *RunOptions) validateNumbers() error {
 // then it opens the runtime, whose preflight refuses requests that cannot
 // succeed before the first one is sent.
 func runRun(ctx context.Context, opts *RunOptions) error {
+	heapinit.Prepare()
 	tasks, err := selectTasks(opts)
 	if err != nil {
 		return err

@@ -29,6 +29,7 @@ import (
 
 	"github.com/pocketeval/pocketeval/evals/taskfile/internal/pyvalue"
 	"github.com/pocketeval/pocketeval/internal/jinja"
+	"github.com/pocketeval/pocketeval/internal/lazyre"
 )
 
 // ErrLimit marks a render stopped by a limit.
@@ -148,7 +149,7 @@ func regexReplace(lim jinja.Limits, args []any, kw []jinja.Kwarg) (any, error) {
 	return string(append(b, s[last:]...)), nil
 }
 
-var pyGroupRef = regexp.MustCompile(`\\(\d+)|\\g<(\w+)>|\$`)
+var pyGroupRef = lazyre.New(`\\(\d+)|\\g<(\w+)>|\$`)
 
 // PythonReplacement converts a Python re.sub replacement string to Go's
 // regexp template syntax.

@@ -1,0 +1,29 @@
+package heapinit
+
+import (
+	"runtime"
+	"runtime/debug"
+
+	"github.com/pocketeval/pocketeval/internal/thp"
+)
+
+func prepare() {
+	if !onRequest() {
+		return
+	}
+	// No collection while the range is mapped: one started by the large
+	// allocation would find it still referenced and keep it a cycle.
+	old := debug.SetGCPercent(-1)
+	b := make([]byte, Size) // a fresh mapping: the runtime does not touch it
+	thp.Advise(b)
+	runtime.KeepAlive(b)
+	b = nil
+	// Free the range now, while the heap is small.
+	runtime.GC()
+	startLate(old)
+}
+
+// onRequest reports whether huge pages are given only to ranges that ask
+// for them (with "always" the heap has them already, with "never" it
+// cannot).
+func onRequest() bool { return thp.Mode() == "madvise" }
