@@ -14,6 +14,9 @@ import (
 // key order, integers are int64 and numbers with a fraction or exponent
 // are float64 (so 1.0 stays a float and prints as 1.0).
 func FromJSON(data []byte) (any, error) {
+	if v, ok := jsonDecoder.DecodeBytes(data); ok {
+		return v, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	v, err := jsonDecoder.DecodeJSON(dec)

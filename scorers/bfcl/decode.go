@@ -172,6 +172,9 @@ func IsEmpty(decoded []any) bool {
 func ParseJSON(data []byte) (any, error) {
 	data = bytes.TrimSpace(data)
 	fixed := pyval.JSONConstants(data)
+	if v, ok := jsonDecoder.DecodeBytes(fixed); ok {
+		return v, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(fixed))
 	dec.UseNumber()
 	v, err := jsonDecoder.DecodeJSON(dec)
