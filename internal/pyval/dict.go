@@ -141,6 +141,18 @@ func (d *Dict) Set(k, v any) {
 	}
 }
 
+// Grow makes room for n more keys.
+func (d *Dict) Grow(n int) {
+	if n <= 0 || cap(d.keys)-len(d.keys) >= n {
+		return
+	}
+	k := len(d.keys)
+	buf := make([]any, 2*(k+n))
+	copy(buf, d.keys)
+	copy(buf[k+n:], d.vals)
+	d.keys, d.vals = buf[:k:k+n], buf[k+n:2*k+n]
+}
+
 // Get returns the value of key k.
 func (d *Dict) Get(k any) (any, bool) {
 	if i := d.find(k); i >= 0 {

@@ -31,10 +31,14 @@ func (o JSON) DecodeBytes(data []byte) (v any, ok bool) {
 }
 
 type jsonBytes struct {
-	o    *JSON
-	data []byte
-	pos  int
+	o     *JSON
+	data  []byte
+	pos   int
+	stack []any // the items of the arrays and objects being read
 }
+
+// sizer is a dict that can make room for n keys before they are set.
+type sizer interface{ Grow(n int) }
 
 func (p *jsonBytes) space() {
 	for p.pos < len(p.data) {
@@ -86,19 +90,20 @@ func (p *jsonBytes) literal(w string) bool {
 }
 
 func (p *jsonBytes) array(depth int) (any, bool) {
-	out := []any{}
 	p.space()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		return out, true
+		return []any{}, true
 	}
+	base := len(p.stack)
+	defer func() { p.stack = p.stack[:base] }()
 	for {
 		p.space()
 		v, ok := p.value(depth + 1)
 		if !ok {
 			return nil, false
 		}
-		out = append(out, v)
+		p.stack = append(p.stack, v)
 		p.space()
 		if p.pos >= len(p.data) {
 			return nil, false
@@ -108,7 +113,7 @@ func (p *jsonBytes) array(depth int) (any, bool) {
 			p.pos++
 		case ']':
 			p.pos++
-			return out, true
+			return append([]any(nil), p.stack[base:]...), true
 		default:
 			return nil, false
 		}
@@ -116,12 +121,13 @@ func (p *jsonBytes) array(depth int) (any, bool) {
 }
 
 func (p *jsonBytes) object(depth int) (any, bool) {
-	d := p.o.NewDict()
 	p.space()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		return d, true
+		return p.o.NewDict(), true
 	}
+	base := len(p.stack)
+	defer func() { p.stack = p.stack[:base] }()
 	for {
 		p.space()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -141,7 +147,7 @@ func (p *jsonBytes) object(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		d.Set(k, v)
+		p.stack = append(p.stack, k, v)
 		p.space()
 		if p.pos >= len(p.data) {
 			return nil, false
@@ -151,6 +157,14 @@ func (p *jsonBytes) object(depth int) (any, bool) {
 			p.pos++
 		case '}':
 			p.pos++
+			d := p.o.NewDict()
+			items := p.stack[base:]
+			if g, ok := d.(sizer); ok {
+				g.Grow(len(items) / 2)
+			}
+			for i := 0; i < len(items); i += 2 {
+				d.Set(items[i], items[i+1])
+			}
 			return d, true
 		default:
 			return nil, false

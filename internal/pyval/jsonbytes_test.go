@@ -24,6 +24,15 @@ func shape(b *strings.Builder, v any) {
 			b.WriteString(", ")
 		}
 		b.WriteString("}")
+	case *Dict:
+		b.WriteString("{")
+		for i, k := range x.Keys() {
+			shape(b, k)
+			b.WriteString(": ")
+			shape(b, x.Values()[i])
+			b.WriteString(", ")
+		}
+		b.WriteString("}")
 	case []any:
 		b.WriteString("[")
 		for _, e := range x {
@@ -82,12 +91,13 @@ var decodeBytesSeeds = []string{
 	`"\x"`, `"\u12"`, `"\u12g4"`, "\"a\x01b\"", "\"\xff\xfe\"", "\"é€😀\"", "\"\xed\xa0\x80\"",
 	`{"a": {"b": {"c": [[[]]]}}, "": {}, "d": []}`, `{"a" 1}`, `{"a": 1,}`, `[1,]`, `[1 2]`, `{1: 2}`, `{"a": 1`, `[`, ``, ` `,
 	`true`, `false`, `null`, `tru`, `nul`, `truex`, `[true, false, null]`, `1 2`, `{} x`, "\t\r\n[ ]\n",
-	`{"k": 1, "K": 2, "k": 3}`, `{"\u006b": 1, "k": 2}`, `[[[[[[[[[[1]]]]]]]]]]`,
+	`{"k": 1, "K": 2, "k": 3}`, `{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7, "h": 8, "i": 9, "a": 10, "j": [1, {"a": 1, "a": 2}]}`, `{"\u006b": 1, "k": 2}`, `[[[[[[[[[[1]]]]]]]]]]`,
 }
 
 func TestDecodeBytesAsDecodeJSON(t *testing.T) {
 	opts := map[string]JSON{
 		"plain":     {NewDict: func() interface{ Set(k, v any) } { return &pairs{} }},
+		"dict":      {NewDict: func() interface{ Set(k, v any) } { return NewDict() }, MaxDepth: 6},
 		"constants": {NewDict: func() interface{ Set(k, v any) } { return &pairs{} }, Constants: true, MaxDepth: 4},
 		"bigfloat": {NewDict: func() interface{ Set(k, v any) } { return &pairs{} }, BigInt: func(s string) (any, error) {
 			if len(s) > 25 {
@@ -107,7 +117,7 @@ func TestDecodeBytesAsDecodeJSON(t *testing.T) {
 		}
 	}
 	if fast < len(decodeBytesSeeds) {
-		t.Errorf("only %d of %d decodings took the fast path", fast, 3*len(decodeBytesSeeds))
+		t.Errorf("only %d of %d decodings took the fast path", fast, len(opts)*len(decodeBytesSeeds))
 	}
 }
 
@@ -115,7 +125,7 @@ func FuzzDecodeBytes(f *testing.F) {
 	for _, s := range decodeBytesSeeds {
 		f.Add(s)
 	}
-	o := JSON{NewDict: func() interface{ Set(k, v any) } { return &pairs{} }, Constants: true, MaxDepth: 8}
+	o := JSON{NewDict: func() interface{ Set(k, v any) } { return NewDict() }, Constants: true, MaxDepth: 8}
 	f.Fuzz(func(t *testing.T, s string) {
 		checkDecodeBytes(t, o, JSONConstants([]byte(s)))
 	})
