@@ -30,8 +30,6 @@
 package bfcl
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -210,13 +208,18 @@ func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, 
 			return nil, err
 		}
 		ds.Files[apath] = asum
-		if err := eachLine(ctx, apath, adata, func(line int, raw []byte) error {
+		names, vals := []string{"id", "ground_truth"}, make([][]byte, 2)
+		if err := eachLine(ctx, adata, func(line int, raw []byte) error {
 			var r struct {
 				ID          string          `json:"id"`
 				GroundTruth json.RawMessage `json:"ground_truth"`
 			}
-			if err := json.Unmarshal(raw, &r); err != nil {
-				return fmt.Errorf("%s:%d: invalid JSON: %w", apath, line, err)
+			if !topFields(raw, names, vals) || !fastID(vals[0], &r.ID) {
+				if err := json.Unmarshal(raw, &r); err != nil {
+					return fmt.Errorf("%s:%d: invalid JSON: %w", apath, line, err)
+				}
+			} else {
+				r.GroundTruth = vals[1]
 			}
 			if r.ID == "" || len(r.GroundTruth) == 0 {
 				return fmt.Errorf("%s:%d: field id or ground_truth missing", apath, line)
@@ -228,14 +231,19 @@ func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, 
 		}
 	}
 	seen := map[string]int{}
-	err = eachLine(ctx, path, data, func(line int, raw []byte) error {
+	names, vals := []string{"id", "question", "function"}, make([][]byte, 3)
+	err = eachLine(ctx, data, func(line int, raw []byte) error {
 		var r struct {
 			ID       string          `json:"id"`
 			Question json.RawMessage `json:"question"`
 			Function json.RawMessage `json:"function"`
 		}
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return fmt.Errorf("%s:%d: invalid JSON: %w", path, line, err)
+		if !topFields(raw, names, vals) || !fastID(vals[0], &r.ID) {
+			if err := json.Unmarshal(raw, &r); err != nil {
+				return fmt.Errorf("%s:%d: invalid JSON: %w", path, line, err)
+			}
+		} else {
+			r.Question, r.Function = vals[1], vals[2]
 		}
 		if r.ID == "" || len(r.Question) == 0 || len(r.Function) == 0 {
 			return fmt.Errorf("%s:%d: field id, question or function missing", path, line)
@@ -271,32 +279,23 @@ func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, 
 	return ds, nil
 }
 
-func eachLine(ctx context.Context, path string, data []byte, f func(line int, raw []byte) error) error {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		line++
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
-		if err := f(line, raw); err != nil {
-			return err
-		}
+// fastID reads an id found by topFields (absent: ""), or returns false
+// when json.Unmarshal has to.
+func fastID(raw []byte, id *string) bool {
+	if raw == nil {
+		return true
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	return nil
+	s, ok := plainString(raw)
+	*id = s
+	return ok
 }
 
 // questionMessages reads BFCL's question: v2's string, or v4's list of
 // turns whose first turn is the single-turn conversation.
 func questionMessages(raw json.RawMessage) ([]runtime.Message, error) {
+	if s, ok := plainString(raw); ok {
+		return []runtime.Message{{Role: "user", Content: s}}, nil
+	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return []runtime.Message{{Role: "user", Content: s}}, nil
@@ -329,7 +328,7 @@ func (t *Task) Prompt(_ *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) 
 	}
 	msgs = append([]runtime.Message(nil), msgs...)
 	if t.fc {
-		tools, err := openAITools(funcs, t.version)
+		tools, err := openAITools(funcs, t.version, true)
 		if err != nil {
 			return req, fmt.Errorf("%s: sample %s: %w", t.name, s.ID, err)
 		}
