@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/internal/jinja"
@@ -307,6 +308,15 @@ func questionMessages(raw json.RawMessage) ([]runtime.Message, error) {
 	return turns[0], nil
 }
 
+// questionText is questionMessages of a question kept as text: a string
+// without escapes is read in place.
+func questionText(q string) ([]runtime.Message, error) {
+	if len(q) >= 2 && q[0] == '"' && q[len(q)-1] == '"' && strings.IndexByte(q, '\\') < 0 && utf8.ValidString(q) {
+		return []runtime.Message{{Role: "user", Content: q[1 : len(q)-1]}}, nil
+	}
+	return questionMessages(json.RawMessage(q))
+}
+
 func metaString(s evals.Sample, k string) string {
 	v, _ := s.Meta[k].(string)
 	return v
@@ -318,11 +328,11 @@ func (t *Task) Prompt(_ *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) 
 	if req.Gen.MaxTokens == 0 {
 		req.Gen.MaxTokens = t.Info().DefaultMaxTokens
 	}
-	msgs, err := questionMessages(json.RawMessage(metaString(s, "question")))
+	msgs, err := questionText(metaString(s, "question"))
 	if err != nil {
 		return req, fmt.Errorf("%s: sample %s: %w", t.name, s.ID, err)
 	}
-	funcs, err := jinja.FromJSON([]byte(metaString(s, "function")))
+	funcs, err := jinja.FromJSONString(metaString(s, "function"))
 	if err != nil {
 		return req, fmt.Errorf("%s: sample %s: function: %w", t.name, s.ID, err)
 	}
@@ -382,13 +392,13 @@ func (t *Task) Prompt(_ *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) 
 
 // Score implements evals.Task.
 func (t *Task) Score(_ context.Context, s evals.Sample, out evals.Output) (evals.Score, error) {
-	funcs, err := scorer.ParseJSON([]byte(metaString(s, "function")))
+	funcs, err := scorer.ParseJSONString(metaString(s, "function"))
 	if err != nil {
 		return evals.Score{}, fmt.Errorf("%s: sample %s: function: %w", t.name, s.ID, err)
 	}
 	var answer any
 	if t.answers != "" {
-		if answer, err = scorer.ParseJSON([]byte(metaString(s, "ground_truth"))); err != nil {
+		if answer, err = scorer.ParseJSONString(metaString(s, "ground_truth")); err != nil {
 			return evals.Score{}, fmt.Errorf("%s: sample %s: ground_truth: %w", t.name, s.ID, err)
 		}
 	}

@@ -29,6 +29,15 @@ func FromJSON(data []byte) (any, error) {
 	return v, nil
 }
 
+// FromJSONString is FromJSON of s; the strings of the value are parts
+// of s.
+func FromJSONString(s string) (any, error) {
+	if v, ok := jsonDecoder.DecodeString(s); ok {
+		return v, nil
+	}
+	return FromJSON([]byte(s))
+}
+
 // jsonDecoder builds JSON into this package's values; an integer past 64
 // bits becomes a float.
 var jsonDecoder = pyval.JSON{

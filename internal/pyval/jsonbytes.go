@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // DecodeBytes reads data, one JSON value between JSON whitespace, into the
@@ -30,9 +31,24 @@ func (o JSON) DecodeBytes(data []byte) (v any, ok bool) {
 	return v, p.pos == len(p.data)
 }
 
+// DecodeString is DecodeBytes on the bytes of s; the strings it returns
+// are parts of s (no copies).
+func (o JSON) DecodeString(s string) (v any, ok bool) {
+	p := jsonBytes{o: &o, data: unsafe.Slice(unsafe.StringData(s), len(s)), src: s}
+	p.space()
+	v, ok = p.value(0)
+	if !ok {
+		return nil, false
+	}
+	p.space()
+	return v, p.pos == len(p.data)
+}
+
 type jsonBytes struct {
-	o     *JSON
-	data  []byte
+	o    *JSON
+	data []byte // only read
+	src  string // data as a string, when decoding one
+
 	pos   int
 	stack []any // the items of the arrays and objects being read
 }
@@ -191,6 +207,9 @@ func (p *jsonBytes) str() (string, bool) {
 				return unquoteJSON(lit)
 			}
 			if !escaped {
+				if p.src != "" {
+					return p.src[start+1 : p.pos-1], true
+				}
 				return string(body), true
 			}
 			return unescapeJSON(lit)

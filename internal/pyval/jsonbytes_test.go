@@ -66,16 +66,25 @@ func slowDecode(o JSON, data []byte) (any, error) {
 func checkDecodeBytes(t *testing.T, o JSON, data []byte) (fast bool) {
 	t.Helper()
 	got, ok := o.DecodeBytes(data)
+	fromString, sok := o.DecodeString(string(data))
 	want, err := slowDecode(o, data)
+	if ok != sok {
+		t.Fatalf("%q: DecodeBytes ok=%v, DecodeString ok=%v", data, ok, sok)
+	}
 	if !ok {
 		return false
 	}
+	var fs strings.Builder
+	shape(&fs, fromString)
 	if err != nil {
 		t.Fatalf("%q: DecodeBytes gave %v, DecodeJSON the error %v", data, got, err)
 	}
 	var g, w strings.Builder
 	shape(&g, got)
 	shape(&w, want)
+	if fs.String() != w.String() {
+		t.Fatalf("%q:\nDecodeString %s\nDecodeJSON   %s", data, fs.String(), w.String())
+	}
 	if g.String() != w.String() {
 		t.Fatalf("%q:\nDecodeBytes %s\nDecodeJSON  %s", data, g.String(), w.String())
 	}

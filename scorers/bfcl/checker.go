@@ -2,7 +2,6 @@ package bfcl
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -343,11 +342,21 @@ func typeCheck(param, value any, answers []any, typeDesc, conv, nested string) (
 	return res, isVariable
 }
 
-var standardizeRe = regexp.MustCompile(`[ ,./\-_*^]`)
-
-// standardize is BFCL's standardize_string.
+// standardize is BFCL's standardize_string: re.sub(r"[ \,\.\/\-\_\*\^]",
+// "", s).lower().replace("'", '"').
 func standardize(s string) string {
-	return strings.ReplaceAll(strings.ToLower(standardizeRe.ReplaceAllString(s, "")), "'", `"`)
+	if strings.IndexAny(s, " ,./-_*^") >= 0 {
+		b := make([]byte, 0, len(s))
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; c {
+			case ' ', ',', '.', '/', '-', '_', '*', '^':
+			default:
+				b = append(b, c)
+			}
+		}
+		s = string(b)
+	}
+	return strings.ReplaceAll(strings.ToLower(s), "'", `"`)
 }
 
 // lower is Python's str.lower for the standardised comparison.

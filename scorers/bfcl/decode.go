@@ -187,6 +187,18 @@ func ParseJSON(data []byte) (any, error) {
 	return v, nil
 }
 
+// ParseJSONString is ParseJSON of s; the strings of the value are parts
+// of s.
+func ParseJSONString(s string) (any, error) {
+	t := strings.TrimSpace(s)
+	if !strings.Contains(t, "NaN") && !strings.Contains(t, "Infinity") {
+		if v, ok := jsonDecoder.DecodeString(t); ok {
+			return v, nil
+		}
+	}
+	return ParseJSON([]byte(s))
+}
+
 // jsonDecoder builds JSON into BFCL's values, NaN and ±Infinity
 // accepted; json.loads' RecursionError past maxJSONDepth; an integer past
 // 64 bits is a *big.Int, as Python's int, up to Python 3.11's
