@@ -183,9 +183,12 @@ func (t *Task) Info() evals.TaskInfo {
 		Name: t.name, Version: version, DatasetFiles: files, Source: source,
 		PrimaryMetric: "accuracy", Metrics: []string{"accuracy"},
 		Description:      fmt.Sprintf("BFCL v%d %s, %s%s, scored by BFCL's ast_checker", t.version, t.category, mode, decoder),
-		DefaultMaxTokens: 512,
+		DefaultMaxTokens: defaultMaxTokens,
 	}
 }
+
+// defaultMaxTokens is the tasks' DefaultMaxTokens.
+const defaultMaxTokens = 512
 
 // Load implements evals.Task.
 func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, error) {
@@ -326,7 +329,7 @@ func metaString(s evals.Sample, k string) string {
 func (t *Task) Prompt(_ *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) (runtime.Request, error) {
 	req := runtime.Request{ID: s.ID, Task: t.name, Gen: cfg.Gen}
 	if req.Gen.MaxTokens == 0 {
-		req.Gen.MaxTokens = t.Info().DefaultMaxTokens
+		req.Gen.MaxTokens = defaultMaxTokens
 	}
 	msgs, err := questionText(metaString(s, "question"))
 	if err != nil {
