@@ -52,6 +52,8 @@ type Task struct {
 	version  scorer.Version
 	fc       bool
 	handler  *scorer.Handler // nil: the default decoders
+
+	infoVersion, desc string // Info's, made by described
 }
 
 var _ evals.Optioner = (*Task)(nil)
@@ -69,7 +71,7 @@ func (t *Task) WithHandler(name string) (*Task, error) {
 	c := *t
 	c.handler = nil
 	if name == "" || name == "default" {
-		return &c, nil
+		return c.described(), nil
 	}
 	h, err := scorer.LookupHandler(name)
 	if err != nil {
@@ -85,7 +87,7 @@ func (t *Task) WithHandler(name string) (*Task, error) {
 	if h.Name != "default" {
 		c.handler = h
 	}
-	return &c, nil
+	return c.described(), nil
 }
 
 // OptionKeys implements evals.Optioner.
@@ -151,14 +153,14 @@ func Tasks() []evals.Task {
 			if !scorer.IsRelevance(c.category) {
 				t.answers = filepath.Join("bfcl", "v4", "possible_answer", c.file)
 			}
-			out = append(out, t)
+			out = append(out, t.described())
 		}
 		for _, c := range v2 {
 			t := &Task{name: "bfcl_v2_" + c.task + suffix, category: c.category, file: filepath.Join("bfcl", "v2", c.file), version: scorer.V2, fc: fc}
 			if !scorer.IsRelevance(c.category) {
 				t.answers = filepath.Join("bfcl", "v2", "possible_answer", c.file)
 			}
-			out = append(out, t)
+			out = append(out, t.described())
 		}
 	}
 	return out
@@ -170,6 +172,26 @@ func (t *Task) Info() evals.TaskInfo {
 	if t.answers != "" {
 		files = append(files, t.answers)
 	}
+	version, desc := t.infoVersion, t.desc
+	if desc == "" {
+		version, desc = t.describe()
+	}
+	return evals.TaskInfo{
+		Name: t.name, Version: version, DatasetFiles: files, Source: source,
+		PrimaryMetric: "accuracy", Metrics: []string{"accuracy"},
+		Description:      desc,
+		DefaultMaxTokens: defaultMaxTokens,
+	}
+}
+
+// described returns t with its version and description made (Info
+// returns them, and the registry asks for it many times).
+func (t *Task) described() *Task {
+	t.infoVersion, t.desc = t.describe()
+	return t
+}
+
+func (t *Task) describe() (version, desc string) {
 	mode := "prompt mode ([f(a=1)] decoded as Python's ast)"
 	if t.fc {
 		mode = "function-calling mode (tools through the chat template)"
@@ -179,12 +201,7 @@ func (t *Task) Info() evals.TaskInfo {
 		version += "+handler." + t.handler.Name
 		decoder = fmt.Sprintf(", decoded by BFCL's %s handler", t.handler.Name)
 	}
-	return evals.TaskInfo{
-		Name: t.name, Version: version, DatasetFiles: files, Source: source,
-		PrimaryMetric: "accuracy", Metrics: []string{"accuracy"},
-		Description:      fmt.Sprintf("BFCL v%d %s, %s%s, scored by BFCL's ast_checker", t.version, t.category, mode, decoder),
-		DefaultMaxTokens: defaultMaxTokens,
-	}
+	return version, fmt.Sprintf("BFCL v%d %s, %s%s, scored by BFCL's ast_checker", t.version, t.category, mode, decoder)
 }
 
 // defaultMaxTokens is the tasks' DefaultMaxTokens.
