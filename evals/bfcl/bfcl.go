@@ -35,7 +35,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/internal/jinja"
@@ -229,57 +228,60 @@ func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, 
 			return nil, err
 		}
 		ds.Files[apath] = asum
-		names, vals := []string{"id", "ground_truth"}, make([][]byte, 2)
-		if err := eachLine(ctx, adata, func(line int, raw []byte) error {
+		names, vals := []string{"id", "ground_truth"}, make([]string, 2)
+		if err := eachLine(ctx, string(adata), func(line int, raw string) error {
 			var r struct {
 				ID          string          `json:"id"`
 				GroundTruth json.RawMessage `json:"ground_truth"`
 			}
-			if !topFields(raw, names, vals) || !fastID(vals[0], &r.ID) {
-				if err := json.Unmarshal(raw, &r); err != nil {
+			gt := ""
+			if topFields(raw, names, vals) && fastID(vals[0], &r.ID) {
+				gt = vals[1]
+			} else {
+				if err := json.Unmarshal([]byte(raw), &r); err != nil {
 					return fmt.Errorf("%s:%d: invalid JSON: %w", apath, line, err)
 				}
-			} else {
-				r.GroundTruth = vals[1]
+				gt = string(r.GroundTruth)
 			}
-			if r.ID == "" || len(r.GroundTruth) == 0 {
+			if r.ID == "" || len(gt) == 0 {
 				return fmt.Errorf("%s:%d: field id or ground_truth missing", apath, line)
 			}
-			answers[r.ID] = string(r.GroundTruth)
+			answers[r.ID] = gt
 			return nil
 		}); err != nil {
 			return nil, fmt.Errorf("%s: %w", t.name, err)
 		}
 	}
 	seen := map[string]int{}
-	names, vals := []string{"id", "question", "function"}, make([][]byte, 3)
-	err = eachLine(ctx, data, func(line int, raw []byte) error {
+	names, vals := []string{"id", "question", "function"}, make([]string, 3)
+	err = eachLine(ctx, string(data), func(line int, raw string) error {
 		var r struct {
 			ID       string          `json:"id"`
 			Question json.RawMessage `json:"question"`
 			Function json.RawMessage `json:"function"`
 		}
-		if !topFields(raw, names, vals) || !fastID(vals[0], &r.ID) {
-			if err := json.Unmarshal(raw, &r); err != nil {
+		var question, function string
+		if topFields(raw, names, vals) && fastID(vals[0], &r.ID) {
+			question, function = vals[1], vals[2]
+		} else {
+			if err := json.Unmarshal([]byte(raw), &r); err != nil {
 				return fmt.Errorf("%s:%d: invalid JSON: %w", path, line, err)
 			}
-		} else {
-			r.Question, r.Function = vals[1], vals[2]
+			question, function = string(r.Question), string(r.Function)
 		}
-		if r.ID == "" || len(r.Question) == 0 || len(r.Function) == 0 {
+		if r.ID == "" || len(question) == 0 || len(function) == 0 {
 			return fmt.Errorf("%s:%d: field id, question or function missing", path, line)
 		}
 		if prev, dup := seen[r.ID]; dup {
 			return fmt.Errorf("%s:%d: field id: duplicate %s (first on line %d)", path, line, r.ID, prev)
 		}
 		seen[r.ID] = line
-		msgs, err := questionMessages(r.Question)
+		msgs, err := questionText(question)
 		if err != nil {
 			return fmt.Errorf("%s:%d: field question: %w", path, line, err)
 		}
-		s := evals.Sample{ID: r.ID, Input: msgs[len(msgs)-1].Content, Meta: map[string]any{
-			"function": string(r.Function), "question": string(r.Question),
-		}}
+		s := evals.Sample{ID: r.ID, Input: msgs[len(msgs)-1].Content, Meta: make(map[string]any, 3)}
+		s.Meta["function"], s.Meta["question"] = function, question
 		if t.answers != "" {
 			gt, ok := answers[r.ID]
 			if !ok {
@@ -302,8 +304,8 @@ func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, 
 
 // fastID reads an id found by topFields (absent: ""), or returns false
 // when json.Unmarshal has to.
-func fastID(raw []byte, id *string) bool {
-	if raw == nil {
+func fastID(raw string, id *string) bool {
+	if raw == "" {
 		return true
 	}
 	s, ok := plainString(raw)
@@ -314,9 +316,6 @@ func fastID(raw []byte, id *string) bool {
 // questionMessages reads BFCL's question: v2's string, or v4's list of
 // turns whose first turn is the single-turn conversation.
 func questionMessages(raw json.RawMessage) ([]runtime.Message, error) {
-	if s, ok := plainString(raw); ok {
-		return []runtime.Message{{Role: "user", Content: s}}, nil
-	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return []runtime.Message{{Role: "user", Content: s}}, nil
@@ -331,8 +330,8 @@ func questionMessages(raw json.RawMessage) ([]runtime.Message, error) {
 // questionText is questionMessages of a question kept as text: a string
 // without escapes is read in place.
 func questionText(q string) ([]runtime.Message, error) {
-	if len(q) >= 2 && q[0] == '"' && q[len(q)-1] == '"' && strings.IndexByte(q, '\\') < 0 && utf8.ValidString(q) {
-		return []runtime.Message{{Role: "user", Content: q[1 : len(q)-1]}}, nil
+	if s, ok := plainString(q); ok {
+		return []runtime.Message{{Role: "user", Content: s}}, nil
 	}
 	return questionMessages(json.RawMessage(q))
 }

@@ -1,23 +1,23 @@
 package bfcl
 
 import (
-	"bytes"
 	"context"
+	"strings"
 	"unicode/utf8"
 )
 
 // eachLine calls f with every non-blank line of data (trimmed) and its
 // number. ReadDataFile bounds a line (MaxLineBytes), so every line fits.
-func eachLine(ctx context.Context, data []byte, f func(line int, raw []byte) error) error {
+func eachLine(ctx context.Context, data string, f func(line int, raw string) error) error {
 	for line := 1; len(data) > 0; line++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n := bytes.IndexByte(data, '\n')
+		n := strings.IndexByte(data, '\n')
 		if n < 0 {
 			n = len(data)
 		}
-		raw := bytes.TrimSpace(data[:n])
+		raw := strings.TrimSpace(data[:n])
 		data = data[min(n+1, len(data)):]
 		if len(raw) == 0 {
 			continue
@@ -32,12 +32,12 @@ func eachLine(ctx context.Context, data []byte, f func(line int, raw []byte) err
 // topFields finds the values of the named fields of the JSON object line
 // as json.Unmarshal into a struct of json.RawMessage fields would find
 // them, checking that line is valid JSON on the way: vals[i] is the raw
-// value of names[i] (nil when absent). ok is false when line is not such
+// value of names[i] ("" when absent). ok is false when line is not such
 // an object or has what this reading leaves to json.Unmarshal (a key with
 // an escape or not ASCII, a key json.Unmarshal would match to a name
 // without case, a name twice, a null value); the caller then decodes it
 // with json.Unmarshal.
-func topFields(line []byte, names []string, vals [][]byte) (ok bool) {
+func topFields(line string, names []string, vals []string) (ok bool) {
 	clear(vals)
 	s := jsonSkip{data: line}
 	s.space()
@@ -66,12 +66,12 @@ func topFields(line []byte, names []string, vals [][]byte) (ok bool) {
 			return false
 		}
 		for i, n := range names {
-			if string(key) == n {
-				if vals[i] != nil || bytes.Equal(line[vs:s.pos], []byte("null")) {
+			if key == n {
+				if vals[i] != "" || line[vs:s.pos] == "null" {
 					return false
 				}
 				vals[i] = line[vs:s.pos]
-			} else if bytes.EqualFold(key, []byte(n)) {
+			} else if strings.EqualFold(key, n) {
 				return false
 			}
 		}
@@ -91,22 +91,23 @@ func topFields(line []byte, names []string, vals [][]byte) (ok bool) {
 	}
 }
 
-// plainString returns the text of a JSON string literal without escapes,
-// of valid UTF-8 (as encoding/json reads it), or false.
-func plainString(lit []byte) (string, bool) {
+// plainString returns the text of a JSON string literal (of valid JSON)
+// without escapes, of valid UTF-8, as encoding/json reads it (a part of
+// lit), or false.
+func plainString(lit string) (string, bool) {
 	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
 		return "", false
 	}
 	body := lit[1 : len(lit)-1]
-	if bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body) {
+	if strings.IndexByte(body, '\\') >= 0 || !utf8.ValidString(body) {
 		return "", false
 	}
-	return string(body), true
+	return body, true
 }
 
 // jsonSkip moves over JSON values, accepting only valid JSON.
 type jsonSkip struct {
-	data []byte
+	data string
 	pos  int
 }
 
@@ -184,7 +185,7 @@ func (s *jsonSkip) value(depth int) bool {
 }
 
 func (s *jsonSkip) word(w string) bool {
-	if !bytes.HasPrefix(s.data[s.pos:], []byte(w)) {
+	if !strings.HasPrefix(s.data[s.pos:], w) {
 		return false
 	}
 	s.pos += len(w)
