@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -21,28 +22,42 @@ import (
 // gives the value or the error. Whatever DecodeBytes returns with ok,
 // DecodeJSON returns from the same data.
 func (o JSON) DecodeBytes(data []byte) (v any, ok bool) {
-	p := jsonBytes{o: &o, data: data}
-	p.space()
-	v, ok = p.value(0)
-	if !ok {
-		return nil, false
-	}
-	p.space()
-	return v, p.pos == len(p.data)
+	return o.decodeAll(data, "")
 }
 
 // DecodeString is DecodeBytes on the bytes of s; the strings it returns
 // are parts of s (no copies).
 func (o JSON) DecodeString(s string) (v any, ok bool) {
-	p := jsonBytes{o: &o, data: unsafe.Slice(unsafe.StringData(s), len(s)), src: s}
+	return o.decodeAll(unsafe.Slice(unsafe.StringData(s), len(s)), s)
+}
+
+func (o JSON) decodeAll(data []byte, src string) (v any, ok bool) {
+	p := jsonBytes{o: &o, data: data, src: src}
+	if st, _ := stacks.Get().(*[]any); st != nil {
+		p.stack = (*st)[:0]
+	}
 	p.space()
 	v, ok = p.value(0)
+	if ok {
+		p.space()
+		ok = p.pos == len(p.data)
+	}
+	if cap(p.stack) <= maxPooledStack {
+		clear(p.stack[:p.high])
+		st := p.stack[:0]
+		stacks.Put(&st)
+	}
 	if !ok {
 		return nil, false
 	}
-	p.space()
-	return v, p.pos == len(p.data)
+	return v, true
 }
+
+// stacks keeps the scratch stacks of decodings (*[]any) for the next.
+var stacks sync.Pool
+
+// maxPooledStack bounds the stacks kept in stacks.
+const maxPooledStack = 1 << 12
 
 type jsonBytes struct {
 	o    *JSON
@@ -51,6 +66,7 @@ type jsonBytes struct {
 
 	pos   int
 	stack []any // the items of the arrays and objects being read
+	high  int   // the most items stack held
 }
 
 // sizer is a dict that can make room for n keys before they are set.
@@ -120,6 +136,7 @@ func (p *jsonBytes) array(depth int) (any, bool) {
 			return nil, false
 		}
 		p.stack = append(p.stack, v)
+		p.high = max(p.high, len(p.stack))
 		p.space()
 		if p.pos >= len(p.data) {
 			return nil, false
@@ -164,6 +181,7 @@ func (p *jsonBytes) object(depth int) (any, bool) {
 			return nil, false
 		}
 		p.stack = append(p.stack, k, v)
+		p.high = max(p.high, len(p.stack))
 		p.space()
 		if p.pos >= len(p.data) {
 			return nil, false
