@@ -138,7 +138,7 @@ func DecodeFC(result any) ([]any, error) {
 		if !ok {
 			return nil, fmt.Errorf("the JSON object must be str, bytes or bytearray, not %s", pyType(d.Values()[0]))
 		}
-		params, err := ParseJSON([]byte(args))
+		params, err := ParseJSONString(args)
 		if err != nil {
 			return nil, err
 		}
