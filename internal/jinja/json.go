@@ -154,7 +154,12 @@ func (j *jsonEnc) enc(b *strings.Builder, v any, depth int) error {
 			}
 			j.str(b, ks)
 			b.WriteString(j.keySep)
-			val, _ := x.Get(k)
+			var val any
+			if j.sortKeys {
+				val, _ = x.Get(k)
+			} else {
+				val = x.Values()[i] // keys in their order: no look-up
+			}
 			if err := j.enc(b, val, depth+1); err != nil {
 				return err
 			}
