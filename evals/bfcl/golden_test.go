@@ -66,8 +66,9 @@ func TestRequestsAndScoresUnchanged(t *testing.T) {
 						write(h, err.Error())
 						continue
 					}
-					write(h, req)
-					write(h, string(req.Tools))
+					// what a task makes of a request (not fields
+					// the runner or a runtime may add)
+					write(h, []any{req.ID, req.Task, req.Messages, req.Prompt, string(req.Tools), req.Gen.MaxTokens})
 				}
 			})
 		}
@@ -78,7 +79,7 @@ func TestRequestsAndScoresUnchanged(t *testing.T) {
 			write(h, err.Error())
 			return
 		}
-		write(h, sc)
+		write(h, []any{sc.Values, sc.Extracted, sc.ExtractionFailed, sc.Details})
 	}
 	// the published v2 results
 	cats := map[string]string{"simple": "bfcl_v2_simple", "multiple_function": "bfcl_v2_multiple", "parallel_function": "bfcl_v2_parallel", "parallel_multiple_function": "bfcl_v2_parallel_multiple", "relevance": "bfcl_v2_irrelevance"}
