@@ -30,8 +30,6 @@
 package bfcl
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -53,6 +51,8 @@ type Task struct {
 	version  scorer.Version
 	fc       bool
 	handler  *scorer.Handler // nil: the default decoders
+
+	infoVersion, desc string // Info's, made by described
 }
 
 var _ evals.Optioner = (*Task)(nil)
@@ -70,7 +70,7 @@ func (t *Task) WithHandler(name string) (*Task, error) {
 	c := *t
 	c.handler = nil
 	if name == "" || name == "default" {
-		return &c, nil
+		return c.described(), nil
 	}
 	h, err := scorer.LookupHandler(name)
 	if err != nil {
@@ -86,7 +86,7 @@ func (t *Task) WithHandler(name string) (*Task, error) {
 	if h.Name != "default" {
 		c.handler = h
 	}
-	return &c, nil
+	return c.described(), nil
 }
 
 // OptionKeys implements evals.Optioner.
@@ -152,14 +152,14 @@ func Tasks() []evals.Task {
 			if !scorer.IsRelevance(c.category) {
 				t.answers = filepath.Join("bfcl", "v4", "possible_answer", c.file)
 			}
-			out = append(out, t)
+			out = append(out, t.described())
 		}
 		for _, c := range v2 {
 			t := &Task{name: "bfcl_v2_" + c.task + suffix, category: c.category, file: filepath.Join("bfcl", "v2", c.file), version: scorer.V2, fc: fc}
 			if !scorer.IsRelevance(c.category) {
 				t.answers = filepath.Join("bfcl", "v2", "possible_answer", c.file)
 			}
-			out = append(out, t)
+			out = append(out, t.described())
 		}
 	}
 	return out
@@ -171,6 +171,26 @@ func (t *Task) Info() evals.TaskInfo {
 	if t.answers != "" {
 		files = append(files, t.answers)
 	}
+	version, desc := t.infoVersion, t.desc
+	if desc == "" {
+		version, desc = t.describe()
+	}
+	return evals.TaskInfo{
+		Name: t.name, Version: version, DatasetFiles: files, Source: source,
+		PrimaryMetric: "accuracy", Metrics: []string{"accuracy"},
+		Description:      desc,
+		DefaultMaxTokens: defaultMaxTokens,
+	}
+}
+
+// described returns t with its version and description made (Info
+// returns them, and the registry asks for it many times).
+func (t *Task) described() *Task {
+	t.infoVersion, t.desc = t.describe()
+	return t
+}
+
+func (t *Task) describe() (version, desc string) {
 	mode := "prompt mode ([f(a=1)] decoded as Python's ast)"
 	if t.fc {
 		mode = "function-calling mode (tools through the chat template)"
@@ -180,13 +200,11 @@ func (t *Task) Info() evals.TaskInfo {
 		version += "+handler." + t.handler.Name
 		decoder = fmt.Sprintf(", decoded by BFCL's %s handler", t.handler.Name)
 	}
-	return evals.TaskInfo{
-		Name: t.name, Version: version, DatasetFiles: files, Source: source,
-		PrimaryMetric: "accuracy", Metrics: []string{"accuracy"},
-		Description:      fmt.Sprintf("BFCL v%d %s, %s%s, scored by BFCL's ast_checker", t.version, t.category, mode, decoder),
-		DefaultMaxTokens: 512,
-	}
+	return version, fmt.Sprintf("BFCL v%d %s, %s%s, scored by BFCL's ast_checker", t.version, t.category, mode, decoder)
 }
+
+// defaultMaxTokens is the tasks' DefaultMaxTokens.
+const defaultMaxTokens = 512
 
 // Load implements evals.Task.
 func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, error) {
@@ -210,47 +228,60 @@ func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, 
 			return nil, err
 		}
 		ds.Files[apath] = asum
-		if err := eachLine(ctx, apath, adata, func(line int, raw []byte) error {
+		names, vals := []string{"id", "ground_truth"}, make([]string, 2)
+		if err := eachLine(ctx, string(adata), func(line int, raw string) error {
 			var r struct {
 				ID          string          `json:"id"`
 				GroundTruth json.RawMessage `json:"ground_truth"`
 			}
-			if err := json.Unmarshal(raw, &r); err != nil {
-				return fmt.Errorf("%s:%d: invalid JSON: %w", apath, line, err)
+			gt := ""
+			if topFields(raw, names, vals) && fastID(vals[0], &r.ID) {
+				gt = vals[1]
+			} else {
+				if err := json.Unmarshal([]byte(raw), &r); err != nil {
+					return fmt.Errorf("%s:%d: invalid JSON: %w", apath, line, err)
+				}
+				gt = string(r.GroundTruth)
 			}
-			if r.ID == "" || len(r.GroundTruth) == 0 {
+			if r.ID == "" || len(gt) == 0 {
 				return fmt.Errorf("%s:%d: field id or ground_truth missing", apath, line)
 			}
-			answers[r.ID] = string(r.GroundTruth)
+			answers[r.ID] = gt
 			return nil
 		}); err != nil {
 			return nil, fmt.Errorf("%s: %w", t.name, err)
 		}
 	}
 	seen := map[string]int{}
-	err = eachLine(ctx, path, data, func(line int, raw []byte) error {
+	names, vals := []string{"id", "question", "function"}, make([]string, 3)
+	err = eachLine(ctx, string(data), func(line int, raw string) error {
 		var r struct {
 			ID       string          `json:"id"`
 			Question json.RawMessage `json:"question"`
 			Function json.RawMessage `json:"function"`
 		}
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return fmt.Errorf("%s:%d: invalid JSON: %w", path, line, err)
+		var question, function string
+		if topFields(raw, names, vals) && fastID(vals[0], &r.ID) {
+			question, function = vals[1], vals[2]
+		} else {
+			if err := json.Unmarshal([]byte(raw), &r); err != nil {
+				return fmt.Errorf("%s:%d: invalid JSON: %w", path, line, err)
+			}
+			question, function = string(r.Question), string(r.Function)
 		}
-		if r.ID == "" || len(r.Question) == 0 || len(r.Function) == 0 {
+		if r.ID == "" || len(question) == 0 || len(function) == 0 {
 			return fmt.Errorf("%s:%d: field id, question or function missing", path, line)
 		}
 		if prev, dup := seen[r.ID]; dup {
 			return fmt.Errorf("%s:%d: field id: duplicate %s (first on line %d)", path, line, r.ID, prev)
 		}
 		seen[r.ID] = line
-		msgs, err := questionMessages(r.Question)
+		msgs, err := questionText(question)
 		if err != nil {
 			return fmt.Errorf("%s:%d: field question: %w", path, line, err)
 		}
-		s := evals.Sample{ID: r.ID, Input: msgs[len(msgs)-1].Content, Meta: map[string]any{
-			"function": string(r.Function), "question": string(r.Question),
-		}}
+		s := evals.Sample{ID: r.ID, Input: msgs[len(msgs)-1].Content, Meta: make(map[string]any, 3)}
+		s.Meta["function"], s.Meta["question"] = function, question
 		if t.answers != "" {
 			gt, ok := answers[r.ID]
 			if !ok {
@@ -271,27 +302,15 @@ func (t *Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, 
 	return ds, nil
 }
 
-func eachLine(ctx context.Context, path string, data []byte, f func(line int, raw []byte) error) error {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		line++
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
-		if err := f(line, raw); err != nil {
-			return err
-		}
+// fastID reads an id found by topFields (absent: ""), or returns false
+// when json.Unmarshal has to.
+func fastID(raw string, id *string) bool {
+	if raw == "" {
+		return true
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	return nil
+	s, ok := plainString(raw)
+	*id = s
+	return ok
 }
 
 // questionMessages reads BFCL's question: v2's string, or v4's list of
@@ -308,6 +327,15 @@ func questionMessages(raw json.RawMessage) ([]runtime.Message, error) {
 	return turns[0], nil
 }
 
+// questionText is questionMessages of a question kept as text: a string
+// without escapes is read in place.
+func questionText(q string) ([]runtime.Message, error) {
+	if s, ok := plainString(q); ok {
+		return []runtime.Message{{Role: "user", Content: s}}, nil
+	}
+	return questionMessages(json.RawMessage(q))
+}
+
 func metaString(s evals.Sample, k string) string {
 	v, _ := s.Meta[k].(string)
 	return v
@@ -317,19 +345,19 @@ func metaString(s evals.Sample, k string) string {
 func (t *Task) Prompt(_ *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) (runtime.Request, error) {
 	req := runtime.Request{ID: s.ID, Task: t.name, Gen: cfg.Gen}
 	if req.Gen.MaxTokens == 0 {
-		req.Gen.MaxTokens = t.Info().DefaultMaxTokens
+		req.Gen.MaxTokens = defaultMaxTokens
 	}
-	msgs, err := questionMessages(json.RawMessage(metaString(s, "question")))
+	msgs, err := questionText(metaString(s, "question"))
 	if err != nil {
 		return req, fmt.Errorf("%s: sample %s: %w", t.name, s.ID, err)
 	}
-	funcs, err := jinja.FromJSON([]byte(metaString(s, "function")))
+	funcs, err := jinja.FromJSONString(metaString(s, "function"))
 	if err != nil {
 		return req, fmt.Errorf("%s: sample %s: function: %w", t.name, s.ID, err)
 	}
 	msgs = append([]runtime.Message(nil), msgs...)
 	if t.fc {
-		tools, err := openAITools(funcs, t.version)
+		tools, err := openAITools(funcs, t.version, true)
 		if err != nil {
 			return req, fmt.Errorf("%s: sample %s: %w", t.name, s.ID, err)
 		}
@@ -383,13 +411,13 @@ func (t *Task) Prompt(_ *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) 
 
 // Score implements evals.Task.
 func (t *Task) Score(_ context.Context, s evals.Sample, out evals.Output) (evals.Score, error) {
-	funcs, err := scorer.ParseJSON([]byte(metaString(s, "function")))
+	funcs, err := scorer.ParseJSONString(metaString(s, "function"))
 	if err != nil {
 		return evals.Score{}, fmt.Errorf("%s: sample %s: function: %w", t.name, s.ID, err)
 	}
 	var answer any
 	if t.answers != "" {
-		if answer, err = scorer.ParseJSON([]byte(metaString(s, "ground_truth"))); err != nil {
+		if answer, err = scorer.ParseJSONString(metaString(s, "ground_truth")); err != nil {
 			return evals.Score{}, fmt.Errorf("%s: sample %s: ground_truth: %w", t.name, s.ID, err)
 		}
 	}

@@ -20,7 +20,7 @@ func WithHint(funcs any) []any { return withHint(funcs) }
 // BFCL v4's Python hint to every description first.
 func Tools(funcs any, hint bool) (json.RawMessage, error) {
 	if hint {
-		return openAITools(funcs, scorer.V4)
+		return openAITools(funcs, scorer.V4, false)
 	}
-	return openAITools(funcs, scorer.V2)
+	return openAITools(funcs, scorer.V2, false)
 }

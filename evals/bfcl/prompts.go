@@ -74,8 +74,9 @@ var gorillaToOpenAPI = map[string]string{"integer": "integer", "number": "number
 // with "." written "_", parameters typed "object", property types mapped
 // (a float gets format "float" and " This is a float type value." in its
 // description), nested properties and items converted, each wrapped as
-// {"type": "function", "function": ...}.
-func openAITools(funcs any, v scorer.Version) (json.RawMessage, error) {
+// {"type": "function", "function": ...}. owned says funcs is the
+// caller's own decoding, which it may change: it is not copied first.
+func openAITools(funcs any, v scorer.Version, owned bool) (json.RawMessage, error) {
 	list := funcs
 	if d, ok := funcs.(*jinja.Dict); ok {
 		list = []any{d}
@@ -89,7 +90,10 @@ func openAITools(funcs any, v scorer.Version) (json.RawMessage, error) {
 		if !ok {
 			return nil, fmt.Errorf("function: want objects")
 		}
-		item := deepCopy(d).(*jinja.Dict)
+		item := d
+		if !owned {
+			item = deepCopy(d).(*jinja.Dict)
+		}
 		name, _ := item.Get("name")
 		item.Set("name", strings.ReplaceAll(jinja.Str(name), ".", "_"))
 		if p, ok := item.Get("parameters"); ok {

@@ -14,6 +14,9 @@ import (
 // key order, integers are int64 and numbers with a fraction or exponent
 // are float64 (so 1.0 stays a float and prints as 1.0).
 func FromJSON(data []byte) (any, error) {
+	if v, ok := jsonDecoder.DecodeBytes(data); ok {
+		return v, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	v, err := jsonDecoder.DecodeJSON(dec)
@@ -24,6 +27,15 @@ func FromJSON(data []byte) (any, error) {
 		return nil, fmt.Errorf("extra data after the JSON value")
 	}
 	return v, nil
+}
+
+// FromJSONString is FromJSON of s; the strings of the value are parts
+// of s.
+func FromJSONString(s string) (any, error) {
+	if v, ok := jsonDecoder.DecodeString(s); ok {
+		return v, nil
+	}
+	return FromJSON([]byte(s))
 }
 
 // jsonDecoder builds JSON into this package's values; an integer past 64

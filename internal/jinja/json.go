@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/pocketeval/pocketeval/internal/pyval"
 )
@@ -153,7 +154,12 @@ func (j *jsonEnc) enc(b *strings.Builder, v any, depth int) error {
 			}
 			j.str(b, ks)
 			b.WriteString(j.keySep)
-			val, _ := x.Get(k)
+			var val any
+			if j.sortKeys {
+				val, _ = x.Get(k)
+			} else {
+				val = x.Values()[i] // keys in their order: no look-up
+			}
 			if err := j.enc(b, val, depth+1); err != nil {
 				return err
 			}
@@ -190,39 +196,63 @@ func jsonFloat(f float64) string {
 
 func (j *jsonEnc) str(b *strings.Builder, s string) {
 	b.WriteByte('"')
-	for _, c := range s {
-		switch c {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			switch {
-			case c < 0x20:
-				b.WriteString(`\u` + hexN(int(c), 4))
-			case j.ascii && c > 0x7e:
-				if c > 0xffff {
-					r1, r2 := utf16.EncodeRune(c)
-					b.WriteString(`\u` + hexN(int(r1), 4) + `\u` + hexN(int(r2), 4))
-				} else {
-					b.WriteString(`\u` + hexN(int(c), 4))
-				}
-			default:
-				b.WriteRune(c)
+	run := 0 // start of the bytes not yet written, which need no escape
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' || c == 0x7f && !j.ascii {
+			i++
+			continue
+		}
+		r, size := rune(c), 1
+		if c >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+			if !j.ascii && (r != utf8.RuneError || size > 1) {
+				i += size
+				continue
 			}
 		}
+		b.WriteString(s[run:i])
+		i += size
+		run = i
+		j.escape(b, r)
 	}
+	b.WriteString(s[run:])
 	b.WriteByte('"')
+}
+
+// escape writes r as json.dumps writes a character it escapes (or, for
+// the U+FFFD of invalid UTF-8 without ensure_ascii, as it is).
+func (j *jsonEnc) escape(b *strings.Builder, c rune) {
+	switch c {
+	case '"':
+		b.WriteString(`\"`)
+	case '\\':
+		b.WriteString(`\\`)
+	case '\n':
+		b.WriteString(`\n`)
+	case '\r':
+		b.WriteString(`\r`)
+	case '\t':
+		b.WriteString(`\t`)
+	case '\b':
+		b.WriteString(`\b`)
+	case '\f':
+		b.WriteString(`\f`)
+	default:
+		switch {
+		case c < 0x20:
+			b.WriteString(`\u` + hexN(int(c), 4))
+		case j.ascii && c > 0x7e:
+			if c > 0xffff {
+				r1, r2 := utf16.EncodeRune(c)
+				b.WriteString(`\u` + hexN(int(r1), 4) + `\u` + hexN(int(r2), 4))
+			} else {
+				b.WriteString(`\u` + hexN(int(c), 4))
+			}
+		default:
+			b.WriteRune(c)
+		}
+	}
 }
 
 // DumpJSON is Python's json.dumps(v, ensure_ascii=ensureASCII,

@@ -18,8 +18,13 @@ type Bytes string
 type Dict struct {
 	keys []any
 	vals []any
-	idx  map[any]int // scalar keys, normalized, → position
+	idx  map[any]int // scalar keys, normalized, → position; built past smallDict keys
 }
+
+// smallDict is the size up to which a dict finds keys by comparing them
+// in turn rather than through its index (most dicts are small: building
+// an index for each costs more than the comparisons).
+const smallDict = 8
 
 // NewDict returns an empty dict.
 func NewDict() *Dict { return &Dict{} }
@@ -76,11 +81,30 @@ func sameKey(a, b any) bool {
 
 func (d *Dict) find(k any) int {
 	if nk, ok := scalarKey(k); ok {
-		if d.idx == nil {
+		if d.idx != nil {
+			if i, ok := d.idx[nk]; ok {
+				return i
+			}
 			return -1
 		}
-		if i, ok := d.idx[nk]; ok {
-			return i
+		if s, ok := nk.(string); ok {
+			// the common case: string keys, compared without
+			// normalizing each
+			for i, x := range d.keys {
+				if xs, ok := x.(string); ok {
+					if xs == s {
+						return i
+					}
+				} else if xk, ok := scalarKey(x); ok && xk == nk {
+					return i
+				}
+			}
+			return -1
+		}
+		for i, x := range d.keys {
+			if xk, ok := scalarKey(x); ok && xk == nk {
+				return i
+			}
 		}
 		return -1
 	}
@@ -98,14 +122,35 @@ func (d *Dict) Set(k, v any) {
 		d.vals[i] = v
 		return
 	}
-	if nk, ok := scalarKey(k); ok {
-		if d.idx == nil {
-			d.idx = map[any]int{}
-		}
-		d.idx[nk] = len(d.keys)
-	}
 	d.keys = append(d.keys, k)
 	d.vals = append(d.vals, v)
+	switch n := len(d.keys); {
+	case n > smallDict+1:
+		if nk, ok := scalarKey(k); ok {
+			d.idx[nk] = n - 1
+		}
+	case n == smallDict+1:
+		d.idx = make(map[any]int, 2*n)
+		for i := len(d.keys) - 1; i >= 0; i-- {
+			// a key's first place (keys are distinct, but a
+			// NaN is never found and may repeat)
+			if nk, ok := scalarKey(d.keys[i]); ok {
+				d.idx[nk] = i
+			}
+		}
+	}
+}
+
+// Grow makes room for n more keys.
+func (d *Dict) Grow(n int) {
+	if n <= 0 || cap(d.keys)-len(d.keys) >= n {
+		return
+	}
+	k := len(d.keys)
+	buf := make([]any, 2*(k+n))
+	copy(buf, d.keys)
+	copy(buf[k+n:], d.vals)
+	d.keys, d.vals = buf[:k:k+n], buf[k+n:2*k+n]
 }
 
 // Get returns the value of key k.

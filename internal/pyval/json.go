@@ -4,10 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
-	"math/big"
-	"strconv"
-	"strings"
 )
 
 // JSON says how DecodeJSON builds values: the value model's ordered
@@ -75,32 +71,9 @@ func (o JSON) decode(dec *json.Decoder, depth int) (any, error) {
 			return d, err
 		}
 	case json.Number:
-		s := string(x)
-		if !strings.ContainsAny(s, ".eE") {
-			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-				return n, nil
-			}
-			if o.BigInt != nil {
-				return o.BigInt(s)
-			}
-			if n, ok := new(big.Int).SetString(s, 10); ok {
-				return n, nil
-			}
-		}
-		return strconv.ParseFloat(s, 64)
+		return o.numberValue(string(x))
 	case string:
-		if !o.Constants {
-			return x, nil
-		}
-		switch x {
-		case "\x00NaN":
-			return math.NaN(), nil
-		case "\x00Infinity":
-			return math.Inf(1), nil
-		case "\x00-Infinity":
-			return math.Inf(-1), nil
-		}
-		return x, nil
+		return o.stringValue(x), nil
 	case bool, nil:
 		return x, nil
 	}

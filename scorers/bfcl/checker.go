@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pocketeval/pocketeval/internal/lazyre"
 )
 
 // Version selects which BFCL release's checker a verdict follows.
@@ -344,11 +343,21 @@ func typeCheck(param, value any, answers []any, typeDesc, conv, nested string) (
 	return res, isVariable
 }
 
-var standardizeRe = lazyre.New(`[ ,./\-_*^]`)
-
-// standardize is BFCL's standardize_string.
+// standardize is BFCL's standardize_string: re.sub(r"[ \,\.\/\-\_\*\^]",
+// "", s).lower().replace("'", '"').
 func standardize(s string) string {
-	return strings.ReplaceAll(strings.ToLower(standardizeRe.ReplaceAllString(s, "")), "'", `"`)
+	if strings.IndexAny(s, " ,./-_*^") >= 0 {
+		b := make([]byte, 0, len(s))
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; c {
+			case ' ', ',', '.', '/', '-', '_', '*', '^':
+			default:
+				b = append(b, c)
+			}
+		}
+		s = string(b)
+	}
+	return strings.ReplaceAll(strings.ToLower(s), "'", `"`)
 }
 
 // lower is Python's str.lower for the standardised comparison.

@@ -138,7 +138,7 @@ func DecodeFC(result any) ([]any, error) {
 		if !ok {
 			return nil, fmt.Errorf("the JSON object must be str, bytes or bytearray, not %s", pyType(d.Values()[0]))
 		}
-		params, err := ParseJSON([]byte(args))
+		params, err := ParseJSONString(args)
 		if err != nil {
 			return nil, err
 		}
@@ -172,6 +172,9 @@ func IsEmpty(decoded []any) bool {
 func ParseJSON(data []byte) (any, error) {
 	data = bytes.TrimSpace(data)
 	fixed := pyval.JSONConstants(data)
+	if v, ok := jsonDecoder.DecodeBytes(fixed); ok {
+		return v, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(fixed))
 	dec.UseNumber()
 	v, err := jsonDecoder.DecodeJSON(dec)
@@ -182,6 +185,18 @@ func ParseJSON(data []byte) (any, error) {
 		return nil, errors.New("Extra data")
 	}
 	return v, nil
+}
+
+// ParseJSONString is ParseJSON of s; the strings of the value are parts
+// of s.
+func ParseJSONString(s string) (any, error) {
+	t := strings.TrimSpace(s)
+	if !strings.Contains(t, "NaN") && !strings.Contains(t, "Infinity") {
+		if v, ok := jsonDecoder.DecodeString(t); ok {
+			return v, nil
+		}
+	}
+	return ParseJSON([]byte(s))
 }
 
 // jsonDecoder builds JSON into BFCL's values, NaN and ±Infinity

@@ -166,82 +166,102 @@ func pyIn(x any, list []any) bool {
 
 // repr is Python's repr, for error messages.
 func repr(v any) string {
+	if s, ok := v.(string); ok {
+		return quote(s)
+	}
+	return string(appendRepr(nil, v))
+}
+
+// appendRepr appends repr(v) to b.
+func appendRepr(b []byte, v any) []byte {
 	switch x := v.(type) {
 	case nil:
-		return "None"
+		return append(b, "None"...)
 	case bool:
 		if x {
-			return "True"
+			return append(b, "True"...)
 		}
-		return "False"
+		return append(b, "False"...)
 	case int64:
-		return strconv.FormatInt(x, 10)
+		return strconv.AppendInt(b, x, 10)
 	case *big.Int:
-		return x.String()
+		return x.Append(b, 10)
 	case float64:
-		return pyval.FloatRepr(x)
+		return append(b, pyval.FloatRepr(x)...)
 	case complex128:
-		return "(" + pyval.FloatRepr(real(x)) + "+" + pyval.FloatRepr(imag(x)) + "j)"
+		return append(b, "("+pyval.FloatRepr(real(x))+"+"+pyval.FloatRepr(imag(x))+"j)"...)
 	case string:
-		return quote(x)
+		return appendQuote(b, x)
 	case Bytes:
-		return "b" + quote(string(x))
+		return appendQuote(append(b, 'b'), string(x))
 	case []any:
-		parts := make([]string, len(x))
+		b = append(b, '[')
 		for i, e := range x {
-			parts[i] = repr(e)
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendRepr(b, e)
 		}
-		return "[" + strings.Join(parts, ", ") + "]"
+		return append(b, ']')
 	case Tuple:
-		parts := make([]string, len(x))
+		b = append(b, '(')
 		for i, e := range x {
-			parts[i] = repr(e)
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendRepr(b, e)
 		}
 		if len(x) == 1 {
-			return "(" + parts[0] + ",)"
+			b = append(b, ',')
 		}
-		return "(" + strings.Join(parts, ", ") + ")"
+		return append(b, ')')
 	case *Dict:
-		parts := make([]string, len(x.Keys()))
+		b = append(b, '{')
 		for i, k := range x.Keys() {
-			parts[i] = repr(k) + ": " + repr(x.Values()[i])
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendRepr(b, k)
+			b = append(b, ": "...)
+			b = appendRepr(b, x.Values()[i])
 		}
-		return "{" + strings.Join(parts, ", ") + "}"
+		return append(b, '}')
 	case Oversized:
-		return fmt.Sprintf("<%s of %d items or characters, not built>", x.Type, x.Size)
+		return fmt.Appendf(b, "<%s of %d items or characters, not built>", x.Type, x.Size)
 	}
-	return "<object>"
+	return append(b, "<object>"...)
 }
 
 func quote(s string) string {
-	q := "'"
+	return string(appendQuote(make([]byte, 0, len(s)+2), s))
+}
+
+// appendQuote appends Python's repr of the str s: what
+// strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`, "\t", `\t`, q,
+// `\`+q) does between quotes q, without building one per call.
+func appendQuote(b []byte, s string) []byte {
+	q := byte('\'')
 	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
-		q = `"`
+		q = '"'
 	}
-	// What strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`,
-	// "\t", `\t`, q, `\`+q) does, without building one per call.
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteString(q)
+	b = append(b, q)
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
 		case '\\':
-			b.WriteString(`\\`)
+			b = append(b, `\\`...)
 		case '\n':
-			b.WriteString(`\n`)
+			b = append(b, `\n`...)
 		case '\r':
-			b.WriteString(`\r`)
+			b = append(b, `\r`...)
 		case '\t':
-			b.WriteString(`\t`)
-		case q[0]:
-			b.WriteByte('\\')
-			b.WriteByte(c)
+			b = append(b, `\t`...)
+		case q:
+			b = append(b, '\\', c)
 		default:
-			b.WriteByte(c)
+			b = append(b, c)
 		}
 	}
-	b.WriteString(q)
-	return b.String()
+	return append(b, q)
 }
 
 func nanValue() float64      { return math.NaN() }
