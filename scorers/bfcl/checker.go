@@ -3,7 +3,6 @@ package bfcl
 import (
 	"fmt"
 	"strings"
-
 )
 
 // Version selects which BFCL release's checker a verdict follows.
