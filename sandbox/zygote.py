@@ -91,7 +91,10 @@ def _pe_zygote():
             after_fork.__code__ = after_fork_code
 
     if after_fork_code is not None and threading.active_count() == 1:
-        after_fork.__code__ = (lambda: None).__code__
+        try:
+            after_fork.__code__ = (lambda: None).__code__
+        except (TypeError, ValueError):  # a closure in some other version: keep it
+            pass
 
     libc = ctypes.CDLL(None, use_errno=True)
     c_ul = ctypes.c_ulong
