@@ -78,6 +78,9 @@ type Pool struct {
 	workers map[*worker]bool
 	// removing counts run cgroups still being removed.
 	removing sync.WaitGroup
+	// starting counts workers being started in the background.
+	starting sync.WaitGroup
+	closing  atomic.Bool
 }
 
 // slot is one unit of parallelism; it holds its worker once started.
@@ -137,6 +140,8 @@ func (p *Pool) Workers() int { return cap(p.slots) }
 func (p *Pool) Close() error {
 	var err error
 	p.closed.Do(func() {
+		p.closing.Store(true)
+		p.starting.Wait()
 		p.mu.Lock()
 		ws := make([]*worker, 0, len(p.workers))
 		for w := range p.workers {
@@ -179,6 +184,7 @@ func probe(cfg Config) (*Pool, error) {
 	if p.tmp == "" {
 		p.tmp = os.TempDir()
 	}
+	removeStaleWorkDirs(p.tmp)
 	if p.helper == "" {
 		p.helper = "/proc/self/exe"
 	}
@@ -249,8 +255,22 @@ func probe(cfg Config) (*Pool, error) {
 		return nil, fmt.Errorf("sandbox: %w: no set-up works here (%s); only unsafe mode runs without isolation",
 			ErrInsufficientIsolation, strings.Join(failures, "; "))
 	}
+	// The other workers start now, all at once, rather than on first
+	// use: a run's first programs then find every slot warm. A slot whose
+	// worker fails to start is handed out empty, and Run starts it again
+	// (and reports the failure).
 	for i := 1; i < workers; i++ {
-		p.slots <- &slot{id: i}
+		s := &slot{id: i}
+		p.starting.Add(1)
+		go func() {
+			defer p.starting.Done()
+			if !p.closing.Load() {
+				if w, err := p.startWorker(s.id); err == nil {
+					s.w = w
+				}
+			}
+			p.slots <- s
+		}()
 	}
 	var plainFailures []string
 	if p.mode.plain {

@@ -202,6 +202,7 @@ func TestBatchCopyLearned(t *testing.T) {
 			t.Fatalf("%q: %s (%s) %v, want %s", c.src, r.Verdict, r.Reason, err, c.want)
 		}
 	}
+	p.starting.Wait() // the workers started in the background are ready
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for w := range p.workers {
@@ -209,5 +210,36 @@ func TestBatchCopyLearned(t *testing.T) {
 		if w.batchPages < 50 {
 			t.Errorf("worker %d learned %d pages, want the wrapper's (hundreds)", w.id, w.batchPages)
 		}
+	}
+}
+
+// TestWorkersStartAtOnce: New starts every worker, not only the one that
+// ran the probe, so the first programs find them all warm; Close waits
+// for workers still starting.
+func TestWorkersStartAtOnce(t *testing.T) {
+	requireRoot(t)
+	p, err := New(Config{Workers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.starting.Wait()
+	p.mu.Lock()
+	n := len(p.workers)
+	p.mu.Unlock()
+	if n != 3 {
+		t.Errorf("%d workers running before the first program, want 3", n)
+	}
+	p.Close()
+	// Closed while the others are still starting.
+	p, err = New(Config{Workers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	p.mu.Lock()
+	n = len(p.workers)
+	p.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d workers left after Close", n)
 	}
 }

@@ -45,7 +45,8 @@ type worker struct {
 	id   int
 	cmd  *exec.Cmd
 	ctl  *net.UnixConn
-	base string // host directory: the private root's mount point, or the scratch parent
+	base string   // host directory: the private root's mount point, or the scratch parent
+	lock *os.File // holds base's lock (see newWorkDir) until base is removed
 	zcg  *group
 	diag *capture // the helper's and zygote's own stderr
 	dead atomic.Bool
@@ -67,7 +68,7 @@ func (p *Pool) startWorker(id int) (w *worker, err error) {
 			w = nil
 		}
 	}()
-	w.base, err = os.MkdirTemp(p.tmp, "pocketeval-sbx-")
+	w.base, w.lock, err = newWorkDir(p.tmp)
 	if err != nil {
 		return w, fmt.Errorf("worker dir: %w", err)
 	}
@@ -252,8 +253,10 @@ func (w *worker) close() {
 			w.zcg.remove()
 		}
 		if w.base != "" {
-			_ = syscall.Unmount(filepath.Join(w.base, "root"), unix.MNT_DETACH)
-			_ = os.RemoveAll(w.base)
+			_ = removeWorkDir(w.base)
+		}
+		if w.lock != nil {
+			w.lock.Close()
 		}
 		w.p.mu.Lock()
 		delete(w.p.workers, w)

@@ -74,6 +74,28 @@ def _pe_zygote():
             pass
     del name
 
+    # threading's after-fork handler rebuilds its bookkeeping of threads
+    # in every child (new locks, a walk over the thread objects): in a
+    # child of the zygote, which has one thread and is never inside
+    # threading's code when it forks, it rebuilds exactly the state the
+    # child inherited, yet its first run writes to over a hundred of the
+    # zygote's pages (5 ms a fork here). The zygote's forks skip it; each
+    # program process puts it back (restore_threading) before any program
+    # code runs, so forks the program makes itself get the real handler.
+    threading = sys.modules.get("threading")
+    after_fork = getattr(threading, "_after_fork", None)
+    after_fork_code = getattr(after_fork, "__code__", None)
+
+    def restore_threading():
+        if after_fork_code is not None:
+            after_fork.__code__ = after_fork_code
+
+    if after_fork_code is not None and threading.active_count() == 1:
+        try:
+            after_fork.__code__ = (lambda: None).__code__
+        except (TypeError, ValueError):  # a closure in some other version: keep it
+            pass
+
     libc = ctypes.CDLL(None, use_errno=True)
     c_ul = ctypes.c_ulong
 
@@ -204,6 +226,7 @@ def _pe_zygote():
             join_run()
         if joined[0] is not None:
             raise joined[0]
+        restore_threading()
         req_fd, out_fd, err_fd, proof_fd = fds[:4]
         data = read_all(req_fd)
         os.close(req_fd)
