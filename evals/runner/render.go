@@ -142,9 +142,13 @@ func (c *renderCache) take(p *prepared, idx, repeat int) (runtime.Request, bool)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	req, ok := c.reqs[p][idx]
+	m := c.reqs[p]
+	req, ok := m[idx]
 	if ok {
-		delete(c.reqs[p], idx)
+		delete(m, idx)
+		if len(m) == 0 {
+			delete(c.reqs, p) // a map keeps its table when emptied
+		}
 	}
 	return req, ok
 }
