@@ -551,3 +551,25 @@ func markRunning(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 }
+
+// releasingTask counts the calls of Release.
+type releasingTask struct {
+	fakeTask
+	released *atomic.Int64
+}
+
+func (t releasingTask) Release() { t.released.Add(1) }
+
+// TestReleaseFinishedTask: a task that holds memory for its scoring
+// (evals.Releaser) is told once when the run has written all its records.
+func TestReleaseFinishedTask(t *testing.T) {
+	var n atomic.Int64
+	o := baseOptions(t.TempDir(), &fakeRuntime{})
+	o.Tasks = []evals.Task{releasingTask{fakeTask{"alpha", 40}, &n}, fakeTask{"beta", 25}}
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Load(); got != 1 {
+		t.Fatalf("Release called %d times, want 1", got)
+	}
+}
