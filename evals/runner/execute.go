@@ -30,8 +30,12 @@ func execute(ctx context.Context, o Options, pl *workPlan) execution {
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(o.Concurrency)
+	var restoreErr error
 	for _, wi := range pl.work {
 		if gctx.Err() != nil {
+			break
+		}
+		if restoreErr = wi.p.restore(gctx); restoreErr != nil {
 			break
 		}
 		g.Go(func() error {
@@ -63,7 +67,7 @@ func execute(ctx context.Context, o Options, pl *workPlan) execution {
 			return nil
 		})
 	}
-	err := g.Wait()
+	err := cmp.Or(g.Wait(), restoreErr)
 	if ferr := pl.flushPending(); err == nil || errors.Is(err, context.Canceled) {
 		err = cmp.Or(ferr, err)
 	}
