@@ -311,6 +311,15 @@ type RollingTask interface {
 	Rolling() bool
 }
 
+// Releaser is implemented by tasks that hold memory only their scoring
+// uses (IFEval's language-detection tables). The runner calls Release
+// when a run has scored every sample of the task, so that a long run does
+// not keep it; scoring after Release must still work (it takes the memory
+// back).
+type Releaser interface {
+	Release()
+}
+
 // Setupper is implemented by tasks that need run-wide resources before
 // scoring (a sandbox worker pool). The runner calls Setup once and uses the
 // returned Task for the run, closing the Closer at the end.

@@ -26,6 +26,7 @@ import (
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/runtime"
 	scorer "github.com/pocketeval/pocketeval/scorers/ifeval"
+	"github.com/pocketeval/pocketeval/scorers/langdetect"
 )
 
 // Metric names.
@@ -400,6 +401,11 @@ func sampleInstructions(s evals.Sample) ([]string, []map[string]any, error) {
 	}
 	return ids, kws, nil
 }
+
+// Release implements evals.Releaser: the language-detection tables of
+// the language checks are let go (langdetect.Evict) once the run has
+// scored the task; a later check reads them back.
+func (t *Task) Release() { langdetect.Evict() }
 
 // Score implements evals.Task. Values holds the prompt-level verdicts
 // prompt_level_strict_acc and prompt_level_loose_acc (1/0). The

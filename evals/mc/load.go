@@ -14,6 +14,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -154,6 +155,11 @@ func loadCSVBenchmark(name, defaultRel string) func(context.Context, *benchmark,
 			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %d subjects, the benchmark has %d", src.join(b.testDir), len(subjects), b.wantSubjects))
 		}
 		k := b.shots(cfg.NumFewshot)
+		n := 0
+		for _, s := range subjects {
+			n += len(test[s])
+		}
+		d.Samples = make([]evals.Sample, 0, n)
 		for _, s := range subjects {
 			if _, ok := b.agg.categories(s); !ok {
 				d.Warnings = append(d.Warnings, fmt.Sprintf("%s: subject %q has no official category", src.join(b.testDir), s))
@@ -267,9 +273,14 @@ func parseSubjectCSV(raw []byte, name, subject string) ([]evals.Sample, error) {
 	raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
 	r := csv.NewReader(bytes.NewReader(raw))
 	r.FieldsPerRecord = -1
+	r.ReuseRecord = true // the fields are copied out (strings, not the slice)
 	qCol, aCol, optCols := 0, -1, []int(nil)
 	first := true
 	var out []evals.Sample
+	// The samples' options are gathered in one slice and then cut from one
+	// block of the exact size (each sample's slice capped, so appending to
+	// it copies).
+	var all []string
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
@@ -296,26 +307,61 @@ func parseSubjectCSV(raw []byte, name, subject string) ([]evals.Sample, error) {
 		if len(rec) <= max(qCol, aCol) {
 			return nil, fmt.Errorf("%s:%d: %d fields, want at least %d", name, line, len(rec), max(qCol, aCol)+1)
 		}
-		opts := make([]string, 0, len(optCols))
-		for _, c := range optCols {
+		for i, c := range optCols {
 			if c >= len(rec) {
-				return nil, fmt.Errorf("%s:%d: option %s: missing field", name, line, choice.Letter(len(opts)))
+				return nil, fmt.Errorf("%s:%d: option %s: missing field", name, line, choice.Letter(i))
 			}
-			opts = append(opts, rec[c])
+			all = append(all, rec[c])
 		}
-		ans, err := answerIndex(rec[aCol], len(opts))
+		ans, err := answerIndex(rec[aCol], len(optCols))
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: answer: %w", name, line, err)
 		}
 		out = append(out, evals.Sample{
-			ID:      subject + "/" + strconv.Itoa(len(out)),
-			Input:   rec[qCol],
-			Target:  choice.Letter(ans),
-			Choices: opts,
-			Group:   subject,
+			Input:  rec[qCol],
+			Target: choice.Letter(ans),
+			Group:  subject,
 		})
 	}
+	out = slices.Clip(out)
+	block, k := slices.Clone(all), len(optCols)
+	for i := range out {
+		out[i].Choices = block[i*k : (i+1)*k : (i+1)*k]
+	}
+	setIDs(out, subject)
 	return out, nil
+}
+
+// setIDs names sample i of a subject's file subject/i, the names cut from
+// one string.
+func setIDs(out []evals.Sample, subject string) {
+	n := 0
+	for i := range out {
+		n += len(subject) + 1 + digits(i)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	var num [20]byte
+	for i := range out {
+		b.WriteString(subject)
+		b.WriteByte('/')
+		b.Write(strconv.AppendInt(num[:0], int64(i), 10))
+	}
+	all, at := b.String(), 0
+	for i := range out {
+		end := at + len(subject) + 1 + digits(i)
+		out[i].ID = all[at:end]
+		at = end
+	}
+}
+
+// digits is the length of i in decimal (i ≥ 0).
+func digits(i int) int {
+	n := 1
+	for ; i >= 10; i /= 10 {
+		n++
+	}
+	return n
 }
 
 // headerColumns recognises a header row and returns the question, answer

@@ -44,6 +44,7 @@ func execute(ctx context.Context, o Options, pl *workPlan) execution {
 		tf.release = lines.put
 	}
 	var next atomic.Int64
+	var restoreMu sync.Mutex
 	for range min(o.Concurrency, len(pl.work)) {
 		g.Go(func() error {
 			for gctx.Err() == nil {
@@ -52,6 +53,15 @@ func execute(ctx context.Context, o Options, pl *workPlan) execution {
 					return nil
 				}
 				wi := pl.work[i]
+				// A dataset let go after planning is loaded again by the
+				// worker that takes its task's first item; the lock also
+				// orders the other workers' reads of it after the load.
+				restoreMu.Lock()
+				err := wi.p.restore(gctx)
+				restoreMu.Unlock()
+				if err != nil {
+					return err
+				}
 				rec, err := runOne(gctx, o, wi, pl.rendered)
 				if err != nil {
 					return err // cancellation

@@ -53,6 +53,8 @@ type prepared struct {
 	cfg      results.TaskConfig
 	loglik   bool
 	closer   func() error // from Setup; nil when none
+	// released is set while the dataset is let go (releaseWaiting).
+	released *released
 }
 
 // preparedTasks are a run's tasks in run order.

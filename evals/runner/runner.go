@@ -309,8 +309,12 @@ func (p *Prepared) Run(ctx context.Context, e Engine) (*Result, error) {
 	defer pl.close()
 	o.Progress.Start(pl.total, pl.done)
 	pl.rendered = rc
+	releaseWaiting(p.preps, o.settings())
 	ex := execute(ctx, o, pl)
 	o.Progress.Finish()
+	if err := restoreAll(p.preps); err != nil {
+		return nil, err
+	}
 	res, err := finalize(ctx, o, man, pl, ex, p.env)
 	if res != nil {
 		res.Resumed, res.Reused = resumed, pl.done

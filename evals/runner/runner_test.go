@@ -551,3 +551,73 @@ func markRunning(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 }
+
+// releasingTask counts the calls of Release.
+type releasingTask struct {
+	fakeTask
+	released *atomic.Int64
+}
+
+func (t releasingTask) Release() { t.released.Add(1) }
+
+// TestReleaseFinishedTask: a task that holds memory for its scoring
+// (evals.Releaser) is told once when the run has written all its records.
+func TestReleaseFinishedTask(t *testing.T) {
+	var n atomic.Int64
+	o := baseOptions(t.TempDir(), &fakeRuntime{})
+	o.Tasks = []evals.Task{releasingTask{fakeTask{"alpha", 40}, &n}, fakeTask{"beta", 25}}
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Load(); got != 1 {
+		t.Fatalf("Release called %d times, want 1", got)
+	}
+}
+
+// loadCountingTask counts its loads; from load number changeAt on its
+// dataset's digest differs.
+type loadCountingTask struct {
+	fakeTask
+	loads    *atomic.Int64
+	changeAt int64
+}
+
+func (t loadCountingTask) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, error) {
+	d, err := t.fakeTask.Load(ctx, cfg)
+	if n := t.loads.Add(1); t.changeAt > 0 && n >= t.changeAt {
+		d.Files = map[string]string{"fake.jsonl": "01"}
+	}
+	return d, err
+}
+
+// TestReleaseWaitingDatasets: a task after the first has its dataset let
+// go during the run and loaded again when its work starts; the results
+// are those of a run that kept it, and a dataset that changed in between
+// is refused.
+func TestReleaseWaitingDatasets(t *testing.T) {
+	var loads atomic.Int64
+	dir := t.TempDir()
+	o := baseOptions(dir, &fakeRuntime{})
+	o.Tasks = []evals.Task{fakeTask{"alpha", 40}, loadCountingTask{fakeTask{"beta", 25}, &loads, 0}}
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if got := loads.Load(); got != 2 {
+		t.Errorf("beta loaded %d times, want 2", got)
+	}
+	kept := t.TempDir()
+	if _, err := Run(context.Background(), baseOptions(kept, &fakeRuntime{})); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := stripTimings(t, dir), stripTimings(t, kept); a != b {
+		t.Errorf("results differ from a run that kept the dataset:\n%s\n%s", a, b)
+	}
+
+	loads.Store(0)
+	o = baseOptions(t.TempDir(), &fakeRuntime{})
+	o.Tasks = []evals.Task{fakeTask{"alpha", 40}, loadCountingTask{fakeTask{"beta", 25}, &loads, 2}}
+	_, err := Run(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "changed during the run") {
+		t.Fatalf("a dataset changed during the run: %v", err)
+	}
+}

@@ -35,6 +35,15 @@ func (tf *taskFile) remember(pos int, rec *results.Record) {
 		// dataset go once the task is finished.
 		d := tf.p.data
 		tf.p.data = &evals.Dataset{Files: d.Files, Warnings: d.Warnings}
+		// Nor the maps its records shared, nor the table of records
+		// that waited for earlier ones (all are written).
+		tf.shared = nil
+		tf.mu.Lock()
+		tf.pending = nil
+		tf.mu.Unlock()
+		if r, ok := tf.p.task.(evals.Releaser); ok {
+			r.Release()
+		}
 	}
 }
 

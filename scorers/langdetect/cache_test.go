@@ -78,3 +78,30 @@ func TestArchiveSHA256(t *testing.T) {
 		t.Errorf("sha256 of %s is %s; set archiveSHA256 to it", archivePath, got)
 	}
 }
+
+// TestEvict: after Evict, the mapped model detects as before (its pages
+// are read again from the cache file).
+func TestEvict(t *testing.T) {
+	texts := []string{"The quick brown fox jumps over the lazy dog near the river bank.", "这是一个用来检测语言的中文句子，内容并不重要。", "Ceci est une phrase écrite en français pour le test."}
+	d := New(0)
+	var before []string
+	for _, s := range texts {
+		got, err := d.Detect(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before = append(before, got)
+	}
+	for range 2 {
+		Evict()
+		for i, s := range texts {
+			got, err := New(0).Detect(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != before[i] {
+				t.Errorf("%q after Evict: %s, before %s", s, got, before[i])
+			}
+		}
+	}
+}
