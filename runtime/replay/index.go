@@ -178,6 +178,15 @@ func (r *Runtime) extra(i int32) *Prediction {
 	return r.extras[i]
 }
 
+// prompt is entry i's prompt: an IFEval line whose prompt, response and
+// finish reason are all empty keeps no extra, and its prompt is "".
+func (r *Runtime) prompt(i int32) string {
+	if ex := r.extra(i); ex != nil {
+		return ex.Prompt
+	}
+	return ""
+}
+
 // prediction is entry i's Prediction, without a lazy response.
 func (r *Runtime) prediction(i int32) Prediction {
 	if ex := r.extra(i); ex != nil {
@@ -204,7 +213,7 @@ func (r *Runtime) index() error {
 		task, id := splitKey(e.key)
 		switch forms[e.form] {
 		case FormIFEval:
-			prompt := r.extras[i].Prompt
+			prompt := r.prompt(i)
 			if h, ok := r.byPrompt[prompt]; ok {
 				return r.dup(h, i)
 			}

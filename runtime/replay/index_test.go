@@ -162,7 +162,9 @@ func randomPredictions(rng *rand.Rand, n int) string {
 		id := pick("0", "1", "2", `a\u0000b`, "x/y", "é")
 		switch rng.IntN(10) {
 		case 0:
-			fmt.Fprintf(&b, `{"prompt":%q,"response":"r%d"}`+"\n", pick("p", " p", "p ", "q", "Write."), rng.IntN(100))
+			// An empty prompt and response: a line that keeps no extra
+			// (FuzzRead found the index reading its prompt from one).
+			fmt.Fprintf(&b, `{"prompt":%q,"response":%q}`+"\n", pick("p", " p", "p ", "q", "Write.", ""), pick(fmt.Sprintf("r%d", rng.IntN(100)), ""))
 		case 1:
 			fmt.Fprintf(&b, `{"task_id":"%s","completion":"c%d"}`+"\n", id, rng.IntN(100))
 		case 2:

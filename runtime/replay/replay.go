@@ -1084,7 +1084,7 @@ func (r *Runtime) checkKnown(n int, key func(int) Key) error {
 		unknown := false
 		switch task, _ := splitKey(e.key); {
 		case forms[e.form] == FormIFEval:
-			p := r.extras[i].Prompt
+			p := r.prompt(i)
 			unknown = len(prompts) > 0 && !prompts[p] && !prompts[strings.TrimSpace(p)]
 		case forms[e.form] == FormPocketeval && task != "":
 			unknown = tasks[task] && !known[i]
