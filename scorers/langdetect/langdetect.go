@@ -271,15 +271,17 @@ func (m *model) update(prob []float64, gram int32, weight float64, saved *[64]fl
 		}
 		return
 	}
-	entries := m.entries[m.start[gram]:m.start[gram+1]]
-	for k, e := range entries {
-		saved[k] = prob[e.lang]
+	lo, hi := m.start[gram], m.start[gram+1]
+	langs, ps := m.entryLang[lo:hi], m.entryP[lo:hi]
+	ps = ps[:len(langs)]
+	for k, l := range langs {
+		saved[k] = prob[l]
 	}
 	for i := range prob {
 		prob[i] *= weight
 	}
-	for k, e := range entries {
-		prob[e.lang] = saved[k] * (weight + e.p)
+	for k, l := range langs {
+		prob[l] = saved[k] * (weight + ps[k])
 	}
 }
 
