@@ -27,6 +27,9 @@ const (
 // package variable: 16 KB is too large a frame for an init).
 var resident [arenaSize / pageSize]byte
 
+// probe holds a heap object while adviseFirstArena finds the heap.
+var probe *[64]byte
+
 // prepare does the package's work (see the package comment) and reports
 // whether it mapped the run's heap.
 func prepare() bool {
@@ -50,9 +53,9 @@ func prepare() bool {
 // A heap that is not where it is looked for (mincore fails on a range that
 // is not all mapped) is left as it is.
 func adviseFirstArena() {
-	probe := new([64]byte) // an object of the heap
+	probe = new([64]byte) // an object of the heap (a package variable: not on the stack)
 	lo := uintptr(unsafe.Pointer(probe)) &^ (arenaSize - 1)
-	runtime.KeepAlive(probe)
+	probe = nil
 	if _, _, errno := syscall.Syscall(syscall.SYS_MINCORE, lo, arenaSize, uintptr(unsafe.Pointer(&resident[0]))); errno != 0 {
 		return
 	}
