@@ -13,9 +13,11 @@ package thp
 import (
 	"bytes"
 	"os"
-	"strings"
 	"sync"
 )
+
+// (No package strings here: a package that early initialisation imports
+// must depend on few packages, see cmd/pocketeval/internal/heapinit/early.)
 
 // Size is the size of a huge page on the systems that give them (x86-64
 // and arm64 with 4 KiB base pages).
@@ -31,7 +33,7 @@ var modePath = "/sys/kernel/mm/transparent_hugepage/enabled"
 func Mode() string { return mode() }
 
 var mode = sync.OnceValue(func() string {
-	if strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
+	if bytes.Contains([]byte(os.Getenv("GODEBUG")), []byte("disablethp=1")) {
 		return ""
 	}
 	return readMode()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -25,7 +24,7 @@ import (
 // that a model read back equals the one built.
 
 // cacheLayout changes whenever the model's fields or their encoding do.
-const cacheLayout = 2
+const cacheLayout = 3
 
 // crcTable is made on first use (MakeTable sets up the Castagnoli tables,
 // which commands that detect no language need not pay for).
@@ -129,13 +128,8 @@ func encodeModel(m *model) []byte {
 	}
 	u64(flag)
 	b = appendSlice(b, m.start)
-	// entries as the struct lays them out: the language, seven zero
-	// bytes, the probability.
-	b = binary.LittleEndian.AppendUint64(b, uint64(len(m.entries)))
-	for _, e := range m.entries {
-		b = binary.LittleEndian.AppendUint64(b, uint64(e.lang))
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.p))
-	}
+	b = appendSlice(b, m.entryLang)
+	b = appendSlice(b, m.entryP)
 	b = appendSlice(b, m.dense)
 	b = appendSlice(b, m.rows)
 	excluded := make([]uint8, len(m.latin1Excluded))
@@ -210,22 +204,6 @@ func readSlice[T element](d *decoder) []T {
 	return out
 }
 
-// readEntries returns the entries in place, as encodeModel wrote them.
-func readEntries(d *decoder) []entry {
-	n := d.u64()
-	if d.err != nil || n > uint64(len(d.b))/16 || unsafe.Sizeof(entry{}) != 16 || unsafe.Offsetof(entry{}.p) != 8 ||
-		uintptr(unsafe.Pointer(unsafe.SliceData(d.b)))%8 != 0 {
-		d.err = errCorrupt
-		return nil
-	}
-	var out []entry
-	if n > 0 {
-		out = unsafe.Slice((*entry)(unsafe.Pointer(unsafe.SliceData(d.b))), n)
-	}
-	d.b = d.b[16*n:]
-	return out
-}
-
 // decodeModel returns the model whose tables are b's bytes (which must
 // stay unchanged: the model is never written after it is built).
 func decodeModel(b []byte) (*model, error) {
@@ -254,7 +232,8 @@ func decodeModel(b []byte) (*model, error) {
 	}
 	m.suffixClosed = d.u64() == 1
 	m.start = readSlice[int32](d)
-	m.entries = readEntries(d)
+	m.entryLang = readSlice[uint8](d)
+	m.entryP = readSlice[float64](d)
 	m.dense = readSlice[int32](d)
 	m.rows = readSlice[float64](d)
 	excluded := readSlice[uint8](d)
@@ -267,8 +246,8 @@ func decodeModel(b []byte) (*model, error) {
 	if d.err != nil || len(d.b) != 0 || len(excluded) != len(m.latin1Excluded) {
 		return nil, errCorrupt
 	}
-	for _, e := range m.entries {
-		if int(e.lang) >= len(m.langs) {
+	for _, l := range m.entryLang {
+		if int(l) >= len(m.langs) {
 			return nil, errCorrupt
 		}
 	}
@@ -285,7 +264,8 @@ func decodeModel(b []byte) (*model, error) {
 // file that passes its checksum yet was written by other code cannot make
 // detection index out of range.
 func (m *model) check() error {
-	if len(m.start) == 0 || len(m.dense) != len(m.start)-1 || m.start[len(m.start)-1] != int32(len(m.entries)) {
+	if len(m.start) == 0 || len(m.dense) != len(m.start)-1 || len(m.entryP) != len(m.entryLang) ||
+		m.start[len(m.start)-1] != int32(len(m.entryLang)) {
 		return errCorrupt
 	}
 	for i := 1; i < len(m.start); i++ {

@@ -219,8 +219,9 @@ func sameAsGolden(langs []Language, err error, ref json.RawMessage) bool {
 // GPT-4 IFEval responses and variants and fragments of them, MGSM and
 // Marco-Bench-MIF questions, the synthetic families of synthetic.py) and
 // its seed, the port must return the same languages with bit-identical
-// probabilities, or the same "No features in text." error. With -short a
-// third of the shared texts is checked.
+// probabilities, or the same "No features in text." error; and Detect
+// must name the first of those languages. With -short a third of the
+// shared texts is checked.
 func TestMatchesLangdetect(t *testing.T) {
 	h, recs := readGolden(t)
 	if h.Texts < 4000 || len(recs) < 5000 {
@@ -233,7 +234,7 @@ func TestMatchesLangdetect(t *testing.T) {
 		hasShared = true
 	})
 	detectors := map[uint64]*Detector{}
-	var mismatches, checked, synthetic int
+	var mismatches, detectMismatches, checked, synthetic int
 	for n, r := range recs {
 		var text string
 		switch {
@@ -267,6 +268,18 @@ func TestMatchesLangdetect(t *testing.T) {
 			mismatches++
 			if mismatches <= 10 {
 				t.Errorf("record %d (%s %d %s, seed %d) %.80q:\n got  %s\n want %s", n, r.Src, r.I, r.D, r.Seed, text, probsJSON(langs, err), r.Ref)
+			}
+		}
+		// Detect stops its trials early when the answer is decided: it
+		// must still name the first of all seven trials' languages.
+		want := Unknown
+		if len(langs) > 0 {
+			want = langs[0].Lang
+		}
+		if got, derr := d.Detect(text); got != want && err == nil || (derr == nil) != (err == nil) {
+			detectMismatches++
+			if detectMismatches <= 10 {
+				t.Errorf("record %d (%s %d %s, seed %d) %.80q: Detect %q (%v), Probabilities' first %q (%v)", n, r.Src, r.I, r.D, r.Seed, text, got, derr, want, err)
 			}
 		}
 	}

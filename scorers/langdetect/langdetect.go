@@ -136,22 +136,56 @@ func Languages() ([]string, error) {
 // Detect returns the most probable language, as langdetect.detect does:
 // Unknown when no language reaches 0.1, ErrNoFeatures for a text without
 // features.
+//
+// It runs the trials that can still change the answer: after the k-th of
+// seven, each later trial adds at most 1/7 to any language's average (a
+// trial's probabilities sum to 1), so once the leading language is ahead
+// of every other by more than (7-k)/7 it stays first, and above 0.1,
+// whatever the remaining trials draw. An English text is usually decided
+// after four trials. Probabilities runs all seven.
 func (d *Detector) Detect(text string) (string, error) {
-	langs, err := d.Probabilities(text)
+	var langprob [64]float64
+	n, err := d.run(text, &langprob, true)
 	if err != nil {
 		return "", err
 	}
-	if len(langs) == 0 {
+	best := -1
+	for i := range n {
+		if langprob[i] > probThreshold && (best < 0 || langprob[i] > langprob[best]) {
+			best = i
+		}
+	}
+	if best < 0 {
 		return Unknown, nil
 	}
-	return langs[0].Lang, nil
+	return d.m.langs[best], nil
 }
 
 // Probabilities returns the languages with probability above 0.1, most
 // probable first (ties in profile order), as langdetect.detect_langs does.
 func (d *Detector) Probabilities(text string) ([]Language, error) {
-	if err := d.init(); err != nil {
+	var langprob [64]float64
+	n, err := d.run(text, &langprob, false)
+	if err != nil {
 		return nil, err
+	}
+	m := d.m
+	var out []Language
+	for i := range n {
+		if langprob[i] > probThreshold {
+			out = append(out, Language{m.langs[i], langprob[i]})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Prob > out[j].Prob })
+	return out, nil
+}
+
+// run runs the trials on text, adding each language's average probability
+// into langprob, and returns the number of languages. With decided it
+// stops once the language Detect returns can no longer change (see Detect).
+func (d *Detector) run(text string, langprob *[64]float64, decided bool) (int, error) {
+	if err := d.init(); err != nil {
+		return 0, err
 	}
 	m := d.m
 	buf := bufPool.Get().(*buffers)
@@ -159,9 +193,9 @@ func (d *Detector) Probabilities(text string) ([]Language, error) {
 	buf.runes = m.prepare(text, buf.runes[:0])
 	buf.grams = m.extract(buf.runes, buf.grams[:0])
 	if len(buf.grams) == 0 {
-		return nil, ErrNoFeatures
+		return 0, ErrNoFeatures
 	}
-	var langprob, prob [64]float64
+	var prob [64]float64
 	n := len(m.langs)
 	r := d.start // a copy: the generator as after seeding and the first gauss
 	for t := range nTrial {
@@ -176,15 +210,34 @@ func (d *Detector) Probabilities(text string) ([]Language, error) {
 		for j := range n {
 			langprob[j] += prob[j] / nTrial
 		}
-	}
-	var out []Language
-	for i := range n {
-		if langprob[i] > probThreshold {
-			out = append(out, Language{m.langs[i], langprob[i]})
+		if decided && t+1 < nTrial && leads(langprob[:n], float64(nTrial-t-1)/nTrial) {
+			break
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Prob > out[j].Prob })
-	return out, nil
+	return n, nil
+}
+
+// leads reports whether one language's sum exceeds 0.1 and every other
+// language's by more than rest (plus a margin far above the rounding of
+// the remaining additions, each of at most 1/7 to values of at most 1).
+// A NaN anywhere makes it false.
+func leads(langprob []float64, rest float64) bool {
+	best := 0
+	for i, p := range langprob {
+		if p > langprob[best] {
+			best = i
+		}
+	}
+	lead := langprob[best]
+	if !(lead > probThreshold) {
+		return false
+	}
+	for i, p := range langprob {
+		if i != best && !(lead > p+rest+1e-9) {
+			return false
+		}
+	}
+	return true
 }
 
 // trial is one iteration of detector.py's _detect_block loop.
@@ -218,15 +271,17 @@ func (m *model) update(prob []float64, gram int32, weight float64, saved *[64]fl
 		}
 		return
 	}
-	entries := m.entries[m.start[gram]:m.start[gram+1]]
-	for k, e := range entries {
-		saved[k] = prob[e.lang]
+	lo, hi := m.start[gram], m.start[gram+1]
+	langs, ps := m.entryLang[lo:hi], m.entryP[lo:hi]
+	ps = ps[:len(langs)]
+	for k, l := range langs {
+		saved[k] = prob[l]
 	}
 	for i := range prob {
 		prob[i] *= weight
 	}
-	for k, e := range entries {
-		prob[e.lang] = saved[k] * (weight + e.p)
+	for k, l := range langs {
+		prob[l] = saved[k] * (weight + ps[k])
 	}
 }
 

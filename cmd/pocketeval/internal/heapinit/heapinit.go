@@ -18,6 +18,11 @@
 // allocated; where huge pages are not available (another system, THP
 // "never" or "always", GODEBUG=disablethp=1) Prepare does nothing, and
 // GOGC or GOMEMLIMIT in the environment keep the pacing they ask for.
+//
+// In a process started as `pocketeval run`, package early (initialised
+// among the first packages) has already mapped that range, and given the
+// heap's first range huge pages too, before package initialisation
+// touched it: Prepare then only sets the pacing.
 package heapinit
 
 import (
@@ -25,11 +30,13 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+
+	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/heapinit/early"
 )
 
 // Size is how much heap Prepare maps with huge pages: more than a
 // one-task replay allocates in all (an IFEval replay about 15 MB).
-const Size = 32 << 20
+const Size = early.Size
 
 var once sync.Once
 

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/heapinit/early"
 	"github.com/pocketeval/pocketeval/internal/thp"
 )
 
@@ -14,12 +15,14 @@ func prepare() {
 	// No collection while the range is mapped: one started by the large
 	// allocation would find it still referenced and keep it a cycle.
 	old := debug.SetGCPercent(-1)
-	b := make([]byte, Size) // a fresh mapping: the runtime does not touch it
-	thp.Advise(b)
-	runtime.KeepAlive(b)
-	b = nil
-	// Free the range now, while the heap is small.
-	runtime.GC()
+	if !early.Mapped { // else package early mapped it at start-up
+		b := make([]byte, Size) // a fresh mapping: the runtime does not touch it
+		thp.Advise(b)
+		runtime.KeepAlive(b)
+		b = nil
+		// Free the range now, while the heap is small.
+		runtime.GC()
+	}
 	startLate(old)
 }
 
