@@ -7,7 +7,9 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -18,7 +20,8 @@ import (
 // later processes copy them back. The file's name carries the archive's
 // sha256 and the layout's version; its last four bytes are a CRC-32C of
 // the rest. A file that is missing, torn, corrupt or of another layout is
-// ignored (and rewritten): the cache can change how fast a process starts,
+// ignored (and rewritten); a cache of another layout is removed once a
+// week old, so that binaries of two versions do not rebuild in turn. The cache can change how fast a process starts,
 // never a result. The file is replaced only by renaming a new one over
 // it, so a process that maps it keeps valid pages. TestModelCache checks
 // that a model read back equals the one built.
@@ -79,12 +82,28 @@ func writeCache(path string, m *model) {
 		os.Remove(f.Name())
 		return
 	}
-	// Caches of other archives or layouts are stale.
+	removeStale(path, time.Now())
+}
+
+// staleAfter is how long a cache of another layout is kept: a binary of
+// another version may still be in use and would rebuild it every time.
+const staleAfter = 7 * 24 * time.Hour
+
+// removeStale removes, next to path, the caches of other archives of the
+// same layout, and those of other layouts not written for staleAfter.
+func removeStale(path string, now time.Time) {
 	old, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "langdetect-*.bin"))
+	layout := fmt.Sprintf("-v%d.bin", cacheLayout)
 	for _, o := range old {
-		if o != path {
-			os.Remove(o)
+		if o == path {
+			continue
 		}
+		if !strings.HasSuffix(o, layout) {
+			if fi, err := os.Stat(o); err != nil || now.Sub(fi.ModTime()) < staleAfter {
+				continue
+			}
+		}
+		os.Remove(o)
 	}
 }
 

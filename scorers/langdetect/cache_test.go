@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // TestModelCache checks that a model written to the cache reads back
@@ -102,6 +103,41 @@ func TestEvict(t *testing.T) {
 			if got != before[i] {
 				t.Errorf("%q after Evict: %s, before %s", s, got, before[i])
 			}
+		}
+	}
+}
+
+// TestRemoveStale: a new cache removes those of other archives of its
+// layout at once, and those of other layouts only when a week old, so that
+// two versions in use do not rebuild each other's cache every time.
+func TestRemoveStale(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	name := func(sum string, layout int) string {
+		return filepath.Join(dir, fmt.Sprintf("langdetect-%s-v%d.bin", sum, layout))
+	}
+	path := name("aaaa", cacheLayout)
+	files := map[string]time.Duration{
+		path:                            0,
+		name("bbbb", cacheLayout):       0,
+		name("aaaa", cacheLayout-1):     time.Hour,
+		name("cccc", cacheLayout+1):     8 * 24 * time.Hour,
+		filepath.Join(dir, "other.bin"): 30 * 24 * time.Hour,
+	}
+	for f, age := range files {
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(f, now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removeStale(path, now)
+	want := map[string]bool{path: true, name("aaaa", cacheLayout-1): true, filepath.Join(dir, "other.bin"): true}
+	for f := range files {
+		_, err := os.Stat(f)
+		if kept := err == nil; kept != want[f] {
+			t.Errorf("%s: kept %v, want %v", filepath.Base(f), kept, want[f])
 		}
 	}
 }
