@@ -453,7 +453,9 @@ watch:
 	ticker.Stop()
 	elapsed := time.Since(start)
 	// Whatever is left of the tree (without a PID namespace) dies now.
-	if rc != nil {
+	// With one, the zygote has ended it before reporting: the namespace's
+	// init, killed and reaped, takes every process in it along.
+	if rc != nil && !(m.mountNS && done != "") {
 		rc.kill()
 	}
 	drain := time.After(drainTimeout)
