@@ -641,6 +641,11 @@ func (m *monitor) sample(now time.Time) killCause {
 			return killCPU
 		}
 	}
+	// Under a harness timer neither idleness nor a stop ends the program
+	// (the timer and the wall-clock limit do): its tasks are not read.
+	if m.lim.Alarm > 0 {
+		return killNone
+	}
 	tids := m.rc.tasks()
 	if len(tids) == 0 {
 		return killNone // still setting up, or already gone
