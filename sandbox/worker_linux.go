@@ -453,7 +453,9 @@ watch:
 	ticker.Stop()
 	elapsed := time.Since(start)
 	// Whatever is left of the tree (without a PID namespace) dies now.
-	if rc != nil {
+	// With one, the zygote has ended it before reporting: the namespace's
+	// init, killed and reaped, takes every process in it along.
+	if rc != nil && !(m.mountNS && done != "") {
 		rc.kill()
 	}
 	drain := time.After(drainTimeout)
@@ -638,6 +640,11 @@ func (m *monitor) sample(now time.Time) killCause {
 		if cpu, ok := m.rc.cpuUsage(); ok && cpu >= m.lim.CPUTime {
 			return killCPU
 		}
+	}
+	// Under a harness timer neither idleness nor a stop ends the program
+	// (the timer and the wall-clock limit do): its tasks are not read.
+	if m.lim.Alarm > 0 {
+		return killNone
 	}
 	tids := m.rc.tasks()
 	if len(tids) == 0 {

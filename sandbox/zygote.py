@@ -704,7 +704,34 @@ def _pe_zygote():
             return []
         return runs
 
+    # All runs go to the kernel in one process_madvise(2) on the process
+    # itself (PIDFD_SELF, Linux 6.13 and later: one system call instead of
+    # one per run, a few hundred here); where the kernel refuses it, or
+    # does part of the work only, madvise runs by run (pages already
+    # copied are not copied again).
+    SYS_PROCESS_MADVISE, PIDFD_SELF, UIO_MAXIOV = 440, -10000, 1024
+
+    class IOVec(ctypes.Structure):
+        _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+
+    populate_iov = []  # (iovec array, its length, bytes) per call
+
+    def populate_plan(runs):
+        plan = []
+        for i in range(0, len(runs), UIO_MAXIOV):
+            chunk = runs[i:i + UIO_MAXIOV]
+            plan.append(((IOVec * len(chunk))(*map(tuple, chunk)), ctypes.c_long(len(chunk)), sum(n for _, n in chunk)))
+        return plan
+
+    sys_process_madvise = ctypes.c_long(SYS_PROCESS_MADVISE)
+    sys_fd, sys_advice, sys_flags = ctypes.c_long(PIDFD_SELF), ctypes.c_long(MADV_POPULATE_WRITE), ctypes.c_long(0)
+
     def populate():
+        for iov, n, size in populate_iov:
+            if libc.syscall(sys_process_madvise, sys_fd, iov, n, sys_advice, sys_flags) != size:
+                break
+        else:
+            return
         for a, n in learned:
             libc.madvise(a, n, MADV_POPULATE_WRITE)
 
@@ -771,8 +798,10 @@ def _pe_zygote():
         gc.freeze()
     try:
         learned[:] = learn_pages()
+        populate_iov[:] = populate_plan(learned)
     except Exception:
         learned[:] = []
+        populate_iov[:] = []
     # "ready <pages each program copies in one batch>"
     ctl.send(b"ready %d" % (sum(n for _, n in learned) // page))
     while True:
