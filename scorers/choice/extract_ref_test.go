@@ -8,6 +8,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/pocketeval/pocketeval/scorers/textstats"
 )
 
 // The reference: extraction exactly as it was written with regular
@@ -388,6 +390,33 @@ func FuzzLeadingLetter(f *testing.F) {
 		for _, n := range []int{2, 4, 26} {
 			if got, want := leadingLetter(text, n), refLeadingLetter(text, n); got != want {
 				t.Errorf("leadingLetter(%q, %d) = %d, the patterns give %d", text, n, got, want)
+			}
+		}
+	})
+}
+
+// refFirstCapital is firstCapital asking textstats.IsUpper of every
+// character.
+func refFirstCapital(text string, choices []string) Extraction {
+	for _, r := range text {
+		if textstats.IsUpper(string(r)) {
+			return letterResult(string(r), len(choices), RuleFirstCapital)
+		}
+	}
+	return none
+}
+
+// FuzzFirstCapital checks firstCapital's ASCII shortcut against the
+// general predicate on arbitrary texts.
+func FuzzFirstCapital(f *testing.F) {
+	for _, p := range append(pieces, cjkPieces...) {
+		f.Add("naïve 日本 " + p + " Ⅻ ǅ ª")
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, n := range []int{2, 4, 26} {
+			choices := make([]string, n)
+			if got, want := firstCapital(text, choices), refFirstCapital(text, choices); got != want {
+				t.Errorf("firstCapital(%q) = %+v, the predicate gives %+v", text, got, want)
 			}
 		}
 	})
