@@ -559,22 +559,21 @@ func optionText(text string, choices []string) int {
 // False is exact (optionText returns -1), true may be wrong; text is not
 // folded, nor are the choices.
 //
-// Equality: every ASCII letter or digit of text is one byte of
-// foldText(text) and every CJK ideograph (cjkRune) its three bytes, as
-// folding never drops or trims them, and foldText(c) is at most three
-// times as long as c (a byte of invalid UTF-8 becomes U+FFFD), so a
-// choice shorter than a third of that count cannot equal it.
+// A choice of fewer than three ASCII bytes is only compared whole
+// (optionText looks inside the response for choices of two characters or
+// more, three bytes or more when ASCII), and its folded text has at most
+// two bytes, which foldText(text) cannot equal when text holds three
+// ASCII letters, digits or CJK ideographs (folding keeps each of them).
 //
-// Containment: a choice whose folded text optionText looks for inside
-// the response (two characters or more, three bytes or more when ASCII)
-// is not an ASCII string of fewer than three bytes. Folding lower-cases
-// ASCII letters and turns white space into single spaces, so a run of
-// [a-z0-9] in a folded choice comes from characters of text that match it
-// ignoring ASCII case — unless text holds one of the two non-ASCII
-// letters whose lower case is ASCII (U+0130 İ, U+212A K), when every
-// choice may — and a run of CJK ideographs, which no other character
-// lower-cases to and folding leaves as they are, from the same bytes of
-// text. A choice with neither kind of run may match too.
+// Any other choice is equal to or contained in foldText(text) only if its
+// longest run of [a-z0-9] or of CJK ideographs is in it. Folding
+// lower-cases ASCII letters and turns white space into single spaces, so
+// a run of [a-z0-9] in a folded choice comes from characters of text that
+// match it ignoring ASCII case — unless text holds one of the two
+// non-ASCII letters whose lower case is ASCII (U+0130 İ, U+212A K), when
+// every choice may — and a run of CJK ideographs, which no other
+// character lower-cases to and folding leaves as they are, from the same
+// bytes of text. A choice with neither kind of run may match too.
 //
 // The longest run of [A-Za-z0-9] of a choice, lower-cased, is the longest
 // run of [a-z0-9] of its folded text: folding turns no byte but an ASCII
@@ -585,18 +584,13 @@ func mayHoldChoice(text string, choices []string) bool {
 	if strings.Contains(text, "\u0130") || strings.Contains(text, "\u212a") {
 		return true
 	}
-	longest := 0
-	for _, c := range choices {
-		longest = max(longest, len(c))
-	}
-	if !foldLongerThan(text, 3*longest) {
-		return true // some choice may equal the folded response
-	}
+	short := false
 	var buf [64]byte
 	for _, c := range choices {
 		ascii := isASCII(c)
 		if ascii && len(c) < 3 {
-			continue // only compared whole, and too short for that
+			short = true // only compared whole: below
+			continue
 		}
 		var w string
 		if !ascii && (strings.Contains(c, "\u0130") || strings.Contains(c, "\u212a")) {
@@ -616,7 +610,7 @@ func mayHoldChoice(text string, choices []string) bool {
 			return true
 		}
 	}
-	return false
+	return short && !foldLongerThan(text, 2)
 }
 
 // foldLongerThan reports whether foldText(text) is surely longer than n
