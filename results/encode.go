@@ -74,22 +74,16 @@ func appendRecord(b []byte, r *Record, cache *StringCache) ([]byte, bool) {
 	}
 	b = append(b, `,"index":`...)
 	b = strconv.AppendInt(b, int64(r.Index), 10)
-	if len(r.Messages) > 0 {
+	if n := len(r.Messages); n > 0 {
 		b = append(b, `,"messages":[`...)
-		for i := range r.Messages {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			// Earlier turns are what records share (few-shot
-			// exemplars); the last is the sample's own.
-			c := cache
-			if i == len(r.Messages)-1 {
-				c = nil
-			}
-			var ok bool
-			if b, ok = appendMessage(b, &r.Messages[i], c); !ok {
-				return b, false
-			}
+		// Earlier turns are what records share (few-shot exemplars),
+		// most often all of them together; the last is the sample's own.
+		var ok bool
+		if b, ok = cache.appendTurns(b, r.Messages[:n-1]); !ok {
+			return b, false
+		}
+		if b, ok = appendMessage(b, &r.Messages[n-1], nil); !ok {
+			return b, false
 		}
 		b = append(b, ']')
 	}
@@ -512,14 +506,32 @@ func appendEscape(b []byte, c byte) []byte {
 // StringCache keeps the JSON encodings of long strings that many records
 // share by identity — the few-shot turns a task renders once and puts in
 // every prompt — so each is escaped once per run rather than once per
-// record. A string is recognised by its data pointer and length (the
-// cache holds the string, so the memory cannot be reused for another
-// while it is kept). It is safe for concurrent use; a nil cache encodes
-// every string.
+// record, and of whole runs of turns that records share (all of a
+// prompt's turns but its last), so that those are copied in one piece. A
+// string is recognised by its data pointer and length (the cache holds
+// the string, so the memory cannot be reused for another while it is
+// kept). It is safe for concurrent use; a nil cache encodes every string.
 type StringCache struct {
 	mu    sync.Mutex
 	m     map[stringID]cachedString
+	turns map[turnsID]*cachedTurns
 	bytes int
+}
+
+// turnsID names a run of turns by its number and the first and last
+// turns' contents; the entry's turns tell runs that agree on these
+// apart.
+type turnsID struct {
+	first, last stringID
+	n           int
+}
+
+// cachedTurns are a run of turns and their encoding (each turn followed
+// by a comma). enc is nil until the run is met a second time: a run seen
+// once (a prompt whose earlier turns are not shared) costs no copy.
+type cachedTurns struct {
+	turns []runtime.Message // keeps the strings alive
+	enc   []byte
 }
 
 type stringID struct {
@@ -545,6 +557,102 @@ func NewStringCache() *StringCache {
 	return &StringCache{m: map[stringID]cachedString{}}
 }
 
+// appendTurns writes turns, each followed by a comma, as appendMessage
+// does (long contents through the cache). A run of turns the cache has
+// met before, the very same strings, is copied from it in one piece.
+func (c *StringCache) appendTurns(b []byte, turns []runtime.Message) ([]byte, bool) {
+	if len(turns) == 0 {
+		return b, true
+	}
+	var id turnsID
+	cacheable := c != nil
+	for i := range turns {
+		if m := &turns[i]; len(m.ToolCalls) > 0 || m.ToolCallID != "" || m.Name != "" || m.ReasoningContent != "" {
+			cacheable = false
+			break
+		}
+	}
+	var e *cachedTurns
+	if cacheable {
+		id = turnsID{first: idOf(turns[0].Content), last: idOf(turns[len(turns)-1].Content), n: len(turns)}
+		c.mu.Lock()
+		e = c.turns[id]
+		var enc []byte
+		if e != nil && sameTurns(e.turns, turns) {
+			enc = e.enc
+		} else {
+			e = nil
+		}
+		c.mu.Unlock()
+		if enc != nil {
+			return append(b, enc...), true
+		}
+	}
+	start := len(b)
+	for i := range turns {
+		var ok bool
+		if b, ok = appendMessage(b, &turns[i], c); !ok {
+			return b, false
+		}
+		b = append(b, ',')
+	}
+	if !cacheable {
+		return b, true
+	}
+	c.mu.Lock()
+	if e != nil {
+		// The second time: keep the encoding.
+		if c.bytes+len(b)-start > maxCacheBytes {
+			c.clearLocked()
+		} else if e.enc == nil && c.turns[id] == e {
+			e.enc = slices.Clone(b[start:])
+			c.bytes += len(e.enc)
+		}
+	} else {
+		// The first time: keep the turns (their texts count against the
+		// cache's bound, as it holds them).
+		held := 0
+		for i := range turns {
+			held += len(turns[i].Content)
+		}
+		if c.turns == nil {
+			c.turns = map[turnsID]*cachedTurns{}
+		}
+		if len(c.turns) >= maxCachedTurns || c.bytes+held > maxCacheBytes {
+			c.clearLocked()
+		}
+		c.turns[id] = &cachedTurns{turns: slices.Clone(turns)}
+		c.bytes += held
+	}
+	c.mu.Unlock()
+	return b, true
+}
+
+// maxCachedTurns bounds the runs of turns a StringCache keeps.
+const maxCachedTurns = 1 << 12
+
+// clearLocked empties the cache; the caller holds c.mu.
+func (c *StringCache) clearLocked() {
+	clear(c.m)
+	clear(c.turns)
+	c.bytes = 0
+}
+
+func idOf(s string) stringID { return stringID{unsafe.StringData(s), len(s)} }
+
+// sameTurns reports whether a and b are the same strings (by identity).
+func sameTurns(a, b []runtime.Message) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if idOf(a[i].Role) != idOf(b[i].Role) || idOf(a[i].Content) != idOf(b[i].Content) {
+			return false
+		}
+	}
+	return true
+}
+
 // append writes s as a JSON string (appendJSONString), from the cache
 // when it holds s.
 func (c *StringCache) append(b []byte, s string) []byte {
@@ -563,8 +671,7 @@ func (c *StringCache) append(b []byte, s string) []byte {
 	enc := slices.Clone(b[start:])
 	c.mu.Lock()
 	if c.bytes+len(enc) > maxCacheBytes {
-		clear(c.m)
-		c.bytes = 0
+		c.clearLocked()
 	}
 	c.m[id] = cachedString{s: s, enc: enc}
 	c.bytes += len(enc)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -137,6 +138,47 @@ func TestAppendLineRandom(t *testing.T) {
 		rec.ExtractionFailed, rec.Retryable = rng.IntN(2) == 0, rng.IntN(2) == 0
 		rec.PromptTokens, rec.CompletionTokens = rng.IntN(3), rng.IntN(3)
 		checkLine(t, &rec, cache)
+	}
+}
+
+// TestAppendLineSharedTurns: records whose earlier turns are runs of
+// shared strings (the same first and last turns with other middles,
+// other lengths, turns that are not plain, runs long enough to make the
+// cache start over) are encoded as json.Marshal encodes them, through one
+// cache, time after time.
+func TestAppendLineSharedTurns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var texts []string
+	for _, s := range trickyStrings {
+		texts = append(texts, s, s+strings.Repeat(" shared <turn> ", 20))
+	}
+	roles := []string{"user", "assistant", "system"}
+	var pool []runtime.Message
+	for range 12 {
+		pool = append(pool, runtime.Message{Role: roles[rng.IntN(3)], Content: texts[rng.IntN(len(texts))]})
+	}
+	for i := range 3 {
+		// About 400 KB encoded each: the cache starts over.
+		big := strings.Repeat("big & shared\n", 20000) + strconv.Itoa(i)
+		pool[4*i+1].Content = big
+		texts = append(texts, big)
+	}
+	pool = append(pool, runtime.Message{Role: "assistant", Content: "x", ToolCalls: []runtime.ToolCall{{ID: "c", Name: "f", Arguments: "{}"}}},
+		runtime.Message{Role: "tool", Content: "42", ToolCallID: "c", Name: "f"}, runtime.Message{Role: "user", ReasoningContent: "r <"})
+	cache := NewStringCache()
+	for range 1000 {
+		n := 1 + rng.IntN(5)
+		msgs := make([]runtime.Message, n)
+		// Mostly one of a few runs, so that runs recur.
+		base := rng.IntN(4)
+		if rng.IntN(8) == 0 {
+			base = rng.IntN(len(pool))
+		}
+		for i := range msgs {
+			msgs[i] = pool[(base+i*(1+rng.IntN(2)*rng.IntN(2)))%len(pool)]
+		}
+		msgs[n-1] = runtime.Message{Role: "user", Content: texts[rng.IntN(len(texts))]}
+		checkLine(t, &Record{Task: "t", ID: "1", Messages: msgs, Response: "r"}, cache)
 	}
 }
 

@@ -72,8 +72,8 @@ func PoissonBinomialUpper(p []float64, k int) float64 {
 	for j, pj := range p {
 		pj = math.Min(1, math.Max(0, pj))
 		top := min(hi+1, j+1)
-		for m := top; m >= max(lo, 1); m-- {
-			dist[m] = float64(dist[m]*(1-pj)) + float64(dist[m-1]*pj)
+		if b := max(lo, 1); b <= top {
+			trial(dist[b-1:top+1], pj)
 		}
 		if lo == 0 {
 			dist[0] *= 1 - pj
@@ -91,6 +91,26 @@ func PoissonBinomialUpper(p []float64, k int) float64 {
 		tail += dist[m]
 	}
 	return math.Min(1, tail)
+}
+
+// trial is one step of the recurrence over d: d[m] = d[m](1−p) + d[m−1]p
+// for m from len(d)−1 down to 1, each product rounded before the sum as
+// the plain loop does (the same operations on the same values, so the
+// same bits), four counts at a time with one bounds check.
+func trial(d []float64, p float64) {
+	q := 1 - p
+	m := len(d) - 1
+	for ; m >= 4; m -= 4 {
+		x := d[m-4 : m+1 : m+1]
+		a0, a1, a2, a3, a4 := x[4], x[3], x[2], x[1], x[0]
+		x[4] = float64(a0*q) + float64(a1*p)
+		x[3] = float64(a1*q) + float64(a2*p)
+		x[2] = float64(a2*q) + float64(a3*p)
+		x[1] = float64(a3*q) + float64(a4*p)
+	}
+	for ; m >= 1; m-- {
+		d[m] = float64(d[m]*q) + float64(d[m-1]*p)
+	}
 }
 
 // poissonBinomialFull is PoissonBinomialUpper's recurrence over every

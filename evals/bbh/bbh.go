@@ -30,6 +30,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/internal/lazyre"
@@ -100,6 +101,29 @@ type prompt struct {
 	text        string // the official few-shot text, canary removed
 	description string
 	shots       []shot
+
+	turnsOnce sync.Once
+	turns     []runtime.Message // the shots as chat turns (chatTurns)
+}
+
+// chatTurns are the shots as user and assistant turns, the description
+// before the first question: made once, so that every sample's prompt
+// shares their texts (a samples file's encoder escapes a text its
+// records share once).
+func (p *prompt) chatTurns() []runtime.Message {
+	p.turnsOnce.Do(func() {
+		for i, sh := range p.shots {
+			content := "Q: " + sh.question
+			if i == 0 {
+				content = p.description + "\n\n" + content
+			}
+			p.turns = append(p.turns,
+				runtime.Message{Role: "user", Content: content},
+				runtime.Message{Role: "assistant", Content: sh.answer},
+			)
+		}
+	})
+	return p.turns
 }
 
 type shot struct{ question, answer string }
@@ -253,16 +277,8 @@ func (t Task) Prompt(d *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) (
 	var shots []shot
 	if !zeroShot {
 		shots = p.shots
-	}
-	for i, sh := range shots {
-		content := "Q: " + sh.question
-		if i == 0 {
-			content = p.description + "\n\n" + content
-		}
-		req.Messages = append(req.Messages,
-			runtime.Message{Role: "user", Content: content},
-			runtime.Message{Role: "assistant", Content: sh.answer},
-		)
+		req.Messages = make([]runtime.Message, 0, 2*len(shots)+1)
+		req.Messages = append(req.Messages, p.chatTurns()...)
 	}
 	final := "Q: " + s.Input
 	if len(shots) == 0 {

@@ -144,10 +144,8 @@ func runOne(ctx context.Context, o Options, wi workItem, rc *renderCache) (*resu
 	s := wi.p.data.Samples[wi.idx]
 	pc := o.settings().prompt
 	pc.Gen.Seed = o.Gen.Seed + int64(wi.repeat)
-	rec := &results.Record{
-		Task: wi.p.info.Name, ID: s.ID, Repeat: wi.repeat, Index: wi.idx, Target: s.Target,
-		Scores: map[string]float64{},
-	}
+	// Scores are the scorer's, or an empty map (a failed record's too).
+	rec := &results.Record{Task: wi.p.info.Name, ID: s.ID, Repeat: wi.repeat, Index: wi.idx, Target: s.Target}
 	var out evals.Output
 	var stage string
 	var err error
@@ -175,6 +173,7 @@ func runOne(ctx context.Context, o Options, wi workItem, rc *renderCache) (*resu
 	}
 	rec.Error = stage + ": " + err.Error()
 	rec.Retryable = stage == "runtime" && runtime.Transient(err)
+	rec.Scores = map[string]float64{}
 	return rec, nil
 }
 

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 
@@ -38,7 +37,8 @@ func summarize(t evals.Task, data *evals.Dataset, selected []int, repeats int, r
 		Version: info.Version, PrimaryMetric: info.PrimaryMetric,
 		Metrics: map[string]stats.Summary{},
 	}
-	tl := tally{values: map[string][]float64{}, timing: &results.Timing{}}
+	n := len(selected) * repeats
+	tl := tally{n: n, scored: make([]evals.SampleResult, 0, n), timing: &results.Timing{}}
 	missing := 0
 	pos := 0
 	for _, idx := range selected {
@@ -64,8 +64,8 @@ func summarize(t evals.Task, data *evals.Dataset, selected []int, repeats int, r
 			}
 		}
 	}
-	for k, xs := range tl.values {
-		ts.Metrics[k] = stats.Summarize(xs)
+	for _, m := range tl.values {
+		ts.Metrics[m.name] = stats.Summarize(m.xs)
 	}
 	if a, ok := t.(evals.Aggregator); ok && len(tl.scored) > 0 {
 		applyAggregates(ts, a.Aggregate(tl.scored), len(tl.scored), info)
@@ -89,7 +89,8 @@ func summarize(t evals.Task, data *evals.Dataset, selected []int, repeats int, r
 
 // tally accumulates the scored records of a task.
 type tally struct {
-	values map[string][]float64 // metric → per-record values
+	n      int            // work items: a bound on the records
+	values []metricValues // per metric, its per-record values
 	scored []evals.SampleResult
 
 	extractable, extractFail int
@@ -102,9 +103,20 @@ type tally struct {
 	timing                         *results.Timing
 }
 
+// metricValues are one metric's values, record by record.
+type metricValues struct {
+	name string
+	xs   []float64
+}
+
 func (tl *tally) add(s evals.Sample, rep int, r *results.Record) {
-	for _, k := range slices.Sorted(maps.Keys(r.Scores)) {
-		tl.values[k] = append(tl.values[k], r.Scores[k])
+	// A task has a few metrics, the same in most records: looked for in
+	// a list (a key is usually the very string of the list's entry)
+	// rather than a map, in any order (each metric's list is in record
+	// order either way).
+	for k, v := range r.Scores {
+		m := tl.metric(k)
+		m.xs = append(m.xs, v)
 	}
 	if r.Extracted != "" || r.ExtractionFailed {
 		tl.extractable++
@@ -134,6 +146,18 @@ func (tl *tally) add(s evals.Sample, rep int, r *results.Record) {
 		Sample: s, Repeat: rep,
 		Score: evals.Score{Values: r.Scores, Extracted: r.Extracted, ExtractionFailed: r.ExtractionFailed, Details: r.Details},
 	})
+}
+
+// metric returns the values of metric k, made (with room for every
+// record) on its first value.
+func (tl *tally) metric(k string) *metricValues {
+	for i := range tl.values {
+		if tl.values[i].name == k {
+			return &tl.values[i]
+		}
+	}
+	tl.values = append(tl.values, metricValues{name: k, xs: make([]float64, 0, tl.n)})
+	return &tl.values[len(tl.values)-1]
 }
 
 func (tl *tally) addTiming(tm *runtime.Timings) {

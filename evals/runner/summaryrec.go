@@ -83,6 +83,11 @@ type sharedMaps struct {
 	scores  map[string]map[string]float64
 	details map[string]map[string]any
 	key     []byte
+	// The maps handed out last: a record most often has the scores or
+	// details of the one before, which is found by comparing them
+	// without making a key.
+	lastScores  map[string]float64
+	lastDetails map[string]any
 }
 
 // maxShared bounds the distinct maps a task's sharedMaps keeps.
@@ -90,20 +95,80 @@ const maxShared = 1 << 12
 
 // record is rec's memRecord, its maps shared.
 func (sm *sharedMaps) record(rec *results.Record) memRecord {
-	r := summaryRecord(rec)
+	// summaryRecord's fields, without the results.Record between.
 	m := memRecord{
-		id: r.ID, extracted: r.Extracted, err: r.Error, finish: r.FinishReason, thinking: r.Thinking,
-		scores: r.Scores, details: r.Details, timings: r.Timings, index: r.Index, repeat: r.Repeat,
-		promptTokens: r.PromptTokens, completionTokens: r.CompletionTokens,
-		extractionFailed: r.ExtractionFailed, retryable: r.Retryable,
+		id: jsonString(rec.ID), extracted: jsonString(rec.Extracted), err: jsonString(rec.Error),
+		finish: jsonString(rec.FinishReason), thinking: jsonString(rec.Thinking),
+		index: rec.Index, repeat: rec.Repeat, promptTokens: rec.PromptTokens, completionTokens: rec.CompletionTokens,
+		extractionFailed: rec.ExtractionFailed, retryable: rec.Retryable,
+	}
+	if len(rec.Scores) > 0 {
+		m.scores = rec.Scores
+	}
+	if rec.Timings != nil {
+		t := *rec.Timings
+		m.timings = &t
+	}
+	flat := false
+	if len(rec.Details) > 0 {
+		if flat = flatJSON(rec.Details); flat {
+			m.details = rec.Details
+		} else {
+			m.details = summaryDetails(rec.Details)
+		}
 	}
 	if len(m.scores) > 0 || len(m.details) > 0 {
 		sm.mu.Lock()
 		m.scores = sm.shareScores(m.scores)
-		m.details = sm.shareDetails(m.details)
+		if flat {
+			m.details = sm.shareFlatDetails(m.details)
+		} else {
+			m.details = sm.shareDetails(m.details)
+		}
 		sm.mu.Unlock()
 	}
 	return m
+}
+
+// equalScores reports whether a and b have the same keys and the same
+// float64 bits.
+func equalScores(a, b map[string]float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || math.Float64bits(v) != math.Float64bits(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// equalFlat reports whether the flat details maps a and b (flatJSON) have
+// the same keys and values of the same type and value (float64s of the
+// same bits).
+func equalFlat(a, b map[string]any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok {
+			return false
+		}
+		switch v := v.(type) {
+		case float64:
+			if w, ok := w.(float64); !ok || math.Float64bits(v) != math.Float64bits(w) {
+				return false
+			}
+		default:
+			if v != w {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // maxSharedKeys bounds the keys of a shared map.
@@ -126,6 +191,16 @@ func (sm *sharedMaps) shareScores(m map[string]float64) map[string]float64 {
 	if len(m) == 0 || len(m) > maxSharedKeys {
 		return m
 	}
+	if equalScores(m, sm.lastScores) {
+		return sm.lastScores
+	}
+	m = sm.shareScoresByKey(m)
+	sm.lastScores = m
+	return m
+}
+
+// shareScoresByKey is shareScores through the table of keys.
+func (sm *sharedMaps) shareScoresByKey(m map[string]float64) map[string]float64 {
 	var ks [maxSharedKeys]string
 	b := sm.key[:0]
 	for _, k := range sortedKeys(m, &ks) {
@@ -152,6 +227,24 @@ func (sm *sharedMaps) shareDetails(m map[string]any) map[string]any {
 	if len(m) == 0 || len(m) > maxSharedKeys || !flatJSON(m) {
 		return m
 	}
+	return sm.shareFlatDetails(m)
+}
+
+// shareFlatDetails is shareDetails for a map known to be flat.
+func (sm *sharedMaps) shareFlatDetails(m map[string]any) map[string]any {
+	if len(m) == 0 || len(m) > maxSharedKeys {
+		return m
+	}
+	if equalFlat(m, sm.lastDetails) {
+		return sm.lastDetails
+	}
+	m = sm.shareFlatByKey(m)
+	sm.lastDetails = m
+	return m
+}
+
+// shareFlatByKey is shareFlatDetails through the table of keys.
+func (sm *sharedMaps) shareFlatByKey(m map[string]any) map[string]any {
 	var ks [maxSharedKeys]string
 	b := sm.key[:0]
 	for _, k := range sortedKeys(m, &ks) {
@@ -216,13 +309,24 @@ func summaryRecord(rec *results.Record) results.Record {
 		if flatJSON(rec.Details) {
 			// Already as JSON would give it back: shared, as the scores.
 			r.Details = rec.Details
-		} else if d, ok := roundTripped(rec.Details); ok {
-			r.Details = d.(map[string]any)
-		} else if b, err := json.Marshal(rec.Details); err == nil {
-			_ = json.Unmarshal(b, &r.Details)
+		} else {
+			r.Details = summaryDetails(rec.Details)
 		}
 	}
 	return r
+}
+
+// summaryDetails is details that are not flat (flatJSON) after a JSON
+// round trip.
+func summaryDetails(details map[string]any) map[string]any {
+	if d, ok := roundTripped(details); ok {
+		return d.(map[string]any)
+	}
+	var out map[string]any
+	if b, err := json.Marshal(details); err == nil {
+		_ = json.Unmarshal(b, &out)
+	}
+	return out
 }
 
 // flatJSON reports whether m's keys and values come back from a JSON

@@ -174,3 +174,45 @@ func BenchmarkRememberMMLU(b *testing.B) {
 		}, func() { mem = nil })
 	})
 }
+
+// BenchmarkSummarizeMMLU makes MMLU's summary from its 14,042 records in
+// memory (the shared dataset; records as a weak model's: a fifth of them
+// extracted, half of those right), what summarizeMemory does at the end
+// of the task.
+func BenchmarkSummarizeMMLU(b *testing.B) {
+	data := sharedtest.Datasets(b)
+	tasks, err := registry.Lookup(registry.All(), []string{"mmlu"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	task := tasks[0]
+	ds, err := task.Load(context.Background(), evals.LoadConfig{DataDir: data, NumFewshot: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	selected := make([]int, len(ds.Samples))
+	var sm sharedMaps
+	mem := make([]memRecord, len(ds.Samples))
+	letters := []string{"A", "B", "C", "D"}
+	for i, s := range ds.Samples {
+		selected[i] = i
+		l := ""
+		if i%5 == 0 {
+			l = letters[i/5%4]
+		}
+		right := evals.Indicator(l != "" && i%10 == 0)
+		mem[i] = sm.record(&results.Record{
+			Task: "mmlu", ID: s.ID, Index: i, Extracted: l, ExtractionFailed: l == "", FinishReason: "stop",
+			Scores:  map[string]float64{"acc_flexible": right, "acc_strict": 0, "extraction_failed": evals.Indicator(l == "")},
+			Details: map[string]any{"mode": "gen", "strict": "", "method": map[bool]string{true: "", false: "mention"}[l == ""]},
+		})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var rec results.Record
+		summarize(task, ds, selected, 1, func(pos int, s evals.Sample, rep int) *results.Record {
+			rec = mem[pos].record()
+			return &rec
+		})
+	}
+}

@@ -21,7 +21,16 @@ func BenchmarkExtract(b *testing.B) {
 // (every rule runs to the end), as a replay of a weak model's MMLU answers
 // does.
 func BenchmarkExtractLong(b *testing.B) {
-	opts := []string{"Planetary density will decrease.", "Planetary years will become longer.", "Planetary days will become shorter.", "Planetary gravity will become stronger."}
+	benchmarkExtractLong(b, []string{"Planetary density will decrease.", "Planetary years will become longer.", "Planetary days will become shorter.", "Planetary gravity will become stronger."})
+}
+
+// BenchmarkExtractLongZH is BenchmarkExtractLong with Chinese options, as
+// C-Eval and CMMLU have.
+func BenchmarkExtractLongZH(b *testing.B) {
+	benchmarkExtractLong(b, []string{"行星密度会降低", "行星的一年会变长", "行星的一天会变短", "行星引力会变强"})
+}
+
+func benchmarkExtractLong(b *testing.B, opts []string) {
 	words := []string{"a", "warm", "of", "naïve", "sat", "on", "then", "über", "café", "cat", "日本", "—", "fell", "Später", "fish", "outside,", "rain", "the", "mat", "softly", "and", "dreamed", "while", "woke."}
 	inputs := make([]string, 8)
 	for i := range inputs {

@@ -553,37 +553,125 @@ func optionText(text string, choices []string) int {
 	return kept[0]
 }
 
-// mayHoldChoice reports whether foldText(text) may equal or contain
-// foldText of one of choices; false is exact (it cannot), true may be
-// wrong. Folding lower-cases ASCII letters and turns white space into
-// single spaces, so a run of [a-z0-9] in a folded choice comes from
-// characters of text that match it ignoring ASCII case — unless text
-// holds one of the two non-ASCII letters whose lower case is ASCII
-// (U+0130 İ, U+212A K), when every choice may. A choice that is empty
-// or has no such run may match too.
+// mayHoldChoice reports whether optionText may find one of choices in
+// text: whether foldText(text) may equal the folded text of one of
+// them, or contain that of one long enough to be looked for inside it.
+// False is exact (optionText returns -1), true may be wrong; text is not
+// folded, nor are the choices.
 //
-// The choices are not folded: folding turns no byte but an ASCII letter
-// into [a-z0-9] (except U+0130 İ and U+212A K: a choice holding one is
-// folded) and neither merges nor splits runs of them, so the longest run
-// of a folded choice is its longest run of [A-Za-z0-9], lower-cased
-// (TestMayHoldChoice).
+// A choice of fewer than three ASCII bytes is only compared whole
+// (optionText looks inside the response for choices of two characters or
+// more, three bytes or more when ASCII), and its folded text has at most
+// two bytes, which foldText(text) cannot equal when text holds three
+// ASCII letters, digits or CJK ideographs (folding keeps each of them).
+//
+// Any other choice is equal to or contained in foldText(text) only if its
+// longest run of [a-z0-9] or of CJK ideographs is in it. Folding
+// lower-cases ASCII letters and turns white space into single spaces, so
+// a run of [a-z0-9] in a folded choice comes from characters of text that
+// match it ignoring ASCII case — unless text holds one of the two
+// non-ASCII letters whose lower case is ASCII (U+0130 İ, U+212A K), when
+// every choice may — and a run of CJK ideographs, which no other
+// character lower-cases to and folding leaves as they are, from the same
+// bytes of text. A choice with neither kind of run may match too.
+//
+// The longest run of [A-Za-z0-9] of a choice, lower-cased, is the longest
+// run of [a-z0-9] of its folded text: folding turns no byte but an ASCII
+// letter into [a-z0-9] (except U+0130 İ and U+212A K: a choice holding
+// one is folded) and neither merges nor splits runs of them; so are its
+// runs of ideographs (TestMayHoldChoice, FuzzOptionText).
 func mayHoldChoice(text string, choices []string) bool {
 	if strings.Contains(text, "\u0130") || strings.Contains(text, "\u212a") {
 		return true
 	}
+	short := false
 	var buf [64]byte
 	for _, c := range choices {
+		ascii := isASCII(c)
+		if ascii && len(c) < 3 {
+			short = true // only compared whole: below
+			continue
+		}
 		var w string
-		if strings.Contains(c, "\u0130") || strings.Contains(c, "\u212a") {
+		if !ascii && (strings.Contains(c, "\u0130") || strings.Contains(c, "\u212a")) {
 			w = longestAlnumRun(foldText(c))
 		} else {
 			w = lowerASCIIInto(buf[:0], longestAlnumRunFold(c))
+		}
+		if !ascii {
+			if h := longestCJKRun(c); len(h) > len(w) {
+				if strings.Contains(text, h) {
+					return true
+				}
+				continue
+			}
 		}
 		if w == "" || containsFoldASCII(text, w) {
 			return true
 		}
 	}
+	return short && !foldLongerThan(text, 2)
+}
+
+// foldLongerThan reports whether foldText(text) is surely longer than n
+// bytes: whether text holds more than n bytes of ASCII letters and digits
+// and CJK ideographs, which folding keeps as they are (lower-cased).
+func foldLongerThan(text string, n int) bool {
+	k := 0
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if l := c | 0x20; l >= 'a' && l <= 'z' || c >= '0' && c <= '9' {
+				if k++; k > n {
+					return true
+				}
+			}
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(text[i:])
+		if cjkRune(r) {
+			if k += w; k > n {
+				return true
+			}
+		}
+		i += w
+	}
 	return false
+}
+
+// cjkRune reports whether r is a CJK unified ideograph (the basic block
+// and extension A): characters without case that no other character
+// lower-cases to, neither white space nor punctuation, three bytes in
+// UTF-8 (TestCJKRunes).
+func cjkRune(r rune) bool {
+	return r >= 0x4E00 && r <= 0x9FFF || r >= 0x3400 && r <= 0x4DBF
+}
+
+// longestCJKRun is the longest run of CJK ideographs in s ("" when none),
+// the first of the longest.
+func longestCJKRun(s string) string {
+	best, start := "", -1
+	for i := 0; i <= len(s); {
+		w := 1
+		if i < len(s) {
+			var r rune
+			r, w = utf8.DecodeRuneInString(s[i:])
+			if cjkRune(r) {
+				if start < 0 {
+					start = i
+				}
+				i += w
+				continue
+			}
+		}
+		if start >= 0 && i-start > len(best) {
+			best = s[start:i]
+		}
+		start = -1
+		i += w
+	}
+	return best
 }
 
 // longestAlnumRunFold is the longest run of [A-Za-z0-9] in s ("" when

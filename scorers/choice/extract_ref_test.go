@@ -8,6 +8,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/pocketeval/pocketeval/scorers/textstats"
 )
 
 // The reference: extraction exactly as it was written with regular
@@ -236,58 +238,106 @@ func TestExtractMatchesReference(t *testing.T) {
 	}
 }
 
-// TestMayHoldChoice: testing the choices as they are gives what testing
-// their folded texts gives (mayHoldOption), and the extraction the
-// reference's, on random responses and random choices made of the
-// fragments (capitals, İ, K, digits, punctuation, CJK).
+// TestMayHoldChoice: where mayHoldChoice says no option can be found,
+// the reference finds none, and the extraction is the reference's, on
+// random responses (short ones and 200-fragment ones) and random choices
+// made of the fragments (capitals, İ, K, digits, punctuation, CJK).
 func TestMayHoldChoice(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 7))
 	n := 20000
 	if testing.Short() {
 		n = 2000
 	}
-	for range n {
+	skipped := 0
+	for k := range n {
 		text := randomText(rng)
-		choices := make([]string, 2+rng.IntN(4))
-		for i := range choices {
-			var b strings.Builder
-			for range 1 + rng.IntN(4) {
-				b.WriteString(pieces[rng.IntN(len(pieces))])
+		if k%4 == 0 {
+			text = longText(rng)
+		}
+		choices := randomChoices(rng)
+		if !mayHoldChoice(text, choices) {
+			skipped++
+			if want := refOptionText(text, choices); want >= 0 {
+				t.Fatalf("mayHoldChoice(%q, %q) = false, but the reference finds option %d", text, choices, want)
 			}
-			choices[i] = b.String()
 		}
-		norm := make([]string, len(choices))
-		for i, c := range choices {
-			norm[i] = foldText(c)
-		}
-		if got, want := mayHoldChoice(text, choices), refMayHoldOption(text, norm); got != want {
-			t.Fatalf("mayHoldChoice(%q, %q) = %v, refMayHoldOption of the folded choices %v", text, choices, got, want)
+		if got, want := optionText(text, choices), refOptionText(text, choices); got != want {
+			t.Fatalf("optionText(%q, %q) = %d, reference %d", text, choices, got, want)
 		}
 		if got, want := ExtractN(text, len(choices), choices), refExtractN(text, len(choices), choices); got != want {
 			t.Fatalf("ExtractN(%q, %q) = %+v, reference %+v", text, choices, got, want)
 		}
 	}
+	if skipped == 0 || skipped == n {
+		t.Errorf("mayHoldChoice was false for %d of %d responses: the test exercises one side only", skipped, n)
+	}
 }
 
-// refMayHoldOption reports whether foldText(text) may equal or contain one
-// of the folded options norm; false is exact (it cannot), true may be
-// wrong. Folding lower-cases ASCII letters and turns white space into
-// single spaces, so a run of [a-z0-9] in a folded option comes from
-// characters of text that match it ignoring ASCII case — unless text
-// holds one of the two non-ASCII letters whose lower case is ASCII
-// (U+0130 İ, U+212A K), when every option may. An option that is empty
-// or has no such run may match too.
-func refMayHoldOption(text string, norm []string) bool {
-	if strings.Contains(text, "\u0130") || strings.Contains(text, "\u212a") {
-		return true
+// cjkPieces are CJK fragments of choices: ideographs alone and in runs,
+// with the punctuation and letters around them in Chinese options.
+var cjkPieces = []string{"日本", "中国", "甲", "乙", "丙", "丁", "选项", "答案", "正确", "不", "，", "。", "（", "）", "㐀", "䶿", "鿿", "一", "ぁ", "가", "Ａ", "ｂ", "的"}
+
+// randomChoices are two to five choices of one to four fragments each.
+func randomChoices(rng *rand.Rand) []string {
+	choices := make([]string, 2+rng.IntN(4))
+	for i := range choices {
+		var b strings.Builder
+		for range 1 + rng.IntN(4) {
+			if rng.IntN(3) == 0 {
+				b.WriteString(cjkPieces[rng.IntN(len(cjkPieces))])
+			} else {
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+		}
+		choices[i] = b.String()
 	}
-	for _, c := range norm {
-		w := longestAlnumRun(c)
-		if w == "" || containsFoldASCII(text, w) {
-			return true
+	return choices
+}
+
+// longText is a response of 200 fragments, a fifth of them CJK.
+func longText(rng *rand.Rand) string {
+	var b strings.Builder
+	for range 200 {
+		if rng.IntN(5) == 0 {
+			b.WriteString(cjkPieces[rng.IntN(len(cjkPieces))])
+		} else {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// TestCJKRunes checks, over every rune, what mayHoldChoice assumes of the
+// ideographs cjkRune accepts: no other rune lower-cases to one, they lower-case
+// to themselves, are neither white space nor punctuation nor '*' (folding
+// neither trims nor collapses them) and are three bytes long.
+func TestCJKRunes(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		l := unicode.ToLower(r)
+		if cjkRune(l) && l != r {
+			t.Fatalf("%U lower-cases to the ideograph %U", r, l)
+		}
+		if cjkRune(r) && (unicode.IsSpace(r) || unicode.IsPunct(r) || r == '*' || utf8.RuneLen(r) != 3) {
+			t.Fatalf("ideograph %U is space, punctuation or not three bytes", r)
 		}
 	}
-	return false
+}
+
+// FuzzOptionText checks optionText, its prefilter included, against the
+// reference on arbitrary responses and choices.
+func FuzzOptionText(f *testing.F) {
+	f.Add("The answer is the mitochondria.", "the mitochondria", "Paris", "42", "none of the above")
+	f.Add("我认为是日本的首都", "日本", "中国", "甲", "不正确")
+	f.Add("İ K paris", "PARİS", "K", "a", "")
+	f.Add(" **B** ", "B", "b", "1", "\xff")
+	f.Fuzz(func(t *testing.T, text, a, b, c, d string) {
+		for _, choices := range [][]string{{a, b, c, d}, {a, b}, {a}} {
+			if got, want := optionText(text, choices), refOptionText(text, choices); got != want {
+				t.Errorf("optionText(%q, %q) = %d, reference %d", text, choices, got, want)
+			}
+		}
+	})
 }
 
 // FuzzLoneLetters checks the standalone-letter scan against FindAll on
@@ -336,6 +386,33 @@ func FuzzLeadingLetter(f *testing.F) {
 		for _, n := range []int{2, 4, 26} {
 			if got, want := leadingLetter(text, n), refLeadingLetter(text, n); got != want {
 				t.Errorf("leadingLetter(%q, %d) = %d, the patterns give %d", text, n, got, want)
+			}
+		}
+	})
+}
+
+// refFirstCapital is firstCapital asking textstats.IsUpper of every
+// character.
+func refFirstCapital(text string, choices []string) Extraction {
+	for _, r := range text {
+		if textstats.IsUpper(string(r)) {
+			return letterResult(string(r), len(choices), RuleFirstCapital)
+		}
+	}
+	return none
+}
+
+// FuzzFirstCapital checks firstCapital's ASCII shortcut against the
+// general predicate on arbitrary texts.
+func FuzzFirstCapital(f *testing.F) {
+	for _, p := range append(pieces, cjkPieces...) {
+		f.Add("naïve 日本 " + p + " Ⅻ ǅ ª")
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, n := range []int{2, 4, 26} {
+			choices := make([]string, n)
+			if got, want := firstCapital(text, choices), refFirstCapital(text, choices); got != want {
+				t.Errorf("firstCapital(%q) = %+v, the predicate gives %+v", text, got, want)
 			}
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/pocketeval/pocketeval/scorers/pyre"
 	"github.com/pocketeval/pocketeval/scorers/textstats"
@@ -180,8 +181,16 @@ func gaokao(text string, choices []string) Extraction {
 
 // firstCapital is OpenCompass's first_capital_postprocess: the first
 // character for which str.isupper() holds.
+// An ASCII character is upper-case exactly when it is A to Z, which is
+// tested without the general predicate (FuzzFirstCapital).
 func firstCapital(text string, choices []string) Extraction {
 	for _, r := range text {
+		if r < utf8.RuneSelf {
+			if 'A' <= r && r <= 'Z' {
+				return letterResult(string(r), len(choices), RuleFirstCapital)
+			}
+			continue
+		}
 		if textstats.IsUpper(string(r)) {
 			return letterResult(string(r), len(choices), RuleFirstCapital)
 		}
