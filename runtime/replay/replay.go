@@ -972,6 +972,11 @@ func (r *Runtime) Describe() runtime.Info {
 	return runtime.Info{Name: "replay", Model: r.path, Settings: s}
 }
 
+// SHA256 is the hex sha256 of the predictions file's bytes as stored
+// (compressed, for .gz files), taken while Open read them; "" for a
+// Runtime made by Read.
+func (r *Runtime) SHA256() string { return r.sha256 }
+
 // Predictions returns every prediction in file order.
 func (r *Runtime) Predictions() []Prediction {
 	out := make([]Prediction, len(r.entries))
