@@ -359,6 +359,8 @@ func readLine(br *bufio.Reader, line []byte, max int) ([]byte, error) {
 type field struct {
 	key string
 	val gjson.Result
+	// valid8 is false for a string value that is not valid UTF-8.
+	valid8 bool
 }
 
 // fields are a line's members, in order; lines have a handful, so a
@@ -366,12 +368,20 @@ type field struct {
 type fields []field
 
 func (fs fields) get(k string) (gjson.Result, bool) {
-	for i := range fs {
-		if fs[i].key == k {
-			return fs[i].val, true
-		}
+	if f := fs.find(k); f != nil {
+		return f.val, true
 	}
 	return gjson.Result{}, false
+}
+
+// find is the member named k, or nil.
+func (fs fields) find(k string) *field {
+	for i := range fs {
+		if fs[i].key == k {
+			return &fs[i]
+		}
+	}
+	return nil
 }
 
 func (fs fields) has(k string) bool { _, ok := fs.get(k); return ok }
@@ -405,43 +415,36 @@ func parseLine(line []byte, file string, n int, lazy bool, in interner) (*Predic
 // parseInto is parseLine into p; with borrow, p.ID may share the line's
 // memory.
 func parseInto(p *Prediction, line []byte, file string, n int, lazy bool, in interner, borrow bool) error {
-	// Lines are read with gjson: one pass over the bytes answers which
-	// schema a line uses and gives each field's type for precise errors,
-	// without decoding the (often long) prompt and response twice.
-	if !gjson.ValidBytes(line) {
+	// One pass over the bytes (scanLine) checks the JSON as gjson does,
+	// finds the members, which answer which schema a line uses and give
+	// each field's type for precise errors, and checks their UTF-8,
+	// without decoding the (often long) prompt and response. The members
+	// share the line's memory (no copy of it is made); strings kept from
+	// them are copied.
+	obj := unsafe.String(unsafe.SliceData(line), len(line))
+	var arr [16]field
+	raw, ok := scanLine(obj, arr[:0])
+	if !ok {
 		var probe any
 		err := json.Unmarshal(line, &probe)
 		return &ParseError{File: file, Line: n, Err: fmt.Errorf("invalid JSON object: %w", err)}
 	}
-	// The members share the line's memory (no copy of it is made);
-	// strings kept from them are copied.
-	obj := unsafe.String(unsafe.SliceData(line), len(line))
-	obj = obj[skipSpace(obj, 0):]
-	if obj[0] != '{' {
+	if obj[skipSpace(obj, 0)] != '{' {
 		return &ParseError{File: file, Line: n, Err: errors.New("invalid JSON object: not an object")}
 	}
-	var arr [16]field
-	raw := fields(arr[:0])
-	var dup string
-	members(obj, func(k, v string) bool {
-		if raw.has(k) {
-			dup = strings.Clone(k)
-			return false
+	for i := 1; i < len(raw); i++ {
+		if raw[:i].has(raw[i].key) {
+			// gjson reads the first value, encoding/json the last: the
+			// line has no one meaning.
+			return &ParseError{File: file, Line: n, Field: strings.Clone(raw[i].key), Err: errors.New("appears twice in the object")}
 		}
-		raw = append(raw, field{k, value(v)})
-		return true
-	})
-	if dup != "" {
-		// gjson reads the first value, encoding/json the last: the line
-		// has no one meaning.
-		return &ParseError{File: file, Line: n, Field: dup, Err: errors.New("appears twice in the object")}
 	}
 	// response reads the answer field, a string; with lazy, a non-empty
 	// one is left in the file.
 	response := func(field string) (string, error) {
-		if v, ok := raw.get(field); lazy && ok && v.Type == gjson.String && v.Raw != `""` {
-			if !utf8.ValidString(v.Raw) {
-				return "", invalidUTF8(file, n, field, v)
+		if f := raw.find(field); lazy && f != nil && f.val.Type == gjson.String && f.val.Raw != `""` {
+			if !f.valid8 {
+				return "", invalidUTF8(file, n, field, f.val)
 			}
 			p.lazy = true
 			return "", nil
@@ -571,15 +574,15 @@ func str(raw fields, field string, required bool, file string, n int, in interne
 // strOf is str; with borrow, the string is not copied (it may share the
 // line's memory).
 func strOf(raw fields, field string, required bool, file string, n int, in interner, borrow bool) (string, error) {
-	v, ok := raw.get(field)
-	if !ok || v.Type == gjson.Null {
+	f := raw.find(field)
+	if f == nil || f.val.Type == gjson.Null {
 		if required {
 			return "", &ParseError{File: file, Line: n, Field: field, Err: errors.New("missing")}
 		}
 		return "", nil
 	}
-	switch {
-	case v.Type == gjson.String && !utf8.ValidString(v.Raw):
+	switch v := f.val; {
+	case v.Type == gjson.String && !f.valid8:
 		return "", invalidUTF8(file, n, field, v)
 	case v.Type == gjson.String && in != nil:
 		return in.get(view(v.Raw)), nil
