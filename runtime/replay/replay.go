@@ -49,6 +49,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf16"
@@ -239,7 +240,11 @@ func Open(path string) (*Runtime, error) {
 		defer zr.Close()
 		rd = zr
 	}
-	r, err := readPredictions(rd, path, lazy)
+	hint := int64(0) // the bytes of lines to read, when known
+	if lazy {
+		hint = size
+	}
+	r, err := readPredictions(rd, path, lazy, hint)
 	if err != nil {
 		return nil, err
 	}
@@ -256,12 +261,16 @@ func Open(path string) (*Runtime, error) {
 
 // Read reads predictions from rd; name is used in messages.
 func Read(rd io.Reader, name string) (*Runtime, error) {
-	return readPredictions(rd, name, false)
+	return readPredictions(rd, name, false, 0)
 }
 
 // readPredictions reads predictions; with lazy, rd is the file from its start and a
-// non-empty response is replaced by where its line lies.
-func readPredictions(rd io.Reader, name string, lazy bool) (*Runtime, error) {
+// non-empty response is replaced by where its line lies. hint, when not
+// 0, is how many bytes rd holds: the entries are then grown to as many
+// lines as the lines so far suggest, about once for a file of even
+// lines, rather than by a quarter at a time (which touched fresh pages
+// several times over).
+func readPredictions(rd io.Reader, name string, lazy bool, hint int64) (*Runtime, error) {
 	r := &Runtime{path: name}
 	br, ok := rd.(*bufio.Reader)
 	if !ok {
@@ -302,6 +311,15 @@ func readPredictions(rd io.Reader, name string, lazy bool) (*Runtime, error) {
 			if n > math.MaxInt32 {
 				return nil, regfile.Unusable(name, fmt.Errorf("replay: %s: more than %d lines", name, math.MaxInt32))
 			}
+			if n := len(r.entries); n == cap(r.entries) && n >= sampleLines && hint > 0 {
+				// Room for a twentieth more lines than the file holds at the
+				// average length so far (at most four times as many as
+				// read: the first lines may be short ones).
+				want := min(int64(n)*hint/max(off, 1)*21/20, 4*int64(n), MaxPredictions)
+				if want > int64(n+n/4) {
+					r.entries = slices.Grow(r.entries, int(want)-n)
+				}
+			}
 			r.add(&p, off, len(line), &keys, finish)
 		}
 		off += int64(len(line))
@@ -312,11 +330,18 @@ func readPredictions(rd io.Reader, name string, lazy bool) (*Runtime, error) {
 	if len(r.entries) == 0 {
 		return nil, regfile.Unusable(name, fmt.Errorf("replay: %s: no predictions", name))
 	}
+	if n := len(r.entries); cap(r.entries) > n+n/4 {
+		r.entries = slices.Clone(r.entries) // the lines were longer than the first ones
+	}
 	if err := r.index(); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	return r, nil
 }
+
+// sampleLines is how many lines readPredictions reads before it sizes
+// the entries.
+const sampleLines = 256
 
 // readBuffer is the most a predictions file is read ahead by (a smaller
 // file gets a buffer of its size).
