@@ -253,11 +253,10 @@ const cotCue = "Let's think step by step."
 // Prompt renders the official 3-shot CoT prompt (or 0-shot with
 // --num-fewshot 0: the task description, the question and the CoT cue).
 func (t Task) Prompt(d *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) (runtime.Request, error) {
-	ex, _ := d.Extra.(*extra)
-	if ex == nil || ex.prompts[s.Group] == nil {
-		return runtime.Request{}, fmt.Errorf("prompt bbh %s: no CoT prompt loaded for task %q", s.ID, s.Group)
+	p, err := cotPrompt(d, s)
+	if err != nil {
+		return runtime.Request{}, err
 	}
-	p := ex.prompts[s.Group]
 	zeroShot := cfg.NumFewshot == 0
 	req := runtime.Request{ID: s.ID, Task: "bbh", Gen: cfg.Gen}
 	if req.Gen.MaxTokens == 0 {
@@ -286,6 +285,24 @@ func (t Task) Prompt(d *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) (
 	}
 	req.Messages = append(req.Messages, runtime.Message{Role: "user", Content: final})
 	return req, nil
+}
+
+// cotPrompt is the few-shot prompt of s's subtask, which a prompt of s
+// needs.
+func cotPrompt(d *evals.Dataset, s evals.Sample) (*prompt, error) {
+	ex, _ := d.Extra.(*extra)
+	if ex == nil || ex.prompts[s.Group] == nil {
+		return nil, fmt.Errorf("prompt bbh %s: no CoT prompt loaded for task %q", s.ID, s.Group)
+	}
+	return ex.prompts[s.Group], nil
+}
+
+// CheckPrompt returns the error Prompt returns for s without rendering
+// the prompt (runner.PromptChecker: a replay by task and id renders each
+// prompt once, when its sample runs; TestCheckPromptIsPromptsError).
+func (t Task) CheckPrompt(d *evals.Dataset, s evals.Sample, cfg evals.PromptConfig) error {
+	_, err := cotPrompt(d, s)
+	return err
 }
 
 // ExtractAnswer is the official BBH answer extraction: cut the response at

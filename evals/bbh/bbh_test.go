@@ -348,3 +348,41 @@ func TestOfficialDirectOutputs(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckPromptIsPromptsError: CheckPrompt returns the error Prompt
+// returns, with and without the prompts loaded, for every subtask.
+func TestCheckPromptIsPromptsError(t *testing.T) {
+	t.Parallel()
+	d := load(t)
+	errText := func(err error) string {
+		if err == nil {
+			return ""
+		}
+		return err.Error()
+	}
+	task := New()
+	seen := map[string]bool{}
+	for _, data := range []*evals.Dataset{d, {Samples: d.Samples}} {
+		for i, s := range data.Samples {
+			if seen[s.Group] && i%97 != 0 {
+				continue
+			}
+			seen[s.Group] = true
+			for _, k := range []int{-1, 0, 3} {
+				for _, chat := range []bool{false, true} {
+					cfg := evals.PromptConfig{NumFewshot: k, Chat: chat}
+					_, perr := task.Prompt(data, s, cfg)
+					if got, want := errText(task.CheckPrompt(data, s, cfg)), errText(perr); got != want {
+						t.Fatalf("%s k=%d chat=%v: CheckPrompt %q, Prompt %q", s.ID, k, chat, got, want)
+					}
+				}
+			}
+		}
+		seen = map[string]bool{}
+	}
+	other := d.Samples[0]
+	other.Group = "no_such_subtask"
+	if err := task.CheckPrompt(d, other, evals.PromptConfig{}); err == nil {
+		t.Error("a subtask without a prompt: no error")
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/pocketeval/pocketeval/evals"
 	"github.com/pocketeval/pocketeval/scorers/choice"
@@ -271,25 +272,61 @@ func readSubjects(ctx context.Context, src *source, dir, suffix string, d *evals
 // Answers may be letters (A-D) or 0-based indices (the cais/mmlu export).
 func parseSubjectCSV(raw []byte, name, subject string) ([]evals.Sample, error) {
 	raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
+	// Most files are read by the fast reader; one it does not handle is
+	// read again, from its start, by encoding/csv, so that the samples and
+	// the errors are always encoding/csv's.
+	if out, err := parseSubjectRecords(newFastCSV(raw), name, subject); err != errNotFast {
+		return out, err
+	}
 	r := csv.NewReader(bytes.NewReader(raw))
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = true // the fields are copied out (strings, not the slice)
+	return parseSubjectRecords(stdCSV{r}, name, subject)
+}
+
+// csvRecords reads a CSV file's records: next returns the next one (its
+// fields, valid until the following call) and the line its first field
+// starts on, or io.EOF after the last; lines estimates how many records
+// there are (for sizing).
+type csvRecords interface {
+	next() ([]string, int, error)
+	lines() int
+}
+
+// stdCSV is encoding/csv's reader.
+type stdCSV struct{ r *csv.Reader }
+
+func (c stdCSV) next() ([]string, int, error) {
+	rec, err := c.r.Read()
+	if err != nil {
+		return nil, 0, err
+	}
+	line, _ := c.r.FieldPos(0)
+	return rec, line, nil
+}
+
+func (c stdCSV) lines() int { return 0 }
+
+// parseSubjectRecords makes a subject's samples from its CSV records.
+func parseSubjectRecords(r csvRecords, name, subject string) ([]evals.Sample, error) {
 	qCol, aCol, optCols := 0, -1, []int(nil)
 	first := true
-	var out []evals.Sample
+	out := make([]evals.Sample, 0, r.lines())
 	// The samples' options are gathered in one slice and then cut from one
 	// block of the exact size (each sample's slice capped, so appending to
 	// it copies).
 	var all []string
 	for {
-		rec, err := r.Read()
+		rec, line, err := r.next()
 		if err == io.EOF {
 			break
+		}
+		if err == errNotFast {
+			return nil, err
 		}
 		if err != nil {
 			return nil, fmt.Errorf("parse %s: %w", name, err)
 		}
-		line, _ := r.FieldPos(0)
 		if first {
 			first = false
 			if q, a, opts, ok := headerColumns(rec); ok {
@@ -303,6 +340,7 @@ func parseSubjectCSV(raw []byte, name, subject string) ([]evals.Sample, error) {
 			for i := 1; i < aCol; i++ {
 				optCols = append(optCols, i)
 			}
+			all = make([]string, 0, r.lines()*len(optCols))
 		}
 		if len(rec) <= max(qCol, aCol) {
 			return nil, fmt.Errorf("%s:%d: %d fields, want at least %d", name, line, len(rec), max(qCol, aCol)+1)
@@ -330,6 +368,128 @@ func parseSubjectCSV(raw []byte, name, subject string) ([]evals.Sample, error) {
 	}
 	setIDs(out, subject)
 	return out, nil
+}
+
+// errNotFast is fastCSV's refusal of a file it does not read as
+// encoding/csv would: the caller reads it with encoding/csv.
+var errNotFast = errors.New("mc: not for the fast CSV reader")
+
+// fastCSV reads the files encoding/csv reads with FieldsPerRecord -1 and
+// strict quotes, for the common case: lines ending in "\n" (no "\r"
+// anywhere), fields either plain (no quote) or quoted (doubled quotes
+// and line breaks inside, the closing quote followed by a comma, a line
+// end or the file's end). Anything else (which encoding/csv refuses, or
+// reads with its "\r\n" rules) is errNotFast. The fields are cut from
+// one copy of the file, where encoding/csv makes a string per record: a
+// field with doubled quotes is undoubled in place, within its own bytes,
+// before any string is made of them, and no string is made of bytes
+// that change later.
+type fastCSV struct {
+	b    []byte // the file's copy
+	s    string // b, for reading (strings are made with field)
+	pos  int
+	line int // the 1-based line pos is on
+	rec  []string
+	bad  bool
+}
+
+func newFastCSV(raw []byte) *fastCSV {
+	b := bytes.Clone(raw)
+	return &fastCSV{b: b, s: unsafe.String(unsafe.SliceData(b), len(b)), line: 1, bad: bytes.IndexByte(raw, '\r') >= 0}
+}
+
+func (r *fastCSV) lines() int { return bytes.Count(r.b, []byte("\n")) + 1 }
+
+// field is the string of b[i:j], whose bytes do not change any more.
+func (r *fastCSV) field(i, j int) string {
+	if i == j {
+		return ""
+	}
+	return unsafe.String(&r.b[i], j-i)
+}
+
+func (r *fastCSV) next() ([]string, int, error) {
+	if r.bad {
+		return nil, 0, errNotFast
+	}
+	s := r.s
+	for r.pos < len(s) && s[r.pos] == '\n' { // empty lines are skipped
+		r.pos++
+		r.line++
+	}
+	if r.pos == len(s) {
+		return nil, 0, io.EOF
+	}
+	start := r.line
+	r.rec = r.rec[:0]
+	for {
+		if r.pos < len(s) && s[r.pos] == '"' {
+			i, escaped := r.pos+1, false
+			for {
+				j := strings.IndexByte(s[i:], '"')
+				if j < 0 {
+					return nil, 0, errNotFast // the file ends inside quotes
+				}
+				i += j + 1
+				if i < len(s) && s[i] == '"' {
+					escaped = true
+					i++
+					continue
+				}
+				break
+			}
+			a, z := r.pos+1, i-1 // the field's bytes
+			r.line += bytes.Count(r.b[a:z], []byte("\n"))
+			if escaped {
+				// Inside the quotes, quotes come in pairs: keep one of each.
+				w := a
+				for k := a; k < z; k++ {
+					r.b[w] = r.b[k]
+					if r.b[k] == '"' {
+						k++
+					}
+					w++
+				}
+				z = w
+			}
+			r.rec = append(r.rec, r.field(a, z))
+			r.pos = i
+			switch {
+			case i == len(s):
+				return r.rec, start, nil
+			case s[i] == ',':
+				r.pos++
+				continue
+			case s[i] == '\n':
+				r.pos++
+				r.line++
+				return r.rec, start, nil
+			}
+			return nil, 0, errNotFast // encoding/csv: extraneous quote
+		}
+		end := len(s)
+		if j := strings.IndexByte(s[r.pos:], '\n'); j >= 0 {
+			end = r.pos + j
+		}
+		if j := strings.IndexByte(s[r.pos:end], ','); j >= 0 {
+			end = r.pos + j
+		}
+		if strings.IndexByte(s[r.pos:end], '"') >= 0 {
+			return nil, 0, errNotFast // encoding/csv: bare quote
+		}
+		r.rec = append(r.rec, r.field(r.pos, end))
+		r.pos = end
+		switch {
+		case end == len(s):
+			return r.rec, start, nil
+		case s[end] == ',':
+			r.pos++
+			continue
+		}
+		r.pos++ // '\n'
+		r.line++
+		return r.rec, start, nil
+	}
 }
 
 // setIDs names sample i of a subject's file subject/i, the names cut from

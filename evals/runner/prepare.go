@@ -308,8 +308,15 @@ func checkRequests(rt runtime.Runtime, preps preparedTasks, rc *renderCache) err
 		prompts = m.MatchesPrompts()
 	}
 	if tc, ok := rt.(TaskIDChecker); ok && !prompts {
-		// Tasks and ids alone: no request is built.
-		var keys [][2]string
+		// Tasks and ids alone: no request is built. The list is made at
+		// its size (grown, it touched fresh pages several times over).
+		n := 0
+		for _, p := range preps {
+			if !p.loglik {
+				n += len(p.data.Samples)
+			}
+		}
+		keys := make([][2]string, 0, n)
 		for _, p := range preps {
 			if !p.loglik {
 				for _, s := range p.data.Samples {

@@ -591,7 +591,8 @@ func (t loadCountingTask) Load(ctx context.Context, cfg evals.LoadConfig) (*eval
 }
 
 // TestReleaseWaitingDatasets: a task after the first has its dataset let
-// go during the run and loaded again when its work starts; the results
+// go during the run and loaded again when its work starts, unless the
+// largest dataset's phase holds more than keeping it adds; the results
 // are those of a run that kept it, and a dataset that changed in between
 // is refused.
 func TestReleaseWaitingDatasets(t *testing.T) {
@@ -611,6 +612,18 @@ func TestReleaseWaitingDatasets(t *testing.T) {
 	}
 	if a, b := stripTimings(t, dir), stripTimings(t, kept); a != b {
 		t.Errorf("results differ from a run that kept the dataset:\n%s\n%s", a, b)
+	}
+
+	// A dataset that the largest one's phase outweighs anyway is kept
+	// (beta's during alpha's phase); one that would add to it is not.
+	var betaLoads, gammaLoads atomic.Int64
+	o = baseOptions(t.TempDir(), &fakeRuntime{})
+	o.Tasks = []evals.Task{fakeTask{"alpha", 40}, loadCountingTask{fakeTask{"beta", 5}, &betaLoads, 0}, loadCountingTask{fakeTask{"gamma", 60}, &gammaLoads, 0}}
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if b, g := betaLoads.Load(), gammaLoads.Load(); b != 1 || g != 2 {
+		t.Errorf("beta loaded %d times, gamma %d; want 1 and 2", b, g)
 	}
 
 	loads.Store(0)

@@ -49,6 +49,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf16"
@@ -239,7 +240,11 @@ func Open(path string) (*Runtime, error) {
 		defer zr.Close()
 		rd = zr
 	}
-	r, err := readPredictions(rd, path, lazy)
+	hint := int64(0) // the bytes of lines to read, when known
+	if lazy {
+		hint = size
+	}
+	r, err := readPredictions(rd, path, lazy, hint)
 	if err != nil {
 		return nil, err
 	}
@@ -256,12 +261,16 @@ func Open(path string) (*Runtime, error) {
 
 // Read reads predictions from rd; name is used in messages.
 func Read(rd io.Reader, name string) (*Runtime, error) {
-	return readPredictions(rd, name, false)
+	return readPredictions(rd, name, false, 0)
 }
 
 // readPredictions reads predictions; with lazy, rd is the file from its start and a
-// non-empty response is replaced by where its line lies.
-func readPredictions(rd io.Reader, name string, lazy bool) (*Runtime, error) {
+// non-empty response is replaced by where its line lies. hint, when not
+// 0, is how many bytes rd holds: the entries are then grown to as many
+// lines as the lines so far suggest, about once for a file of even
+// lines, rather than by a quarter at a time (which touched fresh pages
+// several times over).
+func readPredictions(rd io.Reader, name string, lazy bool, hint int64) (*Runtime, error) {
 	r := &Runtime{path: name}
 	br, ok := rd.(*bufio.Reader)
 	if !ok {
@@ -302,6 +311,15 @@ func readPredictions(rd io.Reader, name string, lazy bool) (*Runtime, error) {
 			if n > math.MaxInt32 {
 				return nil, regfile.Unusable(name, fmt.Errorf("replay: %s: more than %d lines", name, math.MaxInt32))
 			}
+			if n := len(r.entries); n == cap(r.entries) && n >= sampleLines && hint > 0 {
+				// Room for a twentieth more lines than the file holds at the
+				// average length so far (at most four times as many as
+				// read: the first lines may be short ones).
+				want := min(int64(n)*hint/max(off, 1)*21/20, 4*int64(n), MaxPredictions)
+				if want > int64(n+n/4) {
+					r.entries = slices.Grow(r.entries, int(want)-n)
+				}
+			}
 			r.add(&p, off, len(line), &keys, finish)
 		}
 		off += int64(len(line))
@@ -312,11 +330,18 @@ func readPredictions(rd io.Reader, name string, lazy bool) (*Runtime, error) {
 	if len(r.entries) == 0 {
 		return nil, regfile.Unusable(name, fmt.Errorf("replay: %s: no predictions", name))
 	}
+	if n := len(r.entries); cap(r.entries) > n+n/4 {
+		r.entries = slices.Clone(r.entries) // the lines were longer than the first ones
+	}
 	if err := r.index(); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	return r, nil
 }
+
+// sampleLines is how many lines readPredictions reads before it sizes
+// the entries.
+const sampleLines = 256
 
 // readBuffer is the most a predictions file is read ahead by (a smaller
 // file gets a buffer of its size).
@@ -359,6 +384,8 @@ func readLine(br *bufio.Reader, line []byte, max int) ([]byte, error) {
 type field struct {
 	key string
 	val gjson.Result
+	// valid8 is false for a string value that is not valid UTF-8.
+	valid8 bool
 }
 
 // fields are a line's members, in order; lines have a handful, so a
@@ -366,12 +393,20 @@ type field struct {
 type fields []field
 
 func (fs fields) get(k string) (gjson.Result, bool) {
-	for i := range fs {
-		if fs[i].key == k {
-			return fs[i].val, true
-		}
+	if f := fs.find(k); f != nil {
+		return f.val, true
 	}
 	return gjson.Result{}, false
+}
+
+// find is the member named k, or nil.
+func (fs fields) find(k string) *field {
+	for i := range fs {
+		if fs[i].key == k {
+			return &fs[i]
+		}
+	}
+	return nil
 }
 
 func (fs fields) has(k string) bool { _, ok := fs.get(k); return ok }
@@ -405,43 +440,36 @@ func parseLine(line []byte, file string, n int, lazy bool, in interner) (*Predic
 // parseInto is parseLine into p; with borrow, p.ID may share the line's
 // memory.
 func parseInto(p *Prediction, line []byte, file string, n int, lazy bool, in interner, borrow bool) error {
-	// Lines are read with gjson: one pass over the bytes answers which
-	// schema a line uses and gives each field's type for precise errors,
-	// without decoding the (often long) prompt and response twice.
-	if !gjson.ValidBytes(line) {
+	// One pass over the bytes (scanLine) checks the JSON as gjson does,
+	// finds the members, which answer which schema a line uses and give
+	// each field's type for precise errors, and checks their UTF-8,
+	// without decoding the (often long) prompt and response. The members
+	// share the line's memory (no copy of it is made); strings kept from
+	// them are copied.
+	obj := unsafe.String(unsafe.SliceData(line), len(line))
+	var arr [16]field
+	raw, ok := scanLine(obj, arr[:0])
+	if !ok {
 		var probe any
 		err := json.Unmarshal(line, &probe)
 		return &ParseError{File: file, Line: n, Err: fmt.Errorf("invalid JSON object: %w", err)}
 	}
-	// The members share the line's memory (no copy of it is made);
-	// strings kept from them are copied.
-	obj := unsafe.String(unsafe.SliceData(line), len(line))
-	obj = obj[skipSpace(obj, 0):]
-	if obj[0] != '{' {
+	if obj[skipSpace(obj, 0)] != '{' {
 		return &ParseError{File: file, Line: n, Err: errors.New("invalid JSON object: not an object")}
 	}
-	var arr [16]field
-	raw := fields(arr[:0])
-	var dup string
-	members(obj, func(k, v string) bool {
-		if raw.has(k) {
-			dup = strings.Clone(k)
-			return false
+	for i := 1; i < len(raw); i++ {
+		if raw[:i].has(raw[i].key) {
+			// gjson reads the first value, encoding/json the last: the
+			// line has no one meaning.
+			return &ParseError{File: file, Line: n, Field: strings.Clone(raw[i].key), Err: errors.New("appears twice in the object")}
 		}
-		raw = append(raw, field{k, value(v)})
-		return true
-	})
-	if dup != "" {
-		// gjson reads the first value, encoding/json the last: the line
-		// has no one meaning.
-		return &ParseError{File: file, Line: n, Field: dup, Err: errors.New("appears twice in the object")}
 	}
 	// response reads the answer field, a string; with lazy, a non-empty
 	// one is left in the file.
 	response := func(field string) (string, error) {
-		if v, ok := raw.get(field); lazy && ok && v.Type == gjson.String && v.Raw != `""` {
-			if !utf8.ValidString(v.Raw) {
-				return "", invalidUTF8(file, n, field, v)
+		if f := raw.find(field); lazy && f != nil && f.val.Type == gjson.String && f.val.Raw != `""` {
+			if !f.valid8 {
+				return "", invalidUTF8(file, n, field, f.val)
 			}
 			p.lazy = true
 			return "", nil
@@ -571,15 +599,15 @@ func str(raw fields, field string, required bool, file string, n int, in interne
 // strOf is str; with borrow, the string is not copied (it may share the
 // line's memory).
 func strOf(raw fields, field string, required bool, file string, n int, in interner, borrow bool) (string, error) {
-	v, ok := raw.get(field)
-	if !ok || v.Type == gjson.Null {
+	f := raw.find(field)
+	if f == nil || f.val.Type == gjson.Null {
 		if required {
 			return "", &ParseError{File: file, Line: n, Field: field, Err: errors.New("missing")}
 		}
 		return "", nil
 	}
-	switch {
-	case v.Type == gjson.String && !utf8.ValidString(v.Raw):
+	switch v := f.val; {
+	case v.Type == gjson.String && !f.valid8:
 		return "", invalidUTF8(file, n, field, v)
 	case v.Type == gjson.String && in != nil:
 		return in.get(view(v.Raw)), nil
@@ -971,6 +999,11 @@ func (r *Runtime) Describe() runtime.Info {
 	}
 	return runtime.Info{Name: "replay", Model: r.path, Settings: s}
 }
+
+// SHA256 is the hex sha256 of the predictions file's bytes as stored
+// (compressed, for .gz files), taken while Open read them; "" for a
+// Runtime made by Read.
+func (r *Runtime) SHA256() string { return r.sha256 }
 
 // Predictions returns every prediction in file order.
 func (r *Runtime) Predictions() []Prediction {

