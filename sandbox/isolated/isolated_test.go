@@ -73,6 +73,12 @@ for v in vals:
 assert f(collections.defaultdict(int)).default_factory is int
 assert f(collections.deque([1], maxlen=2)).maxlen == 2
 `}},
+		{name: "fraction and decimal from code that imports them, tests that do not", want: sandbox.Pass, p: Program{
+			Candidate: "import fractions, decimal\ndef f():\n    return [fractions.Fraction(1, 3), decimal.Decimal('2.50')]\ndef g(x):\n    return x * 2\n",
+			Tests: `r = f()
+assert [type(v).__name__ for v in r] == ['Fraction', 'Decimal'] and [str(v) for v in r] == ['1/3', '2.50'], r
+assert g(r) == r + r and type(g(r[0])).__module__ == 'fractions' and str(g(r[1])) == '5.00'
+`}},
 		{name: "standard library containers written back", want: sandbox.Pass, p: Program{
 			Candidate: "def f(c, q, o):\n    c['z'] += 5\n    q.appendleft(0)\n    o.move_to_end(1)\n    return c.most_common(1)\n",
 			Tests: `import collections
