@@ -98,6 +98,7 @@ type zygoteConfig struct {
 	Seccomp   string        `json:"seccomp,omitempty"` // hex of the BPF program (struct sock_filter[])
 	Env       []string      `json:"env"`
 	Preload   []string      `json:"preload"`
+	Modules   []pyModule    `json:"modules,omitempty"` // RegisterZygoteModule
 }
 
 // preload are the modules each zygote imports once, so programs do not

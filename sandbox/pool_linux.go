@@ -81,6 +81,8 @@ type Pool struct {
 	// starting counts workers being started in the background.
 	starting sync.WaitGroup
 	closing  atomic.Bool
+	// zmods is the Python code every zygote loads (RegisterZygoteModule).
+	zmods []pyModule
 }
 
 // slot is one unit of parallelism; it holds its worker once started.
@@ -180,6 +182,7 @@ func probe(cfg Config) (*Pool, error) {
 		helper:  cfg.HelperPath,
 		baseUID: cfg.BaseUID,
 		workers: map[*worker]bool{},
+		zmods:   registeredModules(),
 	}
 	if p.tmp == "" {
 		p.tmp = os.TempDir()
@@ -444,4 +447,13 @@ func newNonce() string {
 func setupFailure(start time.Time, err error) (Result, error) {
 	err = fmt.Errorf("sandbox setup: %w", err)
 	return Result{Verdict: Error, Reason: err.Error(), Duration: time.Since(start)}, err
+}
+
+// modules are the names of the modules the pool's zygotes load.
+func (p *Pool) modules() []string {
+	names := make([]string, len(p.zmods))
+	for i, m := range p.zmods {
+		names[i] = m.Name
+	}
+	return names
 }

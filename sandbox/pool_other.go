@@ -43,3 +43,5 @@ func (p *Pool) Close() error { return nil }
 
 // StartCPUHogs fails with ErrUnsupported off Linux.
 func StartCPUHogs(n int) (stop func(), err error) { return nil, ErrUnsupported }
+
+func (p *Pool) modules() []string { return nil }

@@ -98,7 +98,7 @@ func (p *Pool) startWorker(id int) (w *worker, err error) {
 	w.ctl = c.(*net.UnixConn)
 	w.diag = newCapture(1<<20, 8<<10, nil)
 
-	zc := zygoteConfig{TmpfsSize: tmpfsSize, Preload: preload}
+	zc := zygoteConfig{TmpfsSize: tmpfsSize, Preload: preload, Modules: p.zmods}
 	if m.landlock > 0 {
 		zc.Landlock = newLandlockPlan(m.landlock, m.mountNS, p.py.Prefix)
 	}

@@ -74,6 +74,21 @@ def _pe_zygote():
             pass
     del name
 
+    # Code of the supervisor's own (sandbox.RegisterZygoteModule: the
+    # isolated verdict mode's two sides), loaded and warmed once here so
+    # that programs inherit it ready to use. A module that fails to load
+    # fails the zygote's start.
+    def load_modules():
+        for m in cfg.get("modules") or ():
+            mod = types.ModuleType(m["name"])
+            exec(compile(m["source"], "<pocketeval %s>" % m["name"], "exec", dont_inherit=True), mod.__dict__)
+            sys.modules[m["name"]] = mod
+            warm = mod.__dict__.get("_pe_zygote_warm")
+            if warm is not None:
+                warm()
+
+    load_modules()
+
     # threading's after-fork handler rebuilds its bookkeeping of threads
     # in every child (new locks, a walk over the thread objects): in a
     # child of the zygote, which has one thread and is never inside

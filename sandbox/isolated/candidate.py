@@ -19,9 +19,10 @@
 # for a CPU) ends the program as a timeout.
 
 
-def _pe_candidate(g, cfg):
+def _pe_candidate(g, cfg, codec=None):
     import os, sys, signal, threading, time, builtins, binascii
-    codec = _pe_codec()
+    if codec is None:
+        codec = _pe_codec()
     src = binascii.a2b_base64(cfg.pop("source"))
     for name in ("_pe_codec", "_pe_candidate"):
         g.pop(name, None)

@@ -36,7 +36,7 @@
 
 
 def _pe_codec():
-    import json, os, re, collections, fractions, decimal
+    import json, os, re, sys, collections
 
     MAX_FRAME = 64 << 20
     MAX_DEPTH = 100
@@ -46,7 +46,24 @@ def _pe_codec():
     _type, _id, _len = type, id, len
     Counter, OrderedDict = collections.Counter, collections.OrderedDict
     defaultdict, deque = collections.defaultdict, collections.deque
-    Fraction, Decimal = fractions.Fraction, decimal.Decimal
+    modules = sys.modules
+
+    # fractions and decimal are imported when the first Fraction or
+    # Decimal is to be decoded (most programs never send one: importing
+    # them would cost every process some milliseconds). A value can only
+    # be one of them once its module is imported, so the encoder looks
+    # them up in sys.modules.
+    def number_type(module, name):
+        m = modules.get(module)
+        return getattr(m, name, None) if m is not None else None
+
+    def Fraction(n, d):
+        import fractions
+        return fractions.Fraction(n, d)
+
+    def Decimal(s):
+        import decimal
+        return decimal.Decimal(s)
     # Mutable containers: tag -> type, and whether they hold pairs.
     MUTABLE = {"l": list, "d": dict, "s": set, "C": Counter, "O": OrderedDict, "y": defaultdict, "q": deque}
     TAG = {t: k for k, t in MUTABLE.items()}
@@ -59,8 +76,11 @@ def _pe_codec():
     class BadFrame(Exception):
         """A frame that does not follow the protocol."""
 
-    # Tracebacks name them plainly (they are defined inside a function).
-    NotPlainData.__qualname__, BadFrame.__qualname__ = "NotPlainData", "BadFrame"
+    # Tracebacks name them plainly (they are defined inside a function,
+    # maybe of a module the zygote holds).
+    for k in (NotPlainData, BadFrame):
+        k.__qualname__, k.__module__ = k.__name__, "builtins"
+    del k
 
     def describe(v):
         t = _type(v)
@@ -118,9 +138,9 @@ def _pe_codec():
                 if depth >= MAX_DEPTH:
                     raise NotPlainData("nested deeper than %d containers" % MAX_DEPTH)
                 return ["t" if t is tuple else "z", [self.enc(x, depth + 1) for x in v]]
-            if t is Fraction:
+            if t is number_type("fractions", "Fraction"):
                 return ["Q", format(v.numerator, "x"), format(v.denominator, "x")]
-            if t is Decimal:
+            if t is number_type("decimal", "Decimal"):
                 return ["D", str(v)]
             raise NotPlainData(describe(v))
 
@@ -332,6 +352,6 @@ def _pe_codec():
 
     c = Codec()
     for name, v in list(locals().items()):
-        if not name.startswith("_") and name not in ("c", "Codec", "json", "os", "re"):
+        if not name.startswith("_") and name not in ("c", "Codec", "json", "os", "re", "sys", "modules"):
             setattr(c, name, v)
     return c

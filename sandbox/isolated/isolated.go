@@ -51,7 +51,19 @@ var (
 	trustedSource string
 	//go:embed candidate.py
 	candidateSource string
+	//go:embed preload.py
+	preloadSource string
 )
+
+// zygoteModule is the name under which every sandbox zygote holds the two
+// sides' code (codec.py, trusted.py, candidate.py and preload.py), loaded
+// and warmed once per worker instead of once per program.
+const zygoteModule = "_pocketeval_isolated"
+
+func init() {
+	sandbox.RegisterZygoteModule(zygoteModule,
+		codecSource+"\n\n"+trustedSource+"\n\n"+candidateSource+"\n\n"+preloadSource)
+}
 
 // Program is one problem's program, split at the trust boundary.
 type Program struct {
@@ -111,15 +123,18 @@ type Executor struct {
 	preludes    preludes
 }
 
-// preludes are the Python texts that define the two sides' code (codec.py
-// with trusted.py, codec.py with candidate.py): the source itself, or the
-// same compiled once by the pool's interpreter and loaded with marshal,
-// which spares every program the parse and compile of some 600 lines.
+// preludes are the Python texts each side's program starts with, up to
+// the function it calls with (globals(), cfg): the two sides' code
+// (codec.py with trusted.py, codec.py with candidate.py) as source, or
+// the same compiled once by the pool's interpreter and loaded with
+// marshal, which spares every program the parse and compile of some 600
+// lines, then the function's name; or, when the pool's zygotes hold that
+// code (zygoteModule), just the function of the module.
 type preludes struct{ trusted, candidate string }
 
 var sourcePreludes = preludes{
-	trusted:   codecSource + "\n\n" + trustedSource,
-	candidate: codecSource + "\n\n" + candidateSource,
+	trusted:   codecSource + "\n\n" + trustedSource + "\n\n_pe_trusted",
+	candidate: codecSource + "\n\n" + candidateSource + "\n\n_pe_candidate",
 }
 
 // compileScript compiles the two texts read as JSON from stdin and writes
@@ -132,7 +147,7 @@ for src in json.load(sys.stdin):
 // compiledPreludes compiles the preludes with python (the interpreter
 // that runs the programs: marshal's format is the interpreter version's).
 func compiledPreludes(python string) (preludes, error) {
-	in, err := json.Marshal([]string{sourcePreludes.trusted, sourcePreludes.candidate})
+	in, err := json.Marshal([]string{codecSource + "\n\n" + trustedSource, codecSource + "\n\n" + candidateSource})
 	if err != nil {
 		return preludes{}, err
 	}
@@ -149,18 +164,36 @@ func compiledPreludes(python string) (preludes, error) {
 	if len(lines) != 2 {
 		return preludes{}, fmt.Errorf("compile the isolated mode's code with %s: %d lines of output", python, len(lines))
 	}
-	load := func(b64 string) string {
-		return "import marshal as _pe_m, binascii as _pe_b\nexec(_pe_m.loads(_pe_b.a2b_base64(\"" + b64 + "\")))\ndel _pe_m, _pe_b\n"
+	load := func(b64, fn string) string {
+		return "import marshal as _pe_m, binascii as _pe_b\nexec(_pe_m.loads(_pe_b.a2b_base64(\"" + b64 + "\")))\ndel _pe_m, _pe_b\n\n\n" + fn
 	}
-	return preludes{trusted: load(lines[0]), candidate: load(lines[1])}, nil
+	return preludes{trusted: load(lines[0], "_pe_trusted"), candidate: load(lines[1], "_pe_candidate")}, nil
 }
 
-// programPreludes returns the preludes to use: compiled by the wrapped
-// executor's interpreter when it names one, else the source (the same
+// modulePreludes are the preludes of a pool whose zygotes hold the two
+// sides' code: the program calls it.
+var modulePreludes = preludes{
+	trusted:   "__import__(\"sys\").modules[\"" + zygoteModule + "\"].trusted",
+	candidate: "__import__(\"sys\").modules[\"" + zygoteModule + "\"].candidate",
+}
+
+// moduleHolder is an executor whose processes may inherit a module from
+// their zygote (sandbox.Pool).
+type moduleHolder interface {
+	HasZygoteModule(name string) bool
+}
+
+// programPreludes returns the preludes to use: the module the wrapped
+// executor's zygotes hold when they hold it; else compiled by the wrapped
+// executor's interpreter when it names one; else the source (the same
 // programs, slower to start).
 func (e *Executor) programPreludes() preludes {
 	e.compileOnce.Do(func() {
 		e.preludes = sourcePreludes
+		if h, ok := e.ex.(moduleHolder); ok && h.HasZygoteModule(zygoteModule) {
+			e.preludes = modulePreludes
+			return
+		}
 		if py, _ := e.Python(); py != "" {
 			if p, err := compiledPreludes(py); err == nil {
 				e.preludes = p
@@ -426,7 +459,7 @@ func trustedProgram(prelude string, p Program) (string, error) {
 		"trusted": base64.StdEncoding.EncodeToString([]byte(p.Dataset)),
 		"tests":   base64.StdEncoding.EncodeToString([]byte(p.Tests)),
 	}
-	return program(prelude, "_pe_trusted", cfg)
+	return program(prelude, cfg)
 }
 
 // CandidateProgram is the source of the candidate process for p; callIdle
@@ -440,12 +473,13 @@ func candidateProgram(prelude string, p Program, callIdle time.Duration) (string
 		"fd_in": fdIn, "fd_out": fdOut, "idle": callIdle.Seconds(),
 		"source": base64.StdEncoding.EncodeToString([]byte(p.Candidate)),
 	}
-	return program(prelude, "_pe_candidate", cfg)
+	return program(prelude, cfg)
 }
 
-// program is the prelude + "fn(globals(), cfg)", cfg as a Python literal
-// (JSON of ints, floats, ASCII strings and lists of them is one).
-func program(prelude, fn string, cfg map[string]any) (string, error) {
+// program is the prelude (ending in the function to call) +
+// "(globals(), cfg)", cfg as a Python literal (JSON of ints, floats, ASCII
+// strings and lists of them is one).
+func program(prelude string, cfg map[string]any) (string, error) {
 	js, err := json.Marshal(cfg)
 	if err != nil {
 		return "", fmt.Errorf("isolated program: %w", err)
@@ -455,7 +489,7 @@ func program(prelude, fn string, cfg map[string]any) (string, error) {
 		// escape would not mean the same in Python.
 		return "", errors.New("isolated program: configuration needs escaping")
 	}
-	return prelude + "\n\n" + fn + "(globals(), " + string(js) + ")\n", nil
+	return prelude + "(globals(), " + string(js) + ")\n", nil
 }
 
 func isIdentifier(s string) bool {

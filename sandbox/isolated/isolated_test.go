@@ -73,6 +73,12 @@ for v in vals:
 assert f(collections.defaultdict(int)).default_factory is int
 assert f(collections.deque([1], maxlen=2)).maxlen == 2
 `}},
+		{name: "fraction and decimal from code that imports them, tests that do not", want: sandbox.Pass, p: Program{
+			Candidate: "import fractions, decimal\ndef f():\n    return [fractions.Fraction(1, 3), decimal.Decimal('2.50')]\ndef g(x):\n    return x * 2\n",
+			Tests: `r = f()
+assert [type(v).__name__ for v in r] == ['Fraction', 'Decimal'] and [str(v) for v in r] == ['1/3', '2.50'], r
+assert g(r) == r + r and type(g(r[0])).__module__ == 'fractions' and str(g(r[1])) == '5.00'
+`}},
 		{name: "standard library containers written back", want: sandbox.Pass, p: Program{
 			Candidate: "def f(c, q, o):\n    c['z'] += 5\n    q.appendleft(0)\n    o.move_to_end(1)\n    return c.most_common(1)\n",
 			Tests: `import collections
@@ -307,31 +313,51 @@ func TestLimits(t *testing.T) {
 	}
 }
 
-// anonymous hides the pool's interpreter, so the Executor sends the two
-// sides' code as source instead of compiled.
+// anonymous hides the pool's interpreter and zygote modules, so the
+// Executor sends the two sides' code as source.
 type anonymous struct{ sandbox.Executor }
 
-// TestSourcePreludes: programs behave the same when the two sides' code
-// is sent as source (an executor that does not name its interpreter).
-func TestSourcePreludes(t *testing.T) {
+// named hides the pool's zygote modules but names its interpreter, so the
+// Executor sends the two sides' code compiled.
+type named struct{ *sandbox.Pool }
+
+func (n named) HasZygoteModule(string) bool { return false }
+
+// TestPreludes: programs behave the same whether the two sides' code is
+// the module the pool's zygotes hold, sent compiled (an executor that
+// names its interpreter) or sent as source (one that does not).
+func TestPreludes(t *testing.T) {
 	pool, _ := codetest.Pool(t)
-	ex := New(anonymous{pool}, 1, sandbox.Limits{CPUTime: 3 * time.Second})
-	if pre := ex.programPreludes(); pre != sourcePreludes {
-		t.Fatal("an executor without an interpreter got compiled preludes")
-	}
-	if pre := testExecutor(t).programPreludes(); !strings.Contains(pre.trusted, "marshal") {
-		t.Error("the pool's executor did not get compiled preludes")
+	if !pool.HasZygoteModule(zygoteModule) {
+		t.Fatal("the pool's zygotes do not hold the isolated mode's module")
 	}
 	for _, c := range []struct {
-		tests string
-		want  sandbox.Verdict
-	}{{"assert f([3, 1]) == [1, 3]\n", sandbox.Pass}, {"assert f([3, 1]) == [3, 1]\n", sandbox.Fail}} {
-		r, err := ex.RunIsolated(context.Background(), Program{Candidate: "def f(xs):\n    return sorted(xs)\n", Tests: c.tests, Exec: sandbox.ExecHarness})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Verdict != c.want {
-			t.Errorf("%q: %s (%s), want %s\n%s", c.tests, r.Verdict, r.Reason, c.want, r.Stderr)
-		}
+		name string
+		ex   *Executor
+		want func(preludes) bool
+	}{
+		{"zygote module", New(pool, 1, sandbox.Limits{CPUTime: 3 * time.Second}), func(p preludes) bool { return p == modulePreludes }},
+		{"compiled", New(named{pool}, 1, sandbox.Limits{CPUTime: 3 * time.Second}), func(p preludes) bool {
+			return strings.Contains(p.trusted, "marshal") && strings.HasSuffix(p.trusted, "_pe_trusted") && strings.HasSuffix(p.candidate, "_pe_candidate")
+		}},
+		{"source", New(anonymous{pool}, 1, sandbox.Limits{CPUTime: 3 * time.Second}), func(p preludes) bool { return p == sourcePreludes }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if pre := c.ex.programPreludes(); !c.want(pre) {
+				t.Fatalf("preludes %.200q", pre.trusted)
+			}
+			for _, tc := range []struct {
+				tests string
+				want  sandbox.Verdict
+			}{{"assert f([3, 1]) == [1, 3]\n", sandbox.Pass}, {"assert f([3, 1]) == [3, 1]\n", sandbox.Fail}} {
+				r, err := c.ex.RunIsolated(context.Background(), Program{Candidate: "def f(xs):\n    return sorted(xs)\n", Tests: tc.tests, Exec: sandbox.ExecHarness})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Verdict != tc.want {
+					t.Errorf("%q: %s (%s), want %s\n%s", tc.tests, r.Verdict, r.Reason, tc.want, r.Stderr)
+				}
+			}
+		})
 	}
 }

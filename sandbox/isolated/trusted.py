@@ -20,9 +20,10 @@
 # Only this process's own run to its end decides a pass.
 
 
-def _pe_trusted(g, cfg):
+def _pe_trusted(g, cfg, codec=None):
     import os, signal, builtins, symtable, binascii
-    codec = _pe_codec()
+    if codec is None:
+        codec = _pe_codec()
     for name in ("_pe_codec", "_pe_trusted"):
         g.pop(name, None)
     fd_in, fd_out = cfg["fd_in"], cfg["fd_out"]
@@ -46,7 +47,7 @@ def _pe_trusted(g, cfg):
         """The candidate's process sent something that is not a valid reply."""
 
     for k in (CandidateExited, CandidateTimeout, CandidateProtocolError):
-        k.__qualname__ = k.__name__
+        k.__qualname__, k.__module__ = k.__name__, "builtins"
 
     failure = []
 
@@ -196,6 +197,7 @@ def _pe_trusted(g, cfg):
             raise exc
 
         proxy.__name__ = proxy.__qualname__ = name
+        proxy.__module__ = g.get("__name__")
         return proxy
 
     def bind(name, kind, rest):
