@@ -375,7 +375,7 @@ func buildCapitalWordFrequency(id string, kw kwargs, _ Config) (Checker, error) 
 		if freq <= 0 || !strings.ContainsFunc(s, textstats.IsUpperRune) {
 			return rel.holds(0, freq)
 		}
-		return rel.holds(textstats.CountWordTokens(s, textstats.IsUpper, freq), freq)
+		return rel.holds(textstats.CountUpperTokens(s, freq), freq)
 	}), nil
 }
 

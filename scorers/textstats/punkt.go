@@ -300,9 +300,9 @@ func multiCharAt(s string, i int) int {
 	return 0
 }
 
-// punktWordTokens is nltk's PunktLanguageVars.word_tokenize.
-func punktWordTokens(s string) []string {
-	var out []string
+// appendPunktWordTokens appends to out the tokens of s as nltk's
+// PunktLanguageVars.word_tokenize splits it.
+func appendPunktWordTokens(out []string, s string) []string {
 	i := 0
 	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
@@ -344,9 +344,11 @@ func punktWordTokens(s string) []string {
 	return out
 }
 
-func (p *punktParams) annotate(words []string) []punktToken {
-	toks := make([]punktToken, len(words))
-	for i, w := range words {
+// annotateInto appends the tokens of words to toks with nltk's first and
+// second pass annotations.
+func (p *punktParams) annotateInto(toks []punktToken, words []string) []punktToken {
+	first := len(toks)
+	for _, w := range words {
 		t := punktToken{tok: w, typ: punktType(w)}
 		switch {
 		case w == "." || w == "?" || w == "!":
@@ -355,16 +357,17 @@ func (p *punktParams) annotate(words []string) []punktToken {
 			t.ellipsis = true
 		case t.periodFinal() && !strings.HasSuffix(w, ".."):
 			base := Lower(w[:len(w)-1])
-			parts := strings.Split(base, "-")
-			if p.abbrevs[base] || p.abbrevs[parts[len(parts)-1]] {
+			// The last of base's parts split at '-' (all of it without one).
+			last := base[strings.LastIndexByte(base, '-')+1:]
+			if p.abbrevs[base] || p.abbrevs[last] {
 				t.abbr = true
 			} else {
 				t.sentbreak = true
 			}
 		}
-		toks[i] = t
+		toks = append(toks, t)
 	}
-	for i := 0; i+1 < len(toks); i++ {
+	for i := first; i+1 < len(toks); i++ {
 		p.secondPass(&toks[i], &toks[i+1])
 	}
 	return toks
@@ -438,9 +441,13 @@ func (p *punktParams) secondPass(t1, t2 *punktToken) {
 }
 
 // containsSentBreak is nltk's text_contains_sentbreak: a token annotated as
-// a sentence break that is followed by another token.
+// a sentence break that is followed by another token. A context is the word
+// before a candidate and the token after it, a few tokens: they are kept
+// on the stack.
 func (p *punktParams) containsSentBreak(context string) bool {
-	toks := p.annotate(punktWordTokens(context))
+	var wordBuf [8]string
+	var tokBuf [8]punktToken
+	toks := p.annotateInto(tokBuf[:0], appendPunktWordTokens(wordBuf[:0], context))
 	found := false
 	for _, t := range toks {
 		if found {
@@ -461,11 +468,11 @@ type endMatch struct {
 	nextTokStart int // -1 when after_tok is punctuation
 }
 
-// potentialEnds finds nltk's period_context matches: a sentence-end char
-// followed by a non-word punctuation char or by whitespace and a token.
-func potentialEnds(s string) []endMatch {
-	var out []endMatch
-	for i := 0; i < len(s); i++ {
+// nextEnd returns the first of nltk's period_context matches at or after
+// byte i: a sentence-end char followed by a non-word punctuation char or by
+// whitespace and a token.
+func nextEnd(s string, i int) (endMatch, bool) {
+	for ; i < len(s); i++ {
 		if !isSentEnd(rune(s[i])) {
 			continue
 		}
@@ -475,8 +482,7 @@ func potentialEnds(s string) []endMatch {
 		}
 		r, n := utf8.DecodeRuneInString(s[j:])
 		if punktNonWord(r) {
-			out = append(out, endMatch{start: i, end: j, afterEnd: j + n, nextTokStart: -1})
-			continue
+			return endMatch{start: i, end: j, afterEnd: j + n, nextTokStart: -1}, true
 		}
 		k := j
 		for k < len(s) {
@@ -497,9 +503,9 @@ func potentialEnds(s string) []endMatch {
 			}
 			m += cn
 		}
-		out = append(out, endMatch{start: i, end: j, afterEnd: m, nextTokStart: k})
+		return endMatch{start: i, end: j, afterEnd: m, nextTokStart: k}, true
 	}
-	return out
+	return endMatch{}, false
 }
 
 func lastASCIIWhitespace(s string) int {
@@ -521,16 +527,20 @@ func context(s string, word span, m *endMatch) string {
 	return s[word.start:word.stop] + s[m.start:m.afterEnd]
 }
 
+// slices are nltk's _slices_from_text: each candidate is decided as soon
+// as the next one shows where its word ends.
 func (p *punktParams) slices(s string) []span {
-	type ctxMatch struct {
-		m   endMatch
-		ctx string
-	}
-	var cands []ctxMatch
+	var out []span
+	last := 0
 	prev := span{0, 0}
-	var prevMatch *endMatch
-	for _, m := range potentialEnds(s) {
-		m := m
+	var prevMatch endMatch
+	have := false
+	for i := 0; ; {
+		m, ok := nextEnd(s, i)
+		if !ok {
+			break
+		}
+		i = m.start + 1
 		before := s[prev.stop:m.start]
 		idx := lastASCIIWhitespace(before)
 		if idx != 0 {
@@ -539,30 +549,30 @@ func (p *punktParams) slices(s string) []span {
 			idx = prev.start
 		}
 		word := span{idx, m.start}
-		if prevMatch != nil && prev.stop <= word.start {
-			cands = append(cands, ctxMatch{*prevMatch, context(s, prev, prevMatch)})
+		if have && prev.stop <= word.start {
+			out, last = p.decide(s, out, last, prev, &prevMatch)
 		}
-		prevMatch = &m
+		prevMatch, have = m, true
 		prev = word
 	}
-	if prevMatch != nil {
-		cands = append(cands, ctxMatch{*prevMatch, context(s, prev, prevMatch)})
+	if have {
+		out, last = p.decide(s, out, last, prev, &prevMatch)
 	}
-	var out []span
-	last := 0
-	for _, c := range cands {
-		if !p.containsSentBreak(c.ctx) {
-			continue
-		}
-		out = append(out, span{last, c.m.end})
-		if c.m.nextTokStart >= 0 {
-			last = c.m.nextTokStart
-		} else {
-			last = c.m.end
-		}
+	return append(out, span{last, len(strings.TrimRightFunc(s, IsSpace))})
+}
+
+// decide ends a slice at the candidate m, whose word is word, if its
+// context contains a sentence break; last is where the current slice
+// starts.
+func (p *punktParams) decide(s string, out []span, last int, word span, m *endMatch) ([]span, int) {
+	if !p.containsSentBreak(context(s, word, m)) {
+		return out, last
 	}
-	out = append(out, span{last, len(strings.TrimRightFunc(s, IsSpace))})
-	return out
+	out = append(out, span{last, m.end})
+	if m.nextTokStart >= 0 {
+		return out, m.nextTokStart
+	}
+	return out, m.end
 }
 
 // realignMatch is re_boundary_realignment (["')\]}]+?(?:\s+|(?=--)|$),
@@ -614,7 +624,7 @@ func CountSentences(s string) int { return len(englishPunkt().spans(s)) }
 
 func (p *punktParams) spans(s string) []span {
 	sl := p.slices(s)
-	var out []span
+	out := sl[:0] // in place: the i-th span is written after sl[i] and sl[i+1] are read
 	realign := 0
 	for i := range sl {
 		s1 := span{sl[i].start + realign, sl[i].stop}

@@ -43,6 +43,60 @@ func CountWordTokens(text string, pred func(string) bool, limit int) int {
 	return n
 }
 
+// CountUpperTokens is CountWordTokens(text, IsUpper, limit): the number of
+// word tokens for which str.isupper() holds, up to limit (IFEval's
+// capital_word_frequency). Most texts reach the limit among their
+// whitespace-separated chunks that are upper-case themselves, and then no
+// sentence is split nor tokenized: every token lies within one chunk (the
+// sentence splitter and the Treebank rules only cut text and put spaces
+// in; the only characters they replace are quotes, which have no case),
+// every character of a chunk is in one of its tokens, so a chunk whose
+// cased characters are all upper-case, one at least, gives at least one
+// upper-case token, and the number of such chunks is a lower bound of the
+// count. Below the limit it counts as CountWordTokens does
+// (TestCountUpperTokens, FuzzCountUpperTokens).
+func CountUpperTokens(text string, limit int) int {
+	if limit < 1 {
+		return 0
+	}
+	if upperChunksReach(text, limit) {
+		return limit
+	}
+	return CountWordTokens(text, IsUpper, limit)
+}
+
+// upperChunksReach reports whether at least limit of the chunks of
+// Fields(text) are upper-case (IsUpper).
+func upperChunksReach(text string, limit int) bool {
+	n := 0
+	upper, other := false, false // the chunk has an upper-case; a lower- or titlecase character
+	end := func() bool {
+		if upper && !other {
+			n++
+		}
+		upper, other = false, false
+		return n >= limit
+	}
+	for i := 0; i < len(text); {
+		r, w := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, w = utf8.DecodeRuneInString(text[i:])
+		}
+		i += w
+		switch {
+		case IsSpace(r):
+			if end() {
+				return true
+			}
+		case IsLowerRune(r) || isTitleRune(r):
+			other = true
+		case IsUpperRune(r):
+			upper = true
+		}
+	}
+	return end()
+}
+
 // The Treebank rules below are nltk's TreebankWordTokenizer regular
 // expressions (the improved ones that word_tokenize uses), each applied to
 // the whole sentence in nltk's order, written out as scans: the same
