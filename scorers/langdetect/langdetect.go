@@ -38,8 +38,8 @@ package langdetect
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/pocketeval/pocketeval/internal/pyrandom"
@@ -316,9 +316,7 @@ var bufPool = sync.Pool{New: func() any { return &buffers{} }}
 // dropped from text that is mostly non-Latin.
 func (m *model) prepare(text string, out []rune) []rune {
 	text = removeURLs(text)
-	if containsByte(text, '@') {
-		text = mailRE().ReplaceAllLiteralString(text, " ")
-	}
+	text = removeMails(text)
 	var pre rune = -1
 	n := 0
 	latin, nonLatin := 0, 0
@@ -355,21 +353,81 @@ func (m *model) prepare(text string, out []rune) []rune {
 	return out
 }
 
-func containsByte(s string, b byte) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == b {
-			return true
-		}
-	}
-	return false
+// isMailLocal and isMailHost report the characters of MAIL_RE's classes
+// [-_.0-9A-Za-z] and [-_0-9A-Za-z].
+func isMailLocal(c byte) bool { return c == '.' || isMailHost(c) }
+
+func isMailHost(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_'
 }
 
-// mailRE is detector.py's MAIL_RE. Go's regexp picks the same leftmost,
-// greedy-first match as Python's backtracking engine for it. Its counted
-// repetitions make a large program, compiled on first use.
-var mailRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`[-_.0-9A-Za-z]{1,64}@[-_0-9A-Za-z]{1,255}[-_.0-9A-Za-z]{1,255}`)
-})
+// removeMails replaces every match of detector.py's MAIL_RE,
+// [-_.0-9A-Za-z]{1,64}@[-_0-9A-Za-z]{1,255}[-_.0-9A-Za-z]{1,255}, with a
+// space, as re.sub does, by a scan (the expression's counted repetitions
+// make a large program for Go's regexp, which took longer to compile than
+// to run). No class holds '@', so a match holds one, and the leftmost
+// match of an '@' starts at the leftmost of the 64 characters before it
+// from which only local characters lead to it (and not before the end of
+// the previous match); whether it matches, and where it ends, depends
+// only on what follows the '@' (mailEnd). TestRemoveMails and
+// FuzzRemoveMails compare it with the expression.
+func removeMails(s string) string {
+	var b []byte
+	last := 0
+	for from := 0; ; {
+		i := strings.IndexByte(s[from:], '@')
+		if i < 0 {
+			break
+		}
+		at := from + i
+		from = at + 1
+		start := at
+		for start > last && at-start < 64 && isMailLocal(s[start-1]) {
+			start--
+		}
+		if start == at {
+			continue
+		}
+		end, ok := mailEnd(s, at+1)
+		if !ok {
+			continue
+		}
+		b = append(b, s[last:start]...)
+		b = append(b, ' ')
+		last, from = end, end
+	}
+	if b == nil {
+		return s
+	}
+	return string(append(b, s[last:]...))
+}
+
+// mailEnd matches [-_0-9A-Za-z]{1,255}[-_.0-9A-Za-z]{1,255} at s[i:] the
+// way a backtracking matcher does (both greedy) and returns where the
+// match ends.
+func mailEnd(s string, i int) (int, bool) {
+	host := i
+	for host < len(s) && host-i < 255 && isMailHost(s[host]) {
+		host++
+	}
+	if host == i {
+		return 0, false
+	}
+	rest := host
+	for rest < len(s) && rest-host < 255 && isMailLocal(s[rest]) {
+		rest++
+	}
+	if rest > host {
+		return rest, true
+	}
+	// The second part takes nothing after the first: the first gives back
+	// its last character, after which nothing of the second's class
+	// follows (else the first would have taken it, or the second).
+	if host-i >= 2 {
+		return host, true
+	}
+	return 0, false
+}
 
 // isURLChar reports the characters of URL_RE's class [-_.?&~;+=/#0-9A-Za-z].
 func isURLChar(c byte) bool {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"path"
 	"reflect"
 	"regexp"
@@ -125,6 +126,54 @@ func TestRemoveURLs(t *testing.T) {
 	if got, want := removeURLs(long), " "+strings.Repeat("a", 3000-2076); got != want {
 		t.Errorf("removeURLs(http:// + 3000 letters) keeps %d letters, want %d", len(got)-1, len(want)-1)
 	}
+}
+
+// mailRE is detector.py's MAIL_RE, which Go's regexp matches as Python's
+// re does (leftmost, greedy first): the reference of removeMails.
+var mailRE = regexp.MustCompile(`[-_.0-9A-Za-z]{1,64}@[-_0-9A-Za-z]{1,255}[-_.0-9A-Za-z]{1,255}`)
+
+// TestRemoveMails compares the scan with MAIL_RE on chosen texts, around
+// the repetition caps, and on seeded random texts over the characters
+// the expression looks at.
+func TestRemoveMails(t *testing.T) {
+	texts := []string{
+		"", "@", "a@", "@b", "a@b", "a@bc", "a@b.", "a@.b", "a@b.c", "ab@cd@ef", "a@b@c@d", "x a.b@c.d-e_f, y",
+		"mail me at john.doe@example.com or at jane@ex.org.", "a@-", "a@b-", ".@..", "-@-.", "a@@b", "é@b ü@ö a@bé",
+		"x@y.z@w", "me@host.", "me@h.", "me@h!", "a@b\nc@d",
+		strings.Repeat("a", 70) + "@b.c", strings.Repeat("a", 64) + "@bc", strings.Repeat("a", 65) + "@bc",
+		"a@" + strings.Repeat("b", 300), "a@" + strings.Repeat("b", 255) + ".c", "a@" + strings.Repeat("b", 254) + ".c",
+		"a@" + strings.Repeat("b", 256), "a@b" + strings.Repeat(".", 300), "a@b" + strings.Repeat("c.", 200),
+	}
+	pieces := []string{"a", "b", "Z", "0", "-", "_", ".", "@", " ", ",", "é", "@@", "..", strings.Repeat("x", 60), strings.Repeat("y.", 130)}
+	r := rand.New(rand.NewPCG(3, 5))
+	n := 4000
+	if testing.Short() {
+		n = 400
+	}
+	for range n {
+		var b strings.Builder
+		for range r.IntN(16) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, s := range texts {
+		if got, want := removeMails(s), mailRE.ReplaceAllLiteralString(s, " "); got != want {
+			t.Fatalf("removeMails(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// FuzzRemoveMails: the scan replaces what MAIL_RE matches.
+func FuzzRemoveMails(f *testing.F) {
+	for _, s := range []string{"john.doe@example.com, jane@ex.org.", "a@b", "a@b.", "x@y.z@w", strings.Repeat("a", 66) + "@b-c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := removeMails(s), mailRE.ReplaceAllLiteralString(s, " "); got != want {
+			t.Fatalf("removeMails(%q) = %q, want %q", s, got, want)
+		}
+	})
 }
 
 func TestPrepare(t *testing.T) {
