@@ -2,9 +2,12 @@ package ifeval
 
 import (
 	"errors"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/pocketeval/pocketeval/scorers/textstats"
 )
 
 type checkCase struct {
@@ -296,6 +299,45 @@ func TestLooseVariants(t *testing.T) {
 	one := LooseVariants("only line")
 	if one[2] != "" || one[3] != "" || one[4] != "" {
 		t.Errorf("one-line response: removals %q, want empty", one[2:5])
+	}
+}
+
+// refLooseVariants is the official code's construction of the loose
+// variants (split on "\n", join, strip), the reference of LooseVariants.
+func refLooseVariants(response string) []string {
+	lines := strings.Split(response, "\n")
+	join := func(ls []string) string { return textstats.Strip(strings.Join(ls, "\n")) }
+	removeFirst := join(lines[1:])
+	removeLast := join(lines[:len(lines)-1])
+	var removeBoth string
+	if len(lines) >= 2 {
+		removeBoth = join(lines[1 : len(lines)-1])
+	}
+	noStar := func(s string) string { return strings.ReplaceAll(s, "*", "") }
+	return []string{response, noStar(response), removeFirst, removeLast, removeBoth, noStar(removeFirst), noStar(removeLast), noStar(removeBoth)}
+}
+
+// TestLooseVariantsSplit: LooseVariants, which takes parts of the
+// response, gives the official split-and-join variants for the GPT-4
+// responses and seeded random texts of lines, spaces and stars.
+func TestLooseVariantsSplit(t *testing.T) {
+	var texts []string
+	for _, c := range loadConformance(t) {
+		texts = append(texts, c.response)
+	}
+	pieces := []string{"\n", "\n", "\r\n", " ", "\t", "*", "**", "a", "Bc", "\u00a0", "\u2028", "\x85", "é"}
+	r := rand.New(rand.NewPCG(5, 8))
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(12) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, s := range texts {
+		if got, want := LooseVariants(s), refLooseVariants(s); !reflect.DeepEqual(got, want) {
+			t.Fatalf("LooseVariants(%q) = %q, want %q", s, got, want)
+		}
 	}
 }
 

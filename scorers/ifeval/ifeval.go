@@ -208,16 +208,21 @@ func distinctVariants(response string) []string {
 // without its first line; without its last line; without both; and the
 // last three with '*' removed. Line removals split on "\n" and strip the
 // result.
+//
+// The lines removed are the text up to the first "\n" and from the last
+// one, so each variant is a part of the response (strings.Split and Join
+// as the official code does give the same text: TestLooseVariantsSplit);
+// only removing '*' copies.
 func LooseVariants(response string) []string {
-	lines := strings.Split(response, "\n")
-	join := func(ls []string) string { return textstats.Strip(strings.Join(ls, "\n")) }
-	removeFirst := join(lines[1:])
-	removeLast := join(lines[:len(lines)-1])
-	var removeBoth string
-	if len(lines) >= 2 {
-		removeBoth = join(lines[1 : len(lines)-1])
+	var removeFirst, removeLast, removeBoth string
+	if first := strings.IndexByte(response, '\n'); first >= 0 {
+		last := strings.LastIndexByte(response, '\n')
+		removeFirst = textstats.Strip(response[first+1:])
+		removeLast = textstats.Strip(response[:last])
+		if last > first {
+			removeBoth = textstats.Strip(response[first+1 : last])
+		}
 	}
-	noStar := func(s string) string { return strings.ReplaceAll(s, "*", "") }
 	return []string{
 		response,
 		noStar(response),
@@ -228,4 +233,11 @@ func LooseVariants(response string) []string {
 		noStar(removeLast),
 		noStar(removeBoth),
 	}
+}
+
+func noStar(s string) string {
+	if strings.IndexByte(s, '*') < 0 {
+		return s
+	}
+	return strings.ReplaceAll(s, "*", "")
 }
