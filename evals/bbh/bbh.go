@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -158,6 +159,7 @@ func (Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, err
 	sort.Strings(files)
 	d := &evals.Dataset{Files: map[string]string{}}
 	ex := &extra{prompts: map[string]*prompt{}}
+	perFile := make([][]evals.Sample, 0, len(files))
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -178,8 +180,9 @@ func (Task) Load(ctx context.Context, cfg evals.LoadConfig) (*evals.Dataset, err
 			return nil, fmt.Errorf("load bbh: %s: %w", pf, err)
 		}
 		ex.prompts[name] = p
-		d.Samples = append(d.Samples, samples...)
+		perFile = append(perFile, samples)
 	}
+	d.Samples = slices.Concat(perFile...)
 	if len(files) != numTasks {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %d tasks, BBH has %d", dataDir, len(files), numTasks))
 	}
