@@ -180,7 +180,9 @@ func CheckPins(dataDir string, reg []Dataset, paths []string) ([]Modified, error
 				continue
 			}
 			seen[f.Path] = true
-			got, err := regfile.SHA256(filepath.Join(dataDir, filepath.FromSlash(f.Path)))
+			// Remembered (regfile.SHA256Known): the task's load does not
+			// hash the file again.
+			got, err := regfile.SHA256Known(filepath.Join(dataDir, filepath.FromSlash(f.Path)))
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}

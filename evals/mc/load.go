@@ -380,12 +380,11 @@ var errNotFast = errors.New("mc: not for the fast CSV reader")
 // and line breaks inside, the closing quote followed by a comma, a line
 // end or the file's end). Anything else (which encoding/csv refuses, or
 // reads with its "\r\n" rules) is errNotFast. The fields are cut from
-// one copy of the file, where encoding/csv makes a string per record: a
-// field with doubled quotes is undoubled in place, within its own bytes,
-// before any string is made of them, and no string is made of bytes
-// that change later.
+// the file's bytes as read (which the caller hands over: nothing changes
+// them later), where encoding/csv makes a string per record; a field with
+// doubled quotes gets a string of its own.
 type fastCSV struct {
-	b    []byte // the file's copy
+	b    []byte // the file
 	s    string // b, for reading (strings are made with field)
 	pos  int
 	line int // the 1-based line pos is on
@@ -393,9 +392,10 @@ type fastCSV struct {
 	bad  bool
 }
 
+// newFastCSV reads raw, which must not change afterwards: the fields
+// are strings of its bytes.
 func newFastCSV(raw []byte) *fastCSV {
-	b := bytes.Clone(raw)
-	return &fastCSV{b: b, s: unsafe.String(unsafe.SliceData(b), len(b)), line: 1, bad: bytes.IndexByte(raw, '\r') >= 0}
+	return &fastCSV{b: raw, s: unsafe.String(unsafe.SliceData(raw), len(raw)), line: 1, bad: bytes.IndexByte(raw, '\r') >= 0}
 }
 
 func (r *fastCSV) lines() int { return bytes.Count(r.b, []byte("\n")) + 1 }
@@ -441,18 +441,13 @@ func (r *fastCSV) next() ([]string, int, error) {
 			a, z := r.pos+1, i-1 // the field's bytes
 			r.line += bytes.Count(r.b[a:z], []byte("\n"))
 			if escaped {
-				// Inside the quotes, quotes come in pairs: keep one of each.
-				w := a
-				for k := a; k < z; k++ {
-					r.b[w] = r.b[k]
-					if r.b[k] == '"' {
-						k++
-					}
-					w++
-				}
-				z = w
+				// Inside the quotes, quotes come in pairs: keep one of
+				// each, in a string of its own (the file's bytes stay as
+				// they are, for encoding/csv should the reader give up).
+				r.rec = append(r.rec, strings.ReplaceAll(s[a:z], `""`, `"`))
+			} else {
+				r.rec = append(r.rec, r.field(a, z))
 			}
-			r.rec = append(r.rec, r.field(a, z))
 			r.pos = i
 			switch {
 			case i == len(s):
