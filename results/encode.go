@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"sync"
@@ -393,15 +394,21 @@ const hexDigits = "0123456789abcdef"
 
 // appendJSONString writes s as a JSON string exactly as encoding/json
 // does: HTML characters and control characters escaped, invalid UTF-8 as
-// \ufffd, U+2028 and U+2029 escaped. Well-formed multi-byte characters
-// are checked in place (utf8.DecodeRuneInString only for the rest).
+// \ufffd, U+2028 and U+2029 escaped. Safe ASCII is skipped eight bytes
+// at a time (unsafeBytes), straight to the first byte that needs a look;
+// runs of well-formed multi-byte characters are checked in place
+// (multiByteRun; utf8.DecodeRuneInString only for the rest).
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	n := len(s)
 	for i := 0; i < n; {
-		// Eight bytes at a time while they are all safe ASCII.
-		for i+8 <= n && safeWord(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))) {
+		for i+8 <= n {
+			if m := unsafeBytes(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))); m != 0 {
+				// The lowest flagged byte is one that needs a look.
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			i += 8
 		}
 		if i == n {
@@ -419,29 +426,9 @@ func appendJSONString(b []byte, s string) []byte {
 			start = i
 			continue
 		}
-		switch {
-		case c >= 0xC2 && c <= 0xDF:
-			if i+1 < n && s[i+1]&0xC0 == 0x80 {
-				i += 2
-				continue
-			}
-		case c >= 0xE0 && c <= 0xEF:
-			if i+2 < n && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
-				c1 := s[i+1]
-				if (c != 0xE0 || c1 >= 0xA0) && (c != 0xED || c1 < 0xA0) &&
-					(c != 0xE2 || c1 != 0x80 || s[i+2] != 0xA8 && s[i+2] != 0xA9) {
-					i += 3
-					continue
-				}
-			}
-		case c >= 0xF0 && c <= 0xF4:
-			if i+3 < n && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 && s[i+3]&0xC0 == 0x80 {
-				c1 := s[i+1]
-				if (c != 0xF0 || c1 >= 0x90) && (c != 0xF4 || c1 < 0x90) {
-					i += 4
-					continue
-				}
-			}
+		if j := multiByteRun(s, i); j > i {
+			i = j
+			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
@@ -462,26 +449,66 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// Masks of safeWord: a byte's high bit, and a byte repeated eight times.
+// multiByteRun returns the end of the run of well-formed multi-byte
+// characters other than U+2028 and U+2029 that starts at s[i] (i itself
+// when s[i] does not start one): bytes encoding/json copies as they are.
+func multiByteRun(s string, i int) int {
+	n := len(s)
+	for i < n {
+		c := s[i]
+		switch {
+		case c < 0xC2:
+			return i // ASCII, a continuation byte or an overlong lead
+		case c <= 0xDF:
+			if i+1 < n && s[i+1]&0xC0 == 0x80 {
+				i += 2
+				continue
+			}
+		case c <= 0xEF:
+			if i+2 < n && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
+				c1 := s[i+1]
+				if (c != 0xE0 || c1 >= 0xA0) && (c != 0xED || c1 < 0xA0) &&
+					(c != 0xE2 || c1 != 0x80 || s[i+2] != 0xA8 && s[i+2] != 0xA9) {
+					i += 3
+					continue
+				}
+			}
+		case c <= 0xF4:
+			if i+3 < n && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 && s[i+3]&0xC0 == 0x80 {
+				c1 := s[i+1]
+				if (c != 0xF0 || c1 >= 0x90) && (c != 0xF4 || c1 < 0x90) {
+					i += 4
+					continue
+				}
+			}
+		}
+		return i
+	}
+	return i
+}
+
+// Masks of unsafeBytes: a byte's high bit, and a byte repeated eight
+// times.
 const (
 	highBits = 0x8080808080808080
 	onesWord = 0x0101010101010101
 )
 
-// safeWord reports whether the eight bytes of x are all jsonSafe: ASCII,
-// not below 0x20 and none of '"', '\\', '<', '>', '&'. It may say false
-// of safe bytes (the caller then looks at them one by one), never true of
-// unsafe ones: for bytes below 0x80, (x - k·ones) &^ x & high is not zero
-// if any byte is below k, and a byte equal to c is a zero byte of x ^
-// c·ones.
-func safeWord(x uint64) bool {
-	if x&highBits != 0 {
-		return false
-	}
-	below := func(x uint64, k uint64) uint64 { return (x - k*onesWord) &^ x & highBits }
-	zero := func(x uint64) uint64 { return (x - onesWord) &^ x & highBits }
-	return below(x, 0x20)|zero(x^('"'*onesWord))|zero(x^('\\'*onesWord))|
-		zero(x^('<'*onesWord))|zero(x^('>'*onesWord))|zero(x^('&'*onesWord)) == 0
+// unsafeBytes flags the bytes of x (little-endian) that are not jsonSafe:
+// non-ASCII, below 0x20, or one of '"', '&', '<', '>', '\\'. It returns
+// a mask with some high bits set; it may flag safe bytes above an unsafe
+// one (borrows), but its lowest set bit is always an unsafe byte's, and
+// it is zero only when all eight are safe. For bytes below 0x80,
+// (x - k·ones) &^ x has a byte's high bit set if a byte is below k, the
+// lowest such byte exactly, and a byte equal to c is a zero byte of
+// x ^ c·ones; '"' (0x22) and '&' (0x26) differ in bit 2 only, as '<'
+// (0x3C) and '>' (0x3E) in bit 1, so one test covers each pair.
+func unsafeBytes(x uint64) uint64 {
+	zero := func(y uint64) uint64 { return (y - onesWord) &^ y }
+	return (x | (x-0x20*onesWord)&^x |
+		zero((x|0x04*onesWord)^0x26*onesWord) |
+		zero((x|0x02*onesWord)^0x3E*onesWord) |
+		zero(x^'\\'*onesWord)) & highBits
 }
 
 // appendEscape writes the escape of an ASCII byte that is not jsonSafe.

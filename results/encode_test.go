@@ -2,9 +2,12 @@ package results
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math"
+	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -258,11 +261,13 @@ func TestAppendJSONStringWords(t *testing.T) {
 }
 
 // BenchmarkAppendJSONString escapes a 200-word response with a few
-// non-ASCII words, and an English paragraph.
+// non-ASCII words, an English paragraph and a Chinese question (C-Eval's,
+// CMMLU's).
 func BenchmarkAppendJSONString(b *testing.B) {
 	for name, s := range map[string]string{
 		"mixed":   strings.Repeat("a warm of naïve sat on 日本 then über the mat softly and dreamed while ", 20),
 		"english": strings.Repeat("Statement 1 | Every element of a group generates a cyclic subgroup of the group.\n", 20),
+		"chinese": strings.Repeat("题目：在农业生产中被当作极其重要的劳动对象发挥作用，最主要的不可替代的基本生产资料是\nA. 农业生产工具\nB. 土地\n", 10),
 	} {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(s)))
@@ -271,5 +276,109 @@ func BenchmarkAppendJSONString(b *testing.B) {
 				buf = appendJSONString(buf[:0], s)
 			}
 		})
+	}
+}
+
+// checkJSONString fails t unless appendJSONString gives json.Marshal's
+// bytes for s, after a prefix it must keep.
+func checkJSONString(t *testing.T, s string) {
+	t.Helper()
+	want, _ := json.Marshal(s)
+	got := appendJSONString([]byte("pre"), s)
+	if string(got[:3]) != "pre" || !bytes.Equal(got[3:], want) {
+		t.Fatalf("appendJSONString(%q) = %s, json.Marshal gives %s", s, got[3:], want)
+	}
+}
+
+// TestAppendJSONStringClasses puts a byte of every class boundary, and
+// every well-formed, ill-formed and truncated multi-byte sequence at the
+// edges of its class, at every offset of the eight-byte scan, alone, in
+// a run of safe ASCII, between multi-byte characters and at the end of
+// the string, and every pair of such bytes in one word.
+func TestAppendJSONStringClasses(t *testing.T) {
+	bytesAt := []byte{
+		0x00, 0x01, 0x1f, 0x20, 0x21, '"', '#', '%', '&', '\'', ';', '<', '=', '>', '?', '[', '\\', ']',
+		0x7e, 0x7f, 0x80, 0x81, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe2, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff,
+	}
+	seqs := []string{
+		"\xc2\x80", "\xdf\xbf", "\xc0\x80", "\xc1\xbf", // U+0080, U+07FF; overlong
+		"\xe0\xa0\x80", "\xe0\x9f\xbf", "\xe0\x80\x80", // U+0800; overlong
+		"\xed\x9f\xbf", "\xed\xa0\x80", "\xed\xbf\xbf", "\xee\x80\x80", "\xef\xbf\xbf", // U+D7FF; surrogates; U+E000, U+FFFF
+		"\xe2\x80\xa7", "\u2028", "\u2029", "\xe2\x80\xaa", "\xe2\x81\xa8", // around U+2028 and U+2029
+		"\xf0\x90\x80\x80", "\xf0\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", // U+10000; overlong; U+10FFFF; too large
+		"\xe6\x97\xa5\x80", "\xc3\xa9\xa9", "\xe6\x97\xe6\x97\xa5", "\xf0\x9f\x98", // stray continuation, truncated
+	}
+	var pieces []string
+	for _, c := range bytesAt {
+		pieces = append(pieces, string([]byte{c}))
+	}
+	for _, q := range seqs {
+		pieces = append(pieces, q)
+		for k := 1; k < len(q); k++ {
+			pieces = append(pieces, q[:k]) // truncated: at the end below
+		}
+	}
+	for _, piece := range pieces {
+		for p := 0; p <= 17; p++ {
+			pad := strings.Repeat("a", p)
+			checkJSONString(t, pad+piece)
+			checkJSONString(t, pad+piece+strings.Repeat("b", 17-p))
+			checkJSONString(t, pad+piece+"日本語"+piece+"ab")
+			checkJSONString(t, "日本"+pad+"é"+piece+"中文"+pad)
+			checkJSONString(t, strings.Repeat("日", p)+piece+"本")
+			checkJSONString(t, strings.Repeat("é", p)+piece)
+		}
+	}
+	// Every pair of class bytes in one sixteen-byte window, so that one
+	// byte's borrow in the word test can reach the other.
+	w := []byte("abcdefghABCDEFGHijklmnop")
+	for _, c1 := range bytesAt {
+		for _, c2 := range bytesAt {
+			for p := 0; p < 8; p++ {
+				for q := p + 1; q < p+9; q++ {
+					b := slices.Clone(w)
+					b[p], b[q] = c1, c2
+					checkJSONString(t, string(b))
+				}
+			}
+		}
+	}
+}
+
+// TestUnsafeBytes checks the word test against encoding/json's own
+// verdict on each byte: for any two bytes at any two places among safe
+// ones, the mask is zero when both are safe, and its lowest set bit is
+// the high bit of the first unsafe byte.
+func TestUnsafeBytes(t *testing.T) {
+	var safe [256]bool
+	for c := 0; c < 0x80; c++ {
+		got, _ := json.Marshal(string([]byte{byte(c)}))
+		safe[c] = string(got) == `"`+string([]byte{byte(c)})+`"`
+	}
+	for _, fill := range []byte{'a', ' ', '~', 0x7f, '!'} {
+		for c1 := 0; c1 < 256; c1++ {
+			for c2 := 0; c2 < 256; c2++ {
+				for p := 0; p < 8; p++ {
+					for q := p + 1; q < 8; q++ {
+						var b [8]byte
+						for k := range b {
+							b[k] = fill
+						}
+						b[p], b[q] = byte(c1), byte(c2)
+						first := 8
+						for k := range b {
+							if !safe[b[k]] {
+								first = k
+								break
+							}
+						}
+						m := unsafeBytes(binary.LittleEndian.Uint64(b[:]))
+						if first == 8 && m != 0 || first < 8 && (m == 0 || bits.TrailingZeros64(m) != 8*first+7) {
+							t.Fatalf("unsafeBytes(% x) = %#x, first unsafe byte %d", b, m, first)
+						}
+					}
+				}
+			}
+		}
 	}
 }

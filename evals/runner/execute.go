@@ -47,6 +47,10 @@ func execute(ctx context.Context, o Options, pl *workPlan) execution {
 	var restoreMu sync.Mutex
 	for range min(o.Concurrency, len(pl.work)) {
 		g.Go(func() error {
+			// One record per worker, made again for each item: nothing
+			// keeps it once the line is encoded and the summary fields
+			// are remembered (strings and maps are kept, not the struct).
+			rec := new(results.Record)
 			for gctx.Err() == nil {
 				i := int(next.Add(1) - 1)
 				if i >= len(pl.work) {
@@ -62,8 +66,7 @@ func execute(ctx context.Context, o Options, pl *workPlan) execution {
 				if err != nil {
 					return err
 				}
-				rec, err := runOne(gctx, o, wi, pl.rendered)
-				if err != nil {
+				if err := runOne(gctx, o, wi, pl.rendered, rec); err != nil {
 					return err // cancellation
 				}
 				line, err := results.AppendLine(lines.get(), rec, pl.strings)
@@ -138,14 +141,15 @@ func (lb *lineBuffers) put(b []byte) {
 	lb.mu.Unlock()
 }
 
-// runOne produces the record of one work item. It returns an error only
-// for cancellation; runtime and scorer failures become the record's Error.
-func runOne(ctx context.Context, o Options, wi workItem, rc *renderCache) (*results.Record, error) {
+// runOne makes rec the record of one work item (whatever rec held
+// before). It returns an error only for cancellation; runtime and scorer
+// failures become the record's Error.
+func runOne(ctx context.Context, o Options, wi workItem, rc *renderCache, rec *results.Record) error {
 	s := wi.p.data.Samples[wi.idx]
 	pc := o.settings().prompt
 	pc.Gen.Seed = o.Gen.Seed + int64(wi.repeat)
 	// Scores are the scorer's, or an empty map (a failed record's too).
-	rec := &results.Record{Task: wi.p.info.Name, ID: s.ID, Repeat: wi.repeat, Index: wi.idx, Target: s.Target}
+	*rec = results.Record{Task: wi.p.info.Name, ID: s.ID, Repeat: wi.repeat, Index: wi.idx, Target: s.Target}
 	var out evals.Output
 	var stage string
 	var err error
@@ -165,16 +169,16 @@ func runOne(ctx context.Context, o Options, wi workItem, rc *renderCache) (*resu
 				rec.Scores = map[string]float64{}
 			}
 			rec.Extracted, rec.ExtractionFailed, rec.Details = score.Extracted, score.ExtractionFailed, score.Details
-			return rec, nil
+			return nil
 		}
 	}
 	if stage != "render" && ctx.Err() != nil {
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	rec.Error = stage + ": " + err.Error()
 	rec.Retryable = stage == "runtime" && runtime.Transient(err)
 	rec.Scores = map[string]float64{}
-	return rec, nil
+	return nil
 }
 
 // loglikOne scores every choice of a sample by log-likelihood. On error it

@@ -109,24 +109,32 @@ func (sm *sharedMaps) record(rec *results.Record) memRecord {
 		t := *rec.Timings
 		m.timings = &t
 	}
-	flat := false
-	if len(rec.Details) > 0 {
-		if flat = flatJSON(rec.Details); flat {
-			m.details = rec.Details
-		} else {
-			m.details = summaryDetails(rec.Details)
-		}
+	if len(m.scores) == 0 && len(rec.Details) == 0 {
+		return m
 	}
-	if len(m.scores) > 0 || len(m.details) > 0 {
-		sm.mu.Lock()
-		m.scores = sm.shareScores(m.scores)
-		if flat {
-			m.details = sm.shareFlatDetails(m.details)
-		} else {
-			m.details = sm.shareDetails(m.details)
+	sm.mu.Lock()
+	m.scores = sm.shareScores(m.scores)
+	switch d := rec.Details; {
+	case len(d) == 0:
+	case equalFlat(d, sm.lastDetails):
+		// Most often the details of the record before; equal to a flat
+		// map, they are flat too (no flatJSON pass).
+		m.details = sm.lastDetails
+	case flatJSON(d):
+		// Already as JSON would give it back: shared, as the scores.
+		if len(d) <= maxSharedKeys {
+			d = sm.shareFlatByKey(d)
+			sm.lastDetails = d
 		}
+		m.details = d
+	default:
+		// The JSON round trip allocates: not under the lock.
 		sm.mu.Unlock()
+		d = summaryDetails(d)
+		sm.mu.Lock()
+		m.details = sm.shareDetails(d)
 	}
+	sm.mu.Unlock()
 	return m
 }
 

@@ -117,6 +117,33 @@ func TestSharedMaps(t *testing.T) {
 	if !reflect.DeepEqual(nested.details, map[string]any{"list": []any{"a"}}) {
 		t.Errorf("nested details: %v", nested.details)
 	}
+	// After a flat map, one with the same keys whose values only look
+	// alike (compared to the last map handed out before anything else)
+	// is not taken for it: it comes back as JSON gives it.
+	type mode string
+	for _, d := range []map[string]any{
+		{"mode": []string{"gen"}, "n": 2.0},
+		{"mode": map[string]any{"gen": 1.0}, "n": 2.0},
+		{"mode": mode("gen"), "n": 2.0},
+		{"mode": "gen", "n": 2},
+		{"mode": "gen", "n": float32(2)},
+		{"mode": "g\xffen", "n": 2.0},
+		{"mode": "gen", "n\xff": 2.0},
+	} {
+		first := rec(nil, map[string]any{"mode": "gen", "n": 2.0})
+		other := rec(nil, d)
+		data, _ := json.Marshal(d)
+		var want map[string]any
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(other.details, want) {
+			t.Errorf("%#v after %v: %#v, JSON gives %#v", d, first.details, other.details, want)
+		}
+		if reflect.DeepEqual(want, first.details) != same(other.details, first.details) {
+			t.Errorf("%#v after %v: shared %v", d, first.details, same(other.details, first.details))
+		}
+	}
 }
 
 // BenchmarkRememberMMLU keeps the summary records of an MMLU-sized task
@@ -214,5 +241,30 @@ func BenchmarkSummarizeMMLU(b *testing.B) {
 			rec = mem[pos].record()
 			return &rec
 		})
+	}
+}
+
+// BenchmarkSharedRecord times sharedMaps.record alone on MMLU-shaped
+// records made beforehand (flat details, most equal to the record
+// before's, as a weak model's mostly failed extractions give them), per
+// record.
+func BenchmarkSharedRecord(b *testing.B) {
+	const n = 4096
+	letters := []string{"", "", "", "", "", "", "A", "B"}
+	recs := make([]*results.Record, n)
+	for i := range recs {
+		l := letters[i%len(letters)]
+		recs[i] = &results.Record{
+			Task: "mmlu", ID: "abstract_algebra/" + strconv.Itoa(i), Index: i, Extracted: l, ExtractionFailed: l == "", FinishReason: "stop",
+			Scores:  map[string]float64{"acc_flexible": 0, "acc_strict": 0, "extraction_failed": evals.Indicator(l == "")},
+			Details: map[string]any{"mode": "gen", "strict": "", "method": l},
+		}
+	}
+	b.ReportAllocs()
+	i := 0
+	sm := &sharedMaps{}
+	for b.Loop() {
+		_ = sm.record(recs[i%n])
+		i++
 	}
 }
