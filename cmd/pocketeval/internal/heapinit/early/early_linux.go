@@ -5,6 +5,7 @@ package early
 import (
 	"os"
 	"runtime"
+	"runtime/debug"
 	"syscall"
 	"unsafe"
 
@@ -38,12 +39,18 @@ func prepare() bool {
 	}
 	adviseFirstArena()
 	// The runtime maps a fresh range for a large allocation and does not
-	// touch it. Allocating it starts a collection (the heap is past its
-	// first goal), in which it is still live; the second frees it.
+	// touch it. With the default pacing, allocating it would start a
+	// collection (the heap is past its first goal) in which it is still
+	// live, and a second one would free it: pacing is off around the
+	// allocation, so that the one collection that frees it is the only
+	// one (a collection at start-up costs about as much as
+	// it frees: its fixed costs, such as starting the mark workers).
+	old := debug.SetGCPercent(-1)
 	b := make([]byte, Size)
 	thp.Advise(b)
 	runtime.KeepAlive(b)
 	b = nil
+	debug.SetGCPercent(old)
 	runtime.GC()
 	return true
 }
