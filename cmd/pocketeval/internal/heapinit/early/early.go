@@ -10,8 +10,9 @@
 // filling that range before they reach the prepared one. This package is
 // initialised among the first (Go initialises packages in the order of
 // their import paths as soon as their imports are: this one imports only
-// os, runtime, runtime/debug, syscall, unsafe and internal/thp, whose
-// packages' own initialisation is a few microseconds),
+// os, runtime, syscall, unsafe and internal/thp, which imports no more;
+// it reaches runtime/debug's SetGCPercent through its implementation in
+// the runtime, see setGCPercent),
 // and when the command is `run` and the kernel gives huge pages on
 // request it
 //
@@ -34,6 +35,9 @@
 package early
 
 import "os"
+
+// Size is heapinit.Size (this package cannot import heapinit).
+const Size = 32 << 20
 
 // Mapped reports whether the early preparation mapped the run's heap with
 // huge pages (heapinit.Prepare then does not map it again).

@@ -5,7 +5,6 @@ package early
 import (
 	"os"
 	"runtime"
-	"runtime/debug"
 	"syscall"
 	"unsafe"
 
@@ -17,8 +16,6 @@ const (
 	// is reserved in aligned ranges of this size.
 	arenaSize = 64 << 20
 	pageSize  = 4 << 10
-	// Size is heapinit.Size (this package cannot import heapinit).
-	Size = 32 << 20
 
 	madvHugePage = 14 // MADV_HUGEPAGE
 	madvCollapse = 25 // MADV_COLLAPSE (Linux 6.1)
@@ -45,12 +42,12 @@ func prepare() bool {
 	// allocation, so that the one collection that frees it is the only
 	// one (a collection at start-up costs about as much as
 	// it frees: its fixed costs, such as starting the mark workers).
-	old := debug.SetGCPercent(-1)
+	old := setGCPercent(-1)
 	b := make([]byte, Size)
 	thp.Advise(b)
 	runtime.KeepAlive(b)
 	b = nil
-	debug.SetGCPercent(old)
+	setGCPercent(old)
 	runtime.GC()
 	return true
 }
@@ -79,3 +76,13 @@ func adviseFirstArena() {
 		}
 	}
 }
+
+// setGCPercent is the runtime's implementation of debug.SetGCPercent
+// (which is only its int conversion). Importing runtime/debug would delay
+// this package's initialisation until after almost every other package
+// (runtime/debug imports fmt, and packages are initialised in the order
+// of their import paths as soon as their imports are), when package
+// initialisation has touched the heap a 4 KiB page at a time.
+//
+//go:linkname setGCPercent runtime/debug.setGCPercent
+func setGCPercent(int32) int32
