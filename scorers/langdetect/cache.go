@@ -265,11 +265,6 @@ func decodeModel(b []byte) (*model, error) {
 	if d.err != nil || len(d.b) != 0 || len(excluded) != len(m.latin1Excluded) {
 		return nil, errCorrupt
 	}
-	for _, l := range m.entryLang {
-		if int(l) >= len(m.langs) {
-			return nil, errCorrupt
-		}
-	}
 	for i, x := range excluded {
 		m.latin1Excluded[i] = x != 0
 	}
@@ -281,33 +276,72 @@ func decodeModel(b []byte) (*model, error) {
 
 // check refuses tables whose indexes point outside them, so that a cache
 // file that passes its checksum yet was written by other code cannot make
-// detection index out of range.
+// detection index out of range. Each condition is checked on a maximum
+// (or an OR) over the whole array rather than element by element with a
+// branch: the arrays hold half a million entries, and every process that
+// reads the cache checks them (TestCheckRefuses breaks each condition).
 func (m *model) check() error {
+	nl := len(m.langs)
 	if len(m.start) == 0 || len(m.dense) != len(m.start)-1 || len(m.entryP) != len(m.entryLang) ||
-		m.start[len(m.start)-1] != int32(len(m.entryLang)) {
+		m.start[0] != 0 || m.start[len(m.start)-1] != int32(len(m.entryLang)) {
 		return errCorrupt
 	}
+	// start never decreases: no difference between neighbours is
+	// negative (the differences of int32s, taken in int64, cannot wrap).
+	var down int64
 	for i := 1; i < len(m.start); i++ {
-		if m.start[i] < m.start[i-1] || m.start[0] != 0 {
-			return errCorrupt
-		}
+		down |= int64(m.start[i]) - int64(m.start[i-1])
 	}
+	if down < 0 {
+		return errCorrupt
+	}
+	// Every language index is below nl (at most 64): eight at a time, a
+	// byte b is at least nl when (b&0x7f) + (0x80-nl) carries into its top
+	// bit or b has that bit already; no byte's sum reaches the next.
+	if nl > 64 || !bytesBelow(m.entryLang, uint8(nl)) {
+		return errCorrupt
+	}
+	maxDense := int32(-1)
 	for _, off := range m.dense {
-		if off >= 0 && int(off)+len(m.langs) > len(m.rows) {
-			return errCorrupt
-		}
+		maxDense = max(maxDense, off)
+	}
+	if maxDense >= 0 && int(maxDense)+nl > len(m.rows) {
+		return errCorrupt
 	}
 	for l, g := range m.grams {
 		if int(m.base[l])+g.n > len(m.dense) {
 			return errCorrupt
 		}
+		// An empty slot is 0, whose id 0 passes whenever there are ids;
+		// a table without ids must have no key at all.
+		var maxID, keys uint64
 		for _, s := range g.slots {
-			if s != 0 && int(s&0xffff) >= g.n {
-				return errCorrupt
-			}
+			maxID = max(maxID, s&0xffff)
+			keys |= s
+		}
+		if keys != 0 && maxID >= uint64(g.n) {
+			return errCorrupt
 		}
 	}
 	return nil
+}
+
+// bytesBelow reports whether every byte of b is below n (1 <= n <= 128).
+func bytesBelow(b []uint8, n uint8) bool {
+	const lo7, hi = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	add := uint64(0x80-n) * 0x0101010101010101
+	var over uint64
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		over |= x | (x&lo7 + add)
+	}
+	for _, c := range b[i:] {
+		if c >= n {
+			return false
+		}
+	}
+	return over&hi == 0
 }
 
 func littleEndian() bool {

@@ -141,3 +141,112 @@ func TestRemoveStale(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRefuses breaks, one at a time, each condition check guards
+// (copies of the tables of a built model, every other one intact) and
+// expects the model refused; the intact model passes.
+func TestCheckRefuses(t *testing.T) {
+	files, err := archiveFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, err := buildModel(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := built.check(); err != nil {
+		t.Fatalf("intact model refused: %v", err)
+	}
+	clone := func() *model {
+		m := *built
+		m.start = append([]int32(nil), built.start...)
+		m.entryLang = append([]uint8(nil), built.entryLang...)
+		m.dense = append([]int32(nil), built.dense...)
+		for i, g := range built.grams {
+			c := *g
+			c.slots = append([]uint64(nil), g.slots...)
+			m.grams[i] = &c
+		}
+		return &m
+	}
+	nl := len(built.langs)
+	firstDense := -1
+	for i, off := range built.dense {
+		if off >= 0 {
+			firstDense = i
+			break
+		}
+	}
+	breaks := map[string]func(m *model){
+		"start decreases":     func(m *model) { m.start[len(m.start)/2] = m.start[len(m.start)/2+1] + 1 },
+		"start decreases at1": func(m *model) { m.start[1] = -1 },
+		"start begins above0": func(m *model) { m.start[0] = 1 },
+		"start ends short":    func(m *model) { m.start[len(m.start)-1]-- },
+		"dense too short":     func(m *model) { m.dense = m.dense[:len(m.dense)-1] },
+		"language = count":    func(m *model) { m.entryLang[len(m.entryLang)/2] = uint8(nl) },
+		"language 200":        func(m *model) { m.entryLang[3] = 200 },
+		"language 128":        func(m *model) { m.entryLang[9] = 128 },
+		"language in tail":    func(m *model) { m.entryLang[len(m.entryLang)-1] = uint8(nl) },
+		"dense row past end":  func(m *model) { m.dense[firstDense] = int32(len(m.rows) - nl + 1) },
+		"gram base past end":  func(m *model) { m.base[2] = int32(len(m.dense)) },
+	}
+	for l := range built.grams {
+		breaks[fmt.Sprintf("%d-gram id = count", l+1)] = func(m *model) {
+			for i, s := range m.grams[l].slots {
+				if s != 0 {
+					m.grams[l].slots[i] = s&^0xffff | uint64(m.grams[l].n)
+					return
+				}
+			}
+		}
+		breaks[fmt.Sprintf("%d-gram key without ids", l+1)] = func(m *model) { m.grams[l].n = 0 }
+	}
+	if len(built.entryLang)%8 == 0 {
+		t.Log("entryLang has no tail past a multiple of 8: the tail case tests the word loop")
+	}
+	for name, brk := range breaks {
+		m := clone()
+		if err := m.check(); err != nil {
+			t.Fatalf("%s: clone refused before breaking: %v", name, err)
+		}
+		brk(m)
+		if err := m.check(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// TestBytesBelow compares bytesBelow with a byte-by-byte loop on every
+// byte value at every position of a word and of the tail.
+func TestBytesBelow(t *testing.T) {
+	for _, n := range []uint8{1, 2, 55, 63, 64, 127, 128} {
+		for size := 0; size <= 19; size++ {
+			for pos := 0; pos < size; pos++ {
+				for v := 0; v < 256; v++ {
+					b := make([]uint8, size)
+					b[pos] = uint8(v)
+					if got, want := bytesBelow(b, n), v < int(n); got != want {
+						t.Fatalf("bytesBelow(n=%d, size %d, b[%d]=%d) = %v", n, size, pos, v, got)
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkCheck measures the index checks every read of the cache runs.
+func BenchmarkCheck(b *testing.B) {
+	files, err := archiveFiles()
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := buildModel(files)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := m.check(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -311,37 +311,42 @@ type buffers struct {
 var bufPool = sync.Pool{New: func() any { return &buffers{} }}
 
 // prepare is Detector.append followed by cleaning_text: URLs and e-mail
-// addresses become spaces, Vietnamese is normalised, the text is cut to
-// 10,000 characters with runs of spaces collapsed, and Latin letters are
-// dropped from text that is mostly non-Latin.
+// addresses become spaces, Vietnamese is normalised (NGram.normalize_vi:
+// a vowel followed by a combining grave, acute, tilde, hook or dot below
+// becomes the precomposed letter), the text is cut to 10,000 characters
+// with runs of spaces collapsed, and Latin letters are dropped from text
+// that is mostly non-Latin. (One loop, without a callback per character:
+// TestPrepare compares it with the two steps written apart.)
 func (m *model) prepare(text string, out []rune) []rune {
 	text = removeURLs(text)
 	text = removeMails(text)
-	var pre rune = -1
-	n := 0
-	latin, nonLatin := 0, 0
-	emit := func(ch rune) bool {
-		if n >= maxTextLength {
-			return false
-		}
-		n++
-		if ch != ' ' || pre != ' ' {
-			out = append(out, ch)
-			if 'A' <= ch && ch <= 'z' {
-				latin++
-			} else if ch >= 0x0300 {
-				// detector.py also means to exempt Latin Extended
-				// Additional here, but compares a block number with a
-				// block name, so the exemption never applies; the port
-				// keeps that.
-				nonLatin++
+	c := cleaner{out: out, pre: -1}
+	var prev rune = -1 // normalize_vi's pending character
+	for _, ch := range text {
+		if prev >= 0 {
+			if 0x0300 <= ch && ch <= 0x0323 {
+				if mark, base := indexRune(m.viMarks, ch), indexRune(m.viBase, prev); mark >= 0 && base >= 0 {
+					c.add(m.viChars[mark][base])
+					prev = -1
+					if c.n >= maxTextLength {
+						break
+					}
+					continue
+				}
+			}
+			c.add(prev)
+			if c.n >= maxTextLength {
+				prev = -1
+				break
 			}
 		}
-		pre = ch
-		return true
+		prev = ch
 	}
-	m.normalizeVI(text, emit)
-	if latin*2 < nonLatin {
+	if prev >= 0 && c.n < maxTextLength {
+		c.add(prev)
+	}
+	out = c.out
+	if c.latin*2 < c.nonLatin {
 		kept := out[:0]
 		for _, ch := range out {
 			if ch < 'A' || 'z' < ch {
@@ -351,6 +356,32 @@ func (m *model) prepare(text string, out []rune) []rune {
 		out = kept
 	}
 	return out
+}
+
+// cleaner is the state of Detector.append's loop over the normalised text.
+type cleaner struct {
+	out             []rune
+	pre             rune
+	n               int // characters taken, at most maxTextLength
+	latin, nonLatin int
+}
+
+// add takes the next character: dropped when it repeats a space.
+func (c *cleaner) add(ch rune) {
+	c.n++
+	if ch != ' ' || c.pre != ' ' {
+		c.out = append(c.out, ch)
+		if 'A' <= ch && ch <= 'z' {
+			c.latin++
+		} else if ch >= 0x0300 {
+			// detector.py also means to exempt Latin Extended
+			// Additional here, but compares a block number with a
+			// block name, so the exemption never applies; the port
+			// keeps that.
+			c.nonLatin++
+		}
+	}
+	c.pre = ch
 }
 
 // isMailLocal and isMailHost report the characters of MAIL_RE's classes
@@ -449,9 +480,12 @@ func removeURLs(s string) string {
 	var b []byte
 	last := 0
 	for i := 0; i+7 < len(s); {
-		if s[i] != 'h' || s[i:i+4] != "http" {
-			i++
-			continue
+		h := strings.Index(s[i:], "http")
+		if h < 0 {
+			break
+		}
+		if i += h; i+7 >= len(s) {
+			break
 		}
 		j := i + 4
 		if s[j] == 's' {
@@ -478,33 +512,6 @@ func removeURLs(s string) string {
 		return s
 	}
 	return string(append(b, s[last:]...))
-}
-
-// normalizeVI is NGram.normalize_vi: a vowel followed by a combining grave,
-// acute, tilde, hook or dot below becomes the precomposed letter. It calls
-// emit for each resulting character until emit returns false.
-func (m *model) normalizeVI(s string, emit func(rune) bool) {
-	var prev rune = -1 // a pending character
-	for _, ch := range s {
-		if prev >= 0 {
-			if 0x0300 <= ch && ch <= 0x0323 {
-				if mark, base := indexRune(m.viMarks, ch), indexRune(m.viBase, prev); mark >= 0 && base >= 0 {
-					if !emit(m.viChars[mark][base]) {
-						return
-					}
-					prev = -1
-					continue
-				}
-			}
-			if !emit(prev) {
-				return
-			}
-		}
-		prev = ch
-	}
-	if prev >= 0 {
-		emit(prev)
-	}
 }
 
 func indexRune(rs []rune, r rune) int {

@@ -10,7 +10,9 @@
 // filling that range before they reach the prepared one. This package is
 // initialised among the first (Go initialises packages in the order of
 // their import paths as soon as their imports are: this one imports only
-// os, runtime, syscall, unsafe and internal/thp, which imports no more),
+// os, runtime, syscall, unsafe and internal/thp, which imports no more;
+// it reaches runtime/debug's SetGCPercent through its implementation in
+// the runtime, see setGCPercent),
 // and when the command is `run` and the kernel gives huge pages on
 // request it
 //
@@ -22,7 +24,9 @@
 //   - does what heapinit.Prepare does for the heap beyond: maps the next
 //     heapinit.Size bytes at once, marks them and frees them, now, while
 //     the heap is a few hundred kilobytes and the collection that frees
-//     them is short. Prepare then only sets the pacing.
+//     them is short (one collection: pacing is off while they are
+//     allocated, which would otherwise start a first one in which they
+//     are still live). Prepare then only sets the pacing.
 //
 // Elsewhere (another command, another system, THP "never" or "always",
 // GODEBUG=disablethp=1, a heap laid out otherwise) it does nothing and
@@ -31,6 +35,9 @@
 package early
 
 import "os"
+
+// Size is heapinit.Size (this package cannot import heapinit).
+const Size = 32 << 20
 
 // Mapped reports whether the early preparation mapped the run's heap with
 // huge pages (heapinit.Prepare then does not map it again).

@@ -16,8 +16,6 @@ const (
 	// is reserved in aligned ranges of this size.
 	arenaSize = 64 << 20
 	pageSize  = 4 << 10
-	// Size is heapinit.Size (this package cannot import heapinit).
-	Size = 32 << 20
 
 	madvHugePage = 14 // MADV_HUGEPAGE
 	madvCollapse = 25 // MADV_COLLAPSE (Linux 6.1)
@@ -38,12 +36,18 @@ func prepare() bool {
 	}
 	adviseFirstArena()
 	// The runtime maps a fresh range for a large allocation and does not
-	// touch it. Allocating it starts a collection (the heap is past its
-	// first goal), in which it is still live; the second frees it.
+	// touch it. With the default pacing, allocating it would start a
+	// collection (the heap is past its first goal) in which it is still
+	// live, and a second one would free it: pacing is off around the
+	// allocation, so that the one collection that frees it is the only
+	// one (a collection at start-up costs about as much as
+	// it frees: its fixed costs, such as starting the mark workers).
+	old := setGCPercent(-1)
 	b := make([]byte, Size)
 	thp.Advise(b)
 	runtime.KeepAlive(b)
 	b = nil
+	setGCPercent(old)
 	runtime.GC()
 	return true
 }
@@ -72,3 +76,13 @@ func adviseFirstArena() {
 		}
 	}
 }
+
+// setGCPercent is the runtime's implementation of debug.SetGCPercent
+// (which is only its int conversion). Importing runtime/debug would delay
+// this package's initialisation until after almost every other package
+// (runtime/debug imports fmt, and packages are initialised in the order
+// of their import paths as soon as their imports are), when package
+// initialisation has touched the heap a 4 KiB page at a time.
+//
+//go:linkname setGCPercent runtime/debug.setGCPercent
+func setGCPercent(int32) int32
