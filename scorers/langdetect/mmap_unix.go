@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync/atomic"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // mapped is the model cache's mapping, once mapFile made it.
@@ -45,6 +47,6 @@ func mapFile(path string) ([]byte, error) {
 // (no cache) is not evicted.
 func Evict() {
 	if b := mapped.Load(); b != nil {
-		syscall.Madvise(*b, syscall.MADV_DONTNEED)
+		unix.Madvise(*b, unix.MADV_DONTNEED)
 	}
 }
