@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -209,6 +210,61 @@ func TestBatchCopyLearned(t *testing.T) {
 		t.Logf("worker %d: %d pages copied in one batch per program", w.id, w.batchPages)
 		if w.batchPages < 50 {
 			t.Errorf("worker %d learned %d pages, want the wrapper's (hundreds)", w.id, w.batchPages)
+		}
+	}
+}
+
+// TestPinnedPages: where io_uring is available (Linux 5.9 and later for
+// the fork to copy pinned pages), every zygote pins the pages it learned,
+// so the fork copies them for each program; programs pass and fail as
+// before, and none of them holds the ring that pins them. Where the pages
+// cannot be pinned, none are, and programs run as before (the batch copy
+// alone).
+func TestPinnedPages(t *testing.T) {
+	requireRoot(t)
+	p := testPool(t)
+	noRing := "import os\n" +
+		"for fd in os.listdir('/proc/self/fd'):\n" +
+		"    try:\n" +
+		"        target = os.readlink('/proc/self/fd/' + fd)\n" +
+		"    except OSError:\n" +
+		"        continue\n" +
+		"    assert 'io_uring' not in target, (fd, target)\n"
+	for _, c := range []struct {
+		src  string
+		want Verdict
+	}{{noRing, Pass}, {"assert [1, 2] == [1, 2]\n", Pass}, {"assert {'a': 1} == {'a': 2}\n", Fail}} {
+		for i := 0; i < 3; i++ { // on both workers, and after the zygotes' loops have run
+			r, err := p.Run(context.Background(), Program{Source: c.src, Exec: ExecHarness})
+			if err != nil || r.Verdict != c.want {
+				t.Fatalf("%q: %s (%s) %v, want %s", c.src, r.Verdict, r.Reason, err, c.want)
+			}
+		}
+	}
+	// Whether this process may set up an io_uring (not disabled by the
+	// kernel's settings or a container's seccomp filter).
+	var params [120]byte
+	ring, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, 1, uintptr(unsafe.Pointer(&params[0])), 0)
+	ioURing := errno == 0
+	if ioURing {
+		unix.Close(int(ring))
+	}
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		t.Fatal(err)
+	}
+	var major, minor int
+	fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &major, &minor)
+	p.starting.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for w := range p.workers {
+		t.Logf("worker %d: %d of %d pages pinned", w.id, w.pinnedPages, w.batchPages)
+		if w.pinnedPages < 0 || w.pinnedPages > w.batchPages {
+			t.Errorf("worker %d: %d pages pinned of %d learned", w.id, w.pinnedPages, w.batchPages)
+		}
+		if ioURing && (major > 5 || major == 5 && minor >= 14) && w.pinnedPages != w.batchPages {
+			t.Errorf("worker %d pinned %d of its %d learned pages, want all (io_uring is enabled)", w.id, w.pinnedPages, w.batchPages)
 		}
 	}
 }

@@ -55,6 +55,9 @@ type worker struct {
 	// batchPages is how many of the zygote's pages each program copies
 	// in one batch (0: none learned, every page is copied on its fault).
 	batchPages int
+	// pinnedPages is how many of those the zygote holds pinned, so that
+	// fork copies them for each program at once (0: none).
+	pinnedPages int
 }
 
 // startWorker starts worker id in the pool's mode and waits until its
@@ -187,13 +190,16 @@ func (p *Pool) startWorker(id int) (w *worker, err error) {
 	_ = w.ctl.SetReadDeadline(time.Now().Add(readyTimeout))
 	n, err := w.ctl.Read(buf)
 	_ = w.ctl.SetReadDeadline(time.Time{})
-	// "ready <pages>": the pages each program copies in one batch.
+	// "ready <pages> <pinned>": the pages each program copies in one
+	// batch, and how many of them the zygote holds pinned (copied by the
+	// fork itself).
 	f := strings.Fields(string(buf[:n]))
-	var perr error
-	if len(f) == 2 && f[0] == "ready" {
+	var perr, perr2 error
+	if len(f) == 3 && f[0] == "ready" {
 		w.batchPages, perr = strconv.Atoi(f[1])
+		w.pinnedPages, perr2 = strconv.Atoi(f[2])
 	}
-	if err != nil || len(f) != 2 || f[0] != "ready" || perr != nil {
+	if err != nil || len(f) != 3 || f[0] != "ready" || perr != nil || perr2 != nil {
 		<-w.waitExit(2 * time.Second)
 		return w, fmt.Errorf("start worker: %v%s", errOr(err, "unexpected "+strconv.Quote(string(buf[:n]))), w.diagnostics())
 	}
