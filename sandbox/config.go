@@ -44,6 +44,9 @@ type Config struct {
 	onlyMode string
 	// noCgroup runs without cgroups (tests of the rlimit fallback).
 	noCgroup bool
+	// failProbe makes the probe program fail in the mode of that name, as
+	// on a machine where that set-up does not work (tests of the ladder).
+	failProbe string
 }
 
 // DefaultLimits are used for any limit left at zero by both the Program

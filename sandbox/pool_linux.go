@@ -226,15 +226,42 @@ func probe(cfg Config) (*Pool, error) {
 	}
 	var failures []string
 	chosen := false
+	// The other workers start in the first mode tried while worker 0 is
+	// tried in it: that mode is the one chosen wherever the machine allows
+	// it, and starting them only after the probe ran (a zygote's start is
+	// a few hundred milliseconds) left all but one slot empty for the
+	// run's first programs. Workers started in a mode that is not chosen
+	// are closed. spec[i] receives worker i (nil if it failed to start).
+	var spec []chan *worker
+	var specMode string
 	for _, m := range candidates {
 		if cfg.onlyMode != "" && cfg.onlyMode != m.name && !(m.plain && cfg.onlyMode == "none") {
 			continue
 		}
 		p.mode = m
+		if spec == nil && workers > 1 {
+			spec, specMode = make([]chan *worker, workers), m.name
+			for i := 1; i < workers; i++ {
+				ch := make(chan *worker, 1)
+				spec[i] = ch
+				p.starting.Add(1)
+				go func() {
+					defer p.starting.Done()
+					w, err := p.startWorkerIn(i, m)
+					if err != nil {
+						w = nil
+					}
+					ch <- w
+				}()
+			}
+		}
 		w, err := p.startWorker(0)
 		var res Result
 		if err == nil {
 			res, err = w.run(context.Background(), Program{Source: probeProgram}, Limits{CPUTime: probeCPUTimeout}.resolve(p.limits))
+		}
+		if err == nil && cfg.failProbe == m.name {
+			res = Result{Verdict: Fail, Reason: "failProbe (test)"}
 		}
 		if err == nil && res.Verdict == Pass {
 			p.slots <- &slot{id: 0, w: w}
@@ -258,16 +285,30 @@ func probe(cfg Config) (*Pool, error) {
 		return nil, fmt.Errorf("sandbox: %w: no set-up works here (%s); only unsafe mode runs without isolation",
 			ErrInsufficientIsolation, strings.Join(failures, "; "))
 	}
-	// The other workers start now, all at once, rather than on first
-	// use: a run's first programs then find every slot warm. A slot whose
-	// worker fails to start is handed out empty, and Run starts it again
-	// (and reports the failure).
+	// The other workers are started before first use (those started in
+	// the chosen mode already are; the others start now, all at once): a
+	// run's first programs then find every slot warm. A slot whose worker
+	// fails to start is handed out empty, and Run starts it again (and
+	// reports the failure).
 	for i := 1; i < workers; i++ {
 		s := &slot{id: i}
+		var ch chan *worker
+		if spec != nil {
+			ch = spec[i]
+		}
+		reuse := specMode == p.mode.name
 		p.starting.Add(1)
 		go func() {
 			defer p.starting.Done()
-			if !p.closing.Load() {
+			if ch != nil {
+				w := <-ch
+				if reuse {
+					s.w = w
+				} else if w != nil {
+					w.close()
+				}
+			}
+			if s.w == nil && !reuse && !p.closing.Load() {
 				if w, err := p.startWorker(s.id); err == nil {
 					s.w = w
 				}

@@ -299,3 +299,69 @@ func TestWorkersStartAtOnce(t *testing.T) {
 		t.Errorf("%d workers left after Close", n)
 	}
 }
+
+// TestProbeStartsWorkersEarly: the other workers start in the first mode
+// tried while worker 0 is probed in it; when that mode is chosen they are
+// the pool's, and when its probe fails they are closed and the workers of
+// the chosen mode started instead. Either way every slot holds a worker of
+// the chosen mode, the pool holds no other, and programs run.
+func TestProbeStartsWorkersEarly(t *testing.T) {
+	requireRoot(t)
+	for _, c := range []struct {
+		failProbe, want string
+	}{
+		{"", "root"},
+		{"root", "no-namespaces"},
+	} {
+		t.Run("chosen="+c.want, func(t *testing.T) {
+			const workers = 3
+			// Debian's interpreter: the no-namespaces mode's dropped uid
+			// cannot read one under /root.
+			const debianPython = "/usr/bin/python3"
+			if _, err := os.Stat(debianPython); err != nil {
+				t.Skip("no ", debianPython)
+			}
+			p, err := New(Config{Python: debianPython, Workers: workers, BaseUID: testBaseUID, failProbe: c.failProbe})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			if got := p.Layers().Mode; got != c.want {
+				t.Fatalf("mode %q, want %q", got, c.want)
+			}
+			slots := make([]*slot, 0, workers)
+			for range workers {
+				slots = append(slots, <-p.slots)
+			}
+			p.starting.Wait()
+			for _, s := range slots {
+				if s.w == nil {
+					t.Errorf("slot %d: no worker", s.id)
+				} else if s.w.mode != c.want {
+					t.Errorf("slot %d: a worker of mode %q in a pool of mode %q", s.id, s.w.mode, c.want)
+				}
+			}
+			p.mu.Lock()
+			held := len(p.workers)
+			p.mu.Unlock()
+			if held != workers {
+				t.Errorf("the pool holds %d workers, want %d (one per slot)", held, workers)
+			}
+			for _, s := range slots {
+				p.slots <- s
+			}
+			var wg sync.WaitGroup
+			for i := range 2 * workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					res, err := p.Run(context.Background(), Program{Source: fmt.Sprintf("assert %d == %d\n", i, i)})
+					if err != nil || res.Verdict != Pass {
+						t.Errorf("program %d: %v %v %s", i, res.Verdict, err, res.Reason)
+					}
+				}()
+			}
+			wg.Wait()
+		})
+	}
+}

@@ -43,6 +43,7 @@ const (
 type worker struct {
 	p    *Pool
 	id   int
+	mode string // the name of the mode it was started in
 	cmd  *exec.Cmd
 	ctl  *net.UnixConn
 	base string   // host directory: the private root's mount point, or the scratch parent
@@ -62,9 +63,12 @@ type worker struct {
 
 // startWorker starts worker id in the pool's mode and waits until its
 // zygote is ready.
-func (p *Pool) startWorker(id int) (w *worker, err error) {
-	m := p.mode
-	w = &worker{p: p, id: id, exit: make(chan struct{})}
+func (p *Pool) startWorker(id int) (*worker, error) { return p.startWorkerIn(id, p.mode) }
+
+// startWorkerIn starts worker id in mode m (the pool's mode, or the one
+// being probed) and waits until its zygote is ready.
+func (p *Pool) startWorkerIn(id int, m mode) (w *worker, err error) {
+	w = &worker{p: p, id: id, mode: m.name, exit: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			w.close()
