@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -48,9 +49,16 @@ func TestPrepare(t *testing.T) {
 		}
 		break
 	}
-	want := 100
-	if os.Getenv("GOGC") == "off" {
+	want := steadyGCPercent
+	switch os.Getenv("GOGC") {
+	case "":
+		if os.Getenv("GOMEMLIMIT") != "" {
+			want = 100
+		}
+	case "off":
 		want = -1
+	default:
+		want, _ = strconv.Atoi(os.Getenv("GOGC"))
 	}
 	if got := debug.SetGCPercent(want); os.Getenv("GOGC") == "" && got != want {
 		t.Errorf("GOGC after the first collection = %d, want %d", got, want)
