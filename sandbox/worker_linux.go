@@ -59,6 +59,9 @@ type worker struct {
 	// pinnedPages is how many of those the zygote holds pinned, so that
 	// fork copies them for each program at once (0: none).
 	pinnedPages int
+	// hugeCode is how many 2 MiB ranges of the interpreter's code the
+	// zygote moved into huge pages (see zygote.py; 0: none).
+	hugeCode int
 }
 
 // startWorker starts worker id in the pool's mode and waits until its
@@ -194,16 +197,18 @@ func (p *Pool) startWorkerIn(id int, m mode) (w *worker, err error) {
 	_ = w.ctl.SetReadDeadline(time.Now().Add(readyTimeout))
 	n, err := w.ctl.Read(buf)
 	_ = w.ctl.SetReadDeadline(time.Time{})
-	// "ready <pages> <pinned>": the pages each program copies in one
-	// batch, and how many of them the zygote holds pinned (copied by the
-	// fork itself).
+	// "ready <pages> <pinned> <huge>": the pages each program copies in
+	// one batch, how many of them the zygote holds pinned (copied by the
+	// fork itself), and the ranges of the interpreter's code it moved into
+	// huge pages.
 	f := strings.Fields(string(buf[:n]))
-	var perr, perr2 error
-	if len(f) == 3 && f[0] == "ready" {
+	var perr, perr2, perr3 error
+	if len(f) == 4 && f[0] == "ready" {
 		w.batchPages, perr = strconv.Atoi(f[1])
 		w.pinnedPages, perr2 = strconv.Atoi(f[2])
+		w.hugeCode, perr3 = strconv.Atoi(f[3])
 	}
-	if err != nil || len(f) != 3 || f[0] != "ready" || perr != nil || perr2 != nil {
+	if err != nil || len(f) != 4 || f[0] != "ready" || perr != nil || perr2 != nil || perr3 != nil {
 		<-w.waitExit(2 * time.Second)
 		return w, fmt.Errorf("start worker: %v%s", errOr(err, "unexpected "+strconv.Quote(string(buf[:n]))), w.diagnostics())
 	}

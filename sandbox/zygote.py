@@ -796,6 +796,118 @@ def _pe_zygote():
         pin_ring.append(fd)
         return sum(n for _, n in runs) // page
 
+    # ---- the interpreter's code in huge pages ------------------------------
+    #
+    # fork() copies no page table entries for file-backed memory the
+    # process has not written, such as the interpreter's machine code: a
+    # program process faults in each 4 KiB page of it that it executes,
+    # and on a virtual machine with shadow page tables each page a fresh
+    # process touches costs a further exit to the hypervisor. So the zygote
+    # copies the 2 MiB-aligned ranges of the file that holds the
+    # interpreter's code (the python executable, or libpython where the
+    # interpreter is built shared) into anonymous huge pages and moves the
+    # copies over the originals (mremap): the contents and the addresses are
+    # the same, and a fork copies one entry per 2 MiB, which the program
+    # process reads without a fault. Only ranges wholly made of the file's
+    # read-only, never-written mappings at their file offsets are moved; a
+    # range that shares a 2 MiB page with code keeps execute permission
+    # (the ELF header or read-only data beside the code becomes executable,
+    # nothing becomes writable). Where the kernel gives no huge pages
+    # (transparent huge pages "never", none free) nothing is moved. The
+    # copies are the zygote's private memory (a few MiB per worker) instead
+    # of the page cache's.
+
+    MADV_HUGEPAGE, MREMAP_MAYMOVE, MREMAP_FIXED = 14, 1, 2
+    PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4
+    MAP_PRIVATE, MAP_ANONYMOUS = 0x02, 0x20
+
+    def smaps():
+        # [lo, hi, perms, offset, dev, inode, path, anonymous kB, anon huge kB]
+        out = []
+        with open("/proc/self/smaps") as f:
+            for line in f:
+                if line[0] in "0123456789abcdef" and "-" in line.split(None, 1)[0]:
+                    p = line.split(None, 5)
+                    lo, hi = (int(x, 16) for x in p[0].split("-"))
+                    out.append([lo, hi, p[1], int(p[2], 16), p[3], int(p[4]), p[5].strip() if len(p) > 5 else "", -1, -1])
+                elif line.startswith("Anonymous:"):
+                    out[-1][7] = int(line.split()[1])
+                elif line.startswith("AnonHugePages:"):
+                    out[-1][8] = int(line.split()[1])
+        return out
+
+    def huge_code():
+        # Moves the code file's ranges into huge pages; returns how many.
+        # A PMD's span: page / 8 entries of a page each (2 MiB with 4 KiB
+        # pages). /sys is not in the worker's root: whether the kernel
+        # gives huge pages is seen on the copies themselves.
+        huge = page * (page // 8)
+        code = ctypes.cast(ctypes.pythonapi.PyEval_EvalCode, ctypes.c_void_p).value
+        maps = smaps()
+        own = [m for m in maps if m[0] <= code < m[1]]
+        if not own or not own[0][6].startswith("/") or own[0][5] == 0:
+            return 0
+        dev, ino, path = own[0][4], own[0][5], own[0][6]
+        base = own[0][0] - own[0][3]
+        # The file's read-only, never-written mappings at their file offsets.
+        ro = sorted((m for m in maps if m[4] == dev and m[5] == ino and m[2] in ("r--p", "r-xp")
+                     and m[7] == 0 and m[0] - m[3] == base), key=lambda m: m[0])
+        if not ro:
+            return 0
+        chunks = []  # (address, protection)
+        c = ro[0][0] & ~(huge - 1)
+        while c < ro[-1][1]:
+            pos, prot = c, PROT_READ
+            for m in ro:
+                if m[0] <= pos < m[1]:
+                    if m[2][2] == "x":
+                        prot |= PROT_EXEC
+                    pos = m[1]
+                    if pos >= c + huge:
+                        break
+            if pos >= c + huge:
+                chunks.append((c, prot))
+            c += huge
+        if not chunks:
+            return 0
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return 0
+        moved = 0
+        try:
+            st = os.fstat(fd)
+            if st.st_ino != ino or "%02x:%02x" % (os.major(st.st_dev), os.minor(st.st_dev)) != dev:
+                return 0
+            for c, prot in chunks:
+                tmp = libc.mmap(None, 2 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                if tmp in (None, ctypes.c_void_p(-1).value):
+                    break
+                dst = (tmp + huge - 1) & ~(huge - 1)
+                for a, n in ((tmp, dst - tmp), (dst + huge, tmp + huge - dst)):
+                    if n:
+                        libc.munmap(a, n)
+                libc.madvise(dst, huge, MADV_HUGEPAGE)
+                # Moved only if the copy is whole and the kernel gave it a
+                # huge page (the mapping that holds it reports one).
+                if (os.preadv(fd, [(ctypes.c_char * huge).from_address(dst)], c - base) != huge
+                        or not any(m[0] <= dst < m[1] and m[8] >= huge // 1024 for m in smaps())
+                        or libc.mprotect(dst, huge, prot) != 0
+                        or libc.mremap(dst, huge, huge, MREMAP_MAYMOVE | MREMAP_FIXED, c) != c):
+                    libc.munmap(dst, huge)
+                    continue
+                moved += 1
+        finally:
+            os.close(fd)
+        return moved
+
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.mremap.restype = ctypes.c_void_p
+    libc.mremap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_int, ctypes.c_void_p]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+
     # ---- the PID namespace's init ------------------------------------------
     #
     # pid 1 of a run's PID namespace is a task that shares the zygote's
@@ -853,6 +965,10 @@ def _pe_zygote():
 
     ctl = socket.socket(fileno=3)
     pidns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC) if cfg.get("pidns") else -1
+    try:
+        huge_ranges = huge_code()
+    except Exception:
+        huge_ranges = 0
     warm_up()
     gc.collect()
     if hasattr(gc, "freeze"):
@@ -864,8 +980,9 @@ def _pe_zygote():
         learned[:] = []
         populate_iov[:] = []
     pinned = pin_pages(learned) if learned else 0
-    # "ready <pages each program copies in one batch> <of them pinned>"
-    ctl.send(b"ready %d %d" % (sum(n for _, n in learned) // page, pinned))
+    # "ready <pages each program copies in one batch> <of them pinned>
+    # <ranges of the interpreter's code in huge pages>"
+    ctl.send(b"ready %d %d %d" % (sum(n for _, n in learned) // page, pinned, huge_ranges))
     while True:
         init_pid, init_err = None, None
         if pidns >= 0:
