@@ -411,12 +411,27 @@ def _pe_zygote():
                     keywords=[]), node)
             return node
 
+    # Statements live only in these lists (of modules, functions,
+    # classes, loops, ifs, withs, trys and their handlers, match cases):
+    # an expression holds no statement, so walking the statement lists
+    # reaches every assert without visiting the expressions.
+    stmt_lists = ("body", "orelse", "finalbody", "handlers", "cases")
+    Assert = ast.Assert
+
     def rewrite(tree, helper):
         # Every assert, at any depth; the new nodes carry the location
         # of the comparison they replace.
-        for node in ast.walk(tree):
-            if _isinstance(node, ast.Assert):
-                node.test = Compare(helper).visit(node.test)
+        cmp = Compare(helper)
+        stack = [tree]
+        while stack:
+            node = stack.pop()
+            if _type(node) is Assert:
+                node.test = cmp.visit(node.test)
+                continue
+            for name in stmt_lists:
+                v = getattr(node, name, None)
+                if _type(v) is list:
+                    stack.extend(v)
         return tree
 
     class TimeoutException(Exception):
