@@ -632,19 +632,41 @@ def _pe_zygote():
             sys.stdout, sys.stderr, sys.stdin = saved
         return restore
 
-    # A program like the benchmarks' (never run in the zygote itself).
-    WARM_SAMPLE = ("from typing import List\n\n\n"
-                   "def f(xs: List[int], k: int = 2) -> int:\n"
+    # A program like the benchmarks' (never run in the zygote itself), of
+    # a HumanEval program's size and shape (a docstring, a dict, a dozen
+    # asserts on ints, strings and tuples): the training run below learns
+    # the pages such a program's parse, compile and run write.
+    WARM_SAMPLE = ("from typing import List, Tuple\n\n\n"
+                   "def f(xs: List[int], k: int = 2) -> Tuple[int, str]:\n"
+                   "    \"\"\" Sum the multiples of k in xs.\n"
+                   "    >>> f([1, 2, 3, 4])\n"
+                   "    (6, '6')\n"
+                   "    \"\"\"\n"
                    "    total = 0\n"
+                   "    seen = {}\n"
                    "    for i, x in enumerate(xs):\n"
                    "        if x % k == 0 and i >= 0:\n"
                    "            total += x\n"
-                   "    return total\n\n\n"
+                   "        elif x in seen:\n"
+                   "            seen[x] += 1\n"
+                   "        else:\n"
+                   "            seen[x] = 1\n"
+                   "    words = sorted(str(w).strip() for w in seen)\n"
+                   "    return total, ''.join(words[:0]) + str(total)\n\n\n"
+                   "METADATA = {'author': 'jt', 'dataset': 'test'}\n\n\n"
                    "def check(candidate):\n"
-                   "    assert candidate([1, 2, 3, 4]) == 6\n"
+                   "    assert candidate([1, 2, 3, 4]) == (6, '6')\n"
                    "    assert candidate([], 3) != 1, 'empty'\n"
-                   "    assert abs(candidate([2.5]) - 0) < 1e-6\n"
-                   "    assert [candidate([x]) for x in range(3)] == [0, 0, 2]\n\n"
+                   "    assert candidate([5, 10, 15], 5)[0] == 30\n"
+                   "    assert candidate([2, 2, 2])[1] == '6'\n"
+                   "    assert abs(candidate([2.5])[0] - 0) < 1e-6\n"
+                   "    assert [candidate([x])[0] for x in range(3)] == [0, 0, 2]\n"
+                   "    assert candidate(list(range(10)))[0] == 20\n"
+                   "    assert candidate([-4, -2, 7], 2) == (-6, '-6')\n"
+                   "    assert candidate([1, 3, 5]) == (0, '0')\n"
+                   "    assert candidate([100] * 3, 10)[0] == 300\n"
+                   "    assert True, 'This prints if this assert fails 1 (good for debugging!)'\n"
+                   "    assert candidate([0]) == (0, '0'), 'This prints if this assert fails 2'\n\n"
                    "check(f)\n")
 
     def warm_up():
