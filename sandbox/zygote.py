@@ -90,6 +90,19 @@ def _pe_zygote():
 
     load_modules()
 
+    def train_modules():
+        # In the training child, after its sample program: each module's
+        # warm-up once more (the supervisor's own code, computation only),
+        # so that the pages its code writes in a program process (for
+        # the isolated verdict mode: the codec's) are learned too.
+        for m in cfg.get("modules") or ():
+            warm = sys.modules[m["name"]].__dict__.get("_pe_zygote_warm")
+            if warm is not None:
+                try:
+                    warm()
+                except BaseException:
+                    pass
+
     # threading's after-fork handler rebuilds its bookkeeping of threads
     # in every child (new locks, a walk over the thread objects): in a
     # child of the zygote, which has one thread and is never inside
@@ -562,6 +575,8 @@ def _pe_zygote():
                 _write(4, b"ok " + nonce + b"\n")
             except BaseException:
                 status = 1
+        if learn_hook:  # the training child (see "copying in one batch")
+            train_modules()
         for hook in learn_hook:
             hook()
         _exit(status)
@@ -695,8 +710,9 @@ def _pe_zygote():
     # own steps touch most of them. So the zygote learns them once: it
     # forks a training child that goes through a program's whole path
     # (set-up, wrapper, a fixed sample program in harness mode, all in the
-    # child's own namespaces) and reports, from /proc/self/pagemap, the
-    # zygote's private writable pages it holds exclusively at the end. Each
+    # child's own namespaces, then each supervisor module's warm-up: see
+    # train_modules) and reports, from /proc/self/pagemap, the zygote's
+    # private writable pages it holds exclusively at the end. Each
     # program copies them with one madvise(MADV_POPULATE_WRITE) per run of
     # pages, right after joining its cgroup (so they are charged to it),
     # instead of faulting on them one by one. The contents are the same
