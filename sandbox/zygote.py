@@ -90,6 +90,19 @@ def _pe_zygote():
 
     load_modules()
 
+    def train_modules():
+        # In the training child, after its sample program: each module's
+        # warm-up once more (the supervisor's own code, computation only),
+        # so that the pages its code writes in a program process (for
+        # the isolated verdict mode: the codec's) are learned too.
+        for m in cfg.get("modules") or ():
+            warm = sys.modules[m["name"]].__dict__.get("_pe_zygote_warm")
+            if warm is not None:
+                try:
+                    warm()
+                except BaseException:
+                    pass
+
     # threading's after-fork handler rebuilds its bookkeeping of threads
     # in every child (new locks, a walk over the thread objects): in a
     # child of the zygote, which has one thread and is never inside
@@ -135,28 +148,43 @@ def _pe_zygote():
     SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
     LANDLOCK_RULE_PATH_BENEATH = 1
 
-    def landlock(plan, scratch):
-        attr = ctypes.create_string_buffer(struct.pack("=QQQ", *plan["handled"]), 24)
-        rfd = libc.syscall(ctypes.c_long(SYS_LANDLOCK_CREATE_RULESET), attr, ctypes.c_size_t(24), ctypes.c_uint32(0))
+    # The plan's buffers and the calls' fixed arguments are built once,
+    # here; each program process creates its own ruleset, opens each
+    # rule's path (after its fresh mounts exist) and fills in the
+    # descriptor.
+    ll_sys = [ctypes.c_long(n) for n in
+              (SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF)]
+    ll_args = ctypes.c_size_t(24), ctypes.c_uint32(0), ctypes.c_int(LANDLOCK_RULE_PATH_BENEATH)
+    ll_attr = ll_rules = None
+    if cfg.get("landlock"):
+        ll_attr = ctypes.create_string_buffer(struct.pack("=QQQ", *cfg["landlock"]["handled"]), 24)
+        ll_rules = [(rule["path"], ctypes.create_string_buffer(struct.pack("=Qi", rule["access"], -1), 12))
+                    for rule in cfg["landlock"]["rules"]]
+    O_PATH_CLOEXEC = os.O_PATH | os.O_CLOEXEC
+    pack_fd = struct.Struct("=i").pack_into
+
+    def landlock(scratch):
+        create, add, restrict = ll_sys
+        size, zero, beneath = ll_args
+        rfd = libc.syscall(create, ll_attr, size, zero)
         if rfd < 0:
             e = ctypes.get_errno()
             raise OSError(e, "landlock_create_ruleset: %s" % os.strerror(e))
         try:
-            for rule in plan["rules"]:
-                path = scratch if rule["path"] == "$SCRATCH" else rule["path"]
+            c_rfd = ctypes.c_int(rfd)
+            for path, rb in ll_rules:
+                if path == "$SCRATCH":
+                    path = scratch
                 try:
-                    pfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                    pfd = os.open(path, O_PATH_CLOEXEC)
                 except FileNotFoundError:
                     continue
                 try:
-                    rb = ctypes.create_string_buffer(struct.pack("=Qi", rule["access"], pfd), 12)
-                    check(libc.syscall(ctypes.c_long(SYS_LANDLOCK_ADD_RULE), ctypes.c_int(rfd),
-                                       ctypes.c_int(LANDLOCK_RULE_PATH_BENEATH), rb, ctypes.c_uint32(0)),
-                          "landlock_add_rule " + path)
+                    pack_fd(rb, 8, pfd)
+                    check(libc.syscall(add, c_rfd, beneath, rb, zero), "landlock_add_rule " + path)
                 finally:
                     os.close(pfd)
-            check(libc.syscall(ctypes.c_long(SYS_LANDLOCK_RESTRICT_SELF), ctypes.c_int(rfd), ctypes.c_uint32(0)),
-                  "landlock_restrict_self")
+            check(libc.syscall(restrict, c_rfd, zero), "landlock_restrict_self")
         finally:
             os.close(rfd)
 
@@ -218,13 +246,38 @@ def _pe_zygote():
         return msg, list(fds)
 
     def read_all(fd):
-        os.lseek(fd, 0, os.SEEK_SET)
-        chunks = []
+        # The request memfd from its start. Reads of 64 KiB (a request is
+        # rarely larger): a read of a larger fixed size would allocate,
+        # and give back, a mapping of that size in every program process.
+        # A short read of a memfd is its end.
+        chunk = 1 << 16
+        data = os.pread(fd, chunk, 0)
+        if len(data) < chunk:
+            return data
+        chunks = [data]
         while True:
-            b = os.read(fd, 1 << 20)
-            if not b:
-                return b"".join(chunks)
+            b = os.pread(fd, chunk, chunk * len(chunks))
             chunks.append(b)
+            if len(b) < chunk:
+                return b"".join(chunks)
+
+    # The request header is JSON from the supervisor (no whitespace around
+    # it): decoded by json's own scanner, as json.loads does, without
+    # json.loads's steps around it (detecting the encoding, the regular
+    # expression for surrounding whitespace), a measurable part of a
+    # fresh process's cost. Anything else goes to json.loads, which
+    # decodes it or raises as before.
+    scan_json = json._default_decoder.scan_once
+
+    def decode_request(header):
+        try:
+            s = header.decode("utf-8")
+            obj, end = scan_json(s, 0)
+            if end == len(s) and _type(obj) is dict:
+                return obj
+        except (UnicodeDecodeError, StopIteration, ValueError):
+            pass
+        return json.loads(header)
 
     def write_line(fd, line):
         try:
@@ -250,7 +303,7 @@ def _pe_zygote():
         data = read_all(req_fd)
         os.close(req_fd)
         header, _, src = data.partition(b"\n")
-        req = json.loads(header)
+        req = decode_request(header)
         del data
         extra = fds[5 + ncg:5 + ncg + req.get("extra", 0)]
         if cfg.get("unshare"):
@@ -296,8 +349,8 @@ def _pe_zygote():
             drop_caps()
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         prctl(PR_SET_NO_NEW_PRIVS, 1)
-        if cfg.get("landlock"):
-            landlock(cfg["landlock"], scratch)
+        if ll_rules is not None:
+            landlock(scratch)
         if seccomp_buf is not None:
             check(libc.prctl(ctypes.c_int(PR_SET_SECCOMP), c_ul(SECCOMP_MODE_FILTER),
                              ctypes.byref(seccomp_prog), c_ul(0), c_ul(0)), "seccomp")
@@ -308,10 +361,10 @@ def _pe_zygote():
         for t, fd in [(t, fcntl.fcntl(fd, fcntl.F_DUPFD, 64)) for t, fd in want]:
             os.dup2(fd, t)
         close_all_but(5 + len(extra))
-        os.environ.clear()
-        for kv in cfg.get("env") or ():
-            k, _, v = kv.partition("=")
-            os.environ[k] = v
+        if not env_kept:
+            os.environ.clear()
+            for k, v in env_want.items():
+                os.environ[k] = v
         if not cfg.get("mount"):
             os.environ["HOME"] = os.environ["TMPDIR"] = scratch
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -411,12 +464,27 @@ def _pe_zygote():
                     keywords=[]), node)
             return node
 
+    # Statements live only in these lists (of modules, functions,
+    # classes, loops, ifs, withs, trys and their handlers, match cases):
+    # an expression holds no statement, so walking the statement lists
+    # reaches every assert without visiting the expressions.
+    stmt_lists = ("body", "orelse", "finalbody", "handlers", "cases")
+    Assert = ast.Assert
+
     def rewrite(tree, helper):
         # Every assert, at any depth; the new nodes carry the location
         # of the comparison they replace.
-        for node in ast.walk(tree):
-            if _isinstance(node, ast.Assert):
-                node.test = Compare(helper).visit(node.test)
+        cmp = Compare(helper)
+        stack = [tree]
+        while stack:
+            node = stack.pop()
+            if _type(node) is Assert:
+                node.test = cmp.visit(node.test)
+                continue
+            for name in stmt_lists:
+                v = getattr(node, name, None)
+                if _type(v) is list:
+                    stack.extend(v)
         return tree
 
     class TimeoutException(Exception):
@@ -507,6 +575,8 @@ def _pe_zygote():
                 _write(4, b"ok " + nonce + b"\n")
             except BaseException:
                 status = 1
+        if learn_hook:  # the training child (see "copying in one batch")
+            train_modules()
         for hook in learn_hook:
             hook()
         _exit(status)
@@ -577,19 +647,41 @@ def _pe_zygote():
             sys.stdout, sys.stderr, sys.stdin = saved
         return restore
 
-    # A program like the benchmarks' (never run in the zygote itself).
-    WARM_SAMPLE = ("from typing import List\n\n\n"
-                   "def f(xs: List[int], k: int = 2) -> int:\n"
+    # A program like the benchmarks' (never run in the zygote itself), of
+    # a HumanEval program's size and shape (a docstring, a dict, a dozen
+    # asserts on ints, strings and tuples): the training run below learns
+    # the pages such a program's parse, compile and run write.
+    WARM_SAMPLE = ("from typing import List, Tuple\n\n\n"
+                   "def f(xs: List[int], k: int = 2) -> Tuple[int, str]:\n"
+                   "    \"\"\" Sum the multiples of k in xs.\n"
+                   "    >>> f([1, 2, 3, 4])\n"
+                   "    (6, '6')\n"
+                   "    \"\"\"\n"
                    "    total = 0\n"
+                   "    seen = {}\n"
                    "    for i, x in enumerate(xs):\n"
                    "        if x % k == 0 and i >= 0:\n"
                    "            total += x\n"
-                   "    return total\n\n\n"
+                   "        elif x in seen:\n"
+                   "            seen[x] += 1\n"
+                   "        else:\n"
+                   "            seen[x] = 1\n"
+                   "    words = sorted(str(w).strip() for w in seen)\n"
+                   "    return total, ''.join(words[:0]) + str(total)\n\n\n"
+                   "METADATA = {'author': 'jt', 'dataset': 'test'}\n\n\n"
                    "def check(candidate):\n"
-                   "    assert candidate([1, 2, 3, 4]) == 6\n"
+                   "    assert candidate([1, 2, 3, 4]) == (6, '6')\n"
                    "    assert candidate([], 3) != 1, 'empty'\n"
-                   "    assert abs(candidate([2.5]) - 0) < 1e-6\n"
-                   "    assert [candidate([x]) for x in range(3)] == [0, 0, 2]\n\n"
+                   "    assert candidate([5, 10, 15], 5)[0] == 30\n"
+                   "    assert candidate([2, 2, 2])[1] == '6'\n"
+                   "    assert abs(candidate([2.5])[0] - 0) < 1e-6\n"
+                   "    assert [candidate([x])[0] for x in range(3)] == [0, 0, 2]\n"
+                   "    assert candidate(list(range(10)))[0] == 20\n"
+                   "    assert candidate([-4, -2, 7], 2) == (-6, '-6')\n"
+                   "    assert candidate([1, 3, 5]) == (0, '0')\n"
+                   "    assert candidate([100] * 3, 10)[0] == 300\n"
+                   "    assert True, 'This prints if this assert fails 1 (good for debugging!)'\n"
+                   "    assert candidate([0]) == (0, '0'), 'This prints if this assert fails 2'\n\n"
                    "check(f)\n")
 
     def warm_up():
@@ -602,7 +694,7 @@ def _pe_zygote():
                              "fsize": 1, "nofile": 1, "nproc": 1, "address_space": 1, "alarm": 3.0,
                              "extra": 0}).encode()
         for _ in range(16):
-            json.loads(header).get("extra", 0)
+            decode_request(header).get("extra", 0)
             tree = rewrite(ast.parse(WARM_SAMPLE, filename="<string>"), "_pe_cmp_warm")
             compile(tree, "<string>", "exec", dont_inherit=True)
             pe_cmp([1, (2, "a"), {"k": 1.5}, None, True], [1, (2, "a"), {"k": 1.5}, None, True], False)
@@ -618,8 +710,9 @@ def _pe_zygote():
     # own steps touch most of them. So the zygote learns them once: it
     # forks a training child that goes through a program's whole path
     # (set-up, wrapper, a fixed sample program in harness mode, all in the
-    # child's own namespaces) and reports, from /proc/self/pagemap, the
-    # zygote's private writable pages it holds exclusively at the end. Each
+    # child's own namespaces, then each supervisor module's warm-up: see
+    # train_modules) and reports, from /proc/self/pagemap, the zygote's
+    # private writable pages it holds exclusively at the end. Each
     # program copies them with one madvise(MADV_POPULATE_WRITE) per run of
     # pages, right after joining its cgroup (so they are charged to it),
     # instead of faulting on them one by one. The contents are the same
@@ -962,6 +1055,17 @@ def _pe_zygote():
 
     # ---- the zygote loop ---------------------------------------------------
 
+
+    # The programs' environment. The supervisor starts the zygote with
+    # the same one; where the zygote's is still exactly that (names,
+    # values and order) and no per-run value is added (mount mode), a
+    # program process keeps it as it is instead of clearing it and
+    # setting it again.
+    env_want = {}
+    for kv in cfg.get("env") or ():
+        k, _, v = kv.partition("=")
+        env_want[k] = v
+    env_kept = bool(cfg.get("mount")) and list(os.environ.items()) == list(env_want.items())
 
     ctl = socket.socket(fileno=3)
     pidns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC) if cfg.get("pidns") else -1
