@@ -16,8 +16,11 @@
 // reach 32 MB before its first collection (firstGCPercent) instead of
 // 4 MB, and paces it at steadyGCPercent after it. The same objects are
 // allocated; where huge pages are not available (another system, THP
-// "never" or "always", GODEBUG=disablethp=1) Prepare does nothing, and
-// GOGC or GOMEMLIMIT in the environment keep the pacing they ask for.
+// "never" or "always", GODEBUG=disablethp=1) Prepare maps nothing and
+// sets only the steady pacing. Throughout, a soft memory limit keeps the
+// runtime's memory under memoryFloor while the live heap allows (see
+// limitFor). GOGC or GOMEMLIMIT in the environment keep the pacing they
+// ask for.
 //
 // In a process started as `pocketeval run`, package early (initialised
 // among the first packages) has already mapped that range, and given the
@@ -26,10 +29,13 @@
 package heapinit
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pocketeval/pocketeval/cmd/pocketeval/internal/heapinit/early"
 )
@@ -64,22 +70,121 @@ const firstGCPercent = 800
 // 12 µs here). At 80 the peak was 94.0 MiB (largest 110.7) for 1.04×.
 const steadyGCPercent = 70
 
+// memoryFloor is the soft memory limit (runtime/debug.SetMemoryLimit) of
+// a run whose live heap is small: the Go runtime's memory (heap, stacks,
+// metadata; not the binary's pages nor C memory such as a model's
+// weights) stays under it while the live heap allows. GOGC alone lets the
+// heap grow to 1.7 times whatever is live at the last collection, so a
+// run's peak follows its largest live heap, and that moves with the
+// machine: the nine-task suite replay's largest live heap after a
+// collection was 31-33 MB on a quiet machine and 31-44 MB with CPU hogs
+// running (more of one task's end and the next one's start alive at
+// once), its peak RSS 76-83 MB against 82-95 MB. The floor bounds it.
+const memoryFloor = 64 << 20
+
+// limitFor returns the soft memory limit after a collection that left
+// live bytes of heap live, with other bytes of the runtime's memory
+// outside the heap (stacks, metadata): memoryFloor, or, for a live heap
+// too large for it, that heap plus two fifths of it (steadyGCPercent's
+// goal is seven tenths), so that a large run collects at most about
+// twice as often as GOGC alone would make it, never without pause.
+func limitFor(live, other uint64) int64 {
+	l := other + live + live*2/5
+	if l < memoryFloor {
+		return memoryFloor
+	}
+	if l > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(l)
+}
+
 // restored is closed when the steady pacing is set (for tests).
 var restored = make(chan struct{})
 
+// limits counts the memory limits set after collections (for tests).
+var limits atomic.Int64
+
 // startLate sets GOGC to firstGCPercent until the first collection and
-// to steadyGCPercent after it, unless GOGC or GOMEMLIMIT is set (then it
-// restores old).
+// to steadyGCPercent after it, with the soft memory limit of limitFor
+// from the start, unless GOGC or GOMEMLIMIT is set (then it restores
+// old).
 func startLate(old int) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+	if paced() {
 		debug.SetGCPercent(old)
 		close(restored)
 		return
 	}
 	debug.SetGCPercent(firstGCPercent)
-	sentinel := new([4]*int) // a pointerful object of its own, not a tiny allocation
-	runtime.AddCleanup(sentinel, func(steady int) {
-		debug.SetGCPercent(steady)
+	debug.SetMemoryLimit(memoryFloor)
+	watch(true)
+}
+
+// startSteady sets the steady pacing at once (where the heap was not
+// prepared), unless GOGC or GOMEMLIMIT is set.
+func startSteady() {
+	if paced() {
 		close(restored)
-	}, steadyGCPercent)
+		return
+	}
+	debug.SetGCPercent(steadyGCPercent)
+	debug.SetMemoryLimit(memoryFloor)
+	close(restored)
+	watch(false)
+}
+
+// paced reports whether the environment sets the pacing itself.
+func paced() bool { return os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" }
+
+// watch arranges for afterCollection to run after the next collection:
+// a pointerful object of its own (not a tiny allocation) that nothing
+// references is found unreachable by it.
+func watch(first bool) {
+	runtime.AddCleanup(new([4]*int), afterCollection, first)
+}
+
+// afterCollection sets the steady GOGC after the first collection and
+// the memory limit for the live heap after every one, and watches for
+// the next.
+func afterCollection(first bool) {
+	if first {
+		debug.SetGCPercent(steadyGCPercent)
+	}
+	debug.SetMemoryLimit(limitFor(readMemory()))
+	limits.Add(1)
+	if first {
+		close(restored)
+	}
+	watch(false)
+}
+
+// memorySamples are read after every collection; metrics.Read takes no
+// lock the allocator holds and allocates nothing with a reused slice.
+var memorySamples = []metrics.Sample{
+	{Name: "/gc/heap/live:bytes"},
+	{Name: "/memory/classes/total:bytes"},
+	{Name: "/memory/classes/heap/released:bytes"},
+	{Name: "/memory/classes/heap/free:bytes"},
+	{Name: "/memory/classes/heap/objects:bytes"},
+	{Name: "/memory/classes/heap/unused:bytes"},
+}
+
+// readMemory returns the live heap of the last collection and the
+// runtime's memory outside the heap (what the memory limit counts
+// besides the heap: stacks, span and GC metadata, other runtime data).
+// Only the cleanup goroutine calls it, one call at a time.
+func readMemory() (live, other uint64) {
+	metrics.Read(memorySamples)
+	v := func(i int) uint64 {
+		if memorySamples[i].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return memorySamples[i].Value.Uint64()
+	}
+	live = v(0)
+	heap := v(2) + v(3) + v(4) + v(5)
+	if total := v(1); total > heap {
+		other = total - heap
+	}
+	return live, other
 }

@@ -10,6 +10,7 @@ import (
 
 func prepare() {
 	if !onRequest() {
+		startSteady()
 		return
 	}
 	// No collection while the range is mapped: one started by the large

@@ -2,8 +2,8 @@
 
 package heapinit
 
-func prepare() {}
+func prepare() { startSteady() }
 
 // onRequest reports whether huge pages are given only on request: never
-// here, where Prepare does nothing.
+// here, where Prepare maps nothing and sets only the steady pacing.
 func onRequest() bool { return false }

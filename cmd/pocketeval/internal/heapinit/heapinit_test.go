@@ -1,9 +1,11 @@
 package heapinit
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"testing"
 	"time"
@@ -62,5 +64,87 @@ func TestPrepare(t *testing.T) {
 	}
 	if got := debug.SetGCPercent(want); os.Getenv("GOGC") == "" && got != want {
 		t.Errorf("GOGC after the first collection = %d, want %d", got, want)
+	}
+	if paced() {
+		return
+	}
+	// The cleanup has set the limit for the live heap after the collection
+	// that restored the pacing, and goes on doing so after every one.
+	n := limits.Load()
+	for i := 0; limits.Load() == n; i++ {
+		if i == 6000 {
+			t.Fatal("no memory limit was set after 6000 collections")
+		}
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if got := debug.SetMemoryLimit(-1); got < memoryFloor || got == math.MaxInt64 {
+		t.Errorf("memory limit after a collection = %d, want at least %d", got, memoryFloor)
+	}
+}
+
+func TestLimitFor(t *testing.T) {
+	for _, c := range []struct {
+		live, other uint64
+		want        int64
+	}{
+		{0, 0, memoryFloor},
+		{10 << 20, 4 << 20, memoryFloor},
+		{40 << 20, 5 << 20, memoryFloor}, // the suite replay's largest: held at the floor
+		{50 << 20, 0, 70 << 20},
+		{100 << 20, 6 << 20, 146 << 20},
+		{1 << 40, 1 << 20, 1<<40 + 2<<40/5 + 1<<20},
+		{math.MaxUint64 / 2, 0, math.MaxInt64},
+	} {
+		if got := limitFor(c.live, c.other); got != c.want {
+			t.Errorf("limitFor(%d, %d) = %d, want %d", c.live, c.other, got, c.want)
+		}
+	}
+	// Never below the floor, never falling as the live heap grows.
+	prev := int64(0)
+	for live := uint64(0); live < 1<<30; live += 1 << 20 {
+		got := limitFor(live, 3<<20)
+		if got < memoryFloor || got < prev {
+			t.Fatalf("limitFor(%d) = %d after %d", live, got, prev)
+		}
+		prev = got
+	}
+}
+
+// TestMemoryBound keeps a live heap of 44 MiB, for which GOGC alone
+// (steadyGCPercent) would set the next collection's heap goal at 1.7
+// times that, 74.8 MiB, and checks that the memory limit set after a
+// collection holds the goal under the floor instead. (The goal, not the
+// memory observed: the runtime's limit is soft, and a goroutine that does
+// nothing but allocate can outrun a collection that the machine's load
+// slows down.)
+func TestMemoryBound(t *testing.T) {
+	if paced() {
+		t.Skip("GOGC or GOMEMLIMIT is set: the environment's pacing applies")
+	}
+	Prepare()
+	live := make([][]byte, 0, 704)
+	for range 704 {
+		live = append(live, make([]byte, 64<<10))
+	}
+	n := limits.Load()
+	for i := 0; limits.Load() == n; i++ {
+		if i == 6000 {
+			t.Fatal("no memory limit was set after 6000 collections")
+		}
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	runtime.GC() // a cycle paced with that limit
+	samples := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(samples)
+	runtime.KeepAlive(live)
+	goal, heap := samples[0].Value.Uint64(), samples[1].Value.Uint64()
+	if heap < 44<<20 {
+		t.Fatalf("live heap %d bytes, want at least 44 MiB", heap)
+	}
+	if goal > memoryFloor {
+		t.Errorf("heap goal %.1f MiB around a %.1f MiB live heap, want at most the floor %d MiB",
+			float64(goal)/(1<<20), float64(heap)/(1<<20), memoryFloor>>20)
 	}
 }
