@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	goruntime "runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -56,11 +57,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 	dataDir := fs.String("data-dir", os.Getenv("POCKETEVAL_DATA"), "dataset directory")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the replay here")
 	memProfile := fs.String("memprofile", "", "write an allocation profile of the replay here")
+	memRate := fs.Int("memprofilerate", 0, "with -memprofile: record one allocation per this many bytes (1: every allocation; 0: the runtime's default, 512 KiB)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *preds == "" || *out == "" {
 		return fmt.Errorf("-predictions and -out are required")
+	}
+	if *memProfile != "" && *memRate > 0 {
+		goruntime.MemProfileRate = *memRate
 	}
 	names := strings.Split(*tasksFlag, ",")
 	if *tasksFlag == "" {
