@@ -58,23 +58,22 @@ func Prepare() { once.Do(prepare) }
 // collection steadyGCPercent applies.
 const firstGCPercent = 800
 
-// steadyGCPercent is the GOGC after the first collection: the heap grows
-// to 1.7 times the live heap between collections instead of the default
-// 2 times. A run's live heap is mostly the current task's dataset and
-// records, alive for the task; the lower goal cuts the peak of the
-// nine-task suite replay by about a tenth (87.6 MiB against 98.4 MiB,
-// medians of nine alternating pairs at load 1.5; the largest run 91.7
-// MiB against 102.1) for about 5% more CPU (1.05×, 0.95–1.13 pair by
-// pair): the extra collections cost a little more than the fewer fresh
-// pages save (each first touch of a 4 KiB page is a page fault of about
-// 12 µs here). At 80 the peak was 94.0 MiB (largest 110.7) for 1.04×.
-const steadyGCPercent = 70
+// steadyGCPercent is the GOGC after the first collection: the runtime's
+// default, the heap growing to twice the live heap between collections,
+// with the soft memory limit (memoryFloor, limitFor) bounding the peak.
+// Before the limit the steady GOGC was 70, which cut the nine-task suite
+// replay's peak by about a tenth for about 5% more CPU; with the limit
+// the peak stays under the floor either way, and GOGC 100 collects less
+// often: 0.95-0.97× the CPU of GOGC 70 (two sets of nine alternating
+// pairs, load 3.1-3.9), peak 82.6-83.0 MiB (largest 86.7) against
+// 78.1-79.7 (largest 80.7).
+const steadyGCPercent = 100
 
 // memoryFloor is the soft memory limit (runtime/debug.SetMemoryLimit) of
 // a run whose live heap is small: the Go runtime's memory (heap, stacks,
 // metadata; not the binary's pages nor C memory such as a model's
 // weights) stays under it while the live heap allows. GOGC alone lets the
-// heap grow to 1.7 times whatever is live at the last collection, so a
+// heap grow to twice whatever is live at the last collection, so a
 // run's peak follows its largest live heap, and that moves with the
 // machine: the nine-task suite replay's largest live heap after a
 // collection was 31-33 MB on a quiet machine and 31-44 MB with CPU hogs
@@ -85,9 +84,11 @@ const memoryFloor = 64 << 20
 // limitFor returns the soft memory limit after a collection that left
 // live bytes of heap live, with other bytes of the runtime's memory
 // outside the heap (stacks, metadata): memoryFloor, or, for a live heap
-// too large for it, that heap plus two fifths of it (steadyGCPercent's
-// goal is seven tenths), so that a large run collects at most about
-// twice as often as GOGC alone would make it, never without pause.
+// too large for it, that heap plus two fifths of it, so that a run whose
+// live heap outgrows the floor collects about two and a half times as
+// often as GOGC alone would make it (its goal is twice the live heap),
+// never without pause. (The suite replay's largest live heaps, 31-44 MB,
+// stay at or near the floor: a larger fraction would let them pass it.)
 func limitFor(live, other uint64) int64 {
 	l := other + live + live*2/5
 	if l < memoryFloor {

@@ -112,8 +112,8 @@ func TestLimitFor(t *testing.T) {
 }
 
 // TestMemoryBound keeps a live heap of 44 MiB, for which GOGC alone
-// (steadyGCPercent) would set the next collection's heap goal at 1.7
-// times that, 74.8 MiB, and checks that the memory limit set after a
+// (steadyGCPercent) would set the next collection's heap goal at twice
+// that, 88 MiB, and checks that the memory limit set after a
 // collection holds the goal under the floor instead. (The goal, not the
 // memory observed: the runtime's limit is soft, and a goroutine that does
 // nothing but allocate can outrun a collection that the machine's load
