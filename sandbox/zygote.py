@@ -96,12 +96,13 @@ def _pe_zygote():
         # so that the pages its code writes in a program process (for
         # the isolated verdict mode: the codec's) are learned too.
         for m in cfg.get("modules") or ():
-            warm = sys.modules[m["name"]].__dict__.get("_pe_zygote_warm")
-            if warm is not None:
-                try:
-                    warm()
-                except BaseException:
-                    pass
+            d = sys.modules[m["name"]].__dict__
+            for hook in ("_pe_zygote_warm", "_pe_zygote_train"):
+                if d.get(hook) is not None:
+                    try:
+                        d[hook]()
+                    except BaseException:
+                        pass
 
     # threading's after-fork handler rebuilds its bookkeeping of threads
     # in every child (new locks, a walk over the thread objects): in a
