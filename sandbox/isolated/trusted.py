@@ -21,7 +21,7 @@
 
 
 def _pe_trusted(g, cfg, codec=None):
-    import os, signal, builtins, symtable, binascii
+    import os, sys, builtins, symtable, binascii
     if codec is None:
         codec = _pe_codec()
     for name in ("_pe_codec", "_pe_trusted"):
@@ -32,10 +32,7 @@ def _pe_trusted(g, cfg, codec=None):
     forced = list(cfg.get("proxy") or ())
     _type, _len, _isinstance = type, len, isinstance
     NotPlainData, BadFrame = codec.NotPlainData, codec.BadFrame
-    try:
-        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    except (ValueError, OSError):
-        pass
+    codec.ignore_sigpipe()
 
     class CandidateExited(BaseException):
         """The candidate's process ended while the tests needed it."""
@@ -99,7 +96,10 @@ def _pe_trusted(g, cfg, codec=None):
 
     # --- names the tests take from the candidate's code ---------------------
     def module_names(src, filename):
-        top = symtable.symtable(src.decode("utf-8", "surrogateescape"), filename, "exec")
+        src = src.decode("utf-8", "surrogateescape")
+        if raw_symtable is not None:
+            return raw_module_names(src, filename)
+        top = symtable.symtable(src, filename, "exec")
         bound, used = set(), set()
         for s in top.get_symbols():
             if s.is_assigned() or s.is_imported() or s.is_namespace():
@@ -114,6 +114,43 @@ def _pe_trusted(g, cfg, codec=None):
                         used.add(s.get_name())
                 walk(c)
         walk(top)
+        return bound, used
+
+    # The same sets from the compiler's own tables (_symtable), without
+    # the symtable module's wrappers (an object per table and symbol):
+    # Symbol.is_assigned, is_imported, is_namespace, is_referenced and
+    # is_global are these flag tests in CPython 3.11, whose symtable.py
+    # counts a table named "top" as module scope. Other versions use the
+    # symtable module.
+    raw_symtable = None
+    if sys.version_info[:2] == (3, 11) and sys.implementation.name == "cpython":
+        try:
+            import _symtable as raw_symtable
+            DEF_LOCAL, DEF_IMPORT, DEF_BOUND, USE = (raw_symtable.DEF_LOCAL, raw_symtable.DEF_IMPORT,
+                                                     raw_symtable.DEF_BOUND, raw_symtable.USE)
+            SCOPE_OFF, SCOPE_MASK = raw_symtable.SCOPE_OFF, raw_symtable.SCOPE_MASK
+            GLOBAL_SCOPES = (raw_symtable.GLOBAL_IMPLICIT, raw_symtable.GLOBAL_EXPLICIT)
+        except (ImportError, AttributeError):
+            raw_symtable = None
+
+    def raw_module_names(src, filename):
+        top = raw_symtable.symtable(src, filename, "exec")
+        bound, used = set(), set()
+        namespaces = {c.name for c in top.children}
+        for name, flags in top.symbols.items():
+            if flags & (DEF_LOCAL | DEF_IMPORT) or name in namespaces:
+                bound.add(name)
+            elif flags & USE:
+                used.add(name)
+        stack = list(top.children)
+        while stack:
+            t = stack.pop()
+            module_scope = t.name == "top"
+            for name, flags in t.symbols.items():
+                if flags & USE and ((flags >> SCOPE_OFF) & SCOPE_MASK in GLOBAL_SCOPES
+                                    or module_scope and flags & DEF_BOUND):
+                    used.add(name)
+            stack.extend(t.children)
         return bound, used
 
     def dataset_code(src):
