@@ -26,7 +26,14 @@ var zygoteModules struct {
 // same code itself. If the module defines _pe_zygote_warm, the zygote
 // calls it once after loading, so the code a program will run is already
 // specialised and its caches filled in the zygote: it must only compute
-// (no threads, descriptors, signals or other process state).
+// (no threads, descriptors, signals or other process state). If it
+// defines _pe_zygote_train, the zygote's training child (the throwaway
+// process that learns which of the zygote's pages programs write; see
+// docs/sandbox.md, "Speed") calls it after the warm-up, already inside
+// its own sandbox: it may start threads and open pipes of its own (the
+// child ends right after), and the pages it writes are copied, or
+// pinned, for every program process, so the code it runs faults on
+// fewer pages there.
 //
 // The code is the supervisor's own, never a program's: the zygote still
 // never runs program code. Every program process, of either verdict mode,

@@ -93,15 +93,18 @@ def _pe_zygote():
     def train_modules():
         # In the training child, after its sample program: each module's
         # warm-up once more (the supervisor's own code, computation only),
-        # so that the pages its code writes in a program process (for
-        # the isolated verdict mode: the codec's) are learned too.
+        # then its training run (_pe_zygote_train: for the isolated
+        # verdict mode, one program through both sides' real path over
+        # two pipes), so that the pages its code writes in a program
+        # process are learned too.
         for m in cfg.get("modules") or ():
-            warm = sys.modules[m["name"]].__dict__.get("_pe_zygote_warm")
-            if warm is not None:
-                try:
-                    warm()
-                except BaseException:
-                    pass
+            d = sys.modules[m["name"]].__dict__
+            for hook in ("_pe_zygote_warm", "_pe_zygote_train"):
+                if d.get(hook) is not None:
+                    try:
+                        d[hook]()
+                    except BaseException:
+                        pass
 
     # threading's after-fork handler rebuilds its bookkeeping of threads
     # in every child (new locks, a walk over the thread objects): in a

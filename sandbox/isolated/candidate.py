@@ -20,7 +20,7 @@
 
 
 def _pe_candidate(g, cfg, codec=None):
-    import os, sys, signal, threading, time, builtins, binascii
+    import os, sys, _thread, time, builtins, binascii
     if codec is None:
         codec = _pe_codec()
     src = binascii.a2b_base64(cfg.pop("source"))
@@ -29,11 +29,8 @@ def _pe_candidate(g, cfg, codec=None):
     fd_in, fd_out = cfg["fd_in"], cfg["fd_out"]
     _exit, _type, _len = os._exit, type, len
     write_frame, read_frame = codec.write_frame, codec.read_frame
-    try:
-        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    except (ValueError, OSError):
-        pass
-    lock = threading.Lock()
+    codec.ignore_sigpipe()
+    lock = _thread.allocate_lock()
     state = {"in_call": False, "seq": 0}
 
     def send(msg):
@@ -106,7 +103,9 @@ def _pe_candidate(g, cfg, codec=None):
                         _exit(0)
 
     if idle_limit > 0:
-        threading.Thread(target=watchdog, name="pocketeval-idle", daemon=True).start()
+        # A bare thread (what threading.Thread starts, without its
+        # bookkeeping and without waiting for the thread to run).
+        _thread.start_new_thread(watchdog, ())
 
     # --- load the code --------------------------------------------------------
     # Loading counts as a call for the idle limit (the official program

@@ -302,15 +302,24 @@ def _pe_codec():
             for k, v in new.items():
                 orig[k] = v
 
+    # One encoder and one decoder for every frame (json.dumps and
+    # json.loads with options build a new one per call); the same
+    # options, so the same bytes and the same values.
+    encode = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), check_circular=False).encode
+
     def dumps(msg):
-        return json.dumps(msg, ensure_ascii=True, separators=(",", ":"), check_circular=False).encode("ascii")
+        return encode(msg).encode("ascii")
 
     def reject_constant(name):
         raise BadFrame("JSON constant %s" % name)
 
+    decode = json.JSONDecoder(parse_constant=reject_constant).decode
+
     def loads(data):
         try:
-            msg = json.loads(data.decode("utf-8"), parse_constant=reject_constant)
+            text = data.decode("utf-8")
+            # json.loads refuses a leading byte order mark with its own message.
+            msg = decode(text) if text[:1] != "\ufeff" else json.loads(text, parse_constant=reject_constant)
         except (ValueError, RecursionError, UnicodeDecodeError) as e:
             raise BadFrame("not JSON: %s" % (e,))
         if _type(msg) is not dict:
@@ -347,11 +356,27 @@ def _pe_codec():
             raise BadFrame("end of file inside a frame")
         return loads(data)
 
+    def ignore_sigpipe():
+        # Each side ignores SIGPIPE (a write to a pipe whose reader is gone
+        # raises instead), through _signal: signal.signal converts its
+        # result to an enum, a measurable part of a fresh process's cost.
+        try:
+            import _signal
+            _signal.signal(_signal.SIGPIPE, _signal.SIG_IGN)
+        except ImportError:
+            import signal
+            try:
+                signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+            except (ValueError, OSError):
+                pass
+        except (ValueError, OSError):
+            pass
+
     class Codec:
         pass
 
     c = Codec()
     for name, v in list(locals().items()):
-        if not name.startswith("_") and name not in ("c", "Codec", "json", "os", "re", "sys", "modules"):
+        if not name.startswith("_") and name not in ("c", "Codec", "json", "os", "re", "sys", "modules", "encode", "decode"):
             setattr(c, name, v)
     return c
