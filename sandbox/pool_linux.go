@@ -364,9 +364,13 @@ func (p *Pool) describe(root bool, failures, plainFailures []string, cgErr, llEr
 	if p.cg == nil || p.cg.cpuacct == "" {
 		cpuHow = "CPU time per process (RLIMIT_CPU) decides timeouts"
 	}
+	workers := fmt.Sprintf("%d workers", cap(p.slots))
+	if k := p.groupSize(m, cap(p.slots)); k > 1 {
+		workers += fmt.Sprintf(" (up to %d served by one zygote process, each program with its own per-program layers)", k)
+	}
 	add(Layer{Name: LayerSupervisor, Active: true, Detail: fmt.Sprintf(
-		"%d workers; %s (default %s); idle limit on time neither running nor runnable; wall-clock hang guard %s; whole-tree SIGKILL; output cap %d MiB; empty env; stdin /dev/null",
-		cap(p.slots), cpuHow, lim.CPUTime, lim.Wall, lim.OutputBytes>>20)})
+		"%s; %s (default %s); idle limit on time neither running nor runnable; wall-clock hang guard %s; whole-tree SIGKILL; output cap %d MiB; empty env; stdin /dev/null",
+		workers, cpuHow, lim.CPUTime, lim.Wall, lim.OutputBytes>>20)})
 	fresh := "a fresh fork of the worker's pre-initialised interpreter per program, in new PID, mount, IPC, UTS and network namespaces with fresh tmpfs /scratch, /tmp, /dev/shm and /proc"
 	if !m.mountNS {
 		fresh = "a fresh fork of the worker's pre-initialised interpreter per program, in a new session with a fresh scratch directory"
