@@ -335,6 +335,10 @@ type Env struct {
 	// Workers bounds parallel scoring work such as code execution; 0 means
 	// the number of CPUs.
 	Workers int
+	// WorkersPerZygote is how many of the sandbox's workers one zygote
+	// process may serve (sandbox.Config.WorkersPerZygote); 0 or 1: one
+	// each. The isolated verdict mode sets it.
+	WorkersPerZygote int
 	// Record adds a fact to the run manifest's "environment" object
 	// (e.g. the sandbox's active isolation layers). Never nil.
 	Record func(key string, value any)

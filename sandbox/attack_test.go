@@ -29,11 +29,14 @@ var (
 )
 
 // testPool is the shared pool of the package's tests: full isolation is
-// required (these tests run as root, as CI does).
+// required (these tests run as root, as CI does). Its two workers are
+// served by one zygote process, as the isolated verdicts' are (the pools
+// of fresh_test.go, limits_test.go and modules_test.go have a zygote per
+// worker).
 func testPool(t *testing.T) *Pool {
 	t.Helper()
 	poolOnce.Do(func() {
-		pool, poolErr = New(Config{Workers: 2, BaseUID: testBaseUID, Limits: Limits{CPUTime: 2 * time.Second, MemoryBytes: 256 << 20}})
+		pool, poolErr = New(Config{Workers: 2, WorkersPerZygote: 2, BaseUID: testBaseUID, Limits: Limits{CPUTime: 2 * time.Second, MemoryBytes: 256 << 20}})
 	})
 	if poolErr != nil {
 		if strings.Contains(poolErr.Error(), "find python") {

@@ -39,6 +39,17 @@ type Config struct {
 	// 200000 up (by process id and a per-process counter), so concurrent
 	// pools do not share uids.
 	BaseUID int
+	// WorkersPerZygote lets one zygote process serve up to this many
+	// workers: the zygote the worker's set-up helper starts forks the
+	// others (siblings) once it is ready, before any program ran, instead
+	// of each worker starting, importing, warming up and training its own
+	// interpreter. Every program still gets all of its own per-program
+	// layers; the workers of one zygote share the worker-level ones (the
+	// private root, the zygote's cgroup and namespaces). Only where every
+	// program runs under its own uid (root mode, or no namespaces as
+	// root): in rootless mode all of a worker's processes share one uid
+	// and so one RLIMIT_NPROC count. Zero or one: one zygote per worker.
+	WorkersPerZygote int
 
 	// onlyMode restricts the probe to one mode (tests of the ladder).
 	onlyMode string

@@ -61,9 +61,10 @@ func MaybeRunHelper() {
 
 // helperSpec is what the supervisor asks a worker's helper to set up,
 // passed as JSON in argv[2]. The helper runs with fd 3 = sync pipe (one
-// byte "G" once the supervisor placed it in the worker's cgroup) and fd 4
-// = the zygote's control socket; it execs the zygote with the control
-// socket as fd 3.
+// byte "G" once the supervisor placed it in the worker's cgroup), fd 4
+// = the zygote's control socket and fds 5 ... the control sockets of the
+// zygote's siblings (zygoteConfig.Siblings); it execs the zygote with the
+// control socket as fd 3 and the siblings' as fds 4 ....
 type helperSpec struct {
 	// MountNS: build the private root in the tmpfs mounted at Root and
 	// pivot into it.
@@ -99,6 +100,9 @@ type zygoteConfig struct {
 	Env       []string      `json:"env"`
 	Preload   []string      `json:"preload"`
 	Modules   []pyModule    `json:"modules,omitempty"` // RegisterZygoteModule
+	// Siblings is how many more control sockets the zygote holds (fds 4
+	// ..): it forks one sibling zygote for each once it is ready.
+	Siblings int `json:"siblings,omitempty"`
 }
 
 // preload are the modules each zygote imports once, so programs do not
@@ -160,11 +164,14 @@ func setupHelper(spec *helperSpec) error {
 	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
 		return fmt.Errorf("pdeathsig: %w", err)
 	}
-	// The control socket becomes fd 3.
-	if err := unix.Dup2(4, 3); err != nil {
-		return fmt.Errorf("control socket: %w", err)
+	// The control socket becomes fd 3, the siblings' sockets (fds 5 ..)
+	// fds 4 ...
+	for fd := 4; fd <= 4+spec.Zygote.Siblings; fd++ {
+		if err := unix.Dup2(fd, fd-1); err != nil {
+			return fmt.Errorf("control socket: %w", err)
+		}
+		_ = unix.Close(fd)
 	}
-	_ = unix.Close(4)
 	if spec.Seccomp {
 		prog, err := seccompProgram(spec.DenySockets, spec.DenyIPC)
 		if err != nil {

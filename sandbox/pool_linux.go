@@ -231,45 +231,50 @@ func probe(cfg Config) (*Pool, error) {
 	// it, and starting them only after the probe ran (a zygote's start is
 	// a few hundred milliseconds) left all but one slot empty for the
 	// run's first programs. Workers started in a mode that is not chosen
-	// are closed. spec[i] receives worker i (nil if it failed to start).
-	var spec []chan *worker
+	// are closed. Workers start in groups of groupSize (one zygote process
+	// each, see Config.WorkersPerZygote); spec[i] receives the group whose
+	// first worker is i (nil if it failed to start).
+	var spec map[int]chan []*worker
 	var specMode string
 	for _, m := range candidates {
 		if cfg.onlyMode != "" && cfg.onlyMode != m.name && !(m.plain && cfg.onlyMode == "none") {
 			continue
 		}
 		p.mode = m
+		k := p.groupSize(m, workers)
 		if spec == nil && workers > 1 {
-			spec, specMode = make([]chan *worker, workers), m.name
-			for i := 1; i < workers; i++ {
-				ch := make(chan *worker, 1)
-				spec[i] = ch
+			spec, specMode = map[int]chan []*worker{}, m.name
+			for lead := k; lead < workers; lead += k {
+				ch := make(chan []*worker, 1)
+				spec[lead] = ch
 				p.starting.Add(1)
 				go func() {
 					defer p.starting.Done()
-					w, err := p.startWorkerIn(i, m)
+					ws, err := p.startGroupIn(lead, min(k, workers-lead), m)
 					if err != nil {
-						w = nil
+						ws = nil
 					}
-					ch <- w
+					ch <- ws
 				}()
 			}
 		}
-		w, err := p.startWorker(0)
+		ws, err := p.startGroupIn(0, k, m)
 		var res Result
 		if err == nil {
-			res, err = w.run(context.Background(), Program{Source: probeProgram}, Limits{CPUTime: probeCPUTimeout}.resolve(p.limits))
+			res, err = ws[0].run(context.Background(), Program{Source: probeProgram}, Limits{CPUTime: probeCPUTimeout}.resolve(p.limits))
 		}
 		if err == nil && cfg.failProbe == m.name {
 			res = Result{Verdict: Fail, Reason: "failProbe (test)"}
 		}
 		if err == nil && res.Verdict == Pass {
-			p.slots <- &slot{id: 0, w: w}
+			for i, w := range ws {
+				p.slots <- &slot{id: i, w: w}
+			}
 			chosen = true
 			break
 		}
-		if w != nil {
-			w.close()
+		if len(ws) > 0 {
+			ws[0].closeGroup()
 		}
 		why := res.Reason
 		if err != nil {
@@ -289,31 +294,42 @@ func probe(cfg Config) (*Pool, error) {
 	// the chosen mode already are; the others start now, all at once): a
 	// run's first programs then find every slot warm. A slot whose worker
 	// fails to start is handed out empty, and Run starts it again (and
-	// reports the failure).
-	for i := 1; i < workers; i++ {
-		s := &slot{id: i}
-		var ch chan *worker
-		if spec != nil {
-			ch = spec[i]
+	// reports the failure) as a worker of its own zygote.
+	reuse := specMode == p.mode.name
+	if !reuse {
+		for _, ch := range spec {
+			p.starting.Add(1)
+			go func() {
+				defer p.starting.Done()
+				if ws := <-ch; len(ws) > 0 {
+					ws[0].closeGroup()
+				}
+			}()
 		}
-		reuse := specMode == p.mode.name
+	}
+	k := p.groupSize(p.mode, workers)
+	for lead := k; lead < workers; lead += k {
+		n := min(k, workers-lead)
+		var ch chan []*worker
+		if reuse {
+			ch = spec[lead]
+		}
 		p.starting.Add(1)
 		go func() {
 			defer p.starting.Done()
+			var ws []*worker
 			if ch != nil {
-				w := <-ch
-				if reuse {
-					s.w = w
-				} else if w != nil {
-					w.close()
-				}
+				ws = <-ch
+			} else if !reuse && !p.closing.Load() {
+				ws, _ = p.startGroupIn(lead, n, p.mode)
 			}
-			if s.w == nil && !reuse && !p.closing.Load() {
-				if w, err := p.startWorker(s.id); err == nil {
-					s.w = w
+			for i := range n {
+				s := &slot{id: lead + i}
+				if i < len(ws) {
+					s.w = ws[i]
 				}
+				p.slots <- s
 			}
-			p.slots <- s
 		}()
 	}
 	var plainFailures []string
@@ -348,9 +364,13 @@ func (p *Pool) describe(root bool, failures, plainFailures []string, cgErr, llEr
 	if p.cg == nil || p.cg.cpuacct == "" {
 		cpuHow = "CPU time per process (RLIMIT_CPU) decides timeouts"
 	}
+	workers := fmt.Sprintf("%d workers", cap(p.slots))
+	if k := p.groupSize(m, cap(p.slots)); k > 1 {
+		workers += fmt.Sprintf(" (up to %d served by one zygote process, each program with its own per-program layers)", k)
+	}
 	add(Layer{Name: LayerSupervisor, Active: true, Detail: fmt.Sprintf(
-		"%d workers; %s (default %s); idle limit on time neither running nor runnable; wall-clock hang guard %s; whole-tree SIGKILL; output cap %d MiB; empty env; stdin /dev/null",
-		cap(p.slots), cpuHow, lim.CPUTime, lim.Wall, lim.OutputBytes>>20)})
+		"%s; %s (default %s); idle limit on time neither running nor runnable; wall-clock hang guard %s; whole-tree SIGKILL; output cap %d MiB; empty env; stdin /dev/null",
+		workers, cpuHow, lim.CPUTime, lim.Wall, lim.OutputBytes>>20)})
 	fresh := "a fresh fork of the worker's pre-initialised interpreter per program, in new PID, mount, IPC, UTS and network namespaces with fresh tmpfs /scratch, /tmp, /dev/shm and /proc"
 	if !m.mountNS {
 		fresh = "a fresh fork of the worker's pre-initialised interpreter per program, in a new session with a fresh scratch directory"

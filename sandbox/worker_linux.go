@@ -62,53 +62,115 @@ type worker struct {
 	// hugeCode is how many 2 MiB ranges of the interpreter's code the
 	// zygote moved into huge pages (see zygote.py; 0: none).
 	hugeCode int
+	// grp is shared by the workers one zygote process serves: the zygote
+	// the helper started (the leader, which owns the process, the work
+	// directory and the zygote's cgroup) and its siblings
+	// (Config.WorkersPerZygote), which share them. They go when the last
+	// worker of the group closes.
+	grp *zygoteGroup
+}
+
+// zygoteGroup is the workers of one zygote process and its siblings.
+type zygoteGroup struct {
+	leader  *worker
+	mu      sync.Mutex
+	members []*worker
+	open    int
+}
+
+// release counts one member closed; it reports whether it was the last.
+func (g *zygoteGroup) release() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.open--
+	return g.open == 0
 }
 
 // startWorker starts worker id in the pool's mode and waits until its
 // zygote is ready.
-func (p *Pool) startWorker(id int) (*worker, error) { return p.startWorkerIn(id, p.mode) }
+func (p *Pool) startWorker(id int) (*worker, error) {
+	ws, err := p.startGroupIn(id, 1, p.mode)
+	if err != nil {
+		return nil, err
+	}
+	return ws[0], nil
+}
 
-// startWorkerIn starts worker id in mode m (the pool's mode, or the one
-// being probed) and waits until its zygote is ready.
-func (p *Pool) startWorkerIn(id int, m mode) (w *worker, err error) {
-	w = &worker{p: p, id: id, mode: m.name, exit: make(chan struct{})}
+// groupSize is how many workers one zygote process serves in mode m:
+// Config.WorkersPerZygote (at most the pool's size) where every program
+// runs under its own uid, else one.
+func (p *Pool) groupSize(m mode, workers int) int {
+	k := p.cfg.WorkersPerZygote
+	if k <= 1 || !m.uidDrop || m.plain {
+		return 1
+	}
+	return min(k, workers)
+}
+
+// startGroupIn starts worker id in mode m (the pool's mode, or the one
+// being probed) with n-1 siblings of its zygote (workers id+1 ...), and
+// waits until every zygote is ready. It returns the n workers, the
+// leader first.
+func (p *Pool) startGroupIn(id, n int, m mode) (ws []*worker, err error) {
+	w := &worker{p: p, id: id, mode: m.name, exit: make(chan struct{})}
+	w.grp = &zygoteGroup{leader: w, members: []*worker{w}, open: 1}
 	defer func() {
 		if err != nil {
-			w.close()
-			w = nil
+			w.closeGroup()
+			ws = nil
 		}
 	}()
 	w.base, w.lock, err = newWorkDir(p.tmp)
 	if err != nil {
-		return w, fmt.Errorf("worker dir: %w", err)
+		return nil, fmt.Errorf("worker dir: %w", err)
 	}
 	if !m.mountNS {
 		// Runs get a fresh scratch directory inside, owned by their uid.
 		if err := os.Chmod(w.base, 0o711); err != nil {
-			return w, fmt.Errorf("worker dir: %w", err)
+			return nil, fmt.Errorf("worker dir: %w", err)
 		}
 	}
 	if p.cg != nil && !m.plain {
-		w.zcg, err = p.cg.newGroup(fmt.Sprintf("zygote-%d-%d", id, p.seq.Add(1)), zygoteMemory, zygotePidsMax)
+		// One zygote's budget for each zygote of the group.
+		w.zcg, err = p.cg.newGroup(fmt.Sprintf("zygote-%d-%d", id, p.seq.Add(1)), int64(n)*zygoteMemory, n*zygotePidsMax)
 		if err != nil {
-			return w, err
+			return nil, err
 		}
 	}
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return w, fmt.Errorf("control socket: %w", err)
+		return nil, fmt.Errorf("control socket: %w", err)
 	}
 	mine, theirs := os.NewFile(uintptr(pair[0]), "ctl"), os.NewFile(uintptr(pair[1]), "ctl-zygote")
 	defer theirs.Close()
 	c, err := net.FileConn(mine)
 	mine.Close()
 	if err != nil {
-		return w, fmt.Errorf("control socket: %w", err)
+		return nil, fmt.Errorf("control socket: %w", err)
 	}
 	w.ctl = c.(*net.UnixConn)
 	w.diag = newCapture(1<<20, 8<<10, nil)
+	// The siblings' control sockets (the zygote's fds 4 ...).
+	var sibFiles []*os.File
+	defer func() { closeFiles(sibFiles) }()
+	for i := 1; i < n; i++ {
+		pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return nil, fmt.Errorf("control socket: %w", err)
+		}
+		mine, theirs := os.NewFile(uintptr(pair[0]), "ctl"), os.NewFile(uintptr(pair[1]), "ctl-zygote")
+		sibFiles = append(sibFiles, theirs)
+		c, err := net.FileConn(mine)
+		mine.Close()
+		if err != nil {
+			return nil, fmt.Errorf("control socket: %w", err)
+		}
+		s := &worker{p: p, id: id + i, mode: m.name, exit: w.exit, ctl: c.(*net.UnixConn), diag: w.diag, grp: w.grp}
+		w.grp.members = append(w.grp.members, s)
+		w.grp.open++
+	}
 
-	zc := zygoteConfig{TmpfsSize: tmpfsSize, Preload: preload, Modules: p.zmods}
+	zc := zygoteConfig{TmpfsSize: tmpfsSize, Preload: preload, Modules: p.zmods, Siblings: n - 1}
 	if m.landlock > 0 {
 		zc.Landlock = newLandlockPlan(m.landlock, m.mountNS, p.py.Prefix)
 	}
@@ -117,18 +179,18 @@ func (p *Pool) startWorkerIn(id int, m mode) (w *worker, err error) {
 		zc.Env = pythonEnv()
 		argv, err := zygoteArgv(p.py.Exe, zc)
 		if err != nil {
-			return w, err
+			return nil, err
 		}
 		w.cmd = exec.Command(argv[0], argv[1:]...)
 		w.cmd.Env = zc.Env
 		w.cmd.Dir = w.base
-		w.cmd.ExtraFiles = []*os.File{theirs}
+		w.cmd.ExtraFiles = append([]*os.File{theirs}, sibFiles...)
 	} else {
 		if m.mountNS {
 			zc.Unshare, zc.PIDNS, zc.Mount = perRunFlags, true, true
 			zc.Hostname = m.flags&unix.CLONE_NEWUTS != 0
 			if err := os.Mkdir(filepath.Join(w.base, "root"), 0o700); err != nil {
-				return w, fmt.Errorf("worker root: %w", err)
+				return nil, fmt.Errorf("worker root: %w", err)
 			}
 		}
 		zc.DropCaps = m.userNS
@@ -139,19 +201,19 @@ func (p *Pool) startWorkerIn(id int, m mode) (w *worker, err error) {
 		}
 		js, err := json.Marshal(spec)
 		if err != nil {
-			return w, err
+			return nil, err
 		}
 		var syncR *os.File
 		syncR, syncW, err = os.Pipe()
 		if err != nil {
-			return w, fmt.Errorf("sync pipe: %w", err)
+			return nil, fmt.Errorf("sync pipe: %w", err)
 		}
 		defer syncR.Close()
 		defer syncW.Close()
 		w.cmd = exec.Command(p.helper, helperArg, string(js))
 		w.cmd.Env = []string{}
 		w.cmd.Dir = "/"
-		w.cmd.ExtraFiles = []*os.File{syncR, theirs}
+		w.cmd.ExtraFiles = append([]*os.File{syncR, theirs}, sibFiles...)
 	}
 	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: m.flags}
 	if m.userNS {
@@ -162,7 +224,7 @@ func (p *Pool) startWorkerIn(id int, m mode) (w *worker, err error) {
 	if w.zcg != nil && p.cg.v2 {
 		f, err := w.zcg.fd()
 		if err != nil {
-			return w, err
+			return nil, err
 		}
 		defer f.Close()
 		attr.UseCgroupFD, attr.CgroupFD = true, int(f.Fd())
@@ -171,7 +233,7 @@ func (p *Pool) startWorkerIn(id int, m mode) (w *worker, err error) {
 	w.cmd.Stderr = &w.diag.err
 	w.cmd.WaitDelay = time.Second
 	if err := w.cmd.Start(); err != nil {
-		return w, fmt.Errorf("start worker: %w", err)
+		return nil, fmt.Errorf("start worker: %w", err)
 	}
 	go func() {
 		_ = w.cmd.Wait()
@@ -179,28 +241,41 @@ func (p *Pool) startWorkerIn(id int, m mode) (w *worker, err error) {
 		close(w.exit)
 	}()
 	p.mu.Lock()
-	p.workers[w] = true
+	for _, m := range w.grp.members {
+		p.workers[m] = true
+	}
 	p.mu.Unlock()
 	if w.zcg != nil && !p.cg.v2 {
 		if err := w.zcg.add(w.cmd.Process.Pid); err != nil {
-			return w, err
+			return nil, err
 		}
 	}
 	if syncW != nil {
 		if _, err := syncW.Write([]byte("G")); err != nil {
-			return w, fmt.Errorf("start worker: %w", err)
+			return nil, fmt.Errorf("start worker: %w", err)
 		}
 		syncW.Close()
 	}
 	theirs.Close()
+	closeFiles(sibFiles)
+	sibFiles = nil
+	for _, m := range w.grp.members {
+		if err := m.awaitReady(); err != nil {
+			return nil, err
+		}
+	}
+	return w.grp.members, nil
+}
+
+// awaitReady reads the zygote's "ready <pages> <pinned> <huge>": the pages
+// each program copies in one batch, how many of them the zygote holds
+// pinned (copied by the fork itself), and the ranges of the interpreter's
+// code it moved into huge pages.
+func (w *worker) awaitReady() error {
 	buf := make([]byte, 64)
 	_ = w.ctl.SetReadDeadline(time.Now().Add(readyTimeout))
 	n, err := w.ctl.Read(buf)
 	_ = w.ctl.SetReadDeadline(time.Time{})
-	// "ready <pages> <pinned> <huge>": the pages each program copies in
-	// one batch, how many of them the zygote holds pinned (copied by the
-	// fork itself), and the ranges of the interpreter's code it moved into
-	// huge pages.
 	f := strings.Fields(string(buf[:n]))
 	var perr, perr2, perr3 error
 	if len(f) == 4 && f[0] == "ready" {
@@ -210,9 +285,9 @@ func (p *Pool) startWorkerIn(id int, m mode) (w *worker, err error) {
 	}
 	if err != nil || len(f) != 4 || f[0] != "ready" || perr != nil || perr2 != nil || perr3 != nil {
 		<-w.waitExit(2 * time.Second)
-		return w, fmt.Errorf("start worker: %v%s", errOr(err, "unexpected "+strconv.Quote(string(buf[:n]))), w.diagnostics())
+		return fmt.Errorf("start worker: %v%s", errOr(err, "unexpected "+strconv.Quote(string(buf[:n]))), w.diagnostics())
 	}
-	return w, nil
+	return nil
 }
 
 func errOr(err error, s string) string {
@@ -245,38 +320,76 @@ func (w *worker) waitExit(d time.Duration) <-chan struct{} {
 	return c
 }
 
-func (w *worker) broken() bool { return w.dead.Load() }
+// broken reports whether the worker cannot run programs: it was closed,
+// its zygote did not answer, or the zygote process of its group ended.
+func (w *worker) broken() bool {
+	if w.dead.Load() {
+		return true
+	}
+	select {
+	case <-w.exit:
+		return true
+	default:
+		return false
+	}
+}
 
-// close stops the worker: closing the control socket ends the zygote; the
-// helper process is killed if it lingers.
+// close stops the worker: closing the control socket ends its zygote. The
+// last worker of a group to close ends the group's zygote process (the
+// helper process is killed if it lingers) and removes what it holds.
 func (w *worker) close() {
 	w.once.Do(func() {
 		w.dead.Store(true)
 		if w.ctl != nil {
 			w.ctl.Close()
 		}
-		if w.cmd != nil && w.cmd.Process != nil {
-			select {
-			case <-w.exit:
-			case <-time.After(2 * time.Second):
-				_ = w.cmd.Process.Kill()
-				<-w.exit
-			}
-		}
-		if w.zcg != nil {
-			w.zcg.kill()
-			w.zcg.remove()
-		}
-		if w.base != "" {
-			_ = removeWorkDir(w.base)
-		}
-		if w.lock != nil {
-			w.lock.Close()
-		}
 		w.p.mu.Lock()
 		delete(w.p.workers, w)
 		w.p.mu.Unlock()
+		if w.grp.release() {
+			w.grp.leader.teardown()
+		}
 	})
+}
+
+// closeGroup ends the group's zygote process at once (its PID namespace,
+// or the siblings' parent-death signal, takes every process of the group
+// along) and closes every worker of the group.
+func (w *worker) closeGroup() {
+	l := w.grp.leader
+	if l.cmd != nil && l.cmd.Process != nil {
+		select {
+		case <-l.exit:
+		default:
+			_ = l.cmd.Process.Kill()
+		}
+	}
+	for _, m := range w.grp.members {
+		m.close()
+	}
+}
+
+// teardown ends the leader's zygote process and removes the group's work
+// directory and zygote cgroup.
+func (w *worker) teardown() {
+	if w.cmd != nil && w.cmd.Process != nil {
+		select {
+		case <-w.exit:
+		case <-time.After(2 * time.Second):
+			_ = w.cmd.Process.Kill()
+			<-w.exit
+		}
+	}
+	if w.zcg != nil {
+		w.zcg.kill()
+		w.zcg.remove()
+	}
+	if w.base != "" {
+		_ = removeWorkDir(w.base)
+	}
+	if w.lock != nil {
+		w.lock.Close()
+	}
 }
 
 // request is the run's header in the request memfd (see zygote.py),
@@ -346,7 +459,7 @@ func (w *worker) run(ctx context.Context, prog Program, lim Limits) (Result, err
 		req.Alarm = lim.Alarm.Seconds()
 	}
 	if !m.mountNS {
-		req.Scratch = filepath.Join(w.base, fmt.Sprintf("run-%d", p.seq.Add(1)))
+		req.Scratch = filepath.Join(w.grp.leader.base, fmt.Sprintf("run-%d", p.seq.Add(1)))
 		if err := os.Mkdir(req.Scratch, 0o700); err != nil {
 			return setupFailure(start, err)
 		}
@@ -455,7 +568,7 @@ watch:
 				// The zygote does not answer: end the worker (its PID
 				// namespace takes every process with it).
 				w.dead.Store(true)
-				go w.close()
+				go w.closeGroup()
 				done = <-doneC
 			}
 			break watch

@@ -1080,6 +1080,13 @@ def _pe_zygote():
     gc.collect()
     if hasattr(gc, "freeze"):
         gc.freeze()
+    # Free heap memory goes back to the kernel (about 2 MiB here): every
+    # fork copies, and every program's exit tears down, one page table
+    # entry per page the zygote holds.
+    try:
+        libc.malloc_trim(0)
+    except AttributeError:  # not glibc
+        pass
     try:
         learned[:] = learn_pages()
         populate_iov[:] = populate_plan(learned)
@@ -1087,6 +1094,48 @@ def _pe_zygote():
         learned[:] = []
         populate_iov[:] = []
     pinned = pin_pages(learned) if learned else 0
+
+    # ---- siblings: more zygotes forked from this one -----------------------
+    #
+    # With "siblings": n the supervisor passes n more control sockets (fds
+    # 4 .. 4+n-1), each a worker of its own: this zygote forks one zygote
+    # per socket now, ready, before any program ran, instead of the
+    # supervisor starting n more interpreters that import, warm up and
+    # train the same way. A sibling is this zygote's state as it is here
+    # (never a program's): it keeps only its own socket, pins its own copy
+    # of the learned pages (fork copied them for it), and then serves its
+    # socket exactly as this zygote serves fd 3: every program it forks
+    # gets all of its own per-program layers (its own PID namespace and
+    # init, mount, IPC, UTS, network and cgroup namespaces, run cgroup,
+    # uid, Landlock domain and seccomp filter). It dies with this zygote
+    # (PR_SET_PDEATHSIG); this zygote, told to end, waits for its
+    # siblings first (every process of the worker's PID namespace dies
+    # with its pid 1).
+    siblings = []
+    sibling_fds = list(range(4, 4 + int(cfg.get("siblings") or 0)))
+    leader = os.getpid()
+    for i, sfd in enumerate(sibling_fds):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+                if os.getppid() != leader:
+                    os._exit(0)
+                del siblings[:]
+                ctl.close()
+                for fd in sibling_fds[i + 1:]:
+                    os.close(fd)
+                for fd in pin_ring:
+                    os.close(fd)
+                del pin_ring[:]
+                pinned = pin_pages(learned) if learned else 0
+                ctl = socket.socket(fileno=sfd)
+            except BaseException:
+                os._exit(121)
+            break
+        siblings.append(pid)
+        os.close(sfd)
+    del sibling_fds
     # "ready <pages each program copies in one batch> <of them pinned>
     # <ranges of the interpreter's code in huge pages>"
     ctl.send(b"ready %d %d %d" % (sum(n for _, n in learned) // page, pinned, huge_ranges))
@@ -1103,6 +1152,11 @@ def _pe_zygote():
         if not msg:
             if init_pid:
                 end_init(init_pid)
+            for pid in siblings:
+                try:
+                    os.waitpid(pid, 0)
+                except ChildProcessError:
+                    pass
             os._exit(0)
         proof_fd, kill_fd = fds[3], fds[4]
         try:

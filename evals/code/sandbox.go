@@ -21,7 +21,7 @@ func NewSandbox(ctx context.Context, env evals.Env) (sandbox.Executor, io.Closer
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("start sandbox: %w", err)
 	}
-	pool, err := sandbox.New(sandbox.Config{Workers: env.Workers, Unsafe: env.UnsafeNoSandbox})
+	pool, err := sandbox.New(sandbox.Config{Workers: env.Workers, WorkersPerZygote: env.WorkersPerZygote, Unsafe: env.UnsafeNoSandbox})
 	if err != nil {
 		return nil, nil, fmt.Errorf("start sandbox: %w", err)
 	}

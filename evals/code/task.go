@@ -351,6 +351,10 @@ func (t *Task) Setup(ctx context.Context, env evals.Env) (evals.Task, io.Closer,
 		// Every isolated program holds two of the pool's workers.
 		pairs = isolatedWorkers(env.Workers)
 		env.Workers = 2 * pairs
+		// Both sides of a program, and every pair, are forked by one
+		// zygote process: each program process still has all of its own
+		// per-program layers (docs/sandbox.md, "Verdict modes").
+		env.WorkersPerZygote = env.Workers
 	}
 	ex, closer, err := t.opts.NewExecutor(ctx, env)
 	if err != nil {

@@ -102,7 +102,7 @@ func BenchmarkHumanEval(b *testing.B) {
 			}, exe, func() { pool.Close() }, nil
 		}},
 		{"isolated", func() (func(context.Context, problem) (bool, error), string, func(), error) {
-			pool, err := sandbox.New(sandbox.Config{Python: py, Workers: 2 * benchWorkers})
+			pool, err := sandbox.New(sandbox.Config{Python: py, Workers: 2 * benchWorkers, WorkersPerZygote: 2 * benchWorkers})
 			if err != nil {
 				return nil, "", nil, err
 			}

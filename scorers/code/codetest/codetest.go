@@ -42,7 +42,10 @@ func Pool(tb testing.TB) (*sandbox.Pool, string) {
 		// of its own, disjoint from concurrent test binaries' and from
 		// pocketeval's own pools (which start at 200000 and stay below 6e8).
 		base := 600_000_000 + (os.Getpid()%2048)*(1<<16)
-		pool, poolErr = sandbox.New(sandbox.Config{Workers: 2, BaseUID: base, Unsafe: os.Getenv("POCKETEVAL_CODE_EXECUTOR") != KindSandbox})
+		// Both workers are served by one zygote process where the mode
+		// allows it, as the code tasks' isolated verdicts run (the two
+		// sides of an isolated program on the same zygote).
+		pool, poolErr = sandbox.New(sandbox.Config{Workers: 2, WorkersPerZygote: 2, BaseUID: base, Unsafe: os.Getenv("POCKETEVAL_CODE_EXECUTOR") != KindSandbox})
 		if poolErr == nil {
 			kind = KindSandbox
 			if pool.Layers().Unsafe {

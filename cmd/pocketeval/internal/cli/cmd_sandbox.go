@@ -498,7 +498,11 @@ func sandboxConformance(ctx context.Context, opts *SandboxConformanceOptions) er
 	if slices.Contains(modes, code.VerdictIsolated) {
 		poolWorkers = 2 * workers // an isolated program holds two workers
 	}
-	ex, layers, closeFn, err := opts.Executor(sandbox.Config{Workers: poolWorkers, Python: opts.Python})
+	perZygote := 0
+	if poolWorkers != workers {
+		perZygote = poolWorkers // as the code tasks' isolated verdicts
+	}
+	ex, layers, closeFn, err := opts.Executor(sandbox.Config{Workers: poolWorkers, WorkersPerZygote: perZygote, Python: opts.Python})
 	if err != nil {
 		return &ExitCodeError{Code: ExitError, Err: err}
 	}
