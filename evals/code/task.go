@@ -42,6 +42,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	goruntime "runtime"
 	"sort"
 	"strings"
 	"time"
@@ -351,11 +352,13 @@ func (t *Task) Setup(ctx context.Context, env evals.Env) (evals.Task, io.Closer,
 		// Every isolated program holds two of the pool's workers.
 		pairs = isolatedWorkers(env.Workers)
 		env.Workers = 2 * pairs
-		// Both sides of a program, and every pair, are forked by one
-		// zygote process: each program process still has all of its own
-		// per-program layers (docs/sandbox.md, "Verdict modes").
-		env.WorkersPerZygote = env.Workers
 	}
+	// Every worker's zygote is forked by one zygote process (both sides
+	// of an isolated program, and every program of the run): the
+	// interpreter starts, imports and trains once per run, and each
+	// program process still has all of its own per-program layers
+	// (docs/sandbox.md, "Workers sharing a zygote process").
+	env.WorkersPerZygote = max(env.Workers, goruntime.NumCPU()) // the pool's size at most
 	ex, closer, err := t.opts.NewExecutor(ctx, env)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: set up code execution: %w", name, err)
