@@ -51,16 +51,22 @@ func openDir(o Options, preps preparedTasks, env *environment) (*results.Manifes
 	if err := os.MkdirAll(filepath.Join(o.OutDir, results.SamplesDir), 0o755); err != nil {
 		return nil, false, fmt.Errorf("create result directory: %w", err)
 	}
-	man, err := results.ReadManifest(o.OutDir)
+	// With Force the run starts over whatever the directory holds: its
+	// manifest is not read (decoding it took a one-task replay about a
+	// millisecond), and one that cannot be read is no obstacle.
+	man, err := &results.Manifest{}, error(os.ErrNotExist)
+	if !o.Force {
+		man, err = results.ReadManifest(o.OutDir)
+	}
 	resumed := false
 	switch {
-	case err == nil && !o.Force:
+	case err == nil:
 		if man.Config.Fingerprint() != cfg.Fingerprint() {
 			return nil, false, &ConfigMismatchError{Dir: o.OutDir, Diffs: man.Config.Diff(cfg)}
 		}
 		resumed = true
 		man.Resumes++
-	case err == nil && o.Force, errors.Is(err, os.ErrNotExist):
+	case errors.Is(err, os.ErrNotExist):
 		if err := clearDir(o.OutDir); err != nil {
 			return nil, false, err
 		}

@@ -236,6 +236,45 @@ func TestDifferentConfigRefused(t *testing.T) {
 	}
 }
 
+// TestForceOverUnreadableManifest: without --force a manifest that cannot
+// be read stops the run (nothing in the directory is touched); with
+// --force the run starts over without reading it.
+func TestForceOverUnreadableManifest(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), baseOptions(dir, &fakeRuntime{})); err != nil {
+		t.Fatal(err)
+	}
+	want := stripTimings(t, dir)
+	manifest := filepath.Join(dir, results.ManifestFile)
+	if err := os.WriteFile(manifest, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	samples, err := os.ReadFile(results.SamplesPath(dir, "alpha"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), baseOptions(dir, &fakeRuntime{})); err == nil || !strings.Contains(err.Error(), "read existing result directory") {
+		t.Fatalf("err = %v, want the unreadable manifest refused", err)
+	}
+	if got, _ := os.ReadFile(results.SamplesPath(dir, "alpha")); !bytes.Equal(got, samples) {
+		t.Error("the refused run changed the samples")
+	}
+	o := baseOptions(dir, &fakeRuntime{})
+	o.Force = true
+	rt := &fakeRuntime{}
+	o.Runtime = rt
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if rt.calls.Load() != 65 {
+		t.Errorf("--force regenerated %d samples, want 65", rt.calls.Load())
+	}
+	if got := stripTimings(t, dir); got != want {
+		t.Errorf("the forced run differs from the first:\n%s\n---\n%s", got, want)
+	}
+}
+
 func TestTornLineAndDuplicates(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
