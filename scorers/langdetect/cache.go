@@ -27,7 +27,7 @@ import (
 // that a model read back equals the one built.
 
 // cacheLayout changes whenever the model's fields or their encoding do.
-const cacheLayout = 3
+const cacheLayout = 4
 
 // crcTable is made on first use (MakeTable sets up the Castagnoli tables,
 // which commands that detect no language need not pay for).
@@ -147,8 +147,8 @@ func encodeModel(m *model) []byte {
 	}
 	u64(flag)
 	b = appendSlice(b, m.start)
-	b = appendSlice(b, m.entryLang)
-	b = appendSlice(b, m.entryP)
+	b = appendSlice(b, m.entries)
+	b = appendSlice(b, m.nWords[:])
 	b = appendSlice(b, m.dense)
 	b = appendSlice(b, m.rows)
 	excluded := make([]uint8, len(m.latin1Excluded))
@@ -168,7 +168,7 @@ func encodeModel(m *model) []byte {
 }
 
 type element interface {
-	~uint8 | ~int32 | ~uint64 | ~float64
+	~uint8 | ~int32 | ~uint32 | ~uint64 | ~float64
 }
 
 // appendSlice appends s's length and its elements' bytes (little-endian
@@ -251,8 +251,12 @@ func decodeModel(b []byte) (*model, error) {
 	}
 	m.suffixClosed = d.u64() == 1
 	m.start = readSlice[int32](d)
-	m.entryLang = readSlice[uint8](d)
-	m.entryP = readSlice[float64](d)
+	m.entries = readSlice[uint32](d)
+	if nWords := readSlice[float64](d); len(nWords) == len(m.nWords) {
+		m.nWords = (*[256]float64)(nWords)
+	} else {
+		d.err = errCorrupt
+	}
 	m.dense = readSlice[int32](d)
 	m.rows = readSlice[float64](d)
 	excluded := readSlice[uint8](d)
@@ -282,8 +286,8 @@ func decodeModel(b []byte) (*model, error) {
 // reads the cache checks them (TestCheckRefuses breaks each condition).
 func (m *model) check() error {
 	nl := len(m.langs)
-	if len(m.start) == 0 || len(m.dense) != len(m.start)-1 || len(m.entryP) != len(m.entryLang) ||
-		m.start[0] != 0 || m.start[len(m.start)-1] != int32(len(m.entryLang)) {
+	if len(m.start) == 0 || len(m.dense) != len(m.start)-1 || m.nWords == nil ||
+		m.start[0] != 0 || m.start[len(m.start)-1] != int32(len(m.entries)) {
 		return errCorrupt
 	}
 	// start never decreases: no difference between neighbours is
@@ -295,10 +299,16 @@ func (m *model) check() error {
 	if down < 0 {
 		return errCorrupt
 	}
-	// Every language index is below nl (at most 64): eight at a time, a
-	// byte b is at least nl when (b&0x7f) + (0x80-nl) carries into its top
-	// bit or b has that bit already; no byte's sum reaches the next.
-	if nl > 64 || !bytesBelow(m.entryLang, uint8(nl)) {
+	// Every entry's language is below nl (at most 64): a language l is at
+	// least nl when l + (64-nl) reaches 64.
+	if nl > 64 {
+		return errCorrupt
+	}
+	add, over := uint32(64-nl), uint32(0)
+	for _, e := range m.entries {
+		over |= e&0x3f + add
+	}
+	if over&0x40 != 0 {
 		return errCorrupt
 	}
 	maxDense := int32(-1)
@@ -324,24 +334,6 @@ func (m *model) check() error {
 		}
 	}
 	return nil
-}
-
-// bytesBelow reports whether every byte of b is below n (1 <= n <= 128).
-func bytesBelow(b []uint8, n uint8) bool {
-	const lo7, hi = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
-	add := uint64(0x80-n) * 0x0101010101010101
-	var over uint64
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		over |= x | (x&lo7 + add)
-	}
-	for _, c := range b[i:] {
-		if c >= n {
-			return false
-		}
-	}
-	return over&hi == 0
 }
 
 func littleEndian() bool {

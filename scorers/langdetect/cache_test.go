@@ -160,7 +160,7 @@ func TestCheckRefuses(t *testing.T) {
 	clone := func() *model {
 		m := *built
 		m.start = append([]int32(nil), built.start...)
-		m.entryLang = append([]uint8(nil), built.entryLang...)
+		m.entries = append([]uint32(nil), built.entries...)
 		m.dense = append([]int32(nil), built.dense...)
 		for i, g := range built.grams {
 			c := *g
@@ -183,10 +183,10 @@ func TestCheckRefuses(t *testing.T) {
 		"start begins above0": func(m *model) { m.start[0] = 1 },
 		"start ends short":    func(m *model) { m.start[len(m.start)-1]-- },
 		"dense too short":     func(m *model) { m.dense = m.dense[:len(m.dense)-1] },
-		"language = count":    func(m *model) { m.entryLang[len(m.entryLang)/2] = uint8(nl) },
-		"language 200":        func(m *model) { m.entryLang[3] = 200 },
-		"language 128":        func(m *model) { m.entryLang[9] = 128 },
-		"language in tail":    func(m *model) { m.entryLang[len(m.entryLang)-1] = uint8(nl) },
+		"language = count":    func(m *model) { m.entries[len(m.entries)/2] |= uint32(nl) },
+		"language 63":         func(m *model) { m.entries[3] |= 63 },
+		"language at end":     func(m *model) { m.entries[len(m.entries)-1] |= uint32(nl) },
+		"no n_words":          func(m *model) { m.nWords = nil },
 		"dense row past end":  func(m *model) { m.dense[firstDense] = int32(len(m.rows) - nl + 1) },
 		"gram base past end":  func(m *model) { m.base[2] = int32(len(m.dense)) },
 	}
@@ -201,9 +201,6 @@ func TestCheckRefuses(t *testing.T) {
 		}
 		breaks[fmt.Sprintf("%d-gram key without ids", l+1)] = func(m *model) { m.grams[l].n = 0 }
 	}
-	if len(built.entryLang)%8 == 0 {
-		t.Log("entryLang has no tail past a multiple of 8: the tail case tests the word loop")
-	}
 	for name, brk := range breaks {
 		m := clone()
 		if err := m.check(); err != nil {
@@ -212,24 +209,6 @@ func TestCheckRefuses(t *testing.T) {
 		brk(m)
 		if err := m.check(); err == nil {
 			t.Errorf("%s: accepted", name)
-		}
-	}
-}
-
-// TestBytesBelow compares bytesBelow with a byte-by-byte loop on every
-// byte value at every position of a word and of the tail.
-func TestBytesBelow(t *testing.T) {
-	for _, n := range []uint8{1, 2, 55, 63, 64, 127, 128} {
-		for size := 0; size <= 19; size++ {
-			for pos := 0; pos < size; pos++ {
-				for v := 0; v < 256; v++ {
-					b := make([]uint8, size)
-					b[pos] = uint8(v)
-					if got, want := bytesBelow(b, n), v < int(n); got != want {
-						t.Fatalf("bytesBelow(n=%d, size %d, b[%d]=%d) = %v", n, size, pos, v, got)
-					}
-				}
-			}
 		}
 	}
 }

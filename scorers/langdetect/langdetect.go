@@ -271,17 +271,15 @@ func (m *model) update(prob []float64, gram int32, weight float64, saved *[64]fl
 		}
 		return
 	}
-	lo, hi := m.start[gram], m.start[gram+1]
-	langs, ps := m.entryLang[lo:hi], m.entryP[lo:hi]
-	ps = ps[:len(langs)]
-	for k, l := range langs {
-		saved[k] = prob[l]
+	entries := m.entries[m.start[gram]:m.start[gram+1]]
+	for k, e := range entries {
+		saved[k] = prob[e&0x3f]
 	}
 	for i := range prob {
 		prob[i] *= weight
 	}
-	for k, l := range langs {
-		prob[l] = saved[k] * (weight + ps[k])
+	for k, e := range entries {
+		prob[e&0x3f] = saved[k] * (weight + m.entryProb(e))
 	}
 }
 

@@ -23,7 +23,8 @@ func probRow(m *model, key uint64, n int) ([]float64, bool) {
 		return row, true
 	}
 	for k := m.start[gram]; k < m.start[gram+1]; k++ {
-		row[m.entryLang[k]] = m.entryP[k]
+		e := m.entries[k]
+		row[e&0x3f] = m.entryProb(e)
 	}
 	return row, true
 }

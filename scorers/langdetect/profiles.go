@@ -34,11 +34,22 @@ const archivePath = "profiles/profiles.tar.gz"
 // cost more than reading the cache.
 const archiveSHA256 = "a828d2ee0d008161cb80c9152ef0ae0ab21fbe6c223e037714029abf95cbf0cc"
 
-// entry is one language's probability for an n-gram (while the model is
-// built).
+// entry is one language's probability for an n-gram and the count it is
+// computed from (while the model is built).
 type entry struct {
-	lang uint8
-	p    float64
+	lang  uint8
+	count int64
+	p     float64
+}
+
+// maxEntryCount bounds the count an entry holds.
+const maxEntryCount = 1<<24 - 1
+
+// entryProb is the probability of entry e: 1.0 * count / n_words[n-1] in
+// float64, as add_profile computes it (the same division of the same two
+// doubles, so the same bits).
+func (m *model) entryProb(e uint32) float64 {
+	return float64(e>>8) / m.nWords[uint8(e)]
 }
 
 // model is langdetect's DetectorFactory after load_profile, laid out for
@@ -52,14 +63,18 @@ type model struct {
 	base  [3]int32
 	// suffixClosed: see checkSuffixClosed.
 	suffixClosed bool
-	// The n-gram id's languages and probabilities are entryLang and
-	// entryP from start[id] to start[id+1], in language order: for the
-	// n-grams without a dense row only (two arrays rather than one of
-	// 16-byte structs: a third of the bytes, which every process pays to
-	// touch).
-	start     []int32
-	entryLang []uint8
-	entryP    []float64
+	// The n-gram id's languages and probabilities are entries[start[id]]
+	// to entries[start[id+1]-1], in language order, for the n-grams
+	// without a dense row only. An entry is not the probability but what
+	// add_profile divides to get it: the n-gram's count in the language's
+	// profile, count<<8 | (n-1)<<6 | language, the count at most 24 bits
+	// (3,435,630 at most in langdetect 1.0.9); nWords[entry&0xff] is
+	// n_words[n-1] of the language. Four bytes rather than a float64 and
+	// a language byte: half the pages, which every process pays to touch,
+	// for a division at use (see entryProb).
+	start   []int32
+	entries []uint32
+	nWords  *[256]float64
 	// dense[id] >= 0 is the offset in rows of the n-gram's probabilities
 	// for every language (zeros included), kept for the n-grams found in
 	// many languages, for which update is faster with a full row.
@@ -128,7 +143,7 @@ const denseMin = 18
 var tableCapacity = [3]int{1 << 13, 1 << 15, 1 << 16}
 
 func buildModel(files map[string][]byte) (*model, error) {
-	m := &model{}
+	m := &model{nWords: new([256]float64)}
 	for i, c := range tableCapacity {
 		m.grams[i] = newGramTable(c)
 	}
@@ -185,6 +200,9 @@ func buildModel(files map[string][]byte) (*model, error) {
 			return nil, fmt.Errorf("langdetect: profile %s: name %q, %d n_words: not a langdetect profile", name, code, len(nWords))
 		}
 		m.langs = append(m.langs, code)
+		for l, n := range nWords {
+			m.nWords[l<<6|i] = float64(n)
+		}
 		for _, f := range freq {
 			l := f.n - 1
 			id, inserted, ok := m.grams[l].getOrInsert(f.key)
@@ -204,7 +222,7 @@ func buildModel(files map[string][]byte) (*model, error) {
 			if p == 0 {
 				continue
 			}
-			links = append(links, link{entry{uint8(i), p}, -1})
+			links = append(links, link{entry{uint8(i), f.count, p}, -1})
 			at := int32(len(links) - 1)
 			if tail[l][id] < 0 {
 				head[l][id] = at
@@ -221,7 +239,7 @@ func buildModel(files map[string][]byte) (*model, error) {
 	for l := range head {
 		m.base[l] = int32(len(m.start))
 		for id := range head[l] {
-			m.start = append(m.start, int32(len(m.entryLang)))
+			m.start = append(m.start, int32(len(m.entries)))
 			n := 0
 			for at := head[l][id]; at >= 0; at = links[at].next {
 				n++
@@ -229,8 +247,11 @@ func buildModel(files map[string][]byte) (*model, error) {
 			if n < denseMin {
 				m.dense = append(m.dense, -1)
 				for at := head[l][id]; at >= 0; at = links[at].next {
-					m.entryLang = append(m.entryLang, links[at].lang)
-					m.entryP = append(m.entryP, links[at].p)
+					e := links[at].entry
+					if e.count < 0 || e.count > maxEntryCount {
+						return nil, fmt.Errorf("langdetect: profile %s: an n-gram's count %d is outside 0 to %d", m.langs[e.lang], e.count, maxEntryCount)
+					}
+					m.entries = append(m.entries, uint32(e.count)<<8|uint32(l)<<6|uint32(e.lang))
 				}
 				continue
 			}
@@ -242,7 +263,7 @@ func buildModel(files map[string][]byte) (*model, error) {
 			m.rows = append(m.rows, row...)
 		}
 	}
-	m.start = append(m.start, int32(len(m.entryLang)))
+	m.start = append(m.start, int32(len(m.entries)))
 	m.suffixClosed = m.checkSuffixClosed()
 	return m, nil
 }
