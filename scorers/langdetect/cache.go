@@ -27,7 +27,7 @@ import (
 // that a model read back equals the one built.
 
 // cacheLayout changes whenever the model's fields or their encoding do.
-const cacheLayout = 4
+const cacheLayout = 5
 
 // crcTable is made on first use (MakeTable sets up the Castagnoli tables,
 // which commands that detect no language need not pay for).
@@ -138,8 +138,10 @@ func encodeModel(m *model) []byte {
 		u64(uint64(g.n))
 		b = appendSlice(b, g.slots)
 	}
-	for _, v := range m.base {
-		u64(uint64(v))
+	for _, a := range [][3]int32{m.base, m.nDense, m.denseBase} {
+		for _, v := range a {
+			u64(uint64(v))
+		}
 	}
 	flag := uint64(0)
 	if m.suffixClosed {
@@ -149,7 +151,6 @@ func encodeModel(m *model) []byte {
 	b = appendSlice(b, m.start)
 	b = appendSlice(b, m.entries)
 	b = appendSlice(b, m.nWords[:])
-	b = appendSlice(b, m.dense)
 	b = appendSlice(b, m.rows)
 	excluded := make([]uint8, len(m.latin1Excluded))
 	for i, x := range m.latin1Excluded {
@@ -246,8 +247,10 @@ func decodeModel(b []byte) (*model, error) {
 		}
 		m.grams[i] = g
 	}
-	for i := range m.base {
-		m.base[i] = int32(d.u64())
+	for _, a := range []*[3]int32{&m.base, &m.nDense, &m.denseBase} {
+		for i := range a {
+			a[i] = int32(d.u64())
+		}
 	}
 	m.suffixClosed = d.u64() == 1
 	m.start = readSlice[int32](d)
@@ -257,7 +260,6 @@ func decodeModel(b []byte) (*model, error) {
 	} else {
 		d.err = errCorrupt
 	}
-	m.dense = readSlice[int32](d)
 	m.rows = readSlice[float64](d)
 	excluded := readSlice[uint8](d)
 	m.cjk = readSlice[int32](d)
@@ -286,7 +288,7 @@ func decodeModel(b []byte) (*model, error) {
 // reads the cache checks them (TestCheckRefuses breaks each condition).
 func (m *model) check() error {
 	nl := len(m.langs)
-	if len(m.start) == 0 || len(m.dense) != len(m.start)-1 || m.nWords == nil ||
+	if len(m.start) == 0 || m.nWords == nil ||
 		m.start[0] != 0 || m.start[len(m.start)-1] != int32(len(m.entries)) {
 		return errCorrupt
 	}
@@ -311,15 +313,13 @@ func (m *model) check() error {
 	if over&0x40 != 0 {
 		return errCorrupt
 	}
-	maxDense := int32(-1)
-	for _, off := range m.dense {
-		maxDense = max(maxDense, off)
-	}
-	if maxDense >= 0 && int(maxDense)+nl > len(m.rows) {
-		return errCorrupt
-	}
 	for l, g := range m.grams {
-		if int(m.base[l])+g.n > len(m.dense) {
+		// Ids below nDense have rows denseBase to denseBase+nDense-1, the
+		// others the sparse indexes base+nDense to base+n-1 (int64s: the
+		// sums of int32s cannot wrap).
+		nDense, denseBase, base := int64(m.nDense[l]), int64(m.denseBase[l]), int64(m.base[l])
+		if nDense < 0 || nDense > int64(g.n) || denseBase < 0 || (denseBase+nDense)*int64(nl) > int64(len(m.rows)) ||
+			base+nDense < 0 || base+int64(g.n) > int64(len(m.start)-1) {
 			return errCorrupt
 		}
 		// An empty slot is 0, whose id 0 passes whenever there are ids;

@@ -16,12 +16,13 @@ func probRow(m *model, key uint64, n int) ([]float64, bool) {
 	if !ok {
 		return nil, false
 	}
-	gram := m.base[n-1] + id
 	row := make([]float64, len(m.langs))
-	if off := m.dense[gram]; off >= 0 {
-		copy(row, m.rows[off:int(off)+len(row)])
+	if id < m.nDense[n-1] {
+		off := int(m.denseBase[n-1]+id) * len(row)
+		copy(row, m.rows[off:off+len(row)])
 		return row, true
 	}
+	gram := m.base[n-1] + id
 	for k := m.start[gram]; k < m.start[gram+1]; k++ {
 		e := m.entries[k]
 		row[e&0x3f] = m.entryProb(e)

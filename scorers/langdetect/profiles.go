@@ -57,15 +57,21 @@ func (m *model) entryProb(e uint32) float64 {
 // whose probability is non-zero, with those probabilities.
 type model struct {
 	langs []string
-	// grams[n-1] maps the n-grams of length n to ids; an n-gram's global
-	// id is base[n-1] + its id there.
-	grams [3]*gramTable
-	base  [3]int32
+	// grams[n-1] maps the n-grams of length n to ids, those with a dense
+	// row first: an n-gram whose id there is below nDense[n-1] has row
+	// denseBase[n-1] + id (see rows), any other the sparse index
+	// base[n-1] + id (see start). extract hands update the sparse index,
+	// or the bitwise complement of the row (negative), so that no table
+	// per n-gram says which kind it is.
+	grams     [3]*gramTable
+	base      [3]int32
+	nDense    [3]int32
+	denseBase [3]int32
 	// suffixClosed: see checkSuffixClosed.
 	suffixClosed bool
-	// The n-gram id's languages and probabilities are entries[start[id]]
-	// to entries[start[id+1]-1], in language order, for the n-grams
-	// without a dense row only. An entry is not the probability but what
+	// The languages and probabilities of the n-gram of sparse index i are
+	// entries[start[i]] to entries[start[i+1]-1], in language order. An
+	// entry is not the probability but what
 	// add_profile divides to get it: the n-gram's count in the language's
 	// profile, count<<8 | (n-1)<<6 | language, the count at most 24 bits
 	// (3,435,630 at most in langdetect 1.0.9); nWords[entry&0xff] is
@@ -75,11 +81,11 @@ type model struct {
 	start   []int32
 	entries []uint32
 	nWords  *[256]float64
-	// dense[id] >= 0 is the offset in rows of the n-gram's probabilities
-	// for every language (zeros included), kept for the n-grams found in
-	// many languages, for which update is faster with a full row.
-	dense []int32
-	rows  []float64
+	// Row r, rows[r*len(langs):(r+1)*len(langs)], is an n-gram's
+	// probabilities for every language (zeros included), kept for the
+	// n-grams found in many languages, for which update is faster with a
+	// full row.
+	rows []float64
 
 	latin1Excluded [0x100]bool
 	cjk            []rune    // CJK Unified Ideograph - 0x4e00 → representative, 0 if none
@@ -235,32 +241,49 @@ func buildModel(files map[string][]byte) (*model, error) {
 	total := len(head[0]) + len(head[1]) + len(head[2])
 	nl := len(m.langs)
 	m.start = make([]int32, 0, total+1)
-	m.dense = make([]int32, 0, total)
 	for l := range head {
-		m.base[l] = int32(len(m.start))
+		// The n-grams with a dense row take the first ids, in the order
+		// of their old ids, and the others the next.
+		var dense, sparse []int
 		for id := range head[l] {
-			m.start = append(m.start, int32(len(m.entries)))
 			n := 0
 			for at := head[l][id]; at >= 0; at = links[at].next {
 				n++
 			}
-			if n < denseMin {
-				m.dense = append(m.dense, -1)
-				for at := head[l][id]; at >= 0; at = links[at].next {
-					e := links[at].entry
-					if e.count < 0 || e.count > maxEntryCount {
-						return nil, fmt.Errorf("langdetect: profile %s: an n-gram's count %d is outside 0 to %d", m.langs[e.lang], e.count, maxEntryCount)
-					}
-					m.entries = append(m.entries, uint32(e.count)<<8|uint32(l)<<6|uint32(e.lang))
-				}
-				continue
+			if n >= denseMin {
+				dense = append(dense, id)
+			} else {
+				sparse = append(sparse, id)
 			}
-			m.dense = append(m.dense, int32(len(m.rows)))
+		}
+		newID := make([]uint64, len(head[l]))
+		m.nDense[l] = int32(len(dense))
+		m.denseBase[l] = int32(len(m.rows) / nl)
+		m.base[l] = int32(len(m.start)) - m.nDense[l]
+		for i, id := range dense {
+			newID[id] = uint64(i)
 			row := make([]float64, nl)
 			for at := head[l][id]; at >= 0; at = links[at].next {
 				row[links[at].lang] = links[at].p
 			}
 			m.rows = append(m.rows, row...)
+		}
+		for i, id := range sparse {
+			newID[id] = uint64(len(dense) + i)
+			m.start = append(m.start, int32(len(m.entries)))
+			for at := head[l][id]; at >= 0; at = links[at].next {
+				e := links[at].entry
+				if e.count < 0 || e.count > maxEntryCount {
+					return nil, fmt.Errorf("langdetect: profile %s: an n-gram's count %d is outside 0 to %d", m.langs[e.lang], e.count, maxEntryCount)
+				}
+				m.entries = append(m.entries, uint32(e.count)<<8|uint32(l)<<6|uint32(e.lang))
+			}
+		}
+		slots := m.grams[l].slots
+		for i, s := range slots {
+			if s != 0 {
+				slots[i] = s&^0xffff | newID[s&0xffff]
+			}
 		}
 	}
 	m.start = append(m.start, int32(len(m.entries)))
