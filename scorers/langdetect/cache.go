@@ -27,7 +27,7 @@ import (
 // that a model read back equals the one built.
 
 // cacheLayout changes whenever the model's fields or their encoding do.
-const cacheLayout = 5
+const cacheLayout = 6
 
 // crcTable is made on first use (MakeTable sets up the Castagnoli tables,
 // which commands that detect no language need not pay for).
@@ -134,7 +134,6 @@ func encodeModel(m *model) []byte {
 		b = appendSlice(b, []byte(l))
 	}
 	for _, g := range m.grams {
-		u64(uint64(g.shift))
 		u64(uint64(g.n))
 		b = appendSlice(b, g.slots)
 	}
@@ -240,11 +239,8 @@ func decodeModel(b []byte) (*model, error) {
 		m.langs = append(m.langs, string(readSlice[uint8](d)))
 	}
 	for i := range m.grams {
-		g := &gramTable{shift: uint(d.u64()), n: int(d.u64())}
+		g := &gramTable{n: int(d.u64())}
 		g.slots = readSlice[uint64](d)
-		if d.err == nil && (len(g.slots) == 0 || len(g.slots)&(len(g.slots)-1) != 0 || 64-g.shift >= 64 || 1<<(64-g.shift) != len(g.slots)) {
-			return nil, errCorrupt
-		}
 		m.grams[i] = g
 	}
 	for _, a := range []*[3]int32{&m.base, &m.nDense, &m.denseBase} {
@@ -324,12 +320,16 @@ func (m *model) check() error {
 		}
 		// An empty slot is 0, whose id 0 passes whenever there are ids;
 		// a table without ids must have no key at all.
+		// A lookup ends at an empty slot, so there must be one
+		// ((s|-s)>>63 is 0 for an empty slot, 1 for any other).
 		var maxID, keys uint64
+		full := 0
 		for _, s := range g.slots {
 			maxID = max(maxID, s&0xffff)
 			keys |= s
+			full += int((s | -s) >> 63)
 		}
-		if keys != 0 && maxID >= uint64(g.n) {
+		if keys != 0 && maxID >= uint64(g.n) || full == len(g.slots) {
 			return errCorrupt
 		}
 	}

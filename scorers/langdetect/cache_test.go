@@ -191,6 +191,14 @@ func TestCheckRefuses(t *testing.T) {
 			}
 		}
 		breaks[fmt.Sprintf("%d-gram key without ids", l+1)] = func(m *model) { m.grams[l].n = 0 }
+		breaks[fmt.Sprintf("%d-gram table full", l+1)] = func(m *model) {
+			for i, s := range m.grams[l].slots {
+				if s == 0 {
+					m.grams[l].slots[i] = 1 << 16
+				}
+			}
+		}
+		breaks[fmt.Sprintf("%d-gram table without slots", l+1)] = func(m *model) { m.grams[l].slots = nil }
 		breaks[fmt.Sprintf("%d-gram dense rows past end", l+1)] = func(m *model) { m.denseBase[l] = int32(len(m.rows)/nl) - m.nDense[l] + 1 }
 		breaks[fmt.Sprintf("%d-gram dense rows before start", l+1)] = func(m *model) { m.denseBase[l] = -1 }
 		breaks[fmt.Sprintf("%d-gram dense ids above ids", l+1)] = func(m *model) { m.nDense[l] = int32(m.grams[l].n + 1) }

@@ -145,13 +145,14 @@ func readArchive(raw string) (map[string][]byte, error) {
 const denseMin = 18
 
 // tableCapacity bounds the distinct n-grams of each length (at most 58,012
-// in langdetect 1.0.9) for the size of the lookup tables.
+// in langdetect 1.0.9) for the size of the lookup tables while the model
+// is built (the model's are then sized to the n-grams, see compact).
 var tableCapacity = [3]int{1 << 13, 1 << 15, 1 << 16}
 
 func buildModel(files map[string][]byte) (*model, error) {
 	m := &model{nWords: new([256]float64)}
 	for i, c := range tableCapacity {
-		m.grams[i] = newGramTable(c)
+		m.grams[i] = newGramTable(2 * c)
 	}
 	if err := m.loadMessages(files["messages.properties"]); err != nil {
 		return nil, err
@@ -213,7 +214,7 @@ func buildModel(files map[string][]byte) (*model, error) {
 			l := f.n - 1
 			id, inserted, ok := m.grams[l].getOrInsert(f.key)
 			if !ok {
-				return nil, fmt.Errorf("langdetect: more than %d distinct %d-grams", tableCapacity[l]/2, f.n)
+				return nil, fmt.Errorf("langdetect: more than %d distinct %d-grams", tableCapacity[l], f.n)
 			}
 			if inserted {
 				head[l] = append(head[l], -1)
@@ -279,12 +280,7 @@ func buildModel(files map[string][]byte) (*model, error) {
 				m.entries = append(m.entries, uint32(e.count)<<8|uint32(l)<<6|uint32(e.lang))
 			}
 		}
-		slots := m.grams[l].slots
-		for i, s := range slots {
-			if s != 0 {
-				slots[i] = s&^0xffff | newID[s&0xffff]
-			}
-		}
+		m.grams[l] = m.grams[l].compact(newID)
 	}
 	m.start = append(m.start, int32(len(m.entries)))
 	m.suffixClosed = m.checkSuffixClosed()
