@@ -27,7 +27,7 @@ import (
 // that a model read back equals the one built.
 
 // cacheLayout changes whenever the model's fields or their encoding do.
-const cacheLayout = 6
+const cacheLayout = 7
 
 // crcTable is made on first use (MakeTable sets up the Castagnoli tables,
 // which commands that detect no language need not pay for).

@@ -280,7 +280,18 @@ func buildModel(files map[string][]byte) (*model, error) {
 				m.entries = append(m.entries, uint32(e.count)<<8|uint32(l)<<6|uint32(e.lang))
 			}
 		}
-		m.grams[l] = m.grams[l].compact(newID)
+		// The n-grams most frequent in text (by their probabilities
+		// summed over the languages) are placed first in the table.
+		order := make([]int, len(head[l]))
+		weight := make([]float64, len(head[l]))
+		for id := range order {
+			order[id] = id
+			for at := head[l][id]; at >= 0; at = links[at].next {
+				weight[id] += links[at].p
+			}
+		}
+		sort.SliceStable(order, func(i, j int) bool { return weight[order[i]] > weight[order[j]] })
+		m.grams[l] = m.grams[l].compact(order, newID)
 	}
 	m.start = append(m.start, int32(len(m.entries)))
 	m.suffixClosed = m.checkSuffixClosed()

@@ -36,18 +36,22 @@ func (t *gramTable) slot(key uint64) int {
 	return int(hi)
 }
 
-// lookup returns the id of key. The table must have an empty slot.
+// lookup returns the id of key. The table must have an empty slot. (A
+// slot x-ored with key<<16 is below 1<<16, its id, when it holds key, and
+// is key<<16 when it is empty: one value per probe, which the extraction
+// loop this is inlined in keeps in a register.)
 func (t *gramTable) lookup(key uint64) (int32, bool) {
-	for i := t.slot(key); ; i++ {
-		if i == len(t.slots) {
-			i = 0
+	slots, k := t.slots, key<<16
+	for i := t.slot(key); ; {
+		x := slots[i] ^ k
+		if x < 1<<16 {
+			return int32(x), true
 		}
-		s := t.slots[i]
-		if s>>16 == key {
-			return int32(s & 0xffff), true
-		}
-		if s == 0 {
+		if x == k {
 			return 0, false
+		}
+		if i++; i == len(slots) {
+			i = 0
 		}
 	}
 }
@@ -76,20 +80,27 @@ func (t *gramTable) getOrInsert(key uint64) (id int32, inserted, ok bool) {
 
 // compact returns a table of t's keys, each with the id newID[its id in
 // t], with tableLoad percent of its slots in use (and at least one empty).
-func (t *gramTable) compact(newID []uint64) *gramTable {
+// The keys are placed in the order of their ids in order (a permutation
+// of t's ids): linear probing finds a key wherever the keys before it
+// pushed it, and those placed first sit in their first slot, which a
+// lookup reaches in one probe.
+func (t *gramTable) compact(order []int, newID []uint64) *gramTable {
+	keys := make([]uint64, t.n)
+	for _, s := range t.slots {
+		if s != 0 {
+			keys[s&0xffff] = s >> 16
+		}
+	}
 	c := newGramTable(t.n*100/tableLoad + 1)
 	c.n = t.n
-	for _, s := range t.slots {
-		if s == 0 {
-			continue
-		}
-		i := c.slot(s >> 16)
+	for _, id := range order {
+		i := c.slot(keys[id])
 		for c.slots[i] != 0 {
 			if i++; i == len(c.slots) {
 				i = 0
 			}
 		}
-		c.slots[i] = s&^0xffff | newID[s&0xffff]
+		c.slots[i] = keys[id]<<16 | newID[id]
 	}
 	return c
 }

@@ -29,7 +29,7 @@ func TestGramTable(t *testing.T) {
 		for i, j := range r.Perm(n) {
 			newID[i] = uint64(j)
 		}
-		c := build.compact(newID)
+		c := build.compact(r.Perm(n), newID)
 		if want := n*100/tableLoad + 1; len(c.slots) != want || c.n != n {
 			t.Fatalf("n=%d: %d slots, n %d; want %d, %d", n, len(c.slots), c.n, want, n)
 		}
