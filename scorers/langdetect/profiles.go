@@ -6,7 +6,9 @@ import (
 	"embed"
 	"fmt"
 	"io"
+	"math"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -244,13 +246,19 @@ func buildModel(files map[string][]byte) (*model, error) {
 	m.start = make([]int32, 0, total+1)
 	for l := range head {
 		// The n-grams with a dense row take the first ids, in the order
-		// of their old ids, and the others the next.
+		// of their old ids, and the others the next. The n-grams most
+		// frequent in text (by their probabilities summed over the
+		// languages) are placed in the table first (see compact): byRank
+		// sorts by that sum, highest first (its top 48 bits), then by id.
 		var dense, sparse []int
+		byRank := make([]uint64, len(head[l]))
 		for id := range head[l] {
-			n := 0
+			n, sum := 0, 0.0
 			for at := head[l][id]; at >= 0; at = links[at].next {
 				n++
+				sum += links[at].p
 			}
+			byRank[id] = ^math.Float64bits(sum)&^0xffff | uint64(id)
 			if n >= denseMin {
 				dense = append(dense, id)
 			} else {
@@ -280,17 +288,11 @@ func buildModel(files map[string][]byte) (*model, error) {
 				m.entries = append(m.entries, uint32(e.count)<<8|uint32(l)<<6|uint32(e.lang))
 			}
 		}
-		// The n-grams most frequent in text (by their probabilities
-		// summed over the languages) are placed first in the table.
-		order := make([]int, len(head[l]))
-		weight := make([]float64, len(head[l]))
-		for id := range order {
-			order[id] = id
-			for at := head[l][id]; at >= 0; at = links[at].next {
-				weight[id] += links[at].p
-			}
+		slices.Sort(byRank)
+		order := make([]int, len(byRank))
+		for i, r := range byRank {
+			order[i] = int(r & 0xffff)
 		}
-		sort.SliceStable(order, func(i, j int) bool { return weight[order[i]] > weight[order[j]] })
 		m.grams[l] = m.grams[l].compact(order, newID)
 	}
 	m.start = append(m.start, int32(len(m.entries)))
