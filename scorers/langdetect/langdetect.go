@@ -257,13 +257,12 @@ func (m *model) trial(prob []float64, grams []int32, alpha float64, r *pyrandom.
 // update multiplies each language's probability by weight + P(gram|lang),
 // one multiplication per language as in _update_lang_prob. An n-gram found
 // in many languages has a full row of probabilities (gram is then the
-// complement of the row's index). Most occur in a few
-// languages only, and the factor of the others is weight + 0 = weight: all
-// probabilities are multiplied by weight in one pass, and the few others
-// are then recomputed from their saved value with their own factor, so that
-// every probability is still multiplied exactly once, by the same double.
-// saved is scratch space for at least as many values as there are
-// languages.
+// complement of the row's index). Most occur in a few languages only, and
+// the factor of the others is weight + 0 = weight: all probabilities are
+// multiplied by weight in one pass, and the few others are then recomputed
+// from their saved value with their own factor, so that every probability
+// is still multiplied exactly once, by the same double. saved is scratch
+// space for at least as many values as there are languages.
 func (m *model) update(prob []float64, gram int32, weight float64, saved *[64]float64) {
 	if gram < 0 {
 		off := int(^gram) * len(prob)
@@ -569,8 +568,9 @@ func (m *model) normalizeChar(ch rune) rune {
 
 // extract is _extract_ngrams: the profile n-grams of text, in text order
 // (each as update takes it: its sparse index, or the complement of its
-// dense row; see model), through NGram.add_char's window of the last three normalised
-// characters. Capitals are Python's (str.isupper of one character).
+// dense row; see model), through NGram.add_char's window of the last three
+// normalised characters. Capitals are Python's (str.isupper of one
+// character).
 func (m *model) extract(text []rune, out []int32) []int32 {
 	var g [3]rune
 	g[0] = ' '

@@ -73,13 +73,13 @@ type model struct {
 	suffixClosed bool
 	// The languages and probabilities of the n-gram of sparse index i are
 	// entries[start[i]] to entries[start[i+1]-1], in language order. An
-	// entry is not the probability but what
-	// add_profile divides to get it: the n-gram's count in the language's
-	// profile, count<<8 | (n-1)<<6 | language, the count at most 24 bits
-	// (3,435,630 at most in langdetect 1.0.9); nWords[entry&0xff] is
-	// n_words[n-1] of the language. Four bytes rather than a float64 and
-	// a language byte: half the pages, which every process pays to touch,
-	// for a division at use (see entryProb).
+	// entry is not the probability but what add_profile divides to get it:
+	// the n-gram's count in the language's profile, count<<8 | (n-1)<<6 |
+	// language, the count at most 24 bits (3,435,630 at most in langdetect
+	// 1.0.9); nWords[entry&0xff] is n_words[n-1] of the language. Four
+	// bytes rather than a float64 and a language byte: half the pages,
+	// which every process pays to touch, for a division at use (see
+	// entryProb).
 	start   []int32
 	entries []uint32
 	nWords  *[256]float64
