@@ -317,9 +317,9 @@ func (m *model) check() error {
 			return errCorrupt
 		}
 		// An empty slot is 0, whose id 0 passes whenever there are ids;
-		// a table without ids must have no key at all.
-		// A lookup ends at an empty slot, so there must be one
-		// ((s|-s)>>63 is 0 for an empty slot, 1 for any other).
+		// a table without ids must have no key at all. A lookup ends at
+		// an empty slot, so there must be one ((s|-s)>>63 is 0 for an
+		// empty slot, 1 for any other).
 		var maxID, keys uint64
 		full := 0
 		for _, s := range g.slots {
