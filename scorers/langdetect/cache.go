@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 	"unsafe"
 )
@@ -18,20 +17,19 @@ import (
 // of CPU, more than scoring all of IFEval; so the first process to build
 // it writes its tables to $XDG_CACHE_HOME/pocketeval/langdetect-*.bin, and
 // later processes copy them back. The file's name carries the archive's
-// sha256 and the layout's version; its last four bytes are a CRC-32C of
-// the rest. A file that is missing, torn, corrupt or of another layout is
-// ignored (and rewritten); a cache of another layout is removed once a
-// week old, so that binaries of two versions do not rebuild in turn. The cache can change how fast a process starts,
-// never a result. The file is replaced only by renaming a new one over
-// it, so a process that maps it keeps valid pages. TestModelCache checks
-// that a model read back equals the one built.
+// sha256 and the layout's version; its last four bytes are a CRC-32 of the
+// rest (IEEE: on amd64 hash/crc32 folds it with carry-less multiplication,
+// without tables, where CRC-32C first makes its tables, about 0.2 ms of
+// every process, then takes twice as long over the file). A file that is
+// missing, torn, corrupt or of another layout is ignored (and rewritten);
+// a cache of another layout is removed once a week old, so that binaries
+// of two versions do not rebuild in turn. The cache can change how fast a
+// process starts, never a result. The file is replaced only by renaming a
+// new one over it, so a process that maps it keeps valid pages.
+// TestModelCache checks that a model read back equals the one built.
 
 // cacheLayout changes whenever the model's fields or their encoding do.
-const cacheLayout = 3
-
-// crcTable is made on first use (MakeTable sets up the Castagnoli tables,
-// which commands that detect no language need not pay for).
-var crcTable = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
+const cacheLayout = 8
 
 // cacheDir is where the cache lives; tests point it elsewhere.
 var cacheDir = func() string {
@@ -63,7 +61,7 @@ func writeCache(path string, m *model) {
 		return
 	}
 	b := encodeModel(m)
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable()))
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
@@ -117,7 +115,7 @@ func readCache(path string) (*model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(b) < 4 || crc32.Checksum(b[:len(b)-4], crcTable()) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+	if len(b) < 4 || crc32.ChecksumIEEE(b[:len(b)-4]) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
 		return nil, errCorrupt
 	}
 	return decodeModel(b[:len(b)-4])
@@ -134,12 +132,13 @@ func encodeModel(m *model) []byte {
 		b = appendSlice(b, []byte(l))
 	}
 	for _, g := range m.grams {
-		u64(uint64(g.shift))
 		u64(uint64(g.n))
 		b = appendSlice(b, g.slots)
 	}
-	for _, v := range m.base {
-		u64(uint64(v))
+	for _, a := range [][3]int32{m.base, m.nDense, m.denseBase} {
+		for _, v := range a {
+			u64(uint64(v))
+		}
 	}
 	flag := uint64(0)
 	if m.suffixClosed {
@@ -147,9 +146,8 @@ func encodeModel(m *model) []byte {
 	}
 	u64(flag)
 	b = appendSlice(b, m.start)
-	b = appendSlice(b, m.entryLang)
-	b = appendSlice(b, m.entryP)
-	b = appendSlice(b, m.dense)
+	b = appendSlice(b, m.entries)
+	b = appendSlice(b, m.nWords[:])
 	b = appendSlice(b, m.rows)
 	excluded := make([]uint8, len(m.latin1Excluded))
 	for i, x := range m.latin1Excluded {
@@ -168,7 +166,7 @@ func encodeModel(m *model) []byte {
 }
 
 type element interface {
-	~uint8 | ~int32 | ~uint64 | ~float64
+	~uint8 | ~int32 | ~uint32 | ~uint64 | ~float64
 }
 
 // appendSlice appends s's length and its elements' bytes (little-endian
@@ -239,21 +237,23 @@ func decodeModel(b []byte) (*model, error) {
 		m.langs = append(m.langs, string(readSlice[uint8](d)))
 	}
 	for i := range m.grams {
-		g := &gramTable{shift: uint(d.u64()), n: int(d.u64())}
+		g := &gramTable{n: int(d.u64())}
 		g.slots = readSlice[uint64](d)
-		if d.err == nil && (len(g.slots) == 0 || len(g.slots)&(len(g.slots)-1) != 0 || 64-g.shift >= 64 || 1<<(64-g.shift) != len(g.slots)) {
-			return nil, errCorrupt
-		}
 		m.grams[i] = g
 	}
-	for i := range m.base {
-		m.base[i] = int32(d.u64())
+	for _, a := range []*[3]int32{&m.base, &m.nDense, &m.denseBase} {
+		for i := range a {
+			a[i] = int32(d.u64())
+		}
 	}
 	m.suffixClosed = d.u64() == 1
 	m.start = readSlice[int32](d)
-	m.entryLang = readSlice[uint8](d)
-	m.entryP = readSlice[float64](d)
-	m.dense = readSlice[int32](d)
+	m.entries = readSlice[uint32](d)
+	if nWords := readSlice[float64](d); len(nWords) == len(m.nWords) {
+		m.nWords = (*[256]float64)(nWords)
+	} else {
+		d.err = errCorrupt
+	}
 	m.rows = readSlice[float64](d)
 	excluded := readSlice[uint8](d)
 	m.cjk = readSlice[int32](d)
@@ -282,8 +282,8 @@ func decodeModel(b []byte) (*model, error) {
 // reads the cache checks them (TestCheckRefuses breaks each condition).
 func (m *model) check() error {
 	nl := len(m.langs)
-	if len(m.start) == 0 || len(m.dense) != len(m.start)-1 || len(m.entryP) != len(m.entryLang) ||
-		m.start[0] != 0 || m.start[len(m.start)-1] != int32(len(m.entryLang)) {
+	if len(m.start) == 0 || m.nWords == nil ||
+		m.start[0] != 0 || m.start[len(m.start)-1] != int32(len(m.entries)) {
 		return errCorrupt
 	}
 	// start never decreases: no difference between neighbours is
@@ -295,53 +295,43 @@ func (m *model) check() error {
 	if down < 0 {
 		return errCorrupt
 	}
-	// Every language index is below nl (at most 64): eight at a time, a
-	// byte b is at least nl when (b&0x7f) + (0x80-nl) carries into its top
-	// bit or b has that bit already; no byte's sum reaches the next.
-	if nl > 64 || !bytesBelow(m.entryLang, uint8(nl)) {
+	// Every entry's language is below nl (at most 64): a language l is at
+	// least nl when l + (64-nl) reaches 64.
+	if nl > 64 {
 		return errCorrupt
 	}
-	maxDense := int32(-1)
-	for _, off := range m.dense {
-		maxDense = max(maxDense, off)
+	add, over := uint32(64-nl), uint32(0)
+	for _, e := range m.entries {
+		over |= e&0x3f + add
 	}
-	if maxDense >= 0 && int(maxDense)+nl > len(m.rows) {
+	if over&0x40 != 0 {
 		return errCorrupt
 	}
 	for l, g := range m.grams {
-		if int(m.base[l])+g.n > len(m.dense) {
+		// Ids below nDense have rows denseBase to denseBase+nDense-1, the
+		// others the sparse indexes base+nDense to base+n-1 (int64s: the
+		// sums of int32s cannot wrap).
+		nDense, denseBase, base := int64(m.nDense[l]), int64(m.denseBase[l]), int64(m.base[l])
+		if nDense < 0 || nDense > int64(g.n) || denseBase < 0 || (denseBase+nDense)*int64(nl) > int64(len(m.rows)) ||
+			base+nDense < 0 || base+int64(g.n) > int64(len(m.start)-1) {
 			return errCorrupt
 		}
 		// An empty slot is 0, whose id 0 passes whenever there are ids;
-		// a table without ids must have no key at all.
+		// a table without ids must have no key at all. A lookup ends at
+		// an empty slot, so there must be one ((s|-s)>>63 is 0 for an
+		// empty slot, 1 for any other).
 		var maxID, keys uint64
+		full := 0
 		for _, s := range g.slots {
 			maxID = max(maxID, s&0xffff)
 			keys |= s
+			full += int((s | -s) >> 63)
 		}
-		if keys != 0 && maxID >= uint64(g.n) {
+		if keys != 0 && maxID >= uint64(g.n) || full == len(g.slots) {
 			return errCorrupt
 		}
 	}
 	return nil
-}
-
-// bytesBelow reports whether every byte of b is below n (1 <= n <= 128).
-func bytesBelow(b []uint8, n uint8) bool {
-	const lo7, hi = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
-	add := uint64(0x80-n) * 0x0101010101010101
-	var over uint64
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		over |= x | (x&lo7 + add)
-	}
-	for _, c := range b[i:] {
-		if c >= n {
-			return false
-		}
-	}
-	return over&hi == 0
 }
 
 func littleEndian() bool {

@@ -160,8 +160,7 @@ func TestCheckRefuses(t *testing.T) {
 	clone := func() *model {
 		m := *built
 		m.start = append([]int32(nil), built.start...)
-		m.entryLang = append([]uint8(nil), built.entryLang...)
-		m.dense = append([]int32(nil), built.dense...)
+		m.entries = append([]uint32(nil), built.entries...)
 		for i, g := range built.grams {
 			c := *g
 			c.slots = append([]uint64(nil), g.slots...)
@@ -170,25 +169,17 @@ func TestCheckRefuses(t *testing.T) {
 		return &m
 	}
 	nl := len(built.langs)
-	firstDense := -1
-	for i, off := range built.dense {
-		if off >= 0 {
-			firstDense = i
-			break
-		}
-	}
 	breaks := map[string]func(m *model){
 		"start decreases":     func(m *model) { m.start[len(m.start)/2] = m.start[len(m.start)/2+1] + 1 },
 		"start decreases at1": func(m *model) { m.start[1] = -1 },
 		"start begins above0": func(m *model) { m.start[0] = 1 },
 		"start ends short":    func(m *model) { m.start[len(m.start)-1]-- },
-		"dense too short":     func(m *model) { m.dense = m.dense[:len(m.dense)-1] },
-		"language = count":    func(m *model) { m.entryLang[len(m.entryLang)/2] = uint8(nl) },
-		"language 200":        func(m *model) { m.entryLang[3] = 200 },
-		"language 128":        func(m *model) { m.entryLang[9] = 128 },
-		"language in tail":    func(m *model) { m.entryLang[len(m.entryLang)-1] = uint8(nl) },
-		"dense row past end":  func(m *model) { m.dense[firstDense] = int32(len(m.rows) - nl + 1) },
-		"gram base past end":  func(m *model) { m.base[2] = int32(len(m.dense)) },
+		"language = count":    func(m *model) { m.entries[len(m.entries)/2] |= uint32(nl) },
+		"language 63":         func(m *model) { m.entries[3] |= 63 },
+		"language at end":     func(m *model) { m.entries[len(m.entries)-1] |= uint32(nl) },
+		"no n_words":          func(m *model) { m.nWords = nil },
+		"rows too short":      func(m *model) { m.rows = m.rows[:len(m.rows)-1] },
+		"start too short":     func(m *model) { m.start = m.start[:len(m.start)-1] },
 	}
 	for l := range built.grams {
 		breaks[fmt.Sprintf("%d-gram id = count", l+1)] = func(m *model) {
@@ -200,9 +191,20 @@ func TestCheckRefuses(t *testing.T) {
 			}
 		}
 		breaks[fmt.Sprintf("%d-gram key without ids", l+1)] = func(m *model) { m.grams[l].n = 0 }
-	}
-	if len(built.entryLang)%8 == 0 {
-		t.Log("entryLang has no tail past a multiple of 8: the tail case tests the word loop")
+		breaks[fmt.Sprintf("%d-gram table full", l+1)] = func(m *model) {
+			for i, s := range m.grams[l].slots {
+				if s == 0 {
+					m.grams[l].slots[i] = 1 << 16
+				}
+			}
+		}
+		breaks[fmt.Sprintf("%d-gram table without slots", l+1)] = func(m *model) { m.grams[l].slots = nil }
+		breaks[fmt.Sprintf("%d-gram dense rows past end", l+1)] = func(m *model) { m.denseBase[l] = int32(len(m.rows)/nl) - m.nDense[l] + 1 }
+		breaks[fmt.Sprintf("%d-gram dense rows before start", l+1)] = func(m *model) { m.denseBase[l] = -1 }
+		breaks[fmt.Sprintf("%d-gram dense ids above ids", l+1)] = func(m *model) { m.nDense[l] = int32(m.grams[l].n + 1) }
+		breaks[fmt.Sprintf("%d-gram dense ids below 0", l+1)] = func(m *model) { m.nDense[l] = -1 }
+		breaks[fmt.Sprintf("%d-gram sparse indexes past end", l+1)] = func(m *model) { m.base[l] = int32(len(m.start)-1-m.grams[l].n) + 1 }
+		breaks[fmt.Sprintf("%d-gram sparse indexes before start", l+1)] = func(m *model) { m.base[l] = -m.nDense[l] - 1 }
 	}
 	for name, brk := range breaks {
 		m := clone()
@@ -212,24 +214,6 @@ func TestCheckRefuses(t *testing.T) {
 		brk(m)
 		if err := m.check(); err == nil {
 			t.Errorf("%s: accepted", name)
-		}
-	}
-}
-
-// TestBytesBelow compares bytesBelow with a byte-by-byte loop on every
-// byte value at every position of a word and of the tail.
-func TestBytesBelow(t *testing.T) {
-	for _, n := range []uint8{1, 2, 55, 63, 64, 127, 128} {
-		for size := 0; size <= 19; size++ {
-			for pos := 0; pos < size; pos++ {
-				for v := 0; v < 256; v++ {
-					b := make([]uint8, size)
-					b[pos] = uint8(v)
-					if got, want := bytesBelow(b, n), v < int(n); got != want {
-						t.Fatalf("bytesBelow(n=%d, size %d, b[%d]=%d) = %v", n, size, pos, v, got)
-					}
-				}
-			}
 		}
 	}
 }

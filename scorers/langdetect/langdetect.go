@@ -256,32 +256,31 @@ func (m *model) trial(prob []float64, grams []int32, alpha float64, r *pyrandom.
 
 // update multiplies each language's probability by weight + P(gram|lang),
 // one multiplication per language as in _update_lang_prob. An n-gram found
-// in many languages has a full row of probabilities. Most occur in a few
-// languages only, and the factor of the others is weight + 0 = weight: all
-// probabilities are multiplied by weight in one pass, and the few others
-// are then recomputed from their saved value with their own factor, so that
-// every probability is still multiplied exactly once, by the same double.
-// saved is scratch space for at least as many values as there are
-// languages.
+// in many languages has a full row of probabilities (gram is then the
+// complement of the row's index). Most occur in a few languages only, and
+// the factor of the others is weight + 0 = weight: all probabilities are
+// multiplied by weight in one pass, and the few others are then recomputed
+// from their saved value with their own factor, so that every probability
+// is still multiplied exactly once, by the same double. saved is scratch
+// space for at least as many values as there are languages.
 func (m *model) update(prob []float64, gram int32, weight float64, saved *[64]float64) {
-	if off := m.dense[gram]; off >= 0 {
-		row := m.rows[off : int(off)+len(prob)]
+	if gram < 0 {
+		off := int(^gram) * len(prob)
+		row := m.rows[off : off+len(prob)]
 		for i := range prob {
 			prob[i] *= weight + row[i]
 		}
 		return
 	}
-	lo, hi := m.start[gram], m.start[gram+1]
-	langs, ps := m.entryLang[lo:hi], m.entryP[lo:hi]
-	ps = ps[:len(langs)]
-	for k, l := range langs {
-		saved[k] = prob[l]
+	entries := m.entries[m.start[gram]:m.start[gram+1]]
+	for k, e := range entries {
+		saved[k] = prob[e&0x3f]
 	}
 	for i := range prob {
 		prob[i] *= weight
 	}
-	for k, l := range langs {
-		prob[l] = saved[k] * (weight + ps[k])
+	for k, e := range entries {
+		prob[e&0x3f] = saved[k] * (weight + m.entryProb(e))
 	}
 }
 
@@ -567,9 +566,11 @@ func (m *model) normalizeChar(ch rune) rune {
 	return ch
 }
 
-// extract is _extract_ngrams: the ids of the profile n-grams of text, in
-// text order, through NGram.add_char's window of the last three normalised
-// characters. Capitals are Python's (str.isupper of one character).
+// extract is _extract_ngrams: the profile n-grams of text, in text order
+// (each as update takes it: its sparse index, or the complement of its
+// dense row; see model), through NGram.add_char's window of the last three
+// normalised characters. Capitals are Python's (str.isupper of one
+// character).
 func (m *model) extract(text []rune, out []int32) []int32 {
 	var g [3]rune
 	g[0] = ' '
@@ -616,7 +617,10 @@ func (m *model) extract(text []rune, out []int32) []int32 {
 				}
 				continue
 			}
-			out = append(out, m.base[k-1]+id)
+			// The sparse index or the complement of the dense row, chosen
+			// without a branch: dense is -1 for an id below nDense, else 0.
+			dense := (id - m.nDense[k-1]) >> 31
+			out = append(out, (m.base[k-1]+id)&^dense|^(m.denseBase[k-1]+id)&dense)
 		}
 	}
 	return out

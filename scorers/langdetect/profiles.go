@@ -6,7 +6,9 @@ import (
 	"embed"
 	"fmt"
 	"io"
+	"math"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,11 +36,22 @@ const archivePath = "profiles/profiles.tar.gz"
 // cost more than reading the cache.
 const archiveSHA256 = "a828d2ee0d008161cb80c9152ef0ae0ab21fbe6c223e037714029abf95cbf0cc"
 
-// entry is one language's probability for an n-gram (while the model is
-// built).
+// entry is one language's probability for an n-gram and the count it is
+// computed from (while the model is built).
 type entry struct {
-	lang uint8
-	p    float64
+	lang  uint8
+	count int64
+	p     float64
+}
+
+// maxEntryCount bounds the count an entry holds.
+const maxEntryCount = 1<<24 - 1
+
+// entryProb is the probability of entry e: 1.0 * count / n_words[n-1] in
+// float64, as add_profile computes it (the same division of the same two
+// doubles, so the same bits).
+func (m *model) entryProb(e uint32) float64 {
+	return float64(e>>8) / m.nWords[uint8(e)]
 }
 
 // model is langdetect's DetectorFactory after load_profile, laid out for
@@ -46,25 +59,35 @@ type entry struct {
 // whose probability is non-zero, with those probabilities.
 type model struct {
 	langs []string
-	// grams[n-1] maps the n-grams of length n to ids; an n-gram's global
-	// id is base[n-1] + its id there.
-	grams [3]*gramTable
-	base  [3]int32
+	// grams[n-1] maps the n-grams of length n to ids, those with a dense
+	// row first: an n-gram whose id there is below nDense[n-1] has row
+	// denseBase[n-1] + id (see rows), any other the sparse index
+	// base[n-1] + id (see start). extract hands update the sparse index,
+	// or the bitwise complement of the row (negative), so that no table
+	// per n-gram says which kind it is.
+	grams     [3]*gramTable
+	base      [3]int32
+	nDense    [3]int32
+	denseBase [3]int32
 	// suffixClosed: see checkSuffixClosed.
 	suffixClosed bool
-	// The n-gram id's languages and probabilities are entryLang and
-	// entryP from start[id] to start[id+1], in language order: for the
-	// n-grams without a dense row only (two arrays rather than one of
-	// 16-byte structs: a third of the bytes, which every process pays to
-	// touch).
-	start     []int32
-	entryLang []uint8
-	entryP    []float64
-	// dense[id] >= 0 is the offset in rows of the n-gram's probabilities
-	// for every language (zeros included), kept for the n-grams found in
-	// many languages, for which update is faster with a full row.
-	dense []int32
-	rows  []float64
+	// The languages and probabilities of the n-gram of sparse index i are
+	// entries[start[i]] to entries[start[i+1]-1], in language order. An
+	// entry is not the probability but what add_profile divides to get it:
+	// the n-gram's count in the language's profile, count<<8 | (n-1)<<6 |
+	// language, the count at most 24 bits (3,435,630 at most in langdetect
+	// 1.0.9); nWords[entry&0xff] is n_words[n-1] of the language. Four
+	// bytes rather than a float64 and a language byte: half the pages,
+	// which every process pays to touch, for a division at use (see
+	// entryProb).
+	start   []int32
+	entries []uint32
+	nWords  *[256]float64
+	// Row r, rows[r*len(langs):(r+1)*len(langs)], is an n-gram's
+	// probabilities for every language (zeros included), kept for the
+	// n-grams found in many languages, for which update is faster with a
+	// full row.
+	rows []float64
 
 	latin1Excluded [0x100]bool
 	cjk            []rune    // CJK Unified Ideograph - 0x4e00 → representative, 0 if none
@@ -124,13 +147,14 @@ func readArchive(raw string) (map[string][]byte, error) {
 const denseMin = 18
 
 // tableCapacity bounds the distinct n-grams of each length (at most 58,012
-// in langdetect 1.0.9) for the size of the lookup tables.
+// in langdetect 1.0.9) for the size of the lookup tables while the model
+// is built (the model's are then sized to the n-grams, see compact).
 var tableCapacity = [3]int{1 << 13, 1 << 15, 1 << 16}
 
 func buildModel(files map[string][]byte) (*model, error) {
-	m := &model{}
+	m := &model{nWords: new([256]float64)}
 	for i, c := range tableCapacity {
-		m.grams[i] = newGramTable(c)
+		m.grams[i] = newGramTable(2 * c)
 	}
 	if err := m.loadMessages(files["messages.properties"]); err != nil {
 		return nil, err
@@ -185,11 +209,14 @@ func buildModel(files map[string][]byte) (*model, error) {
 			return nil, fmt.Errorf("langdetect: profile %s: name %q, %d n_words: not a langdetect profile", name, code, len(nWords))
 		}
 		m.langs = append(m.langs, code)
+		for l, n := range nWords {
+			m.nWords[l<<6|i] = float64(n)
+		}
 		for _, f := range freq {
 			l := f.n - 1
 			id, inserted, ok := m.grams[l].getOrInsert(f.key)
 			if !ok {
-				return nil, fmt.Errorf("langdetect: more than %d distinct %d-grams", tableCapacity[l]/2, f.n)
+				return nil, fmt.Errorf("langdetect: more than %d distinct %d-grams", tableCapacity[l], f.n)
 			}
 			if inserted {
 				head[l] = append(head[l], -1)
@@ -204,7 +231,7 @@ func buildModel(files map[string][]byte) (*model, error) {
 			if p == 0 {
 				continue
 			}
-			links = append(links, link{entry{uint8(i), p}, -1})
+			links = append(links, link{entry{uint8(i), f.count, p}, -1})
 			at := int32(len(links) - 1)
 			if tail[l][id] < 0 {
 				head[l][id] = at
@@ -217,32 +244,58 @@ func buildModel(files map[string][]byte) (*model, error) {
 	total := len(head[0]) + len(head[1]) + len(head[2])
 	nl := len(m.langs)
 	m.start = make([]int32, 0, total+1)
-	m.dense = make([]int32, 0, total)
 	for l := range head {
-		m.base[l] = int32(len(m.start))
+		// The n-grams with a dense row take the first ids, in the order
+		// of their old ids, and the others the next. The n-grams most
+		// frequent in text (by their probabilities summed over the
+		// languages) are placed in the table first (see compact): byRank
+		// sorts by that sum, highest first (its top 48 bits), then by id.
+		var dense, sparse []int
+		byRank := make([]uint64, len(head[l]))
 		for id := range head[l] {
-			m.start = append(m.start, int32(len(m.entryLang)))
-			n := 0
+			n, sum := 0, 0.0
 			for at := head[l][id]; at >= 0; at = links[at].next {
 				n++
+				sum += links[at].p
 			}
-			if n < denseMin {
-				m.dense = append(m.dense, -1)
-				for at := head[l][id]; at >= 0; at = links[at].next {
-					m.entryLang = append(m.entryLang, links[at].lang)
-					m.entryP = append(m.entryP, links[at].p)
-				}
-				continue
+			byRank[id] = ^math.Float64bits(sum)&^0xffff | uint64(id)
+			if n >= denseMin {
+				dense = append(dense, id)
+			} else {
+				sparse = append(sparse, id)
 			}
-			m.dense = append(m.dense, int32(len(m.rows)))
+		}
+		newID := make([]uint64, len(head[l]))
+		m.nDense[l] = int32(len(dense))
+		m.denseBase[l] = int32(len(m.rows) / nl)
+		m.base[l] = int32(len(m.start)) - m.nDense[l]
+		for i, id := range dense {
+			newID[id] = uint64(i)
 			row := make([]float64, nl)
 			for at := head[l][id]; at >= 0; at = links[at].next {
 				row[links[at].lang] = links[at].p
 			}
 			m.rows = append(m.rows, row...)
 		}
+		for i, id := range sparse {
+			newID[id] = uint64(len(dense) + i)
+			m.start = append(m.start, int32(len(m.entries)))
+			for at := head[l][id]; at >= 0; at = links[at].next {
+				e := links[at].entry
+				if e.count < 0 || e.count > maxEntryCount {
+					return nil, fmt.Errorf("langdetect: profile %s: an n-gram's count %d is outside 0 to %d", m.langs[e.lang], e.count, maxEntryCount)
+				}
+				m.entries = append(m.entries, uint32(e.count)<<8|uint32(l)<<6|uint32(e.lang))
+			}
+		}
+		slices.Sort(byRank)
+		order := make([]int, len(byRank))
+		for i, r := range byRank {
+			order[i] = int(r & 0xffff)
+		}
+		m.grams[l] = m.grams[l].compact(order, newID)
 	}
-	m.start = append(m.start, int32(len(m.entryLang)))
+	m.start = append(m.start, int32(len(m.entries)))
 	m.suffixClosed = m.checkSuffixClosed()
 	return m, nil
 }
