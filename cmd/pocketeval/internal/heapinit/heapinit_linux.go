@@ -19,6 +19,7 @@ func prepare() {
 	if !early.Mapped { // else package early mapped it at start-up
 		b := make([]byte, Size) // a fresh mapping: the runtime does not touch it
 		thp.Advise(b)
+		early.AdviseArenaAfter(b)
 		runtime.KeepAlive(b)
 		b = nil
 		// Free the range now, while the heap is small.

@@ -45,12 +45,20 @@ func prepare() bool {
 	old := setGCPercent(-1)
 	b := make([]byte, Size)
 	thp.Advise(b)
-	adviseArenaOf(uintptr(unsafe.Pointer(&b[len(b)-1])))
+	AdviseArenaAfter(b)
 	runtime.KeepAlive(b)
 	b = nil
 	setGCPercent(old)
 	runtime.GC()
 	return true
+}
+
+// AdviseArenaAfter marks the arena that holds the end of b, a fresh
+// allocation of the heap, MADV_HUGEPAGE (see adviseArenaOf).
+func AdviseArenaAfter(b []byte) {
+	if len(b) > 0 {
+		adviseArenaOf(uintptr(unsafe.Pointer(&b[len(b)-1])))
+	}
 }
 
 // adviseArenaOf marks the arena that holds the address p MADV_HUGEPAGE.

@@ -3,3 +3,6 @@
 package early
 
 func prepare() bool { return false }
+
+// AdviseArenaAfter does nothing here.
+func AdviseArenaAfter(b []byte) {}
