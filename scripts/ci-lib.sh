@@ -12,6 +12,16 @@
 #   ci_skip NAME REASON    a missing piece: under CI=true an error (exit 1),
 #                          elsewhere "NAME: SKIPPED REASON" and exit 0;
 #                          scripts/test.sh repeats every SKIPPED line last.
+#   apt_install NAME PKG…  installs the Debian packages PKG… (as root, or
+#                          through sudo -n), once: a later run finds them.
+#                          Fails, saying why, when there is no apt-get or it
+#                          fails; NAME prefixes what it prints.
+#   arm64_tools NAME       finds qemu-aarch64 and Debian's aarch64 cross
+#                          compiler with its sysroot (ARM64_SYSROOT, default
+#                          /usr/aarch64-linux-gnu), installing what is missing
+#                          (apt_install); sets qemu (empty when it is still
+#                          missing) and sysroot, and returns 1 when the cross
+#                          compiler is still missing.
 #   mark_run               marks every process started from now on with a
 #                          variable unique to this run (POCKETEVAL_RUN_MARK;
 #                          an inherited one is kept).
@@ -64,6 +74,42 @@ ci_skip() {
 	fi
 	echo "$1: SKIPPED $2"
 	exit 0
+}
+
+apt_install() {
+	local name=$1
+	shift
+	local sudo_cmd=() log
+	[[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo -n)
+	if ! command -v apt-get >/dev/null; then
+		echo "$name: no apt-get to install $*" >&2
+		return 1
+	fi
+	echo "$name: installing $*" >&2
+	log=$(mktemp)
+	if DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 update -qq >"$log" 2>&1 &&
+		DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "$@" >>"$log" 2>&1; then
+		rm -f "$log"
+		return 0
+	fi
+	echo "$name: apt-get failed: $(tail -n 3 "$log" | tr '\n' ' ')" >&2
+	rm -f "$log"
+	return 1
+}
+
+find_qemu() { command -v qemu-aarch64-static || command -v qemu-aarch64 || true; }
+have_cross() { command -v aarch64-linux-gnu-g++ >/dev/null && [[ -e $sysroot/lib/libstdc++.so.6 ]]; }
+
+arm64_tools() {
+	sysroot=${ARM64_SYSROOT:-/usr/aarch64-linux-gnu}
+	qemu=$(find_qemu)
+	if [[ -z $qemu ]] || ! have_cross; then
+		local want=()
+		[[ -n $qemu ]] || want+=(qemu-user-static)
+		have_cross || want+=(g++-aarch64-linux-gnu)
+		apt_install "$1" "${want[@]}" && qemu=$(find_qemu)
+	fi
+	have_cross
 }
 
 mark_run() {

@@ -17,27 +17,25 @@
 #     not failed: arm64 kernels round differently and a near tie can flip);
 #   - bench at two KV-cache depths.
 #
-# Where a piece is missing (qemu, the cross compiler, npm or the arm64
-# libffi, the shared model) it says which and exits 0;
-# LLAMA_ARM64_REQUIRE=1 makes that an error. Nothing depends on speed.
+# qemu and the cross compiler are installed from Debian's packages when
+# missing (once; a later run finds them). Where a piece is still missing
+# (qemu, the cross compiler, npm or the arm64 libffi, the shared model) it
+# says which and exits 0, or fails under CI=true or LLAMA_ARM64_REQUIRE=1.
+# Nothing depends on speed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export PATH=$PATH:/usr/local/go/bin
 here=$(pwd)/scripts
-
-sysroot=${ARM64_SYSROOT:-/usr/aarch64-linux-gnu}
-skip() {
-	echo "ci-llamacpp-arm64: SKIPPED the arm64 llama.cpp tests: $1"
-	if [[ ${LLAMA_ARM64_REQUIRE:-} == 1 ]]; then
-		exit 1
-	fi
-	exit 0
-}
-qemu=$(command -v qemu-aarch64-static || command -v qemu-aarch64 || true)
-[[ -n $qemu ]] || skip "no qemu-aarch64 (Debian's qemu-user-static)"
-if ! command -v aarch64-linux-gnu-gcc >/dev/null || [[ ! -e $sysroot/lib/libstdc++.so.6 ]]; then
-	skip "no aarch64 cross toolchain (Debian's g++-aarch64-linux-gnu, with its sysroot $sysroot)"
+. scripts/ci-lib.sh
+if [[ ${LLAMA_ARM64_REQUIRE:-} == 1 ]]; then
+	export CI=true
 fi
+skip() { ci_skip ci-llamacpp-arm64 "the arm64 llama.cpp tests: $1"; }
+
+cross=ok
+arm64_tools ci-llamacpp-arm64 || cross=
+[[ -n $qemu ]] || skip "no qemu-aarch64 (Debian's qemu-user-static)"
+[[ -n $cross ]] || skip "no aarch64 cross toolchain (Debian's g++-aarch64-linux-gnu, with its sysroot $sysroot)"
 shared=${POCKETEVAL_SHARED:-$(pwd)/../shared}
 model=$shared/models/gguf/stories260K.gguf
 [[ -f $model ]] || skip "no shared model $model"

@@ -37,34 +37,12 @@ if [[ ${MNN_ARM64_REQUIRE:-} == 1 ]]; then
 fi
 skip() { ci_skip ci-mnn-arm64 "the arm64 MNN tests: $1"; }
 
-sysroot=${ARM64_SYSROOT:-/usr/aarch64-linux-gnu}
 if ! root=$(find_mnn aarch64 2>&1); then
 	skip "$root (docs/device.md §2 builds it)"
 fi
-find_qemu() { command -v qemu-aarch64-static || command -v qemu-aarch64 || true; }
-have_cross() { command -v aarch64-linux-gnu-g++ >/dev/null && [[ -e $sysroot/lib/libstdc++.so.6 ]]; }
-qemu=$(find_qemu)
-if [[ -z $qemu ]] || ! have_cross; then
-	# Install what is missing, once (a later run finds it), as
-	# scripts/ci-arm64.sh does for qemu.
-	want=()
-	[[ -n $qemu ]] || want+=(qemu-user-static)
-	have_cross || want+=(g++-aarch64-linux-gnu)
-	sudo_cmd=()
-	[[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo -n)
-	if command -v apt-get >/dev/null; then
-		echo "ci-mnn-arm64: installing ${want[*]}" >&2
-		log=$(mktemp)
-		if DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 update -qq >"$log" 2>&1 &&
-			DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${want[@]}" >>"$log" 2>&1; then
-			qemu=$(find_qemu)
-		else
-			echo "ci-mnn-arm64: apt-get failed: $(tail -n 3 "$log" | tr '\n' ' ')" >&2
-		fi
-		rm -f "$log"
-	fi
-fi
-if ! have_cross; then
+cross=ok
+arm64_tools ci-mnn-arm64 || cross=
+if [[ -z $cross ]]; then
 	skip "no aarch64 cross toolchain (Debian's g++-aarch64-linux-gnu, with its sysroot $sysroot)"
 fi
 if [[ -z $qemu ]]; then
