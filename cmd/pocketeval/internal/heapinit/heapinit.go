@@ -10,9 +10,11 @@
 // only on request (/sys/kernel/mm/transparent_hugepage/enabled is
 // "madvise", the common default) the Go runtime does not ask for them for
 // the heap. Prepare asks: it makes the runtime map the next Size bytes of
-// heap at once (one large allocation, never touched), marks that range
-// MADV_HUGEPAGE, drops the allocation and collects it, so that the pages
-// the run goes on to use lie in a huge-page range. It then lets the heap
+// heap at once (as the stack of a goroutine that then ends, see
+// early.MapHeap; where that is not available, one large allocation,
+// never touched, dropped and collected), marks that range MADV_HUGEPAGE
+// and hands it back to the heap, so that the pages the run goes on to use
+// lie in a huge-page range. It then lets the heap
 // reach 32 MB before its first collection (firstGCPercent) instead of
 // 4 MB, and paces it at steadyGCPercent after it. The same objects are
 // allocated; where huge pages are not available (another system, THP

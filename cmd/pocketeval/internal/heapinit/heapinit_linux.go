@@ -13,16 +13,17 @@ func prepare() {
 		startSteady()
 		return
 	}
-	// No collection while the range is mapped: one started by the large
-	// allocation would find it still referenced and keep it a cycle.
 	old := debug.SetGCPercent(-1)
-	if !early.Mapped { // else package early mapped it at start-up
+	if !early.Mapped && !early.MapHeap() {
+		// Where package early cannot map the range (a 32-bit or other
+		// architecture): one large allocation, never touched, freed by a
+		// collection now, while the heap is small. No collection while
+		// it is allocated: one started by the allocation would find it
+		// still referenced and keep it a cycle.
 		b := make([]byte, Size) // a fresh mapping: the runtime does not touch it
 		thp.Advise(b)
-		early.AdviseArenaAfter(b)
 		runtime.KeepAlive(b)
 		b = nil
-		// Free the range now, while the heap is small.
 		runtime.GC()
 	}
 	startLate(old)

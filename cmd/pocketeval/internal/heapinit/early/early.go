@@ -10,23 +10,18 @@
 // filling that range before they reach the prepared one. This package is
 // initialised among the first (Go initialises packages in the order of
 // their import paths as soon as their imports are: this one imports only
-// os, runtime, syscall, unsafe and internal/thp, which imports no more;
-// it reaches runtime/debug's SetGCPercent through its implementation in
-// the runtime, see setGCPercent),
-// and when the command is `run` and the kernel gives huge pages on
-// request it
+// os, syscall, unsafe and internal/thp, which imports no more), and when
+// the command is `run` and the kernel gives huge pages on request it
 //
 //   - marks the heap's reserved range MADV_HUGEPAGE, so that its untouched
 //     2 MiB ranges get a huge page at their first touch;
 //   - collapses each 2 MiB range that the runtime's own start-up already
 //     touched into a huge page (MADV_COLLAPSE; the pages keep their
 //     contents), so that the rest of it costs no more faults;
-//   - does what heapinit.Prepare does for the heap beyond: maps the next
-//     heapinit.Size bytes at once, marks them and frees them, now, while
-//     the heap is a few hundred kilobytes and the collection that frees
-//     them is short (one collection: pacing is off while they are
-//     allocated, which would otherwise start a first one in which they
-//     are still live). Prepare then only sets the pacing.
+//   - has the runtime map the next heapinit.Size bytes of heap at once,
+//     marks them and hands them back to the heap, with no collection
+//     (MapHeap: the range is a goroutine's stack, which the runtime frees
+//     when the goroutine ends). Prepare then only sets the pacing.
 //
 // Elsewhere (another command, another system, THP "never" or "always",
 // GODEBUG=disablethp=1, a heap laid out otherwise) it does nothing and

@@ -4,7 +4,6 @@ package early
 
 import (
 	"os"
-	"runtime"
 	"syscall"
 	"unsafe"
 
@@ -35,40 +34,18 @@ func prepare() bool {
 		return false
 	}
 	adviseFirstArena()
-	// The runtime maps a fresh range for a large allocation and does not
-	// touch it. With the default pacing, allocating it would start a
-	// collection (the heap is past its first goal) in which it is still
-	// live, and a second one would free it: pacing is off around the
-	// allocation, so that the one collection that frees it is the only
-	// one (a collection at start-up costs about as much as
-	// it frees: its fixed costs, such as starting the mark workers).
-	old := setGCPercent(-1)
-	b := make([]byte, Size)
-	thp.Advise(b)
-	AdviseArenaAfter(b)
-	runtime.KeepAlive(b)
-	b = nil
-	setGCPercent(old)
-	runtime.GC()
+	mapByStack()
 	return true
 }
 
-// AdviseArenaAfter marks the arena that holds the end of b, a fresh
-// allocation of the heap, MADV_HUGEPAGE (see adviseArenaOf).
-func AdviseArenaAfter(b []byte) {
-	if len(b) > 0 {
-		adviseArenaOf(uintptr(unsafe.Pointer(&b[len(b)-1])))
-	}
-}
-
-// adviseArenaOf marks the arena that holds the address p MADV_HUGEPAGE.
-// The runtime maps the heap in 4 MiB chunks, so the mapping that made
-// room for the range prepare allocates goes on past its end, and a 2 MiB
-// range it covers only in part is outside what thp.Advise marks: without
-// this, the heap's first megabytes beyond the range were touched a 4 KiB
-// page at a time (about 125 page faults in an IFEval replay). The rest of
-// the arena is only reserved; marking it changes nothing until it is
-// mapped, which replaces the mark.
+// adviseArenaOf marks the arena that holds the address p MADV_HUGEPAGE:
+// the whole of each mapping the runtime made there for the heap, which
+// goes on past the range MapHeap had it map (it maps the heap in 4 MiB
+// chunks), so that no 2 MiB range it covers only in part is left out
+// (without this, the heap's first megabytes beyond the range were touched
+// a 4 KiB page at a time: about 125 page faults in an IFEval replay). The
+// rest of the arena is only reserved; marking it changes nothing until it
+// is mapped, which replaces the mark.
 func adviseArenaOf(p uintptr) {
 	syscall.Syscall(syscall.SYS_MADVISE, p&^(arenaSize-1), arenaSize, madvHugePage)
 }
@@ -97,13 +74,3 @@ func adviseFirstArena() {
 		}
 	}
 }
-
-// setGCPercent is the runtime's implementation of debug.SetGCPercent
-// (which is only its int conversion). Importing runtime/debug would delay
-// this package's initialisation until after almost every other package
-// (runtime/debug imports fmt, and packages are initialised in the order
-// of their import paths as soon as their imports are), when package
-// initialisation has touched the heap a 4 KiB page at a time.
-//
-//go:linkname setGCPercent runtime/debug.setGCPercent
-func setGCPercent(int32) int32
