@@ -50,6 +50,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf16"
@@ -98,6 +99,9 @@ type Prediction struct {
 	ToolCalls   []runtime.ToolCall
 	RawResponse string
 
+	// lone: a string of the line holds a lone surrogate escape (see
+	// LoneSurrogates).
+	lone bool
 	// lazy: Response is not held in memory but read again from the
 	// predictions file when needed.
 	lazy bool
@@ -172,10 +176,13 @@ func (e *ParseError) Unwrap() error { return e.Err }
 
 // Runtime serves predictions. It is safe for concurrent use.
 type Runtime struct {
-	path    string
-	sha256  string
-	entries []entry  // every line, in file order (index.go)
-	file    *os.File // the predictions file, for lazy responses
+	path   string
+	sha256 string
+	// loneLines and loneCount: see LoneSurrogates.
+	loneLines []int
+	loneCount int
+	entries   []entry  // every line, in file order (index.go)
+	file      *os.File // the predictions file, for lazy responses
 	// extras holds the Predictions of the entries flagged flagExtra, by
 	// entry index; finishes are the finish reasons entries name.
 	extras   map[int32]*Prediction
@@ -320,6 +327,11 @@ func readPredictions(rd io.Reader, name string, lazy bool, hint int64) (*Runtime
 					r.entries = slices.Grow(r.entries, int(want)-n)
 				}
 			}
+			if p.lone {
+				if r.loneCount++; len(r.loneLines) < maxLoneLines {
+					r.loneLines = append(r.loneLines, n)
+				}
+			}
 			r.add(&p, off, len(line), &keys, finish)
 		}
 		off += int64(len(line))
@@ -386,6 +398,9 @@ type field struct {
 	val gjson.Result
 	// valid8 is false for a string value that is not valid UTF-8.
 	valid8 bool
+	// lone is true when a string of the value holds a lone surrogate
+	// escape (see loneSurrogate).
+	lone bool
 }
 
 // fields are a line's members, in order; lines have a handful, so a
@@ -462,6 +477,12 @@ func parseInto(p *Prediction, line []byte, file string, n int, lazy bool, in int
 			// gjson reads the first value, encoding/json the last: the
 			// line has no one meaning.
 			return &ParseError{File: file, Line: n, Field: strings.Clone(raw[i].key), Err: errors.New("appears twice in the object")}
+		}
+	}
+	for _, f := range raw {
+		if f.lone {
+			p.lone = true
+			break
 		}
 	}
 	// response reads the answer field, a string; with lazy, a non-empty
@@ -622,6 +643,39 @@ func strOf(raw fields, field string, required bool, file string, n int, in inter
 		return strings.Clone(v.Raw), nil
 	}
 	return "", &ParseError{File: file, Line: n, Field: field, Err: errors.New("must be a string")}
+}
+
+// LoneSurrogates returns the lines of the first predictions (at most
+// maxLoneLines) whose JSON holds the \u escape of a UTF-16 surrogate that
+// is not half of a pair, and how many there are. RFC 8259 leaves what
+// such a string means to the reader: the escape stands for no character
+// a UTF-8 text can hold. Python's json keeps it in the string, so the
+// official scorers see it; this reader, as Go's and gjson do, reads it as
+// U+FFFD, a character the model never wrote, on which a checker can
+// answer otherwise (langdetect finds no feature in a lone surrogate and
+// names U+FFFD Hindi). The predictions are served; the caller warns.
+func (r *Runtime) LoneSurrogates() (lines []int, n int) {
+	return r.loneLines, r.loneCount
+}
+
+// maxLoneLines is how many lines LoneSurrogates names.
+const maxLoneLines = 5
+
+// LoneSurrogateWarning words the warning for LoneSurrogates' answer.
+func LoneSurrogateWarning(file string, lines []int, n int) string {
+	where := make([]string, len(lines))
+	for i, l := range lines {
+		where[i] = strconv.Itoa(l)
+	}
+	more := ""
+	if n > len(lines) {
+		more = ", …"
+	}
+	hold := "predictions hold"
+	if n == 1 {
+		hold = "prediction holds"
+	}
+	return fmt.Sprintf("%s: %d %s a lone UTF-16 surrogate escape (such as \\ud800 without its pair; line %s%s): read as U+FFFD, as Go's and most JSON readers do; Python's json keeps the surrogate, so an official scorer can judge such a text otherwise (docs/ifeval.md, Conformance)", file, n, hold, strings.Join(where, ", "), more)
 }
 
 // invalidUTF8 refuses a string value that is not UTF-8: JSON text is

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -167,6 +168,81 @@ func TestMalformed(t *testing.T) {
 				t.Errorf("ParseError field = %+v, want %q", pe, tt.field)
 			}
 		})
+	}
+}
+
+// TestSurrogatePairs: a pair of surrogate escapes is one character, read
+// from memory and from a file (where the response stays in the file until
+// it is served); an escaped backslash before "u" escapes nothing.
+func TestSurrogatePairs(t *testing.T) {
+	t.Parallel()
+	text := `{"task":"a","id":"1","response":"\ud83d\ude00!\uD83D\uDE00"}` + "\n" + `{"task":"a","id":"2","response":"\\ud800"}` + "\n"
+	path := filepath.Join(t.TempDir(), "preds.jsonl")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opened, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer opened.Close()
+	for _, r := range []*Runtime{read(t, text), opened} {
+		for id, want := range map[string]string{"1": "\U0001F600!\U0001F600", "2": `\ud800`} {
+			res, err := r.Generate(context.Background(), runtime.Request{Task: "a", ID: id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Text != want {
+				t.Errorf("response %s = %q, want %q", id, res.Text, want)
+			}
+		}
+	}
+}
+
+// TestLoneSurrogates: predictions holding a lone surrogate escape, in any
+// member and at any depth, are read (the escape as U+FFFD) and counted,
+// with the first lines named; a pair is not counted.
+func TestLoneSurrogates(t *testing.T) {
+	t.Parallel()
+	lines := []string{
+		`{"task":"a","id":"1","response":"\ud83d\ude00 fine"}`,
+		`{"task":"a","id":"2","response":"ok \ud800 x"}`,
+		`{"prompt":"p","response":"\uDC00"}`,
+		`{"task_id":"H/1","completion":"\ud83d\u0041"}`,
+		`{"task":"a","id":"3","response":"\ud83d\ude00\ude00"}`,
+		`{"id":"4","result":[{"f":{"a":"\udfff"}}]}`,
+		`{"task":"a","id":"5","response":"x","note":"\ud800"}`,
+		`{"task":"a","id":"6","response":"\\ud800"}`,
+	}
+	text := strings.Join(lines, "\n") + "\n"
+	path := filepath.Join(t.TempDir(), "preds.jsonl")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opened, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer opened.Close()
+	for _, r := range []*Runtime{read(t, text), opened} {
+		got, n := r.LoneSurrogates()
+		if n != 6 || !slices.Equal(got, []int{2, 3, 4, 5, 6}) {
+			t.Errorf("LoneSurrogates() = %v, %d; want [2 3 4 5 6], 6", got, n)
+		}
+		res, err := r.Generate(context.Background(), runtime.Request{Task: "a", ID: "2"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Text != "ok \uFFFD x" {
+			t.Errorf("response = %q, want the lone surrogate as U+FFFD", res.Text)
+		}
+	}
+	w := LoneSurrogateWarning("preds.jsonl", []int{2, 3, 4, 5, 6}, 6)
+	if !strings.Contains(w, "preds.jsonl: 6 predictions hold a lone UTF-16 surrogate escape") || !strings.Contains(w, "line 2, 3, 4, 5, 6, …") {
+		t.Errorf("warning = %q", w)
+	}
+	if got, n := read(t, lines[0]+"\n"+lines[7]).LoneSurrogates(); n != 0 || got != nil {
+		t.Errorf("pairs and escaped backslashes: LoneSurrogates() = %v, %d; want none", got, n)
 	}
 }
 

@@ -44,6 +44,10 @@ type scanner struct {
 	b []byte // s's bytes
 	// valid8 is whether the last string scanned is valid UTF-8.
 	valid8 bool
+	// lone is set when a string scanned holds a \u escape of a UTF-16
+	// surrogate that is not half of a pair (walkObject clears it before
+	// each value of the line's own object).
+	lone bool
 }
 
 // any scans the value at or after i (white space first).
@@ -112,12 +116,16 @@ func (sc *scanner) walkObject(i int, fs fields, record bool) (fields, int, bool)
 			return fs, i, false
 		}
 		vstart := skipSpace(s, i)
+		if record {
+			sc.lone = false
+		}
 		if i, ok = sc.any(vstart); !ok {
 			return fs, i, false
 		}
 		if record {
 			f := field{key: view(s[kstart:kend]), val: value(s[vstart:i])}
 			f.valid8 = s[vstart] != '"' || sc.valid8
+			f.lone = sc.lone
 			fs = append(fs, f)
 		}
 		if i, ok = comma(s, i, '}'); !ok {
@@ -247,6 +255,22 @@ func (sc *scanner) str(i int) (int, bool) {
 					}
 				}
 				i++
+				if h := s[i-4]; h == 'd' || h == 'D' {
+					switch s[i-3] {
+					case '8', '9', 'a', 'b', 'A', 'B':
+						// A high surrogate is half of a pair when a low
+						// one's escape follows at once (decoding then
+						// makes one character of the two); that escape is
+						// taken here.
+						if lowEscape(s, i) {
+							i += 6
+						} else {
+							sc.lone = true
+						}
+					case 'c', 'd', 'e', 'f', 'C', 'D', 'E', 'F':
+						sc.lone = true // a low surrogate without its high one
+					}
+				}
 			default:
 				return i, false
 			}
@@ -262,6 +286,19 @@ func (sc *scanner) str(i int) (int, bool) {
 			i += size
 		}
 	}
+}
+
+// lowEscape reports whether s holds the \u escape of a low surrogate
+// (U+DC00 to U+DFFF) at i.
+func lowEscape(s string, i int) bool {
+	if i+6 > len(s) || s[i] != '\\' || s[i+1] != 'u' || (s[i+2] != 'd' && s[i+2] != 'D') {
+		return false
+	}
+	switch s[i+3] {
+	case 'c', 'd', 'e', 'f', 'C', 'D', 'E', 'F':
+		return isHex(s[i+4]) && isHex(s[i+5])
+	}
+	return false
 }
 
 func isHex(c byte) bool {

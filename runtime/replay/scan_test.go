@@ -3,8 +3,10 @@ package replay
 import (
 	"math/bits"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 
@@ -24,7 +26,7 @@ func checkScan(t *testing.T, line []byte) {
 	if ok {
 		if obj := s[skipSpace(s, 0):]; obj[0] == '{' {
 			members(obj, func(k, v string) bool {
-				want = append(want, field{key: k, val: value(v), valid8: v[0] != '"' || utf8.ValidString(v)})
+				want = append(want, field{key: k, val: value(v), valid8: v[0] != '"' || utf8.ValidString(v), lone: loneOracle(gjson.Parse(v))})
 				return true
 			})
 		}
@@ -36,10 +38,60 @@ func checkScan(t *testing.T, line []byte) {
 		if got[i].key != want[i].key || got[i].val.Raw != want[i].val.Raw || got[i].val.Type != want[i].val.Type || got[i].valid8 != want[i].valid8 {
 			t.Fatalf("scanLine(%q): member %d = %q %q %v, want %q %q %v", line, i, got[i].key, got[i].val.Raw, got[i].valid8, want[i].key, want[i].val.Raw, want[i].valid8)
 		}
+		if got[i].lone != want[i].lone {
+			t.Fatalf("scanLine(%q): member %d: lone surrogate %v, want %v", line, i, got[i].lone, want[i].lone)
+		}
 	}
 }
 
+// loneOracle reports whether a string of v (keys included) holds a UTF-16
+// surrogate code unit that is not half of a pair, written out as the
+// string's code units (escapes as their 16-bit value, other characters
+// encoded in UTF-16, invalid UTF-8 as U+FFFD).
+func loneOracle(v gjson.Result) bool {
+	switch {
+	case v.Type == gjson.String:
+		var units []uint16
+		s := v.Raw[1 : len(v.Raw)-1]
+		for len(s) > 0 {
+			if s[0] == '\\' {
+				if s[1] == 'u' {
+					n, _ := strconv.ParseUint(s[2:6], 16, 16)
+					units = append(units, uint16(n))
+					s = s[6:]
+				} else {
+					units = append(units, uint16(s[1]))
+					s = s[2:]
+				}
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s)
+			units = append(units, utf16.Encode([]rune{r})...)
+			s = s[size:]
+		}
+		for i := 0; i < len(units); i++ {
+			switch u := units[i]; {
+			case u >= 0xD800 && u < 0xDC00 && i+1 < len(units) && units[i+1] >= 0xDC00 && units[i+1] < 0xE000:
+				i++
+			case u >= 0xD800 && u < 0xE000:
+				return true
+			}
+		}
+		return false
+	case v.IsArray(), v.IsObject():
+		lone := false
+		v.ForEach(func(k, e gjson.Result) bool {
+			lone = k.Type == gjson.String && loneOracle(k) || loneOracle(e)
+			return !lone
+		})
+		return lone
+	}
+	return false
+}
+
 var scanSeeds = []string{
+	`"\ud800"`, `"\udc00"`, `"\uDBFF\uDFFF"`, `"\ud83d\ude00"`, `"\ud83d\u0041"`, `"\ud83d"`, `"\\ud800"`, `"\\\ud800"`, `"\ud800\ud800\udc00"`,
+	`{"a":["x","\ud800"]}`, `{"a":{"\udfff":1}}`, `{"a":"\ud83d\ude00","b":"\ude00"}`, `{"a":"\ud83dx\ude00"}`, `{"a":"\ud83d\n"}`,
 	``, ` `, `{}`, ` { } `, `[]`, `[1,2]`, `[1,]`, `[,1]`, `{"a":1,}`, `{"a" 1}`, `{"a":}`, `{,"a":1}`, `{"a":1 "b":2}`,
 	`"x"`, `"\u00e9"`, `"\u00g9"`, `"\x"`, `"a\"b"`, `"a\\"`, `"a\\\"`, "\"a\tb\"", "\"a\x7fb\"", "\"\xff\"", "\"\xe6\x97\xa5\"", "\"\xe6\x97\"",
 	`0`, `-`, `-0`, `01`, `1.`, `1.5`, `1e`, `1e+`, `1e+5`, `1E-5x`, `-a`, `.5`, `true`, `tru`, `false`, `fals`, `null`, `nul`, `nullx`,
@@ -58,7 +110,7 @@ func TestScanLineMatchesGjson(t *testing.T) {
 			checkScan(t, []byte(s[:i]))
 		}
 	}
-	pieces := []string{`{`, `}`, `[`, `]`, `,`, `:`, ` `, "\n", `"`, `\`, `\"`, `\u12ab`, `\u12`, `"key"`, `"a long string value of some words"`,
+	pieces := []string{`{`, `}`, `[`, `]`, `,`, `:`, ` `, "\n", `"`, `\`, `\"`, `\u12ab`, `\u12`, `\ud83d`, `\uDE00`, `\udbff`, `"key"`, `"a long string value of some words"`,
 		`1`, `-2.5e3`, `0`, `true`, `null`, `x`, "\xe6\x97\xa5", "\xff", "\x01", "abcdefgh", "日本語テキスト", `\n`, `\/`}
 	rng := rand.New(rand.NewPCG(1, 2))
 	n := 100000

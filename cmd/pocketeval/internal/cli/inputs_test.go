@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -49,5 +50,42 @@ func TestBadInputFilesExit2(t *testing.T) {
 				t.Errorf("%s: stderr lacks %q:\n%s", c.name, w, errOut)
 			}
 		}
+	}
+}
+
+// TestLoneSurrogateWarning: a predictions file holding lone surrogate
+// escapes is scored (the escapes read as U+FFFD) with a warning that
+// names the lines; a file without them gets none.
+func TestLoneSurrogateWarning(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var lines []string
+	for i := range 30 {
+		resp := "1"
+		switch i {
+		case 4:
+			resp = `\ud800 lone`
+		case 5:
+			resp = `\ud83d\ude00 a pair`
+		}
+		lines = append(lines, `{"task":"alpha","id":"`+strconv.Itoa(i)+`","response":"`+resp+`"}`)
+	}
+	preds := filepath.Join(dir, "lone.jsonl")
+	if err := os.WriteFile(preds, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := run(t, "run", "--tasks", "alpha", "--runtime", "replay", "--predictions", preds, "--out", filepath.Join(dir, "out"))
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, errOut)
+	}
+	if want := "warning: " + preds + ": 1 prediction holds a lone UTF-16 surrogate escape"; !strings.Contains(errOut, want) || !strings.Contains(errOut, "line 5)") {
+		t.Errorf("stderr lacks %q (line 5):\n%s", want, errOut)
+	}
+	lines[4] = `{"task":"alpha","id":"4","response":"\\ud800 escaped backslash"}`
+	if err := os.WriteFile(preds, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := run(t, "run", "--tasks", "alpha", "--runtime", "replay", "--predictions", preds, "--out", filepath.Join(dir, "out2")); code != 0 || strings.Contains(errOut, "surrogate") {
+		t.Errorf("exit %d, stderr:\n%s", code, errOut)
 	}
 }

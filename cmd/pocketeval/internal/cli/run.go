@@ -392,6 +392,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	defer rt.Close()
+	for _, w := range ro.InputWarnings(rt) {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
+	}
 	if opts.Temperature > 0 && ro.Caps().UnseededSampling {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s's sampler has no seed: sampled runs are not reproducible\n", ro.Name)
 	}

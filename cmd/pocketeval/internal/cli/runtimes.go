@@ -301,6 +301,19 @@ func (o *RuntimeOptions) RawPrompts(rt runtime.Runtime) string {
 	return ""
 }
 
+// InputWarnings are the selected runtime's warnings about how it read its
+// input (drivers.InputWarner), once it is open.
+func (o *RuntimeOptions) InputWarnings(rt runtime.Runtime) []string {
+	_, f, err := o.driver()
+	if err != nil {
+		return nil
+	}
+	if w, ok := f.(drivers.InputWarner); ok {
+		return w.InputWarnings(rt)
+	}
+	return nil
+}
+
 // OpenRuntime validates the options and opens the runtime they select.
 func OpenRuntime(ctx context.Context, o RuntimeOptions) (runtime.Runtime, error) {
 	if err := o.Validate(); err != nil {

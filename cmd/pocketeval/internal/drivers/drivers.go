@@ -170,6 +170,13 @@ type PromptForm interface {
 	RawPrompts(rt runtime.Runtime) string
 }
 
+// InputWarner is implemented by Flags whose runtime, once open, may have
+// read its input with a loss worth a warning (a replayed predictions
+// file's lone surrogate escapes). InputWarnings returns the warnings.
+type InputWarner interface {
+	InputWarnings(rt runtime.Runtime) []string
+}
+
 // All returns every runtime, sorted by name.
 func All() []Driver {
 	all := []Driver{llamacppDriver(), mnnDriver(), openaiDriver(), replayDriver()}

