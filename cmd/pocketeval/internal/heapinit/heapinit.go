@@ -43,7 +43,15 @@ import (
 )
 
 // Size is how much heap Prepare maps with huge pages: more than a
-// one-task replay allocates in all (an IFEval replay about 15 MB).
+// one-task replay allocates in all (an IFEval replay about 15 MB), and
+// about what a long run's heap takes under memoryFloor, so that it does
+// not grow past the range. Beyond it the runtime maps the heap in 4 MiB
+// chunks, each a new mapping without the huge-page mark, touched 4 KiB at
+// a time: with 32 MiB the nine-task suite replay took 10,700–11,300 page
+// faults (about 9 µs each on the virtual machines pocketeval is measured
+// on), with 64 MiB 3,400–4,600, and 0.92× the CPU (see memoryFloor). The
+// range costs nothing until it is used: only the pages a run touches are
+// resident.
 const Size = early.Size
 
 var once sync.Once
@@ -54,8 +62,8 @@ func Prepare() { once.Do(prepare) }
 // firstGCPercent is the GOGC of the heap's first cycle: with the default
 // 100 the first collection comes when the heap reaches 4 MB, several
 // times during a one-task replay that allocates 10 to 15 MB in all.
-// Starting at 800 moves it to 32 MB (the range Prepare mapped with huge
-// pages, where fresh pages are cheap), so that such a run collects nothing
+// Starting at 800 moves it to 32 MB (within the range Prepare mapped with
+// huge pages, where fresh pages are cheap), so that such a run collects nothing
 // (each collection also touches fresh pages of its own); after that first
 // collection steadyGCPercent applies.
 const firstGCPercent = 800
@@ -81,7 +89,17 @@ const steadyGCPercent = 100
 // collection was 31-33 MB on a quiet machine and 31-44 MB with CPU hogs
 // running (more of one task's end and the next one's start alive at
 // once), its peak RSS 76-83 MB against 82-95 MB. The floor bounds it.
-const memoryFloor = 64 << 20
+// It leaves room for the range Prepare maps (Size) and the runtime's own
+// memory: the runtime returns free heap pages to the system (64 KiB at a
+// time, splitting the huge page they are in, which then comes back 4 KiB
+// at a time) as its memory nears the limit. With the 64 MiB range, the
+// suite replay against a 32 MiB range and a 64 MiB floor (15–21
+// alternating pairs each, load 1.1–2.0): a 64 MiB floor 0.95× the CPU,
+// peak 79.6 MiB against 77.2; 68 MiB 0.92×, 81.8 against 76.7 (largest
+// 83.6); 72 MiB 0.88× and 0.91×, 85.3 and 85.7 (one run 100.4); 76 MiB
+// 0.90×, 87.1; with two CPU hogs running, 68 MiB 0.98×, peak 82.8 (largest
+// 83.8) against 77.2.
+const memoryFloor = 68 << 20
 
 // limitFor returns the soft memory limit after a collection that left
 // live bytes of heap live, with other bytes of the runtime's memory

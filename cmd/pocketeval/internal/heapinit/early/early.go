@@ -32,7 +32,7 @@ package early
 import "os"
 
 // Size is heapinit.Size (this package cannot import heapinit).
-const Size = 32 << 20
+const Size = 64 << 20
 
 // Mapped reports whether the early preparation mapped the run's heap with
 // huge pages (heapinit.Prepare then does not map it again).

@@ -13,9 +13,9 @@ import (
 	"strings"
 )
 
-// arrays is frameArrays: a frame of 31 MiB, so that the stack that holds
-// it is Size (32 MiB, the next power of two).
-const arrays = 248
+// arrays is frameArrays: a frame of 62 MiB, so that the stack that holds
+// it is Size (64 MiB, the next power of two).
+const arrays = 496
 
 func main() {
 	var names, ptrs []string

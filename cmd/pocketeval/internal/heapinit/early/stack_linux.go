@@ -72,7 +72,7 @@ func mapByStack() {
 // before the mark, into a huge page: the heap takes its lowest free pages
 // first, so the stack's low end is where the run allocates from first.
 // The high end, which the goroutine's first frames touched, is left as it
-// is: the heap reaches it last, after 30 MB (an IFEval replay never does).
+// is: the heap reaches it last, after 60 MB (an IFEval replay never does).
 //
 //go:noinline
 func markStack() {
